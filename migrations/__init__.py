@@ -1,0 +1,1 @@
+"""Alembic migrations of the ledger and its control tables (shipped as memledger.migrations)."""

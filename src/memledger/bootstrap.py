@@ -1,0 +1,52 @@
+"""The composition root: Settings in, a connected and migrated database out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import URL, Engine
+
+from memledger.config import Settings
+from memledger.store import db, migrate
+
+
+@dataclass(frozen=True)
+class Database:
+    """An engine on a migrated memledger database, and where it came from."""
+
+    engine: Engine
+    url: URL
+    embedded: bool
+    settings: Settings
+
+    def describe(self) -> str:
+        """Which server is in use, for people (no password)."""
+        where = f"embedded PostgreSQL in {self.settings.pgdata}" if self.embedded else "external PostgreSQL"
+        return f"{where}: {self.url.render_as_string(hide_password=True)}"
+
+    def close(self) -> None:
+        """Release the pool's connections."""
+        self.engine.dispose()
+
+
+def server_url(settings: Settings) -> tuple[URL, bool]:
+    """The server to use: ``DATABASE_URL``'s, or the embedded one (started if needed)."""
+    if settings.database_url:
+        return db.to_psycopg_url(settings.database_url), False
+    return db.start_embedded(settings.pgdata), True
+
+
+def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
+    """Start or reach PostgreSQL, create the database if missing, migrate it, return it."""
+    base, embedded = server_url(settings)
+    url = base if (settings.database_url and base.database) else db.ensure_database(
+        base, settings.database_name
+    )
+    engine = db.create_engine(
+        url,
+        idle_in_transaction_timeout_ms=settings.idle_in_transaction_timeout_ms,
+        pool_size=settings.pool_size,
+    )
+    if run_migrations:
+        migrate.upgrade(engine)
+    return Database(engine=engine, url=url, embedded=embedded, settings=settings)

@@ -1,0 +1,1 @@
+"""The ``memledger`` command line."""

@@ -1,0 +1,55 @@
+"""Entry point of the ``memledger`` command: parses arguments, maps errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from memledger.cli import db_commands, demo, events_commands
+from memledger.errors import (
+    ConcurrencyConflict,
+    DatabaseUnavailable,
+    InvalidCommand,
+    LedgerError,
+    NotFound,
+)
+
+# One table from error to exit code (STYLE.md section 6).
+EXIT_CODES: tuple[tuple[type[LedgerError], int], ...] = (
+    (InvalidCommand, 2),
+    (NotFound, 3),
+    (ConcurrencyConflict, 4),
+    (DatabaseUnavailable, 5),
+    (LedgerError, 1),
+)
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command tree."""
+    parser = argparse.ArgumentParser(prog="memledger", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo.register(commands)
+    db_commands.register(commands)
+    events_commands.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code."""
+    args = build_parser().parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except LedgerError as e:
+        code = next(code for kind, code in EXIT_CODES if isinstance(e, kind))
+        print(f"memledger: {type(e).__name__}: {e}", file=sys.stderr)
+        return code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""Settings, read once from the environment by an entrypoint and then frozen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_home() -> Path:
+    return Path(platformdirs.user_data_dir("memledger", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Every setting memledger reads; each maps to a ``MEMLEDGER_*`` variable.
+
+    ``DATABASE_URL`` is the one exception: it keeps its conventional name.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="MEMLEDGER_", frozen=True, extra="ignore")
+
+    database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    home: Path = Field(default_factory=_default_home)
+    database_name: str = "memledger"
+    max_payload_bytes: int = Field(default=1024 * 1024, gt=0)
+    idle_in_transaction_timeout_ms: int = Field(default=60_000, ge=0)
+    poll_interval_s: float = Field(default=0.1, gt=0)
+    notify_on_append: bool = False
+    pool_size: int = Field(default=5, ge=1)
+
+    @property
+    def pgdata(self) -> Path:
+        """Where the embedded PostgreSQL keeps its data."""
+        return self.home / "pgdata"

@@ -1,0 +1,205 @@
+"""The event catalogue of DESIGN.md: one frozen, tagged msgspec Struct per event.
+
+Rules (STYLE.md section 3): tags are stable dotted strings; a field added with a
+default needs no version bump; renaming, removing or retyping a field bumps
+``schema_version`` and adds an upcaster in ``upcasters.py``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, ClassVar, Literal
+
+import msgspec
+
+Confidence = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+Text = Annotated[str, msgspec.Meta(min_length=1)]
+ShortText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+TurnIds = tuple[Annotated[str, msgspec.Meta(min_length=1, max_length=256)], ...]
+
+ScopeKind = Literal["session", "project", "user", "org"]
+Role = Literal["user", "assistant", "system", "tool"]
+ItemKind = Literal["fact", "entity", "relationship"]
+EntityType = Literal["person", "project", "tool", "concept", "organization"]
+FactCategory = Literal[
+    "preference",
+    "decision",
+    "constraint",
+    "technical_fact",
+    "procedure",
+    "goal",
+    "terminology",
+    "task_update",
+    "personal_fact",
+    "lesson_learned",
+]
+PromotionKind = Literal[
+    "decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"
+]
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every event. Subclasses set a stable ``tag`` and a ``schema_version``."""
+
+    schema_version: ClassVar[int] = 1
+
+
+class Scopes(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The scope keys a turn belongs to, narrowest first. Any may be absent."""
+
+    session: Name | None = None
+    project: Name | None = None
+    user: Name | None = None
+    org: Name | None = None
+
+
+class TurnRecorded(Event, tag="turn.recorded"):
+    """A user or assistant turn of a conversation, as it was said."""
+
+    schema_version: ClassVar[int] = 2
+    turn_id: Name
+    role: Role
+    text: str
+    scopes: Scopes = Scopes()
+    subject: Name | None = None  # whose words these are, for erasure; defaults to scopes.user
+
+
+class FactExtracted(Event, tag="fact.extracted"):
+    """A fact about a subject (``key``) in one scope, with its source turns."""
+
+    memory_id: Name
+    scope: ScopeKind
+    scope_key: Name
+    key: ShortText
+    statement: Text
+    category: FactCategory
+    confidence: Confidence
+    source_turns: TurnIds = ()
+    value: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+class EntityObserved(Event, tag="entity.observed"):
+    """A named entity seen in a turn; merged with others on name, type and tenant."""
+
+    name: Name
+    entity_type: EntityType
+    confidence: Confidence
+    aliases: tuple[Name, ...] = ()
+    description: str | None = None
+    source_turns: TurnIds = ()
+
+
+class RelationshipObserved(Event, tag="relationship.observed"):
+    """A typed, directed edge between two entities (or from the user)."""
+
+    relationship_id: Name
+    source_name: Name
+    source_type: EntityType | Literal["user"]
+    relation: Annotated[str, msgspec.Meta(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")]
+    target_name: Name
+    target_type: EntityType
+    confidence: Confidence
+    context: str | None = None
+    source_turns: TurnIds = ()
+
+
+class MemoryReinforced(Event, tag="memory.reinforced"):
+    """An item was mentioned again: its confidence rises and last-seen moves."""
+
+    item_id: Name
+    item_kind: ItemKind
+    confidence: Confidence | None = None
+    source_turns: TurnIds = ()
+
+
+class MemoryPromoted(Event, tag="memory.promoted"):
+    """A memory copied to a longer-lived scope, with the kind of lesson it is."""
+
+    memory_id: Name
+    kind: PromotionKind
+    scope: ScopeKind
+    scope_key: Name
+    key: ShortText
+    statement: Text
+    confidence: Confidence = 1.0
+    promoted_from: Name | None = None
+    source_turns: TurnIds = ()
+
+
+class MemoryRetracted(Event, tag="memory.retracted"):
+    """Soft delete of a fact, entity or relationship; nothing is lost."""
+
+    item_id: Name
+    item_kind: ItemKind
+    reason: str = ""
+    source_turns: TurnIds = ()
+
+
+class MemoryRestored(Event, tag="memory.restored"):
+    """Undo of a retraction."""
+
+    item_id: Name
+    item_kind: ItemKind
+    reason: str = ""
+
+
+class ConflictResolved(Event, tag="conflict.resolved"):
+    """A person chose which of several conflicting facts stands."""
+
+    conflict_id: Name
+    chosen_memory_id: Name
+    reason: str = ""
+    resolved_by: Name | None = None
+
+
+class ContextServed(Event, tag="context.served"):
+    """Which memory a context block held, for which request, rendered how."""
+
+    request: str
+    scopes: Scopes
+    item_ids: tuple[Name, ...]
+    selector_version: Name
+    formatter_version: Name
+    block_hash: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+    as_of: str | None = None
+    empty_reason: str | None = None
+
+
+class SubjectErased(Event, tag="subject.erased"):
+    """A person's words were erased on request."""
+
+    subject: Name
+    reason: str = ""
+    turn_ids: TurnIds = ()
+
+
+AnyEvent = (
+    TurnRecorded
+    | FactExtracted
+    | EntityObserved
+    | RelationshipObserved
+    | MemoryReinforced
+    | MemoryPromoted
+    | MemoryRetracted
+    | MemoryRestored
+    | ConflictResolved
+    | ContextServed
+    | SubjectErased
+)
+
+ALL_EVENT_TYPES: tuple[type[Event], ...] = (
+    TurnRecorded,
+    FactExtracted,
+    EntityObserved,
+    RelationshipObserved,
+    MemoryReinforced,
+    MemoryPromoted,
+    MemoryRetracted,
+    MemoryRestored,
+    ConflictResolved,
+    ContextServed,
+    SubjectErased,
+)

@@ -1,0 +1,1 @@
+"""Use cases. Each opens its own transaction and passes it down."""

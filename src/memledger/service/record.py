@@ -1,0 +1,77 @@
+"""Recording turns: the agent's hot path. It appends and returns; nothing waits on extraction."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+import msgspec
+from sqlalchemy.engine import Engine
+
+from memledger.events.catalogue import Role, Scopes, TurnRecorded
+from memledger.events.envelope import Metadata, NewEvent
+from memledger.store import db, event_store
+from memledger.store.event_store import AppendResult
+
+
+class TurnInput(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn as a caller gives it. ``turn_id`` is the caller's own id, if it has one."""
+
+    role: Role
+    text: str
+    scopes: Scopes = Scopes()
+    turn_id: str | None = None
+    occurred_at: datetime | None = None
+    subject: str | None = None
+    actor: str | None = None
+
+
+def conversation_stream(scopes: Scopes) -> str:
+    """The stream a conversation's turns go to: one per session."""
+    return f"conversation:{scopes.session or 'default'}"
+
+
+def to_new_event(turn: TurnInput, *, now: datetime, make_id: Callable[[], object]) -> NewEvent:
+    """The event for a turn. The event id comes from the turn id, so re-recording
+    the same turn (a retry) is idempotent."""
+    turn_id = turn.turn_id or str(make_id())
+    event = TurnRecorded(
+        turn_id=turn_id,
+        role=turn.role,
+        text=turn.text,
+        scopes=turn.scopes,
+        subject=turn.subject or turn.scopes.user,
+    )
+    return NewEvent(
+        event=event,
+        event_id=f"turn:{turn_id}",
+        occurred_at=turn.occurred_at or now,
+        metadata=Metadata(actor=turn.actor),
+    )
+
+
+def record_turns(
+    engine: Engine,
+    tenant_id: str,
+    turns: Sequence[TurnInput],
+    *,
+    max_payload_bytes: int = event_store.DEFAULT_MAX_PAYLOAD_BYTES,
+    notify: bool = False,
+) -> list[AppendResult]:
+    """Append turns, one conversation stream per session, in one transaction.
+
+    All or nothing: a bad turn raises and no turn of the call is written.
+    """
+    now = datetime.now(UTC)
+    by_stream: dict[str, list[NewEvent]] = {}
+    for turn in turns:
+        new = to_new_event(turn, now=now, make_id=uuid.uuid4)
+        by_stream.setdefault(conversation_stream(turn.scopes), []).append(new)
+    with db.begin(engine) as tx:
+        return [
+            event_store.append(
+                tx, tenant_id, stream, batch, None, max_payload_bytes=max_payload_bytes, notify=notify
+            )
+            for stream, batch in sorted(by_stream.items())
+        ]

@@ -1,0 +1,1 @@
+"""The ledger's storage: database connection, schema and the event store."""

