@@ -69,3 +69,22 @@ events = Table(
     Index(None, "tenant_id", "tx_id", "position"),
     Index(None, "position"),
 )
+
+# Control table of the projectors: where each projection (and each copy being
+# rebuilt beside it) has applied the ledger up to. Migrated, never rebuilt.
+projection_checkpoints = Table(
+    "projection_checkpoints",
+    metadata,
+    Column("name", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("db_schema", Text, nullable=False),
+    Column("cursor_tx", Xid8(), nullable=False, server_default=text("'0'::xid8")),
+    Column("cursor_position", BigInteger, nullable=False, server_default=text("0")),
+    Column("applied_events", BigInteger, nullable=False, server_default=text("0")),
+    Column("state", Text, nullable=False, server_default=text("'live'")),
+    Column("error", Text),
+    Column("error_position", BigInteger),
+    Column("error_event_id", Text),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    PrimaryKeyConstraint("name"),
+)

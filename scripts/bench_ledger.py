@@ -1,0 +1,483 @@
+"""Benchmark the ledger's append and read paths against plain PostgreSQL.
+
+    .venv/bin/python scripts/bench_ledger.py [--quick]
+
+Creates a fresh database (``memledger_bench_<random>``) on the embedded server
+under ``MEMLEDGER_HOME`` (or on ``DATABASE_URL``'s server if set), migrates it,
+measures, and drops it at the end, so user data is never touched.
+
+Events are ``TurnRecorded`` with 400 characters of text (~500-byte payloads).
+Measured, in one run:
+
+- append events/s from one writer, 1, 100 and 1,000 events per call, one
+  transaction per call;
+- the raw rate of psycopg ``executemany`` of 1,000 rows per transaction into a
+  bare table with the events table's columns and defaults but no index, key,
+  constraint or trigger (``raw_executemany_eps``, the baseline of the ratio),
+  and into a copy with the events table's six indexes (``raw_indexed_...``);
+- 1, 4 and 16 writer processes, 1 event per call, each its own stream: events/s
+  and p50/p99 latency of a call (transaction included);
+- 16 writers with ``notify=True`` against ``notify=False``, with one listener;
+- ``read_all`` from the start in pages of 1,000, decoding included.
+
+The last line printed is one JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import random
+import statistics
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine, make_url
+
+from memledger import bootstrap
+from memledger.config import Settings
+from memledger.events import Metadata, NewEvent, Scopes, TurnRecorded, codec
+from memledger.store import db, event_store, migrate
+
+TARGETS = {"batch1000_vs_raw": 0.5, "writers16_vs_1": 2.0, "read_all_eps": 50_000.0}
+
+_WORDS = (
+    "the user prefers short answers and wants the deployment pipeline to run the integration "
+    "tests before every merge into main because last week a migration broke staging for two "
+    "days while the team was at the offsite in Lisbon so please remember that Alice owns the "
+    "billing service and Bob reviews every change to the database schema we agreed to use "
+    "PostgreSQL with pgvector instead of a separate vector store and to keep embeddings small "
+    "the assistant suggested caching the retrieval results per session but the user said "
+    "that stale memories are worse than slow ones and asked for a benchmark first"
+).split()
+
+
+def turn_text(rng: random.Random, length: int = 400) -> str:
+    """About ``length`` characters of plausible chat text, cut at a word."""
+    words: list[str] = []
+    size = 0
+    while size < length:
+        word = rng.choice(_WORDS)
+        words.append(word)
+        size += len(word) + 1
+    text = " ".join(words)[:length]
+    return text[0].upper() + text[1:] + "."
+
+
+def new_event(rng: random.Random, session: str) -> NewEvent:
+    """A TurnRecorded event as an agent would append it."""
+    return NewEvent(
+        event=TurnRecorded(
+            turn_id=f"turn-{uuid.uuid4().hex}",
+            role=rng.choice(("user", "assistant")),
+            text=turn_text(rng),
+            scopes=Scopes(session=session, project="phoenix", user="alice"),
+        ),
+        event_id=f"evt-{uuid.uuid4().hex}",
+        occurred_at=datetime.now(UTC),
+        metadata=Metadata(correlation_id=session, actor="bench"),
+    )
+
+
+def conninfo(url: URL) -> str:
+    """A libpq connection string for psycopg from a SQLAlchemy URL."""
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def quantile_ms(samples: list[float], q: float) -> float:
+    """The q-quantile (0..1) of samples in seconds, in milliseconds."""
+    ordered = sorted(samples)
+    return 1000.0 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much work each phase does."""
+
+    batch1_seconds: float
+    batch100_events: int
+    batch1000_events: int
+    rounds: int  # raw and ledger 1,000-batches alternate this many times
+    writer_seconds: float
+    quick: bool
+
+
+QUICK = Plan(2.0, 5_000, 10_000, 3, 3.0, quick=True)
+FULL = Plan(5.0, 20_000, 50_000, 5, 10.0, quick=False)
+
+
+# -- one writer -------------------------------------------------------------------------------
+
+
+class Stream:
+    """A stream one writer appends to, tracking its version."""
+
+    def __init__(self, engine: Engine, name: str, notify: bool = False) -> None:
+        self.engine, self.name, self.version, self.notify = engine, name, 0, notify
+        self.rng = random.Random(name)
+
+    def batch(self, size: int) -> list[NewEvent]:
+        return [new_event(self.rng, self.name) for _ in range(size)]
+
+    def append(self, batch: list[NewEvent]) -> None:
+        with self.engine.begin() as tx:
+            result = event_store.append(
+                tx, "bench", self.name, batch, self.version, notify=self.notify
+            )
+        self.version = result.stream_version
+
+
+def append_rate(engine: Engine, size: int, events: int) -> float:
+    """Events/s appending ``events`` in calls of ``size``, one transaction each."""
+    stream = Stream(engine, f"batch{size}-{uuid.uuid4().hex[:8]}")
+    batches = [stream.batch(size) for _ in range(events // size)]
+    stream.append(stream.batch(size))  # warm up: statement caches, connection
+    start = time.perf_counter()
+    for batch in batches:
+        stream.append(batch)
+    return len(batches) * size / (time.perf_counter() - start)
+
+
+def append_rate_for(engine: Engine, seconds: float) -> float:
+    """Events/s appending one event per call for ``seconds``."""
+    stream = Stream(engine, f"batch1-{uuid.uuid4().hex[:8]}")
+    stream.append(stream.batch(1))
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        stream.append(stream.batch(1))
+        count += 1
+    return count / (time.perf_counter() - start)
+
+
+# -- raw PostgreSQL baseline ------------------------------------------------------------------
+
+# The events table's columns and defaults (position identity, recorded_at now(),
+# tx_id pg_current_xact_id()) and nothing else: no primary key, unique
+# constraint, index or trigger.
+_RAW_TABLE = """
+CREATE TABLE {name} (
+    tenant_id text NOT NULL,
+    position bigint GENERATED BY DEFAULT AS IDENTITY,
+    stream_id text NOT NULL,
+    stream_version integer NOT NULL,
+    event_id text NOT NULL,
+    event_type text NOT NULL,
+    schema_version smallint NOT NULL,
+    payload jsonb NOT NULL,
+    metadata jsonb NOT NULL DEFAULT '{{}}'::jsonb,
+    occurred_at timestamptz NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now(),
+    tx_id xid8 NOT NULL DEFAULT pg_current_xact_id()
+)
+"""
+# The same indexes as the events table (pk, two unique keys, three indexes).
+_RAW_INDEXES = """
+ALTER TABLE {name} ADD PRIMARY KEY (tenant_id, position);
+ALTER TABLE {name} ADD UNIQUE (tenant_id, stream_id, stream_version);
+ALTER TABLE {name} ADD UNIQUE (tenant_id, event_id);
+CREATE INDEX ON {name} (tx_id, position);
+CREATE INDEX ON {name} (tenant_id, tx_id, position);
+CREATE INDEX ON {name} (position);
+"""
+_RAW_INSERT = (
+    "INSERT INTO {name} (tenant_id, stream_id, stream_version, event_id, event_type,"
+    " schema_version, payload, metadata, occurred_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s)"
+)
+
+
+class RawTable:
+    """A bare table written with plain psycopg ``executemany``."""
+
+    def __init__(self, url: URL, name: str, *, indexed: bool) -> None:
+        self.conn = psycopg.connect(conninfo(url))
+        self.insert = _RAW_INSERT.format(name=name)
+        self.conn.execute(_RAW_TABLE.format(name=name))  # type: ignore[call-overload]
+        if indexed:
+            self.conn.execute(_RAW_INDEXES.format(name=name))  # type: ignore[call-overload]
+        self.conn.commit()
+        self.rng = random.Random(name)
+        self.version = 0
+
+    def rows(self, size: int) -> list[tuple[Any, ...]]:
+        """Rows encoded as the ledger would store them (payload and metadata JSON text)."""
+        out = []
+        for new in (new_event(self.rng, "raw") for _ in range(size)):
+            self.version += 1
+            out.append((
+                "bench", "raw", self.version, new.event_id, "turn.recorded", 2,
+                codec.encode(new.event).decode(),
+                '{"correlation_id":"raw","actor":"bench"}', new.occurred_at,
+            ))
+        return out
+
+    def rate(self, events: int, size: int = 1000) -> float:
+        """Events/s for ``events`` rows, ``size`` rows per transaction."""
+        batches = [self.rows(size) for _ in range(events // size)]
+        with self.conn.cursor() as cur:
+            cur.executemany(self.insert, self.rows(size))  # type: ignore[arg-type]
+            self.conn.commit()
+            start = time.perf_counter()
+            for batch in batches:
+                cur.executemany(self.insert, batch)  # type: ignore[arg-type]
+                self.conn.commit()
+        return len(batches) * size / (time.perf_counter() - start)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+# -- concurrent writers -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WriterResult:
+    count: int
+    started: float
+    ended: float
+    latencies: list[float]
+
+
+def _writer(url: str, seconds: float, notify: bool, barrier: Any, results: Any) -> None:
+    """One writer process: one event per call to its own stream until time is up."""
+    engine = db.create_engine(make_url(url), pool_size=1)
+    stream = Stream(engine, f"writer-{uuid.uuid4().hex[:8]}", notify=notify)
+    stream.append(stream.batch(1))
+    latencies: list[float] = []
+    barrier.wait()
+    started = time.monotonic()  # CLOCK_MONOTONIC: comparable across processes
+    deadline = started + seconds
+    now = started
+    while now < deadline:
+        batch = stream.batch(1)
+        begin = time.monotonic()
+        stream.append(batch)
+        now = time.monotonic()
+        latencies.append(now - begin)
+    results.put(WriterResult(len(latencies), started, now, latencies))
+    engine.dispose()
+
+
+@dataclass(frozen=True)
+class WritersFigures:
+    eps: float
+    p50_ms: float
+    p99_ms: float
+
+
+def writers(url: URL, count: int, seconds: float, *, notify: bool = False) -> WritersFigures:
+    """``count`` writer processes appending one event per transaction."""
+    ctx = mp.get_context("fork")  # the parent holds no connection when it forks (disposed)
+    barrier, results = ctx.Barrier(count), ctx.Queue()
+    args = (url.render_as_string(hide_password=False), seconds, notify, barrier, results)
+    procs = [ctx.Process(target=_writer, args=args) for _ in range(count)]
+    for proc in procs:
+        proc.start()
+    done = [results.get(timeout=seconds + 120) for _ in procs]
+    for proc in procs:
+        proc.join()
+        if proc.exitcode != 0:
+            raise RuntimeError(f"a writer process failed with exit code {proc.exitcode}")
+    elapsed = max(r.ended for r in done) - min(r.started for r in done)
+    latencies = [lat for r in done for lat in r.latencies]
+    return WritersFigures(
+        sum(r.count for r in done) / elapsed, quantile_ms(latencies, 0.5), quantile_ms(latencies, 0.99)
+    )
+
+
+@contextmanager
+def listener(url: URL) -> Iterator[list[int]]:
+    """A LISTEN connection drained by a thread, as a follower would hold one."""
+    received = [0]
+    stop = threading.Event()
+    conn = psycopg.connect(conninfo(url), autocommit=True)
+    conn.execute(f"LISTEN {event_store.NOTIFY_CHANNEL}")  # type: ignore[call-overload]
+
+    def drain() -> None:
+        while not stop.is_set():
+            for _ in conn.notifies(timeout=0.2):
+                received[0] += 1
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    try:
+        yield received
+    finally:
+        stop.set()
+        thread.join()
+        conn.close()
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def read_rate(engine: Engine) -> tuple[float, int]:
+    """Events/s reading the whole ledger with read_all, pages of 1,000, decoded."""
+    with engine.connect() as conn:
+        event_store.read_all(conn, limit=10)  # warm up
+        total, after = 0, event_store.START
+        start = time.perf_counter()
+        while page := event_store.read_all(conn, after=after, limit=1000):
+            total += len(page)
+            after = page[-1].cursor
+        elapsed = time.perf_counter() - start
+    return total / elapsed, total
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def bench_database() -> Iterator[URL]:
+    """A fresh, migrated database on the embedded or DATABASE_URL server; dropped afterwards."""
+    server, _ = bootstrap.server_url(Settings())
+    name = f"memledger_bench_{uuid.uuid4().hex[:12]}"
+    url = db.ensure_database(server, name)
+    engine = db.create_engine(url, pool_size=1)
+    try:
+        migrate.upgrade(engine)
+        engine.dispose()
+        yield url
+    finally:
+        engine.dispose()
+        admin = sa.create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            quoted = admin.dialect.identifier_preparer.quote(name)
+            # text(): DDL on a database name, quoted above.
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
+        admin.dispose()
+
+
+def timed(label: str, fn: Callable[[], Any]) -> Any:
+    start = time.perf_counter()
+    value = fn()
+    print(f"  ({label}: {time.perf_counter() - start:.1f} s)", file=sys.stderr)
+    return value
+
+
+def run(url: URL, plan: Plan) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    engine = db.create_engine(url, pool_size=1)
+    with engine.connect() as conn:
+        out["server_version"] = conn.execute(sa.text("SHOW server_version")).scalar()
+    sample = codec.encode(new_event(random.Random(0), "session-0000").event)
+    out["payload_bytes"] = len(sample)
+    print(f"payload: {len(sample)} bytes (TurnRecorded, 400 characters of text)")
+
+    out["append_batch1_eps"] = timed("batch 1", lambda: append_rate_for(engine, plan.batch1_seconds))
+    out["append_batch100_eps"] = timed(
+        "batch 100", lambda: append_rate(engine, 100, plan.batch100_events)
+    )
+    raw = RawTable(url, "bench_raw", indexed=False)
+    raw_indexed = RawTable(url, "bench_raw_indexed", indexed=True)
+    per_round = plan.batch1000_events // plan.rounds
+    ledger_rates, raw_rates, indexed_rates = [], [], []
+    for _ in range(plan.rounds):  # interleaved, so noise hits both sides alike
+        raw_rates.append(raw.rate(per_round))
+        ledger_rates.append(append_rate(engine, 1000, per_round))
+        indexed_rates.append(raw_indexed.rate(per_round))
+    raw.close()
+    raw_indexed.close()
+    out["append_batch1000_eps"] = statistics.median(ledger_rates)
+    out["raw_executemany_eps"] = statistics.median(raw_rates)
+    out["raw_indexed_executemany_eps"] = statistics.median(indexed_rates)
+    out["batch1000_vs_raw"] = statistics.median(
+        ledger / base for ledger, base in zip(ledger_rates, raw_rates, strict=True)
+    )
+    out["batch1000_vs_raw_indexed"] = statistics.median(
+        ledger / base for ledger, base in zip(ledger_rates, indexed_rates, strict=True)
+    )
+    engine.dispose()
+
+    for count in (1, 4, 16):
+        fig = timed(f"{count} writers", lambda c=count: writers(url, c, plan.writer_seconds))
+        out[f"writers{count}_eps"] = fig.eps
+        out[f"writers{count}_p50_ms"] = fig.p50_ms
+        out[f"writers{count}_p99_ms"] = fig.p99_ms
+    out["writers16_vs_1"] = out["writers16_eps"] / out["writers1_eps"]
+
+    with listener(url) as received:
+        quiet = timed("16 writers, listener", lambda: writers(url, 16, plan.writer_seconds))
+        loud = timed(
+            "16 writers, notify", lambda: writers(url, 16, plan.writer_seconds, notify=True)
+        )
+        time.sleep(0.5)
+    out["writers16_listener_eps"] = quiet.eps
+    out["writers16_notify_eps"] = loud.eps
+    out["writers16_notify_p50_ms"] = loud.p50_ms
+    out["writers16_notify_p99_ms"] = loud.p99_ms
+    out["notify_vs_no_notify"] = loud.eps / quiet.eps
+    out["notifications_received"] = received[0]
+
+    engine = db.create_engine(url, pool_size=1)
+    out["read_all_eps"], out["read_all_events"] = timed("read_all", lambda: read_rate(engine))
+    engine.dispose()
+    return out
+
+
+def report(out: dict[str, Any], plan: Plan) -> None:
+    rows = [
+        ("append, 1 event per call", "append_batch1_eps"),
+        ("append, 100 events per call", "append_batch100_eps"),
+        ("append, 1,000 events per call", "append_batch1000_eps"),
+        ("raw executemany, 1,000 rows/tx, bare table (no index)", "raw_executemany_eps"),
+        ("raw executemany, 1,000 rows/tx, events' 6 indexes", "raw_indexed_executemany_eps"),
+        ("1 writer process, 1 event per call", "writers1_eps"),
+        ("4 writer processes, 1 event per call", "writers4_eps"),
+        ("16 writer processes, 1 event per call", "writers16_eps"),
+        ("16 writers, notify=False, 1 listener", "writers16_listener_eps"),
+        ("16 writers, notify=True, 1 listener", "writers16_notify_eps"),
+        ("read_all, pages of 1,000, decoded", "read_all_eps"),
+    ]
+    print(f"\nmode: {'quick' if plan.quick else 'full'}; server: PostgreSQL {out['server_version']}")
+    for label, key in rows:
+        print(f"{label:<58} {out[key]:>10,.0f} events/s")
+    for count in (1, 4, 16):
+        print(
+            f"latency, {count:>2} writers: p50 {out[f'writers{count}_p50_ms']:.2f} ms,"
+            f" p99 {out[f'writers{count}_p99_ms']:.2f} ms"
+        )
+    print(
+        f"latency, 16 writers with notify: p50 {out['writers16_notify_p50_ms']:.2f} ms,"
+        f" p99 {out['writers16_notify_p99_ms']:.2f} ms"
+    )
+    print(f"notify=True / notify=False (16 writers): {out['notify_vs_no_notify']:.2f}x")
+    print(f"batch 1,000 vs raw (indexed table): {out['batch1000_vs_raw_indexed']:.2f}x")
+    met = {}
+    for key, target in TARGETS.items():
+        met[key] = out[key] >= target
+        print(f"target {key} >= {target:g}: {out[key]:,.2f} {'met' if met[key] else 'MISSED'}")
+    out["targets_met"] = met
+    out["quick"] = plan.quick
+    out["cpus"] = os.cpu_count()
+    out["machine"] = platform.machine()
+    out["date"] = datetime.now(UTC).strftime("%Y-%m-%d")
+    print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="a smaller run, under a minute")
+    args = parser.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    with bench_database() as url:
+        print(f"database: {url.render_as_string(hide_password=True)}")
+        out = run(url, plan)
+    report(out, plan)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

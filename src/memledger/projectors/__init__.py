@@ -1,0 +1,1 @@
+"""Projectors: fold the ledger into read models, checkpointed in the same transaction."""

@@ -1,0 +1,157 @@
+"""The entities projector: named entities merged on normalised name + type + tenant."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY, TSVECTOR
+from sqlalchemy.engine import Connection
+
+from memledger.events.catalogue import EntityObserved, MemoryReinforced, MemoryRestored, MemoryRetracted
+from memledger.events.codec import tag_of
+from memledger.events.envelope import Recorded
+from memledger.events.keys import entity_id
+from memledger.projectors import bulk
+from memledger.projectors.base import live_schema, read_models
+from memledger.projectors.confidence import merge_ordered, reinforce
+
+NAME = "entities"
+VERSION = 1
+HANDLES = frozenset(tag_of(t) for t in (EntityObserved, MemoryReinforced, MemoryRetracted, MemoryRestored))
+_TS = sa.DateTime(timezone=True)
+
+entities = sa.Table(
+    "entities",
+    read_models,
+    sa.Column("tenant_id", sa.Text, primary_key=True),
+    sa.Column("entity_id", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text),
+    sa.Column("entity_type", sa.Text),
+    sa.Column("aliases", ARRAY(sa.Text)),
+    sa.Column("description", sa.Text),
+    sa.Column("mention_count", sa.Integer),
+    sa.Column("confidence", sa.Double),
+    sa.Column("status", sa.Text),
+    sa.Column("first_seen_at", _TS),
+    sa.Column("last_seen_at", _TS),
+    sa.Column("first_position", sa.BigInteger),
+    sa.Column("last_position", sa.BigInteger),
+    sa.Column("source_turns", ARRAY(sa.Text)),
+    sa.Column("tsv", TSVECTOR),
+    schema=live_schema(NAME),
+)
+
+
+class EntityRow(msgspec.Struct):
+    """One row of ``entities``."""
+
+    tenant_id: str
+    entity_id: str
+    name: str
+    entity_type: str
+    aliases: list[str]
+    description: str | None
+    mention_count: int
+    confidence: float
+    status: str
+    first_seen_at: datetime
+    last_seen_at: datetime
+    first_position: int
+    last_position: int
+    source_turns: list[str]
+
+
+def _observe(row: EntityRow | None, rec: Recorded, event: EntityObserved) -> EntityRow:
+    aliases = [a for a in event.aliases]
+    if row is None:
+        return EntityRow(
+            tenant_id=rec.tenant_id,
+            entity_id=entity_id(event.entity_type, event.name),
+            name=event.name,
+            entity_type=event.entity_type,
+            aliases=merge_ordered([], aliases),
+            description=event.description or None,
+            mention_count=1,
+            confidence=round(event.confidence, 6),
+            status="active",
+            first_seen_at=rec.occurred_at,
+            last_seen_at=rec.occurred_at,
+            first_position=rec.position,
+            last_position=rec.position,
+            source_turns=list(dict.fromkeys(event.source_turns)),
+        )
+    if event.name != row.name:
+        aliases.insert(0, event.name)
+    row.aliases = merge_ordered(row.aliases, [a for a in aliases if a != row.name])
+    row.description = event.description or row.description
+    row.mention_count += 1
+    row.confidence = reinforce(row.confidence, event.confidence)
+    row.source_turns = merge_ordered(row.source_turns, event.source_turns)
+    _seen(row, rec)
+    return row
+
+
+def _seen(row: EntityRow, rec: Recorded) -> None:
+    row.last_seen_at = max(row.last_seen_at, rec.occurred_at)
+    row.last_position = rec.position
+
+
+def evolve(rows: dict[tuple[str, str], EntityRow], rec: Recorded, changed: set[tuple[str, str]]) -> None:
+    """Apply one event to ``rows``; references to unknown entities are ignored. Pure."""
+    event = rec.event
+    match event:
+        case EntityObserved():
+            key = (rec.tenant_id, entity_id(event.entity_type, event.name))
+            rows[key] = _observe(rows.get(key), rec, event)
+            changed.add(key)
+        case MemoryReinforced(item_kind="entity") | MemoryRetracted(item_kind="entity") | MemoryRestored(
+            item_kind="entity"
+        ):
+            key = (rec.tenant_id, event.item_id)
+            row = rows.get(key)
+            if row is None:
+                return
+            if isinstance(event, MemoryReinforced):
+                row.mention_count += 1
+                row.confidence = reinforce(row.confidence, event.confidence)
+                row.source_turns = merge_ordered(row.source_turns, event.source_turns)
+            else:
+                row.status = "retracted" if isinstance(event, MemoryRetracted) else "active"
+            _seen(row, rec)
+            changed.add(key)
+        case _:
+            pass
+
+
+def _keys(batch: Sequence[Recorded]) -> set[tuple[str, str]]:
+    keys: set[tuple[str, str]] = set()
+    for rec in batch:
+        event = rec.event
+        if isinstance(event, EntityObserved):
+            keys.add((rec.tenant_id, entity_id(event.entity_type, event.name)))
+        elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored):
+            if event.item_kind == "entity":
+                keys.add((rec.tenant_id, event.item_id))
+    return keys
+
+
+class EntitiesProjector:
+    """Projects EntityObserved, and reinforcement, retraction and restore of entities."""
+
+    name = NAME
+    version = VERSION
+    handles = HANDLES
+
+    def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
+        keys = _keys(batch)
+        if not keys:
+            return
+        where = sa.tuple_(entities.c.tenant_id, entities.c.entity_id).in_(keys)
+        rows = {(r.tenant_id, r.entity_id): r for r in bulk.load(tx, entities, EntityRow, where)}
+        changed: set[tuple[str, str]] = set()
+        for rec in batch:
+            evolve(rows, rec, changed)
+        bulk.upsert(tx, entities, [rows[k] for k in sorted(changed)])

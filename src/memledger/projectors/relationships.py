@@ -1,0 +1,215 @@
+"""The relationships projector: typed, directed edges; symmetric ones stored once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.engine import Connection
+
+from memledger.events.catalogue import (
+    MemoryReinforced,
+    MemoryRestored,
+    MemoryRetracted,
+    RelationshipObserved,
+)
+from memledger.events.codec import tag_of
+from memledger.events.envelope import Recorded
+from memledger.events.keys import SYMMETRIC_RELATIONS, entity_id, relationship_key
+from memledger.projectors import bulk
+from memledger.projectors.base import live_schema, read_models
+from memledger.projectors.confidence import merge_ordered, reinforce
+
+NAME = "relationships"
+VERSION = 1
+HANDLES = frozenset(
+    tag_of(t) for t in (RelationshipObserved, MemoryReinforced, MemoryRetracted, MemoryRestored)
+)
+_TS = sa.DateTime(timezone=True)
+
+relationships = sa.Table(
+    "relationships",
+    read_models,
+    sa.Column("tenant_id", sa.Text, primary_key=True),
+    sa.Column("relationship_key", sa.Text, primary_key=True),
+    sa.Column("relationship_ids", ARRAY(sa.Text)),
+    sa.Column("source_entity_id", sa.Text),
+    sa.Column("source_name", sa.Text),
+    sa.Column("source_type", sa.Text),
+    sa.Column("relation", sa.Text),
+    sa.Column("target_entity_id", sa.Text),
+    sa.Column("target_name", sa.Text),
+    sa.Column("target_type", sa.Text),
+    sa.Column("is_symmetric", sa.Boolean),
+    sa.Column("context", sa.Text),
+    sa.Column("confidence", sa.Double),
+    sa.Column("mention_count", sa.Integer),
+    sa.Column("status", sa.Text),
+    sa.Column("first_seen_at", _TS),
+    sa.Column("last_seen_at", _TS),
+    sa.Column("first_position", sa.BigInteger),
+    sa.Column("last_position", sa.BigInteger),
+    sa.Column("source_turns", ARRAY(sa.Text)),
+    schema=live_schema(NAME),
+)
+
+
+class RelationshipRow(msgspec.Struct):
+    """One row of ``relationships``."""
+
+    tenant_id: str
+    relationship_key: str
+    relationship_ids: list[str]
+    source_entity_id: str
+    source_name: str
+    source_type: str
+    relation: str
+    target_entity_id: str
+    target_name: str
+    target_type: str
+    is_symmetric: bool
+    context: str | None
+    confidence: float
+    mention_count: int
+    status: str
+    first_seen_at: datetime
+    last_seen_at: datetime
+    first_position: int
+    last_position: int
+    source_turns: list[str]
+
+
+def key_of(event: RelationshipObserved) -> str:
+    """The edge an observation belongs to."""
+    return relationship_key(
+        event.source_type, event.source_name, event.relation, event.target_type, event.target_name
+    )
+
+
+def _new(rec: Recorded, event: RelationshipObserved) -> RelationshipRow:
+    source = (entity_id(event.source_type, event.source_name), event.source_name, event.source_type)
+    target = (entity_id(event.target_type, event.target_name), event.target_name, event.target_type)
+    symmetric = event.relation in SYMMETRIC_RELATIONS
+    if symmetric and target[0] < source[0]:
+        source, target = target, source
+    return RelationshipRow(
+        tenant_id=rec.tenant_id,
+        relationship_key=key_of(event),
+        relationship_ids=[event.relationship_id],
+        source_entity_id=source[0],
+        source_name=source[1],
+        source_type=source[2],
+        relation=event.relation,
+        target_entity_id=target[0],
+        target_name=target[1],
+        target_type=target[2],
+        is_symmetric=symmetric,
+        context=event.context or None,
+        confidence=round(event.confidence, 6),
+        mention_count=1,
+        status="active",
+        first_seen_at=rec.occurred_at,
+        last_seen_at=rec.occurred_at,
+        first_position=rec.position,
+        last_position=rec.position,
+        source_turns=list(dict.fromkeys(event.source_turns)),
+    )
+
+
+def _seen(row: RelationshipRow, rec: Recorded) -> None:
+    row.last_seen_at = max(row.last_seen_at, rec.occurred_at)
+    row.last_position = rec.position
+
+
+class _Rows:
+    """Loaded edges, findable by key or by any relationship id they were observed under."""
+
+    def __init__(self, rows: list[RelationshipRow]) -> None:
+        self.by_key = {(r.tenant_id, r.relationship_key): r for r in rows}
+        self.by_id = {(r.tenant_id, i): r for r in rows for i in r.relationship_ids}
+        self.changed: set[tuple[str, str]] = set()
+
+    def find(self, tenant_id: str, item_id: str) -> RelationshipRow | None:
+        return self.by_key.get((tenant_id, item_id)) or self.by_id.get((tenant_id, item_id))
+
+    def put(self, row: RelationshipRow) -> None:
+        key = (row.tenant_id, row.relationship_key)
+        self.by_key[key] = row
+        for rid in row.relationship_ids:
+            self.by_id[(row.tenant_id, rid)] = row
+        self.changed.add(key)
+
+
+def evolve(rows: _Rows, rec: Recorded) -> None:
+    """Apply one event; references to unknown edges are ignored. Pure."""
+    event = rec.event
+    if isinstance(event, RelationshipObserved):
+        row = rows.by_key.get((rec.tenant_id, key_of(event)))
+        if row is None:
+            rows.put(_new(rec, event))
+            return
+        row.relationship_ids = merge_ordered(row.relationship_ids, [event.relationship_id])
+        row.context = event.context or row.context
+        row.mention_count += 1
+        row.confidence = reinforce(row.confidence, event.confidence)
+        row.source_turns = merge_ordered(row.source_turns, event.source_turns)
+        _seen(row, rec)
+        rows.put(row)
+    elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored):
+        if event.item_kind != "relationship":
+            return
+        found = rows.find(rec.tenant_id, event.item_id)
+        if found is None:
+            return
+        if isinstance(event, MemoryReinforced):
+            found.mention_count += 1
+            found.confidence = reinforce(found.confidence, event.confidence)
+            found.source_turns = merge_ordered(found.source_turns, event.source_turns)
+        else:
+            found.status = "retracted" if isinstance(event, MemoryRetracted) else "active"
+        _seen(found, rec)
+        rows.put(found)
+
+
+def _referenced(batch: Sequence[Recorded]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    keys: set[tuple[str, str]] = set()
+    ids: set[tuple[str, str]] = set()
+    for rec in batch:
+        event = rec.event
+        if isinstance(event, RelationshipObserved):
+            keys.add((rec.tenant_id, key_of(event)))
+        elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored):
+            if event.item_kind == "relationship":
+                keys.add((rec.tenant_id, event.item_id))
+                ids.add((rec.tenant_id, event.item_id))
+    return keys, ids
+
+
+class RelationshipsProjector:
+    """Projects RelationshipObserved, and reinforcement, retraction and restore of edges."""
+
+    name = NAME
+    version = VERSION
+    handles = HANDLES
+
+    def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
+        keys, ids = _referenced(batch)
+        if not keys:
+            return
+        where = sa.tuple_(relationships.c.tenant_id, relationships.c.relationship_key).in_(keys)
+        loaded = bulk.load(tx, relationships, RelationshipRow, where)
+        for tenant_id, item_id in sorted(ids):
+            loaded += bulk.load(
+                tx,
+                relationships,
+                RelationshipRow,
+                relationships.c.tenant_id == tenant_id,
+                relationships.c.relationship_ids.contains([item_id]),
+            )
+        rows = _Rows(loaded)
+        for rec in batch:
+            evolve(rows, rec)
+        bulk.upsert(tx, relationships, [rows.by_key[k] for k in sorted(rows.changed)])

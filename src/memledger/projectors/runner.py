@@ -1,0 +1,251 @@
+"""Running projectors: one batch at a time, each with its checkpoint, in one transaction.
+
+Exactly once: a batch's rows and its checkpoint commit together, and the
+checkpoint row is locked for the batch, so a crash can neither skip nor repeat a
+batch and two runners of one projection never apply the same events.
+
+A projector that cannot apply an event stops there: the events before it are
+applied, the checkpoint stays just before it, and ``status`` shows the event and
+the error. It does not skip; after a fix, ``reset_failure`` lets it go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection, Engine
+
+from memledger.errors import DatabaseUnavailable, LedgerError, ProjectionFailed
+from memledger.events.envelope import Cursor, Recorded
+from memledger.projectors import checkpoints
+from memledger.projectors.base import Projector, live_schema, load_sql
+from memledger.store import db, event_store
+from memledger.store.follow import Wakeup
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH = 1000
+_INSTALL_LOCK = 7_221_004_518
+
+
+def create_tables(tx: Connection, projector: Projector, schema: str, *, indexes: bool) -> None:
+    """Create ``schema`` and the projection's tables in it (and its indexes, if asked)."""
+    sql = load_sql(projector.name, projector.version)
+    quoted = tx.dialect.identifier_preparer.quote_schema(schema)
+    # text(): DDL from the projection's own SQL file, run with its schema first
+    # on the search_path; the schema name is quoted by the dialect.
+    tx.execute(sa.text(f"CREATE SCHEMA {quoted}"))
+    tx.execute(sa.text(f"SET LOCAL search_path TO {quoted}, public"))
+    tx.execute(sa.text(sql.tables))
+    if indexes and sql.indexes.strip():
+        tx.execute(sa.text(sql.indexes))
+    tx.execute(sa.text("SET LOCAL search_path TO DEFAULT"))
+
+
+def create_indexes(tx: Connection, projector: Projector, schema: str) -> None:
+    """Build the secondary indexes of a copy after its bulk load."""
+    sql = load_sql(projector.name, projector.version)
+    quoted = tx.dialect.identifier_preparer.quote_schema(schema)
+    # text(): as in create_tables.
+    tx.execute(sa.text(f"SET LOCAL search_path TO {quoted}, public"))
+    if sql.indexes.strip():
+        tx.execute(sa.text(sql.indexes))
+    tx.execute(sa.text("SET LOCAL search_path TO DEFAULT"))
+
+
+def install(engine: Engine, projector: Projector) -> None:
+    """Create the live copy and its checkpoint if they are missing. Safe to race."""
+    schema = live_schema(projector.name)
+    with db.begin(engine) as tx:
+        tx.execute(sa.select(sa.func.pg_advisory_xact_lock(_INSTALL_LOCK)))
+        exists = tx.execute(
+            sa.select(sa.func.count()).select_from(sa.table("pg_namespace", sa.column("nspname")))
+            .where(sa.column("nspname") == schema)
+        ).scalar_one()
+        if not exists:
+            create_tables(tx, projector, schema, indexes=True)
+        checkpoints.ensure(tx, projector.name, projector.version, schema)
+
+
+def apply_next_batch(
+    tx: Connection,
+    projector: Projector,
+    *,
+    checkpoint: str,
+    batch_size: int = DEFAULT_BATCH,
+    until: Cursor | None = None,
+) -> int:
+    """Apply the next batch after the checkpoint inside ``tx``; return how many events.
+
+    ``tx`` may carry a ``schema_translate_map`` to fill a copy other than the live one.
+    ``until`` stops at a cursor (verify compares copies at one ledger point).
+    """
+    cp = checkpoints.lock(tx, checkpoint)
+    if cp is None:
+        raise ProjectionFailed(checkpoint, 0, "not installed")
+    if cp.state == "failed":
+        raise ProjectionFailed(checkpoint, cp.error_position or 0, cp.error or "failed")
+    page = event_store.read_all(tx, after=cp.cursor, limit=batch_size, types=projector.handles)
+    if until is not None:
+        page = [rec for rec in page if rec.cursor <= until]
+    if not page:
+        return 0
+    with tx.begin_nested():
+        projector.apply(tx, page)
+    checkpoints.advance(tx, checkpoint, page[-1].cursor, len(page))
+    return len(page)
+
+
+def run_batch(
+    engine: Engine,
+    projector: Projector,
+    *,
+    checkpoint: str | None = None,
+    schema_map: dict[str | None, str | None] | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    until: Cursor | None = None,
+) -> int:
+    """One batch in its own transaction. On an event the projector cannot apply,
+    isolates it, records the failure and raises ``ProjectionFailed``."""
+    name = checkpoint or projector.name
+    try:
+        with db.begin(engine) as tx:
+            conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
+            return apply_next_batch(conn, projector, checkpoint=name, batch_size=batch_size, until=until)
+    except (ProjectionFailed, DatabaseUnavailable):
+        raise
+    except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
+        log.warning("projection %s: batch failed (%s); isolating the event", name, e)
+        _isolate_failure(engine, projector, name, schema_map, batch_size, until)
+        raise  # the batch failed as a whole but no single event did: a transient error
+
+
+def _isolate_failure(
+    engine: Engine,
+    projector: Projector,
+    name: str,
+    schema_map: dict[str | None, str | None] | None,
+    batch_size: int,
+    until: Cursor | None,
+) -> None:
+    """Apply the failed batch event by event; stop and record at the first that fails."""
+    with db.begin(engine) as tx:
+        conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
+        cp = checkpoints.lock(conn, name)
+        assert cp is not None
+        page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=projector.handles)
+        if until is not None:
+            page = [rec for rec in page if rec.cursor <= until]
+        applied: list[Recorded] = []
+        for rec in page:
+            try:
+                with conn.begin_nested():
+                    projector.apply(conn, [rec])
+            except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
+                if applied:
+                    checkpoints.advance(conn, name, applied[-1].cursor, len(applied))
+                checkpoints.fail(conn, name, rec.position, rec.event_id, f"{type(e).__name__}: {e}")
+                failure = ProjectionFailed(name, rec.position, f"event {rec.event_id}: {e}")
+                break
+            applied.append(rec)
+        else:
+            return
+    raise failure
+
+
+def catch_up(
+    engine: Engine,
+    projector: Projector,
+    *,
+    checkpoint: str | None = None,
+    schema_map: dict[str | None, str | None] | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    until: Cursor | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Apply batches until nothing visible is left; return the number of events.
+
+    This is the inline mode: a caller that appended and must read its own
+    writes calls ``catch_up`` (or ``wait_for``) before reading.
+    """
+    total = 0
+    while True:
+        applied = run_batch(
+            engine, projector, checkpoint=checkpoint, schema_map=schema_map,
+            batch_size=batch_size, until=until,
+        )
+        if not applied:
+            return total
+        total += applied
+        if progress is not None:
+            progress(total)
+
+
+def follow(
+    engine: Engine,
+    projectors: Sequence[Projector],
+    *,
+    poll_interval: float = 0.1,
+    wakeup: Wakeup | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    batch_size: int = DEFAULT_BATCH,
+) -> None:
+    """Keep every projector caught up until ``should_stop``; poll, or wait to be woken.
+
+    A failed projector is left stopped (its status says why); the others go on.
+    """
+    for projector in projectors:
+        install(engine, projector)
+    stopped: set[str] = set()
+    while not should_stop():
+        busy = False
+        for projector in projectors:
+            if projector.name in stopped:
+                continue
+            try:
+                busy |= run_batch(engine, projector, batch_size=batch_size) > 0
+            except ProjectionFailed as e:
+                log.error("projection %s stopped: %s", projector.name, e)
+                stopped.add(projector.name)
+        if busy:
+            continue
+        if wakeup is not None:
+            wakeup.wait(poll_interval)
+        else:
+            time.sleep(poll_interval)
+
+
+def wait_for(
+    engine: Engine,
+    projector: Projector,
+    target: Cursor,
+    *,
+    timeout: float = 5.0,
+    poll_interval: float = 0.02,
+) -> bool:
+    """Wait until the live projection has applied every handled event up to
+    ``target`` (the cursor of an append). True when caught up, False on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with engine.connect() as conn:
+            cp = checkpoints.get(conn, projector.name)
+            if cp is not None and (
+                cp.cursor >= target
+                or not event_store.has_events_between(conn, cp.cursor, target, types=projector.handles)
+            ):
+                return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_interval)
+
+
+def reset_failure(engine: Engine, name: str) -> None:
+    """Let a failed projection try again from where it stopped."""
+    with db.begin(engine) as tx:
+        cp = checkpoints.lock(tx, name)
+        if cp is not None and cp.state == "failed":
+            checkpoints.advance(tx, name, cp.cursor, 0)
