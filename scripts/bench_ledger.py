@@ -53,7 +53,7 @@ from memledger.store import db, event_store, migrate
 
 TARGETS = {"batch1000_vs_raw": 0.5, "writers16_vs_1": 2.0, "read_all_eps": 50_000.0}
 
-_WORDS = (
+_SAMPLE = (
     "the user prefers short answers and wants the deployment pipeline to run the integration "
     "tests before every merge into main because last week a migration broke staging for two "
     "days while the team was at the offsite in Lisbon so please remember that Alice owns the "
@@ -61,7 +61,8 @@ _WORDS = (
     "PostgreSQL with pgvector instead of a separate vector store and to keep embeddings small "
     "the assistant suggested caching the retrieval results per session but the user said "
     "that stale memories are worse than slow ones and asked for a benchmark first"
-).split()
+)
+_WORDS = _SAMPLE.split()
 
 
 def turn_text(rng: random.Random, length: int = 400) -> str:

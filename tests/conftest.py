@@ -23,6 +23,7 @@ from sqlalchemy.engine import URL, Engine
 from memledger import bootstrap
 from memledger.config import Settings
 from memledger.events import NewEvent, Scopes, TurnRecorded
+from memledger.service import projections
 from memledger.store import db, migrate
 
 
@@ -69,6 +70,7 @@ def database() -> Iterator[TestDatabase]:
     url = db.ensure_database(server_url.set(database="postgres"), name)
     engine = db.create_engine(url, pool_size=10)
     migrate.upgrade(engine)
+    projections.install_all(engine)
     try:
         yield TestDatabase(url=url, engine=engine, server_url=server_url.set(database="postgres"))
     finally:

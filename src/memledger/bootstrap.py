@@ -6,7 +6,12 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import URL, Engine
 
+from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.config import Settings
+from memledger.errors import InvalidCommand
+from memledger.extraction.protocol import Extractor
+from memledger.service.extraction import ExtractionWorker, WorkerConfig
+from memledger.service import projections
 from memledger.store import db, migrate
 
 
@@ -37,7 +42,8 @@ def server_url(settings: Settings) -> tuple[URL, bool]:
 
 
 def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
-    """Start or reach PostgreSQL, create the database if missing, migrate it, return it."""
+    """Start or reach PostgreSQL, create the database if missing, migrate it, create
+    any missing projection, return it."""
     base, embedded = server_url(settings)
     url = base if (settings.database_url and base.database) else db.ensure_database(
         base, settings.database_name
@@ -49,4 +55,34 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
     )
     if run_migrations:
         migrate.upgrade(engine)
+        projections.install_all(engine)
     return Database(engine=engine, url=url, embedded=embedded, settings=settings)
+
+
+def build_extractor(settings: Settings) -> Extractor:
+    """The extractor the settings ask for; the LLM one falls back to the heuristic one."""
+    from memledger.extraction.heuristic import HeuristicExtractor  # pure, but a large module
+
+    heuristic = HeuristicExtractor()
+    if settings.extractor == "heuristic":
+        return heuristic
+    if not settings.llm_model:
+        raise InvalidCommand("MEMLEDGER_EXTRACTOR=llm needs MEMLEDGER_LLM_MODEL")
+    return LlmExtractor(
+        settings.llm_model,
+        heuristic,
+        options=settings.llm_options,
+        retries=settings.llm_retries,
+        timeout_s=settings.llm_timeout_s,
+    )
+
+
+def build_worker(database: Database, extractor: Extractor | None = None) -> ExtractionWorker:
+    """The extraction worker for ``database`` with the configured extractor and limits."""
+    settings = database.settings
+    config = WorkerConfig(
+        batch_turns=settings.worker_batch_turns,
+        max_entities=settings.max_entities_per_conversation,
+        max_relationships=settings.max_relationships_per_conversation,
+    )
+    return ExtractionWorker(database.engine, extractor or build_extractor(settings), config)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import Field
@@ -29,6 +30,15 @@ class Settings(BaseSettings):
     poll_interval_s: float = Field(default=0.1, gt=0)
     notify_on_append: bool = False
     pool_size: int = Field(default=5, ge=1)
+    extractor: Literal["heuristic", "llm"] = "heuristic"
+    llm_model: str | None = None
+    llm_options: dict[str, Any] = Field(default_factory=dict)
+    llm_timeout_s: float = Field(default=30.0, gt=0)
+    llm_retries: int = Field(default=3, ge=1)
+    worker_interval_s: float = Field(default=30.0, gt=0)
+    worker_batch_turns: int = Field(default=10, ge=1)
+    max_entities_per_conversation: int = Field(default=20, ge=0)
+    max_relationships_per_conversation: int = Field(default=50, ge=0)
 
     @property
     def pgdata(self) -> Path:

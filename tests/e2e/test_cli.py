@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def append(engine: Engine, tenant: str, *events: NewEvent, stream: str = "conv")
 
 @pytest.fixture(scope="module")
 def demo_run(database: SessionDatabase) -> subprocess.CompletedProcess[str]:
-    """The first ``memledger demo`` on the session's database (tenant ``demo`` is the demo's own)."""
+    """The first ``memledger demo`` on the session's database; only the demo uses tenant demo."""
     return run(database.env, "demo")
 
 
@@ -318,7 +319,7 @@ def test_db_status_without_database_url_starts_the_embedded_server_in_memledger_
 
         assert result.returncode == 0, result.stderr
         report = json.loads(result.stdout)
-        assert (pgdata / "PG_VERSION").is_file(), "the embedded server's data is not under MEMLEDGER_HOME"
+        assert (pgdata / "PG_VERSION").is_file(), "no embedded server data under MEMLEDGER_HOME"
         assert (pgdata / "postmaster.pid").is_file(), "the embedded server is not running"
         assert report["embedded"] is True
         assert str(pgdata) in report["server"]
@@ -329,3 +330,4 @@ def test_db_status_without_database_url_starts_the_embedded_server_in_memledger_
     finally:
         _stop_embedded(pgdata)
     assert not (pgdata / "postmaster.pid").exists(), "the embedded server was left running"
+    shutil.rmtree(home)  # a whole cluster; kept only when the test fails, to read its log

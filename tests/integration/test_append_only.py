@@ -15,9 +15,7 @@ from tests.conftest import turn_event
 
 # text(): these tests are about raw SQL that bypasses the event store entirely.
 RAW_CHANGES = {
-    "update-payload": sa.text(
-        "UPDATE events SET payload = '{\"tampered\": true}'::jsonb WHERE tenant_id = :tenant"
-    ),
+    "update-payload": sa.text("UPDATE events SET payload = '{\"tampered\": true}'::jsonb WHERE tenant_id = :tenant"),
     "update-tenant": sa.text("UPDATE events SET tenant_id = 'thief' WHERE tenant_id = :tenant"),
     "delete": sa.text("DELETE FROM events WHERE tenant_id = :tenant"),
     "truncate": sa.text("TRUNCATE events"),
@@ -28,9 +26,7 @@ RAW_CHANGES = {
 def _rows(engine: Engine, tenant: str) -> list[Any]:
     with engine.connect() as conn:
         return list(
-            conn.execute(
-                sa.select(events).where(events.c.tenant_id == tenant).order_by(events.c.position)
-            ).all()
+            conn.execute(sa.select(events).where(events.c.tenant_id == tenant).order_by(events.c.position)).all()
         )
 
 
@@ -40,9 +36,7 @@ def _count(engine: Engine) -> int:
 
 
 @pytest.mark.parametrize("statement", RAW_CHANGES.values(), ids=RAW_CHANGES.keys())
-def test_raw_sql_cannot_change_or_remove_an_event(
-    engine: Engine, tenant: str, statement: sa.TextClause
-) -> None:
+def test_raw_sql_cannot_change_or_remove_an_event(engine: Engine, tenant: str, statement: sa.TextClause) -> None:
     with engine.begin() as tx:
         event_store.append(tx, tenant, "conv", [turn_event("original")], 0)
     rows_before, total_before = _rows(engine, tenant), _count(engine)

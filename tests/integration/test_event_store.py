@@ -7,6 +7,7 @@ safe because tests run one at a time.
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from datetime import UTC, datetime
 
@@ -15,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import ConcurrencyConflict, InvalidCommand, LedgerError, UnknownEventType
-from memledger.events import Event, FactExtracted, NewEvent
+from memledger.events import Event, FactExtracted, NewEvent, Recorded
 from memledger.events.envelope import START, Cursor
 from memledger.store import event_store
 from memledger.store.schema import events
@@ -27,9 +28,7 @@ def _count(conn: Connection) -> int:
 
 
 def _last_position(conn: Connection) -> int:
-    return int(
-        conn.execute(sa.select(sa.func.coalesce(sa.func.max(events.c.position), 0))).scalar_one()
-    )
+    return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(events.c.position), 0))).scalar_one())
 
 
 def _snapshot(engine: Engine) -> tuple[int, int]:
@@ -60,11 +59,32 @@ def _append(
         return event_store.append(tx, tenant, stream, batch, expected)
 
 
-def _texts(recorded: list[event_store.Recorded]) -> list[str]:
-    out = []
+def _settle(engine: Engine, tenant: str, timeout: float = 30.0) -> None:
+    """Wait until the tenant's events are visible to gap-safe reads.
+
+    read_all holds back every event written after the oldest transaction still
+    running anywhere in the cluster, so another process's open transaction on a
+    shared server (another test session) would hide events for a while.
+    """
+    visible = sa.select(
+        sa.func.coalesce(
+            sa.func.max(events.c.tx_id) < sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()),
+            True,
+        )
+    ).where(events.c.tenant_id == tenant)
+    deadline = time.monotonic() + timeout
+    with engine.connect() as conn:
+        while not conn.execute(visible).scalar_one():
+            assert time.monotonic() < deadline, "an older transaction never ended"
+            conn.rollback()
+            time.sleep(0.05)
+
+
+def _texts(recorded: list[Recorded]) -> list[str]:
+    out: list[str] = []
     for rec in recorded:
         event: Event = rec.event
-        out.append(getattr(event, "text", None) or getattr(event, "key", ""))
+        out.append(str(getattr(event, "text", None) or getattr(event, "key", "")))
     return out
 
 
@@ -87,9 +107,7 @@ def test_append_to_a_new_stream_expects_version_zero(engine: Engine, tenant: str
     assert all(r.tenant_id == tenant and r.stream_id == "conv" for r in got)
 
 
-def test_append_with_expected_version_zero_is_refused_on_an_existing_stream(
-    engine: Engine, tenant: str
-) -> None:
+def test_append_with_expected_version_zero_is_refused_on_an_existing_stream(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "conv", [turn_event("a")], 0)
 
     with pytest.raises(ConcurrencyConflict) as info:
@@ -140,9 +158,7 @@ def test_streams_are_versioned_independently(engine: Engine, tenant: str) -> Non
 # --- idempotency -----------------------------------------------------------------------
 
 
-def test_retrying_an_append_returns_the_original_positions_and_writes_nothing(
-    engine: Engine, tenant: str
-) -> None:
+def test_retrying_an_append_returns_the_original_positions_and_writes_nothing(engine: Engine, tenant: str) -> None:
     batch = [turn_event("a"), turn_event("b")]
     original = _append(engine, tenant, "conv", batch, 0)
     rows_before, last_before = _snapshot(engine)
@@ -155,9 +171,7 @@ def test_retrying_an_append_returns_the_original_positions_and_writes_nothing(
     assert _snapshot(engine) == (rows_before, last_before)
 
 
-def test_retrying_an_earlier_batch_after_later_appends_still_replays(
-    engine: Engine, tenant: str
-) -> None:
+def test_retrying_an_earlier_batch_after_later_appends_still_replays(engine: Engine, tenant: str) -> None:
     batch = [turn_event("a")]
     original = _append(engine, tenant, "conv", batch, 0)
     _append(engine, tenant, "conv", [turn_event("b")], 1)
@@ -173,9 +187,7 @@ def test_retrying_an_earlier_batch_after_later_appends_still_replays(
     assert _snapshot(engine) == rows_before
 
 
-def test_a_batch_partially_overlapping_earlier_event_ids_is_refused(
-    engine: Engine, tenant: str
-) -> None:
+def test_a_batch_partially_overlapping_earlier_event_ids_is_refused(engine: Engine, tenant: str) -> None:
     old = turn_event("a")
     _append(engine, tenant, "conv", [old], 0)
     before = _snapshot(engine)
@@ -199,9 +211,7 @@ def test_reusing_event_ids_on_another_stream_is_refused(engine: Engine, tenant: 
     assert _snapshot(engine) == before
 
 
-def test_the_same_event_id_in_another_tenant_is_a_different_event(
-    engine: Engine, tenant: str
-) -> None:
+def test_the_same_event_id_in_another_tenant_is_a_different_event(engine: Engine, tenant: str) -> None:
     batch = [turn_event("a")]
     first = _append(engine, tenant, "conv", batch, 0)
     second = _append(engine, f"{tenant}-b", "conv", batch, 0)
@@ -248,6 +258,8 @@ def test_read_all_filters_by_tenant(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "conv", [turn_event("mine-1")], 0)
     _append(engine, other, "conv", [turn_event("theirs")], 0)
     _append(engine, tenant, "conv", [turn_event("mine-2")], 1)
+    _settle(engine, tenant)
+    _settle(engine, other)
 
     with engine.connect() as conn:
         mine = event_store.read_all(conn, tenant_id=tenant)
@@ -261,13 +273,12 @@ def test_read_all_filters_by_tenant(engine: Engine, tenant: str) -> None:
 
 def test_read_all_filters_by_types(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "conv", [turn_event("a"), _fact_event("likes-tea"), turn_event("b")], 0)
+    _settle(engine, tenant)
 
     with engine.connect() as conn:
         facts = event_store.read_all(conn, tenant_id=tenant, types=["fact.extracted"])
         turns = event_store.read_all(conn, tenant_id=tenant, types=("turn.recorded",))
-        both = event_store.read_all(
-            conn, tenant_id=tenant, types=["turn.recorded", "fact.extracted"]
-        )
+        both = event_store.read_all(conn, tenant_id=tenant, types=["turn.recorded", "fact.extracted"])
         none = event_store.read_all(conn, tenant_id=tenant, types=["subject.erased"])
 
     assert _texts(facts) == ["likes-tea"]
@@ -292,6 +303,7 @@ def test_read_all_from_the_same_cursor_returns_the_same_events(engine: Engine, t
     _append(engine, tenant, "one", [turn_event("a"), turn_event("b")], 0)
     _append(engine, tenant, "two", [turn_event("c")], 0)
     _append(engine, tenant, "one", [turn_event("d")], 2)
+    _settle(engine, tenant)
 
     with engine.connect() as conn:
         (first,) = event_store.read_all(conn, tenant_id=tenant, limit=1)
@@ -305,6 +317,7 @@ def test_read_all_from_the_same_cursor_returns_the_same_events(engine: Engine, t
 def test_read_all_pages_through_every_event_once(engine: Engine, tenant: str) -> None:
     for stream in ("x", "y", "z"):
         _append(engine, tenant, stream, [turn_event(f"{stream}1"), turn_event(f"{stream}2")], 0)
+    _settle(engine, tenant)
 
     seen: list[str] = []
     cursor = START
@@ -326,6 +339,7 @@ def test_read_all_does_not_skip_an_event_that_commits_late(engine: Engine, tenan
         with engine.connect() as conn:
             while_open = event_store.read_all(conn, tenant_id=tenant)
         slow_tx.commit()
+    _settle(engine, tenant)
 
     with engine.connect() as conn:
         after_commit = event_store.read_all(conn, tenant_id=tenant)
@@ -339,6 +353,7 @@ def test_read_all_does_not_skip_an_event_that_commits_late(engine: Engine, tenan
 
 def test_cursor_at_a_position_is_the_cursor_of_that_event(engine: Engine, tenant: str) -> None:
     result = _append(engine, tenant, "conv", [turn_event(t) for t in "abc"], 0)
+    _settle(engine, tenant)
 
     with engine.connect() as conn:
         recorded = event_store.read_all(conn, tenant_id=tenant)
@@ -364,6 +379,7 @@ def test_count_after_and_has_events_after(engine: Engine, tenant: str) -> None:
         assert not event_store.has_events_after(conn, START, tenant_id=tenant)
 
     _append(engine, tenant, "conv", [turn_event("a"), _fact_event(), turn_event("b")], 0)
+    _settle(engine, tenant)
 
     with engine.connect() as conn:
         recorded = event_store.read_all(conn, tenant_id=tenant)
@@ -373,9 +389,7 @@ def test_count_after_and_has_events_after(engine: Engine, tenant: str) -> None:
         assert event_store.count_after(conn, START, tenant_id=tenant, types=["fact.extracted"]) == 1
         assert event_store.has_events_after(conn, recorded[1].cursor, tenant_id=tenant)
         assert not event_store.has_events_after(conn, recorded[-1].cursor, tenant_id=tenant)
-        assert not event_store.has_events_after(
-            conn, recorded[1].cursor, tenant_id=tenant, types=["fact.extracted"]
-        )
+        assert not event_store.has_events_after(conn, recorded[1].cursor, tenant_id=tenant, types=["fact.extracted"])
         with pytest.raises(UnknownEventType):
             event_store.count_after(conn, START, types=["nope"])
         with pytest.raises(UnknownEventType):
@@ -395,9 +409,7 @@ def _race(engine: Engine, tenant: str, stream: str, expected: int) -> list[objec
         try:
             with engine.begin() as tx:
                 barrier.wait()
-                outcomes[slot] = event_store.append(
-                    tx, tenant, stream, [turn_event(f"writer-{slot}")], expected
-                )
+                outcomes[slot] = event_store.append(tx, tenant, stream, [turn_event(f"writer-{slot}")], expected)
         except LedgerError as e:
             outcomes[slot] = e
 
@@ -411,9 +423,7 @@ def _race(engine: Engine, tenant: str, stream: str, expected: int) -> list[objec
 
 
 @pytest.mark.parametrize("round_", range(3))
-def test_two_writers_with_the_same_expected_version_exactly_one_wins(
-    engine: Engine, tenant: str, round_: int
-) -> None:
+def test_two_writers_with_the_same_expected_version_exactly_one_wins(engine: Engine, tenant: str, round_: int) -> None:
     stream = f"race-{round_}"
     _append(engine, tenant, stream, [turn_event("seed")], 0)
 

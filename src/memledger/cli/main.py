@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from memledger.cli import db_commands, demo, events_commands, projections_commands
+from memledger.cli import db_commands, demo, events_commands, extraction_commands, projections_commands
 from memledger.errors import (
     ConcurrencyConflict,
     DatabaseUnavailable,
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     db_commands.register(commands)
     events_commands.register(commands)
     projections_commands.register(commands)
+    extraction_commands.register(commands)
     return parser
 
 

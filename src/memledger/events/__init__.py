@@ -15,6 +15,7 @@ from memledger.events.catalogue import (
     RelationshipObserved,
     Scopes,
     SubjectErased,
+    TenantSettingsChanged,
     TurnRecorded,
 )
 from memledger.events.codec import decode, encode, event_class, tag_of
@@ -38,6 +39,7 @@ __all__ = [
     "RelationshipObserved",
     "Scopes",
     "SubjectErased",
+    "TenantSettingsChanged",
     "TurnRecorded",
     "decode",
     "encode",

@@ -166,6 +166,14 @@ class ContextServed(Event, tag="context.served"):
     block_hash: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
     as_of: str | None = None
     empty_reason: str | None = None
+    item_scores: tuple[float, ...] = ()
+    style: Literal["text", "xml"] = "text"
+    max_chars: int = 5000
+    max_tokens: int | None = None
+    token_model: str | None = None
+    # Where each read model stood when the items were read ("tx:position"), so a
+    # replay can rebuild the same items from the ledger.
+    read_cursors: dict[str, str] = {}
 
 
 class SubjectErased(Event, tag="subject.erased"):
@@ -174,6 +182,16 @@ class SubjectErased(Event, tag="subject.erased"):
     subject: Name
     reason: str = ""
     turn_ids: TurnIds = ()
+
+
+class TenantSettingsChanged(Event, tag="tenant.settings_changed"):
+    """A tenant's switches changed; fields left None keep their previous value."""
+
+    capture: bool | None = None
+    recall: bool | None = None
+    auto_promote: bool | None = None
+    broad_scope_writes: bool | None = None
+    changed_by: Name | None = None
 
 
 AnyEvent = (
@@ -188,6 +206,7 @@ AnyEvent = (
     | ConflictResolved
     | ContextServed
     | SubjectErased
+    | TenantSettingsChanged
 )
 
 ALL_EVENT_TYPES: tuple[type[Event], ...] = (
@@ -202,4 +221,5 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     ConflictResolved,
     ContextServed,
     SubjectErased,
+    TenantSettingsChanged,
 )

@@ -8,6 +8,7 @@ stored payload into its Struct, through the upcaster chain when it is old.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -63,23 +64,43 @@ def encode(event: Event) -> bytes:
     tag = tag_of(event)
     try:
         data = _ENCODER.encode(event)
-        _DECODERS[tag].decode(data)
+        decoded = _DECODERS[tag].decode(data)
     except msgspec.ValidationError as e:
         field, message = _split(e)
         raise InvalidEvent(tag, field, message) from e
-    except (TypeError, msgspec.EncodeError) as e:
+    except UnicodeEncodeError as e:
+        path = _find(msgspec.to_builtins(event), "$", _unencodable) or "$"
+        raise InvalidEvent(tag, path, "holds a character UTF-8 cannot encode (a lone surrogate)") from e
+    except (TypeError, msgspec.EncodeError, RecursionError) as e:
         raise InvalidEvent(tag, "$", str(e)) from e
+    if decoded != event:  # e.g. bytes given for a str field, which msgspec encodes as base64
+        raise InvalidEvent(tag, _first_difference(event, decoded), "has a value of the wrong type")
     if b"\\u0000" in data:  # cheap test first; the walk finds the field, if any
-        path = _nul_path(msgspec.to_builtins(event), "$")
+        path = _find(msgspec.to_builtins(event), "$", lambda text: "\x00" in text)
         if path is not None:
             raise InvalidEvent(tag, path, "holds a NUL character, which PostgreSQL cannot store")
     return data
 
 
-def _nul_path(value: Any, path: str) -> str | None:
-    """The first path whose string holds U+0000, or None."""
+def _unencodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _first_difference(event: Event, decoded: Event) -> str:
+    for name in event.__struct_fields__:
+        if getattr(event, name) != getattr(decoded, name):
+            return f"$.{name}"
+    return "$"
+
+
+def _find(value: Any, path: str, bad: Callable[[str], bool]) -> str | None:
+    """The first path whose string is ``bad``, or None."""
     if isinstance(value, str):
-        return path if "\x00" in value else None
+        return path if bad(value) else None
     if isinstance(value, dict):
         pairs: Any = value.items()
     elif isinstance(value, list | tuple):
@@ -88,7 +109,7 @@ def _nul_path(value: Any, path: str) -> str | None:
         return None
     for key, item in pairs:
         step = f"{path}{key}" if key.startswith("[") else f"{path}.{key}"
-        found = _nul_path(item, step)
+        found = _find(item, step, bad)
         if found is not None:
             return found
     return None
@@ -118,5 +139,5 @@ def decode(tag: str, version: int, payload: bytes | str) -> Event:
     except msgspec.ValidationError as e:
         field, message = _split(e)
         raise EventDecodeError(tag, field, message) from e
-    except msgspec.DecodeError as e:
-        raise EventDecodeError(tag, "$", str(e)) from e
+    except (msgspec.DecodeError, RecursionError) as e:
+        raise EventDecodeError(tag, "$", str(e) or type(e).__name__) from e

@@ -213,3 +213,7 @@ class RelationshipsProjector:
         for rec in batch:
             evolve(rows, rec)
         bulk.upsert(tx, relationships, [rows.by_key[k] for k in sorted(rows.changed)])
+
+
+# Public name for folds outside the projector (as-of reconstruction in service.history).
+Rows = _Rows

@@ -88,3 +88,21 @@ projection_checkpoints = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
     PrimaryKeyConstraint("name"),
 )
+
+# Control table of the extraction worker: what each conversation has produced
+# and what the policy held back (limits, low confidence, secrets), per extractor.
+extraction_counters = Table(
+    "extraction_counters",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("extractor", Text, nullable=False),
+    Column("conversation", Text, nullable=False),
+    Column("entities", Integer, nullable=False, server_default=text("0")),
+    Column("relationships", Integer, nullable=False, server_default=text("0")),
+    Column("skipped_entities", Integer, nullable=False, server_default=text("0")),
+    Column("skipped_relationships", Integer, nullable=False, server_default=text("0")),
+    Column("dropped_low_confidence", Integer, nullable=False, server_default=text("0")),
+    Column("refused_secrets", Integer, nullable=False, server_default=text("0")),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    PrimaryKeyConstraint("tenant_id", "extractor", "conversation"),
+)

@@ -1,0 +1,1 @@
+"""Outbound clients: LLM extraction through litellm."""

@@ -1,0 +1,1 @@
+"""Extraction: turning turns into facts, entities and relationships. Pure parsers."""

@@ -1,0 +1,289 @@
+"""From candidates to events: thresholds, limits, cleaning, the secret guard, ids. Pure.
+
+- Confidence at or above 0.7 is stored; 0.5 to 0.7 is stored and shows as
+  low-confidence in the read models; below 0.5 is dropped and counted.
+- Per conversation at most ``max_entities`` entity and ``max_relationships``
+  relationship observations; beyond that they are skipped and counted.
+- Names lose control characters and are cut to 200 characters.
+- Anything that looks like a credential is refused and counted.
+- Ids are derived from content, so the same fact said again gets the same id
+  (and reinforces instead of duplicating), and a retried batch appends nothing new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from memledger.events.catalogue import (
+    EntityObserved,
+    Event,
+    FactExtracted,
+    MemoryPromoted,
+    MemoryRetracted,
+    RelationshipObserved,
+    ScopeKind,
+    Scopes,
+)
+from memledger.events.envelope import Metadata, NewEvent
+from memledger.events.keys import entity_id, normalise_name, normalise_statement, relationship_key
+from memledger.extraction.protocol import (
+    DirectiveCandidate,
+    FactCandidate,
+    TurnExtraction,
+    TurnText,
+)
+from memledger.extraction.secrets import find_secret
+
+STORE_THRESHOLD = 0.5
+MAX_NAME_LENGTH = 200
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_NARROWER: dict[ScopeKind, tuple[ScopeKind, ...]] = {
+    "session": ("session",),
+    "project": ("project", "session"),
+    "user": ("user", "session"),
+    "org": ("org", "user", "session"),
+}
+
+
+@dataclass
+class Counts:
+    """What one conversation has produced and what the policy held back."""
+
+    entities: int = 0
+    relationships: int = 0
+    skipped_entities: int = 0
+    skipped_relationships: int = 0
+    dropped_low_confidence: int = 0
+    refused_secrets: int = 0
+    refused_kinds: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The limits in force (from settings and the tenant's switches)."""
+
+    max_entities: int = 20
+    max_relationships: int = 50
+    auto_promote: bool = False
+
+
+def clean_name(name: str) -> str:
+    """Control characters stripped, whitespace collapsed, at most 200 characters."""
+    return " ".join(_CONTROL.sub(" ", name).split())[:MAX_NAME_LENGTH]
+
+
+def short_hash(*parts: str) -> str:
+    """A stable 16-hex-digit id from ``parts``."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def scope_key(scopes: Scopes, wanted: ScopeKind) -> tuple[ScopeKind, str]:
+    """The scope to store in: ``wanted`` if the turn has its key, else the next narrower."""
+    for kind in _NARROWER[wanted]:
+        key = getattr(scopes, kind)
+        if key:
+            return kind, key
+    return "session", "default"
+
+
+def conversation_of(turn: TurnText) -> str:
+    """The conversation limits are counted per: the session."""
+    return turn.scopes.session or "default"
+
+
+@dataclass
+class _Out:
+    turn: TurnText
+    extractor: str
+    version: str
+    events: list[tuple[str, NewEvent]] = field(default_factory=list)
+
+    def add(self, stream: str, event: Event) -> None:
+        n = len(self.events)
+        self.events.append(
+            (
+                stream,
+                NewEvent(
+                    event=event,
+                    event_id=f"x:{self.extractor}@{self.version}:{self.turn.event_id}:{n}",
+                    occurred_at=self.turn.occurred_at,
+                    metadata=Metadata(
+                        causation_id=self.turn.event_id,
+                        correlation_id=self.turn.turn_id,
+                        actor=f"extractor:{self.extractor}",
+                        extractor=self.extractor,
+                        extractor_version=self.version,
+                    ),
+                ),
+            )
+        )
+
+
+def _refused(counts: Counts, *texts: str | None) -> bool:
+    for text in texts:
+        kind = find_secret(text) if text else None
+        if kind is not None:
+            counts.refused_secrets += 1
+            counts.refused_kinds.append(kind)
+            return True
+    return False
+
+
+def _keep(counts: Counts, confidence: float) -> bool:
+    if confidence < STORE_THRESHOLD:
+        counts.dropped_low_confidence += 1
+        return False
+    return True
+
+
+def to_events(
+    turn: TurnText,
+    found: TurnExtraction,
+    counts: Counts,
+    policy: Policy,
+    *,
+    extractor: str,
+    version: str,
+) -> list[tuple[str, NewEvent]]:
+    """The (stream, event) pairs one turn's candidates become; ``counts`` is updated."""
+    out = _Out(turn, extractor, version)
+    _entities(out, found, counts, policy)
+    _relationships(out, found, counts, policy)
+    for fact in found.facts:
+        _fact(out, fact, counts)
+    for directive in found.directives:
+        _directive(out, directive, counts, policy)
+    return out.events
+
+
+def _entities(out: _Out, found: TurnExtraction, counts: Counts, policy: Policy) -> None:
+    for cand in found.entities:
+        name = clean_name(cand.name)
+        if not name or not normalise_name(name) or not _keep(counts, cand.confidence):
+            continue
+        if _refused(counts, name, cand.context):
+            continue
+        if counts.entities >= policy.max_entities:
+            counts.skipped_entities += 1
+            continue
+        counts.entities += 1
+        aliases = tuple(a for a in (clean_name(a) for a in cand.aliases) if a and a != name)
+        event = EntityObserved(
+            name=name,
+            entity_type=cand.entity_type,
+            confidence=cand.confidence,
+            aliases=aliases,
+            description=clean_name(cand.context) if cand.context else None,
+            source_turns=(out.turn.turn_id,),
+        )
+        out.add(f"entity:{entity_id(cand.entity_type, name)}", event)
+
+
+def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Policy) -> None:
+    for retraction in found.retractions:
+        source, target = clean_name(retraction.source_name), clean_name(retraction.target_name)
+        if not source or not target:
+            continue
+        key = relationship_key(
+            retraction.source_type, source, retraction.relation, retraction.target_type, target
+        )
+        event = MemoryRetracted(
+            item_id=key,
+            item_kind="relationship",
+            reason=retraction.reason,
+            source_turns=(out.turn.turn_id,),
+        )
+        out.add(f"relationship:{key}", event)
+    for cand in found.relationships:
+        source, target = clean_name(cand.source_name), clean_name(cand.target_name)
+        if not source or not target or not _keep(counts, cand.confidence):
+            continue
+        if _refused(counts, source, target, cand.context):
+            continue
+        if counts.relationships >= policy.max_relationships:
+            counts.skipped_relationships += 1
+            continue
+        counts.relationships += 1
+        key = relationship_key(cand.source_type, source, cand.relation, cand.target_type, target)
+        observed = RelationshipObserved(
+            relationship_id=key,
+            source_name=source,
+            source_type=cand.source_type,
+            relation=cand.relation,
+            target_name=target,
+            target_type=cand.target_type,
+            confidence=cand.confidence,
+            context=clean_name(cand.context) if cand.context else None,
+            source_turns=(out.turn.turn_id,),
+        )
+        out.add(f"relationship:{key}", observed)
+
+
+def fact_memory_id(scope: str, key_of_scope: str, key: str, statement: str) -> str:
+    """The id of a fact: the same statement on the same subject and scope, the same id."""
+    return "fact-" + short_hash(
+        scope, key_of_scope, normalise_name(key), normalise_statement(statement)
+    )
+
+
+def _fact(out: _Out, fact: FactCandidate, counts: Counts) -> None:
+    statement = " ".join(fact.statement.split())
+    key = clean_name(fact.key)
+    if not statement or not key or not _keep(counts, fact.confidence):
+        return
+    if _refused(counts, statement, fact.value, key):
+        return
+    scope, key_of_scope = scope_key(out.turn.scopes, fact.scope)
+    memory_id = fact_memory_id(scope, key_of_scope, key, statement)
+    event = FactExtracted(
+        memory_id=memory_id,
+        scope=scope,
+        scope_key=key_of_scope,
+        key=key,
+        statement=statement,
+        category=fact.category,
+        confidence=fact.confidence,
+        value=fact.value,
+        source_turns=(out.turn.turn_id,),
+    )
+    out.add(f"memory:{memory_id}", event)
+
+
+def directive_scope(directive: DirectiveCandidate) -> ScopeKind:
+    """The named scope, or the least lasting one that fits the kind (never user or org)."""
+    if directive.scope is not None:
+        return directive.scope
+    return "session" if directive.kind == "task_update" else "project"
+
+
+def _directive(out: _Out, directive: DirectiveCandidate, counts: Counts, policy: Policy) -> None:
+    if _refused(counts, directive.statement):
+        return
+    scope, key_of_scope = scope_key(out.turn.scopes, directive_scope(directive))
+    if not policy.auto_promote:  # still worth keeping, as an ordinary fact of the turn
+        _fact(
+            out,
+            FactCandidate(
+                key=directive.key,
+                statement=directive.statement,
+                category=directive.kind,
+                confidence=0.9,
+                scope=scope,
+            ),
+            counts,
+        )
+        return
+    memory_id = "promoted-" + short_hash(scope, key_of_scope, directive.key, directive.statement)
+    event = MemoryPromoted(
+        memory_id=memory_id,
+        kind=directive.kind,
+        scope=scope,
+        scope_key=key_of_scope,
+        key=directive.key,
+        statement=directive.statement,
+        confidence=1.0,
+        source_turns=(out.turn.turn_id,),
+    )
+    out.add(f"memory:{memory_id}", event)

@@ -1,0 +1,119 @@
+"""What an extractor is given and what it returns. Pure data; no I/O.
+
+An extractor proposes candidates; ``policy`` decides what becomes an event
+(confidence thresholds, limits, name cleaning, the secret guard, ids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Literal, Protocol
+
+import msgspec
+
+from memledger.events.catalogue import (
+    EntityType,
+    FactCategory,
+    PromotionKind,
+    Role,
+    ScopeKind,
+    Scopes,
+)
+
+SourceType = EntityType | Literal["user"]
+
+
+class TurnText(msgspec.Struct, frozen=True, kw_only=True):
+    """One recorded turn, as an extractor sees it."""
+
+    tenant_id: str
+    turn_id: str
+    event_id: str
+    role: Role
+    text: str
+    scopes: Scopes
+    occurred_at: datetime
+
+    @property
+    def user(self) -> str:
+        """The name user-sourced relationships start from: the user scope key, or "user"."""
+        return self.scopes.user or "user"
+
+
+class EntityCandidate(msgspec.Struct, frozen=True, kw_only=True):
+    """A named entity: "Sarah"/person, with context such as "colleague"."""
+
+    name: str
+    entity_type: EntityType
+    confidence: float
+    context: str | None = None
+    aliases: tuple[str, ...] = ()
+
+
+class RelationshipCandidate(msgspec.Struct, frozen=True, kw_only=True):
+    """A directed, typed edge; ``source_type`` "user" means the speaker."""
+
+    source_name: str
+    source_type: SourceType
+    relation: str
+    target_name: str
+    target_type: EntityType
+    confidence: float
+    context: str | None = None
+
+
+class RetractionCandidate(msgspec.Struct, frozen=True, kw_only=True):
+    """An edge the speaker says no longer holds ("I don't use X anymore")."""
+
+    source_name: str
+    source_type: SourceType
+    relation: str
+    target_name: str
+    target_type: EntityType
+    reason: str = ""
+
+
+class FactCandidate(msgspec.Struct, frozen=True, kw_only=True):
+    """A fact about a subject. ``key`` names the subject so that later facts on it
+    conflict with or supersede this one ("frontend framework", "deploy day")."""
+
+    key: str
+    statement: str
+    category: FactCategory
+    confidence: float
+    scope: ScopeKind = "user"
+    value: str | None = None
+
+
+class DirectiveCandidate(msgspec.Struct, frozen=True, kw_only=True):
+    """An explicit memory directive in a user turn: "decision (project): we ship on Fridays"."""
+
+    kind: PromotionKind
+    statement: str
+    key: str
+    scope: ScopeKind | None = None  # None: the least lasting scope that fits
+
+
+class TurnExtraction(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything an extractor proposes for one turn."""
+
+    entities: tuple[EntityCandidate, ...] = ()
+    relationships: tuple[RelationshipCandidate, ...] = ()
+    retractions: tuple[RetractionCandidate, ...] = ()
+    facts: tuple[FactCandidate, ...] = ()
+    directives: tuple[DirectiveCandidate, ...] = ()
+
+
+class Extractor(Protocol):
+    """Turns a batch of turns into candidates, per turn id.
+
+    ``name`` and ``version`` go into every event's metadata; a new version means
+    every turn is extracted again (once) by it.
+    """
+
+    name: str
+    version: str
+
+    def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
+        """Candidates for each turn id of ``turns`` (a turn may map to nothing)."""

@@ -1,0 +1,44 @@
+"""The secret guard: nothing that looks like a credential becomes a memory. Pure.
+
+It errs on the side of refusing: a memory lost to a false positive costs less
+than a key copied into every future prompt.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----|-----BEGIN OPENSSH PRIVATE KEY")),
+    ("pem block", re.compile(r"-----BEGIN (?:CERTIFICATE|ENCRYPTED|RSA|EC|DSA|PGP)[A-Z ]*-----")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("openai-style key", re.compile(r"\bsk-(?:proj-|live-|test-|ant-)?[A-Za-z0-9_-]{16,}")),
+    ("aws access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("github token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}")),
+    ("slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("google api key", re.compile(r"\bAIza[0-9A-Za-z_-]{30,}")),
+    ("stripe key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("gitlab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{16,}")),
+    (
+        "connection string with password",
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@[^\s/]+", re.IGNORECASE),
+    ),
+    (
+        "password",
+        re.compile(
+            r"\b(?:password|passwd|passphrase|pwd|secret|api[_ -]?key|access[_ -]?token|auth[_ -]?token)"
+            r"\s*(?:is|=|:)\s*['\"]?\S{4,}",
+            re.IGNORECASE,
+        ),
+    ),
+    ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*")),
+    ("long hex secret", re.compile(r"\b(?:key|token|secret)\w*\W{1,3}[0-9a-f]{32,}\b", re.IGNORECASE)),
+)
+
+
+def find_secret(text: str) -> str | None:
+    """The kind of credential ``text`` seems to hold, or None if it looks clean."""
+    for kind, pattern in _PATTERNS:
+        if pattern.search(text):
+            return kind
+    return None

@@ -1,0 +1,29 @@
+"""One line per item of the facts, entities and relationships read models, for comparing
+two copies (live and shadow) item by item."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from memledger.projectors.entities import entities
+from memledger.projectors.facts import facts
+from memledger.projectors.relationships import relationships
+
+# (item kind, projection name, key columns and described columns)
+SUMMARIES: tuple[tuple[str, str, tuple[sa.Column[object], ...]], ...] = (
+    ("fact", "facts", (facts.c.tenant_id, facts.c.memory_id, facts.c.statement, facts.c.status)),
+    ("entity", "entities", (entities.c.tenant_id, entities.c.entity_id, entities.c.name, entities.c.status)),
+    (
+        "relationship",
+        "relationships",
+        (relationships.c.tenant_id, relationships.c.relationship_key, relationships.c.status),
+    ),
+)
+
+
+def summarise(conn: Connection, kind: str) -> dict[tuple[str, str], str]:
+    """(tenant, item id) -> "described | columns" for every item of ``kind``."""
+    columns = next(cols for k, _, cols in SUMMARIES if k == kind)
+    rows = conn.execute(sa.select(*columns)).all()
+    return {(r[0], r[1]): " | ".join(str(v) for v in r[2:]) for r in rows}

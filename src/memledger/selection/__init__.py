@@ -1,0 +1,1 @@
+"""Selecting what an agent should know now: candidates (queries) and ranking (pure)."""

@@ -1,0 +1,134 @@
+"""Gathering candidates for a request from the read models (through their query
+functions; no SQL here) and turning them into ``SelectedItem``s."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy.engine import Connection
+
+from memledger.events.catalogue import Scopes
+from memledger.events.keys import entity_id
+from memledger.projectors import facts_queries, graph_queries
+from memledger.projectors.facts_queries import FactHit
+from memledger.projectors.graph_queries import Edge, EntityHit
+from memledger.selection.rank import SCOPE_ORDER, Candidate
+from memledger.selection.types import SelectedItem
+from memledger.selection.words import query_words, speaks_of_self
+
+PER_CHANNEL = 40
+
+
+def scope_pairs(scopes: Scopes) -> list[tuple[str, str]]:
+    """(scope, key) for each scope the request has, narrowest first."""
+    return [(s, key) for s in SCOPE_ORDER if (key := getattr(scopes, s))]
+
+
+def fact_item(hit: FactHit) -> SelectedItem:
+    """A fact as a selectable item."""
+    return SelectedItem(
+        item_id=hit.memory_id,
+        kind="fact",
+        text=hit.statement,
+        confidence=hit.confidence,
+        score=0.0,
+        scope=hit.scope,  # type: ignore[arg-type]
+        scope_key=hit.scope_key,
+        category=hit.category,
+        conflicted=hit.conflicted,
+        conflict_id=hit.slot_id if hit.conflicted else None,
+        source_turns=tuple(hit.source_turns),
+        valid_from=hit.valid_from,
+    )
+
+
+def entity_item(hit: EntityHit) -> SelectedItem:
+    """An entity as a selectable item."""
+    described = f"{hit.name} ({hit.entity_type})" + (f": {hit.description}" if hit.description else "")
+    return SelectedItem(
+        item_id=hit.entity_id,
+        kind="entity",
+        text=described,
+        confidence=hit.confidence,
+        score=0.0,
+        source_turns=tuple(hit.source_turns),
+    )
+
+
+def edge_text(edge: Edge) -> str:
+    """An edge as a sentence: "alice USES FastAPI (for Phoenix)"."""
+    context = f" ({edge.context})" if edge.context else ""
+    return f"{edge.source_name} {edge.relation} {edge.target_name}{context}"
+
+
+def edge_item(edge: Edge) -> SelectedItem:
+    """A relationship as a selectable item."""
+    return SelectedItem(
+        item_id=edge.relationship_key,
+        kind="relationship",
+        text=edge_text(edge),
+        confidence=edge.confidence,
+        score=0.0,
+        source_turns=tuple(edge.source_turns),
+    )
+
+
+def _add(pool: dict[str, Candidate], item: SelectedItem, channel: str, rank: int, **extra: object) -> Candidate:
+    cand = pool.get(item.item_id)
+    if cand is None:
+        cand = pool[item.item_id] = Candidate(item=item)
+    cand.ranks.setdefault(channel, rank)
+    for name, value in extra.items():
+        if value is not None and getattr(cand, name) is None:
+            setattr(cand, name, value)
+    return cand
+
+
+def gather(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Scopes,
+    request: str,
+    *,
+    min_confidence: float,
+    categories: Iterable[str] | None,
+    vector_fact_ids: Sequence[str] = (),
+) -> list[Candidate]:
+    """Facts from full text, recency and (if given) vectors; entities named in the
+    request and the graph around them (2 hops; the user's own edges when the request
+    speaks of "I"/"my")."""
+    pairs = scope_pairs(scopes)
+    words = query_words(request)
+    pool: dict[str, Candidate] = {}
+    cats = None if categories is None else sorted(categories)
+    text_hits = facts_queries.search_text(
+        conn, tenant_id, pairs, words, min_confidence=min_confidence, categories=cats, limit=PER_CHANNEL
+    )
+    for hit in text_hits:
+        _add(pool, fact_item(hit), "text", hit.rank, key=hit.key, seen_at=hit.updated_at)
+    for hit in facts_queries.recent(
+        conn, tenant_id, pairs, min_confidence=min_confidence, categories=cats, limit=PER_CHANNEL // 2
+    ):
+        _add(pool, fact_item(hit), "recent", hit.rank, key=hit.key, seen_at=hit.updated_at)
+    if vector_fact_ids:
+        allowed = set(pairs)
+        vector_hits = facts_queries.by_ids(conn, tenant_id, vector_fact_ids)
+        order = {memory_id: i for i, memory_id in enumerate(vector_fact_ids, start=1)}
+        for hit in vector_hits:
+            if (hit.scope, hit.scope_key) in allowed and hit.confidence >= min_confidence:
+                _add(pool, fact_item(hit), "vector", order[hit.memory_id], key=hit.key, seen_at=hit.updated_at)
+    _graph(conn, tenant_id, scopes, request, words, pool)
+    return list(pool.values())
+
+
+def _graph(
+    conn: Connection, tenant_id: str, scopes: Scopes, request: str, words: list[str], pool: dict[str, Candidate]
+) -> None:
+    named = graph_queries.named_in(conn, tenant_id, words, request)
+    start = {hit.entity_id for hit in named}
+    for rank, hit in enumerate(named, start=1):
+        _add(pool, entity_item(hit), "graph", rank, hops=0, seen_at=hit.last_seen_at)
+    if speaks_of_self(request) and scopes.user:
+        start.add(entity_id("user", scopes.user))
+    for rank, edge in enumerate(graph_queries.walk(conn, tenant_id, start, depth=2), start=1):
+        _add(pool, edge_item(edge), "graph", rank, hops=edge.hop, seen_at=edge.last_seen_at)

@@ -1,0 +1,145 @@
+"""Ranking and choosing memory for a request. Pure: no I/O, no clock.
+
+Relevance first: the request's category decides which fact categories count;
+then hybrid relevance — reciprocal rank fusion of the channels that found an
+item (full text, vectors, the graph) with boosts in the spirit of graph-aware
+search: a direct entity match +0.3, a 1-hop neighbour +0.15, a 2-hop neighbour
++0.05, recent +0.1. Then scope priority session -> project -> user -> org: a
+narrower scope's fact shadows a broader one on the same key, and broader scopes
+are read only while the budget has room.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import msgspec
+
+from memledger.events.keys import normalise_name
+from memledger.selection.types import SelectedItem
+
+RRF_K = 60
+BOOST_DIRECT = 0.3
+BOOST_HOP1 = 0.15
+BOOST_HOP2 = 0.05
+BOOST_RECENT = 0.1
+RECENT = timedelta(days=7)
+SCOPE_ORDER = ("session", "project", "user", "org")
+
+CODING = frozenset(
+    {"decision", "constraint", "technical_fact", "procedure", "terminology", "lesson_learned", "task_update"}
+)
+FORMATTING = frozenset({"preference", "terminology"})
+GENERAL_MIN_CONFIDENCE = 0.85
+
+_CODING_WORDS = re.compile(
+    r"\b(code|coding|bug|debug|function|class|method|implement|refactor|compile|build|deploy|test|"
+    r"tests|api|endpoint|database|schema|query|sql|error|exception|stack|library|framework|repo|"
+    r"commit|merge|branch|migration|config|script|python|typescript|javascript|rust|go|java|docker|"
+    r"kubernetes|server|service|architecture|performance|latency|dependency|package|version)\b",
+    re.IGNORECASE,
+)
+_FORMAT_WORDS = re.compile(
+    r"\b(format|formatting|style|tone|write|writing|rewrite|word|words|markdown|indent|indentation|"
+    r"tabs|spaces|font|layout|bullet|bullets|concise|verbose|length|language|emoji|reply|respond|"
+    r"response|email|letter|summary|summarise|summarize)\b",
+    re.IGNORECASE,
+)
+
+
+def request_category(request: str) -> str:
+    """ "coding", "formatting" or "general", from the words of the request."""
+    coding = len(_CODING_WORDS.findall(request))
+    formatting = len(_FORMAT_WORDS.findall(request))
+    if coding == 0 and formatting == 0:
+        return "general"
+    return "coding" if coding >= formatting else "formatting"
+
+
+def relevant_categories(category: str) -> frozenset[str] | None:
+    """The fact categories a request category wants; None means all of them."""
+    return {"coding": CODING, "formatting": FORMATTING}.get(category)
+
+
+@dataclass
+class Candidate:
+    """An item found by one or more channels, before fusion."""
+
+    item: SelectedItem
+    key: str | None = None  # the fact's key, for shadowing across scopes
+    ranks: dict[str, int] = field(default_factory=dict)  # channel -> 1-based rank
+    hops: int | None = None  # 0: named in the request; 1, 2: graph neighbours
+    seen_at: datetime | None = None
+
+
+def fuse(candidates: Iterable[Candidate], now: datetime) -> list[Candidate]:
+    """Score every candidate (RRF + boosts), best first; ties by id for stability."""
+    scored = []
+    for cand in candidates:
+        score = sum(1.0 / (RRF_K + rank) for rank in cand.ranks.values()) * RRF_K / 2
+        reasons = [f"{channel} #{rank}" for channel, rank in sorted(cand.ranks.items())]
+        if cand.hops == 0:
+            score += BOOST_DIRECT
+            reasons.append("named in the request")
+        elif cand.hops == 1:
+            score += BOOST_HOP1
+            reasons.append("1 hop from an entity in the request")
+        elif cand.hops == 2:
+            score += BOOST_HOP2
+            reasons.append("2 hops from an entity in the request")
+        if cand.seen_at is not None and now - cand.seen_at <= RECENT:
+            score += BOOST_RECENT
+            reasons.append("recent")
+        score += 0.05 * cand.item.confidence
+        cand.item = _with(cand.item, score=round(score, 6), reasons=tuple(reasons))
+        scored.append(cand)
+    return sorted(scored, key=lambda c: (-c.item.score, c.item.item_id))
+
+
+def _with(item: SelectedItem, **changes: object) -> SelectedItem:
+    return msgspec.structs.replace(item, **changes)
+
+
+def estimate_chars(item: SelectedItem) -> int:
+    """Roughly what an item costs in the block (text plus its id and markers)."""
+    return len(item.text) + len(item.item_id) + 40
+
+
+def choose(
+    ranked: Sequence[Candidate],
+    *,
+    categories: frozenset[str] | None,
+    min_confidence: float,
+    budget_chars: int,
+    max_items: int = 50,
+) -> list[SelectedItem]:
+    """Pick items scope by scope (session first), most relevant first within a scope,
+    skipping facts shadowed by a narrower scope's fact on the same key, while the
+    budget has room. Entities, relationships and turns come after the facts."""
+    chosen: list[SelectedItem] = []
+    used = 0
+    taken: dict[str, str] = {}  # fact key -> the scope that answered it
+    by_scope: dict[str, list[Candidate]] = {}
+    for cand in ranked:
+        item = cand.item
+        if item.confidence < min_confidence:
+            continue
+        if item.kind == "fact" and categories is not None and item.category not in categories:
+            continue
+        by_scope.setdefault(item.scope if item.kind == "fact" and item.scope else "other", []).append(cand)
+    for scope in (*SCOPE_ORDER, "other"):
+        for cand in by_scope.get(scope, []):
+            key = normalise_name(cand.key) if cand.key else None
+            if key is not None and taken.get(key, scope) != scope:
+                continue  # a narrower scope already answered this key
+            cost = estimate_chars(cand.item)
+            if used + cost > budget_chars or len(chosen) >= max_items:
+                return chosen
+            chosen.append(cand.item)
+            used += cost
+            if key is not None:
+                taken.setdefault(key, scope)
+    return chosen

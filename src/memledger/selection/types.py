@@ -1,0 +1,40 @@
+"""What the selector returns and the formatter renders. Pure data."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from memledger.events.catalogue import ScopeKind
+
+ItemKind = Literal["fact", "entity", "relationship", "turn"]
+
+
+class SelectedItem(msgspec.Struct, frozen=True, kw_only=True):
+    """One memory chosen for a prompt, with why it was chosen and where it came from."""
+
+    item_id: str
+    kind: ItemKind
+    text: str
+    confidence: float
+    score: float
+    scope: ScopeKind | None = None
+    scope_key: str | None = None
+    category: str | None = None
+    conflicted: bool = False
+    conflict_id: str | None = None
+    source_turns: tuple[str, ...] = ()
+    valid_from: datetime | None = None
+    reasons: tuple[str, ...] = ()
+
+
+class Selection(msgspec.Struct, frozen=True, kw_only=True):
+    """The items chosen for one request, most important first; empty with a reason
+    when the selector had nothing to give or failed open."""
+
+    request: str
+    items: tuple[SelectedItem, ...] = ()
+    empty_reason: str | None = None
+    as_of: str | None = None

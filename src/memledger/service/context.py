@@ -1,0 +1,261 @@
+"""Context for an agent: select what it should know now, render it, record what was served.
+
+``select`` never raises into the caller's chat loop: on a timeout or any error it
+returns an empty selection with the reason (fail open) and logs why.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from memledger.errors import InvalidCommand, NotFound
+from memledger.events.catalogue import ContextServed, Scopes
+from memledger.events.envelope import Cursor, Metadata, NewEvent
+from memledger.formatting import FORMATTER_VERSION, Block, render
+from memledger.formatting.tokens import estimate, litellm_counter
+from memledger.projectors import checkpoints
+from memledger.selection import candidates, from_state
+from memledger.selection.rank import (
+    GENERAL_MIN_CONFIDENCE,
+    choose,
+    fuse,
+    relevant_categories,
+    request_category,
+)
+from memledger.selection.types import SelectedItem, Selection
+from memledger.service import history, tenant_settings
+from memledger.store import db, event_store
+from memledger.store.identifiers import check_identifier
+
+log = logging.getLogger(__name__)
+
+SELECTOR_VERSION = "1"
+CONTEXT_STREAM = "context:served"
+READ_MODELS = ("facts", "entities", "relationships")
+VectorSearch = Callable[[Connection, str, str], list[str]]
+
+
+@dataclass(frozen=True)
+class SelectRequest:
+    """What an agent asks for before a prompt."""
+
+    tenant_id: str
+    scopes: Scopes
+    request: str
+    budget_chars: int = 5000
+    min_confidence: float = 0.7
+    as_of: datetime | int | None = None  # a time of recording, or a ledger position
+    deadline_ms: int = 750
+
+
+def _min_confidence(request: SelectRequest, category: str) -> float:
+    return max(request.min_confidence, GENERAL_MIN_CONFIDENCE) if category == "general" else request.min_confidence
+
+
+def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearch | None = None) -> Selection:
+    """The memory items for ``request``, most important first; fails open."""
+    started = time.monotonic()
+    try:
+        check_identifier("tenant_id", request.tenant_id)
+        selection = _select(engine, request, vector_search)
+    except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
+        reason = "deadline exceeded" if _is_timeout(e) else f"{type(e).__name__}: {e}"
+        log.warning("context selection failed open for tenant %s: %s", request.tenant_id, reason)
+        return Selection(request=request.request, empty_reason=f"memory unavailable ({reason})")
+    elapsed_ms = (time.monotonic() - started) * 1000
+    if elapsed_ms > request.deadline_ms:
+        log.warning("context selection took %.0f ms, over its %d ms deadline", elapsed_ms, request.deadline_ms)
+        return Selection(request=request.request, empty_reason="memory unavailable (deadline exceeded)")
+    return selection
+
+
+def _is_timeout(error: Exception) -> bool:
+    return "statement timeout" in str(error) or "canceling statement" in str(error)
+
+
+def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch | None) -> Selection:
+    category = request_category(request.request)
+    categories = relevant_categories(category)
+    min_conf = _min_confidence(request, category)
+    now = datetime.now(UTC)
+    with engine.connect() as conn:
+        # The deadline, enforced by PostgreSQL for every statement of this read.
+        conn.execute(sa.select(sa.func.set_config("statement_timeout", str(request.deadline_ms), True)))
+        settings = tenant_settings.load(conn, request.tenant_id)
+        if not settings.recall:
+            return Selection(request=request.request, empty_reason="recall is switched off for this tenant")
+        if request.as_of is not None:
+            until = _until(conn, request.as_of)
+            state = history.state_at(conn, request.tenant_id, until)
+            pool = from_state.gather(
+                state.facts, state.entities, state.relationships, request.scopes, request.request,
+                min_confidence=min_conf, categories=categories,
+            )
+            as_of = str(until) if isinstance(until, Cursor) else until.isoformat()
+        else:
+            vector_ids = vector_search(conn, request.tenant_id, request.request) if vector_search else []
+            pool = candidates.gather(
+                conn, request.tenant_id, request.scopes, request.request,
+                min_confidence=min_conf, categories=categories, vector_fact_ids=vector_ids,
+            )
+            as_of = None
+        conn.rollback()
+    ranked = fuse(pool, now)
+    items = choose(ranked, categories=categories, min_confidence=min_conf, budget_chars=request.budget_chars)
+    if not items:
+        return Selection(request=request.request, empty_reason="no memory matches this request", as_of=as_of)
+    return Selection(request=request.request, items=tuple(items), as_of=as_of)
+
+
+def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
+    if isinstance(as_of, datetime):
+        if as_of.tzinfo is None:
+            raise InvalidCommand("as_of must be a timezone-aware time")
+        return as_of
+    return event_store.cursor_at(conn, int(as_of))
+
+
+@dataclass(frozen=True)
+class ServedContext:
+    """A rendered block and the event that recorded it."""
+
+    block: Block
+    selection: Selection
+    event_id: str
+
+
+def token_counter(model: str | None) -> Callable[[str], int]:
+    """The model's tokenizer through litellm when a model is named, an estimate otherwise."""
+    return litellm_counter(model) if model else estimate
+
+
+def build_context(
+    engine: Engine,
+    request: SelectRequest,
+    *,
+    style: str = "text",
+    max_tokens: int | None = None,
+    token_model: str | None = None,
+    vector_search: VectorSearch | None = None,
+    actor: str | None = None,
+) -> ServedContext:
+    """Select, render and record a ``ContextServed`` event. Recording is best effort:
+    if the ledger cannot take it, the agent still gets its block."""
+    if style not in ("text", "xml"):
+        raise InvalidCommand(f"style must be text or xml, not {style!r}")
+    selection = select(engine, request, vector_search=vector_search)
+    block = render(
+        selection, style=style, max_chars=request.budget_chars, max_tokens=max_tokens,  # type: ignore[arg-type]
+        count_tokens=token_counter(token_model),
+    )
+    kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
+    served = ContextServed(
+        request=request.request,
+        scopes=request.scopes,
+        item_ids=tuple(item.item_id for item in kept),
+        item_scores=tuple(item.score for item in kept),
+        selector_version=SELECTOR_VERSION,
+        formatter_version=FORMATTER_VERSION,
+        block_hash=block.sha256,
+        as_of=selection.as_of,
+        empty_reason=selection.empty_reason,
+        style=style,  # type: ignore[arg-type]
+        max_chars=request.budget_chars,
+        max_tokens=max_tokens,
+        token_model=token_model,
+        read_cursors=_read_cursors(engine) if selection.as_of is None else {},
+    )
+    event_id = f"context:{uuid.uuid4()}"
+    new = NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC), metadata=Metadata(actor=actor))
+    try:
+        with db.begin(engine) as tx:
+            event_store.append(tx, request.tenant_id, CONTEXT_STREAM, [new], None)
+    except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
+        log.warning("could not record ContextServed for tenant %s: %s", request.tenant_id, e)
+    return ServedContext(block=block, selection=selection, event_id=event_id)
+
+
+def _read_cursors(engine: Engine) -> dict[str, str]:
+    with engine.connect() as conn:
+        found = {name: checkpoints.get(conn, name) for name in READ_MODELS}
+    return {name: str(cp.cursor) for name, cp in found.items() if cp is not None}
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A served block rendered again from the ledger, and whether it matches."""
+
+    served: ContextServed
+    block: Block
+    matches: bool
+
+
+def find_served(conn: Connection, tenant_id: str, event_id: str) -> ContextServed:
+    """The ``ContextServed`` event ``event_id`` of the tenant (``NotFound`` if none)."""
+    for rec in event_store.read_stream(conn, tenant_id, CONTEXT_STREAM):
+        if rec.event_id == event_id and isinstance(rec.event, ContextServed):
+            return rec.event
+    raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
+
+
+def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
+    """Re-render a served block from the ledger alone and check its hash."""
+    with engine.connect() as conn:
+        served = find_served(conn, tenant_id, event_id)
+        states = _states_for(conn, tenant_id, served)
+    items = []
+    for item_id, score in zip(served.item_ids, served.item_scores, strict=False):
+        item = _item_from(states, item_id)
+        if item is None:
+            raise NotFound(f"item {item_id!r} of {event_id!r} is not in the ledger's state at that time")
+        items.append(msgspec.structs.replace(item, score=score))
+    selection = Selection(
+        request=served.request, items=tuple(items), empty_reason=served.empty_reason, as_of=served.as_of
+    )
+    block = render(
+        selection, style=served.style, max_chars=served.max_chars, max_tokens=served.max_tokens,
+        count_tokens=token_counter(served.token_model),
+    )
+    return Replay(served=served, block=block, matches=block.sha256 == served.block_hash)
+
+
+def _parse_cursor(text: str) -> Cursor:
+    tx, position = text.split(":", 1)
+    return Cursor(int(tx), int(position))
+
+
+def _states_for(conn: Connection, tenant_id: str, served: ContextServed) -> dict[str, history.LedgerState]:
+    """The ledger state each read model stood at when the block was served."""
+    if served.as_of is not None:
+        until: Cursor | datetime = (
+            _parse_cursor(served.as_of) if "T" not in served.as_of else datetime.fromisoformat(served.as_of)
+        )
+        state = history.state_at(conn, tenant_id, until)
+        return dict.fromkeys(READ_MODELS, state)
+    by_cursor: dict[str, history.LedgerState] = {}
+    out = {}
+    for name in READ_MODELS:
+        text = served.read_cursors.get(name, "0:0")
+        if text not in by_cursor:
+            by_cursor[text] = history.state_at(conn, tenant_id, _parse_cursor(text))
+        out[name] = by_cursor[text]
+    return out
+
+
+def _item_from(states: dict[str, history.LedgerState], item_id: str) -> SelectedItem | None:
+    if (fact := states["facts"].facts.get(item_id)) is not None:
+        return from_state.fact_item(fact)
+    if (entity := states["entities"].entities.get(item_id)) is not None:
+        return from_state.entity_item(entity)
+    if (edge := states["relationships"].relationships.get(item_id)) is not None:
+        return from_state.edge_item(edge)
+    return None

@@ -1,0 +1,272 @@
+"""The extraction worker: the ledger is its queue.
+
+It follows ``TurnRecorded`` events past its own checkpoint, a batch at a time,
+runs the extractor outside any transaction (an LLM call can take seconds, and an
+open write transaction would hold every gap-safe reader back), then appends the
+results and advances its checkpoint in one short transaction.
+
+Exactly once per extractor version: one worker at a time holds the extractor's
+session lock; the checkpoint is compared before it moves; and each turn's
+results go to a stream of their own that must be new (expected version 0), so
+even a worker that lost its lock cannot append a turn's results twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import msgspec
+import sqlalchemy as sa
+from apscheduler.schedulers.background import BackgroundScheduler
+from sqlalchemy.engine import Connection, Engine
+
+from memledger.errors import ConcurrencyConflict
+from memledger.events.catalogue import FactExtracted, MemoryReinforced, TurnRecorded
+from memledger.events.codec import tag_of
+from memledger.events.envelope import Cursor, NewEvent, Recorded
+from memledger.extraction.directives import parse_directives
+from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
+from memledger.extraction.protocol import Extractor, TurnExtraction, TurnText
+from memledger.projectors import checkpoints
+from memledger.projectors.facts_queries import live_memory_ids
+from memledger.service import tenant_settings
+from memledger.store import counters, db, event_store
+
+log = logging.getLogger(__name__)
+
+TURN_TAG = tag_of(TurnRecorded)
+
+
+@dataclass
+class BatchReport:
+    """What one batch did."""
+
+    turns: int = 0
+    events: int = 0
+    refused_secrets: int = 0
+    skipped: int = 0
+    dropped_low_confidence: int = 0
+    busy_elsewhere: bool = False
+
+
+@dataclass
+class WorkerConfig:
+    """Limits of the worker; defaults are the issue's."""
+
+    batch_turns: int = 10
+    max_entities: int = 20
+    max_relationships: int = 50
+
+
+def checkpoint_name(extractor: Extractor) -> str:
+    """The checkpoint of one extractor version."""
+    return f"extract:{extractor.name}@{extractor.version}"
+
+
+def turn_stream(extractor: Extractor, turn_id: str) -> str:
+    """The stream holding what one extractor version made of one turn."""
+    return f"extraction:{extractor.name}@{extractor.version}:{turn_id}"
+
+
+def to_turn_text(rec: Recorded) -> TurnText:
+    """A recorded turn as extractors see it."""
+    event = rec.event
+    assert isinstance(event, TurnRecorded)
+    return TurnText(
+        tenant_id=rec.tenant_id,
+        turn_id=event.turn_id,
+        event_id=rec.event_id,
+        role=event.role,
+        text=event.text,
+        scopes=event.scopes,
+        occurred_at=rec.occurred_at,
+    )
+
+
+@dataclass
+class ExtractionWorker:
+    """Runs one extractor over the ledger's turns, a batch at a time."""
+
+    engine: Engine
+    extractor: Extractor
+    config: WorkerConfig = field(default_factory=WorkerConfig)
+
+    @property
+    def name(self) -> str:
+        """This worker's checkpoint name."""
+        return checkpoint_name(self.extractor)
+
+    def _lock_key(self) -> sa.ColumnElement[int]:
+        return sa.func.hashtextextended(sa.literal(self.name), 0)
+
+    def install(self) -> None:
+        """Create the checkpoint at the start of the ledger if it is missing."""
+        with db.begin(self.engine) as tx:
+            checkpoints.ensure(tx, self.name, 1, "ledger")
+
+    def pending(self) -> int:
+        """Turns recorded and not yet extracted by this extractor version."""
+        with self.engine.connect() as conn:
+            cp = checkpoints.get(conn, self.name)
+            after = cp.cursor if cp else Cursor(0, 0)
+            return event_store.count_after(conn, after, types=[TURN_TAG])
+
+    def run_once(self) -> BatchReport:
+        """Extract one batch, unless another worker of this extractor is busy."""
+        self.install()
+        with self.engine.connect() as lock_conn:
+            got = lock_conn.execute(sa.select(sa.func.pg_try_advisory_lock(self._lock_key()))).scalar()
+            lock_conn.commit()  # hold the session lock outside any transaction
+            if not got:
+                return BatchReport(busy_elsewhere=True)
+            try:
+                return self._batch()
+            finally:
+                lock_conn.execute(sa.select(sa.func.pg_advisory_unlock(self._lock_key())))
+                lock_conn.commit()
+
+    def drain(self, should_stop: Callable[[], bool] = lambda: False) -> BatchReport:
+        """Extract batches until nothing is pending; the sum of their reports."""
+        total = BatchReport()
+        while not should_stop():
+            report = self.run_once()
+            if report.busy_elsewhere or not report.turns:
+                total.busy_elsewhere |= report.busy_elsewhere
+                return total
+            for name in ("turns", "events", "refused_secrets", "skipped", "dropped_low_confidence"):
+                setattr(total, name, getattr(total, name) + getattr(report, name))
+        return total
+
+    def _batch(self) -> BatchReport:
+        with self.engine.connect() as conn:
+            start = checkpoints.get(conn, self.name)
+            assert start is not None
+            page = event_store.read_all(conn, after=start.cursor, limit=self.config.batch_turns, types=[TURN_TAG])
+        if not page:
+            return BatchReport()
+        turns = [to_turn_text(rec) for rec in page]
+        found = self.extractor.extract(turns)  # outside any transaction
+        with db.begin(self.engine) as tx:
+            now = checkpoints.lock(tx, self.name)
+            if now is None or now.cursor != start.cursor:
+                return BatchReport(busy_elsewhere=True)  # someone else did this batch
+            report = self._append(tx, turns, found)
+            checkpoints.advance(tx, self.name, page[-1].cursor, len(page))
+        return report
+
+    def _append(
+        self, tx: Connection, turns: Sequence[TurnText], results: Mapping[str, TurnExtraction]
+    ) -> BatchReport:
+        label = f"{self.extractor.name}@{self.extractor.version}"
+        keys = {(t.tenant_id, conversation_of(t)) for t in turns}
+        saved = counters.load(tx, label, keys)
+        counts = {key: Counts(**saved.get(key, {})) for key in keys}
+        settings = {t: tenant_settings.load(tx, t) for t in sorted({t.tenant_id for t in turns})}
+        report = BatchReport(turns=len(turns))
+        per_turn: list[tuple[TurnText, list[NewEvent]]] = []
+        for turn in turns:
+            extraction = results.get(turn.turn_id, TurnExtraction())
+            if turn.role == "user" and not extraction.directives:
+                extraction = _with_directives(extraction, turn.text)
+            policy = Policy(
+                max_entities=self.config.max_entities,
+                max_relationships=self.config.max_relationships,
+                auto_promote=settings[turn.tenant_id].auto_promote,
+            )
+            pairs = to_events(turn, extraction, counts[(turn.tenant_id, conversation_of(turn))], policy,
+                              extractor=self.extractor.name, version=self.extractor.version)
+            per_turn.append((turn, [new for _, new in pairs]))
+        _reinforce_known(tx, per_turn)
+        for turn, events in per_turn:
+            if not events:
+                continue
+            try:
+                event_store.append(tx, turn.tenant_id, turn_stream(self.extractor, turn.turn_id), events, 0)
+            except ConcurrencyConflict:
+                log.info("turn %s was already extracted by %s; skipped", turn.turn_id, label)
+                continue
+            report.events += len(events)
+        counters.save(tx, label, {k: {n: getattr(c, n) for n in counters.COUNT_COLUMNS} for k, c in counts.items()})
+
+        def added(*names: str) -> int:
+            now = sum(getattr(c, n) for c in counts.values() for n in names)
+            return now - sum(s.get(n, 0) for s in saved.values() for n in names)
+
+        report.refused_secrets = added("refused_secrets")
+        report.skipped = added("skipped_entities", "skipped_relationships")
+        report.dropped_low_confidence = added("dropped_low_confidence")
+        return report
+
+
+def _with_directives(extraction: TurnExtraction, text: str) -> TurnExtraction:
+    directives = parse_directives(text)
+    if not directives:
+        return extraction
+    return msgspec.structs.replace(extraction, directives=directives)
+
+
+def _reinforce_known(tx: Connection, per_turn: list[tuple[TurnText, list[NewEvent]]]) -> None:
+    """A fact the read model already holds is reinforced, not extracted again."""
+    wanted = {
+        (turn.tenant_id, new.event.memory_id)
+        for turn, events in per_turn
+        for new in events
+        if isinstance(new.event, FactExtracted)
+    }
+    known = live_memory_ids(tx, wanted)
+    if not known:
+        return
+    for turn, events in per_turn:
+        for i, new in enumerate(events):
+            event = new.event
+            if isinstance(event, FactExtracted) and (turn.tenant_id, event.memory_id) in known:
+                reinforced = MemoryReinforced(
+                    item_id=event.memory_id,
+                    item_kind="fact",
+                    confidence=event.confidence,
+                    source_turns=event.source_turns,
+                )
+                events[i] = msgspec.structs.replace(new, event=reinforced)
+
+
+class WorkerLoop:
+    """The worker as a service: APScheduler runs ``drain`` every ``interval_s``,
+    and a watcher wakes it early when new turns arrive."""
+
+    def __init__(
+        self, worker: ExtractionWorker, *, interval_s: float = 30.0, poll_interval_s: float = 0.2
+    ) -> None:
+        self.worker = worker
+        self.poll_interval_s = poll_interval_s
+        self._stop = threading.Event()
+        self.scheduler = BackgroundScheduler(timezone="UTC")
+        self.scheduler.add_job(
+            self._drain, "interval", seconds=interval_s, id="extract", max_instances=1,
+            coalesce=True, next_run_time=datetime.now(UTC),
+        )
+
+    def _drain(self) -> None:
+        report = self.worker.drain(self._stop.is_set)
+        if report.turns:
+            log.info("extracted %d turns into %d events", report.turns, report.events)
+
+    def run(self, should_stop: Callable[[], bool] = lambda: False) -> None:
+        """Run until ``should_stop`` (checked every poll interval) or ``stop``."""
+        self.worker.install()
+        self.scheduler.start()
+        try:
+            while not (self._stop.is_set() or should_stop()):
+                if self.worker.pending():
+                    self.scheduler.modify_job("extract", next_run_time=datetime.now(UTC))
+                self._stop.wait(self.poll_interval_s)
+        finally:
+            self._stop.set()
+            self.scheduler.shutdown(wait=True)
+
+    def stop(self) -> None:
+        """Ask ``run`` to return after the current batch."""
+        self._stop.set()

@@ -1,0 +1,61 @@
+"""Per-tenant switches, stored as events in the tenant's settings stream."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import msgspec
+from sqlalchemy.engine import Connection, Engine
+
+from memledger.events.catalogue import TenantSettingsChanged
+from memledger.events.envelope import Metadata, NewEvent
+from memledger.store import db, event_store
+
+SETTINGS_STREAM = "tenant:settings"
+
+
+class TenantSettings(msgspec.Struct, frozen=True):
+    """The switches in force. Defaults: capture and recall on; automatic promotion
+    from directives off; user and org scopes written only by promotion."""
+
+    capture: bool = True
+    recall: bool = True
+    auto_promote: bool = False
+    broad_scope_writes: bool = False
+
+
+def fold(events: list[TenantSettingsChanged]) -> TenantSettings:
+    """The settings after a sequence of changes. Pure."""
+    current = TenantSettings()
+    for change in events:
+        updates = {
+            name: value
+            for name in ("capture", "recall", "auto_promote", "broad_scope_writes")
+            if (value := getattr(change, name)) is not None
+        }
+        current = msgspec.structs.replace(current, **updates)
+    return current
+
+
+def load(conn: Connection, tenant_id: str) -> TenantSettings:
+    """The tenant's current settings, read from its settings stream."""
+    changes = [
+        rec.event
+        for rec in event_store.read_stream(conn, tenant_id, SETTINGS_STREAM)
+        if isinstance(rec.event, TenantSettingsChanged)
+    ]
+    return fold(changes)
+
+
+def change(engine: Engine, tenant_id: str, change: TenantSettingsChanged, actor: str | None = None) -> TenantSettings:
+    """Append a change of switches and return the settings now in force."""
+    new = NewEvent(
+        event=change,
+        event_id=f"settings:{uuid.uuid4()}",
+        occurred_at=datetime.now(UTC),
+        metadata=Metadata(actor=actor),
+    )
+    with db.begin(engine) as tx:
+        event_store.append(tx, tenant_id, SETTINGS_STREAM, [new], None)
+        return load(tx, tenant_id)

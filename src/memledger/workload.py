@@ -1,0 +1,582 @@
+"""A deterministic generator of realistic, mixed ledger traffic, for tests and benchmarks.
+
+``generate`` plays ``turns`` conversation turns per tenant. Each tenant has a few
+users, projects and sessions (each session belongs to one user and one project).
+Every turn is a ``TurnRecorded`` in ``conversation:<session>``, followed by what a
+heuristic extractor would append because of it, each event in its own item's
+stream and caused by the turn:
+
+- ``FactExtracted`` (``memory:<id>``): keys that recur per slot ("editor",
+  "frontend framework", "deploy day", ...), so facts restate, supersede and
+  conflict; the same memory id is sometimes extracted again; confidences from 0.5
+  to 1.0 on a coarse grid, so exact ties happen; now and then two contradicting
+  facts in one turn with equal confidence (an ambiguous conflict);
+- ``EntityObserved`` (``entity:<id>``): recurring names in varied casing, so they
+  merge, sometimes with aliases;
+- ``RelationshipObserved`` (``relationship:<key>``): USES, PREFERS, WORKS_ON,
+  DEPENDS_ON, PART_OF, and the symmetric WORKS_WITH and KNOWS observed in both
+  directions; ``relationship_id`` is ``keys.relationship_key(...)``;
+- ``MemoryReinforced`` of known facts, entities and relationships;
+  ``MemoryRetracted`` / ``MemoryRestored`` of facts and relationships;
+  ``MemoryPromoted`` of a fact to a broader scope; ``ConflictResolved``
+  (``conflict:<slot>``) of a slot holding facts that disagree.
+
+On average a turn gives one turn event and about three derived ones.
+Deterministic: the same arguments give the same events, ids and times (a seeded
+``random.Random`` per tenant; no clock). Event ids are ``wl<seed>-<tenant>-<n>``;
+tenants are ``wl<seed>-t<index>``. ``occurred_at`` grows with the turn index.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from functools import cache
+from itertools import islice
+from typing import NamedTuple, TypeVar
+
+from sqlalchemy.engine import Engine
+
+from memledger.events.catalogue import (
+    ConflictResolved,
+    EntityObserved,
+    Event,
+    FactExtracted,
+    MemoryPromoted,
+    MemoryReinforced,
+    MemoryRestored,
+    MemoryRetracted,
+    RelationshipObserved,
+    Scopes,
+    TurnRecorded,
+)
+from memledger.events.envelope import Metadata, NewEvent
+from memledger.events.keys import entity_id, relationship_key, slot_id
+from memledger.store import event_store
+
+
+T = TypeVar("T")
+
+
+class Append(NamedTuple):
+    """One call of ``event_store.append``: events for one stream of one tenant."""
+
+    tenant_id: str
+    stream_id: str
+    events: list[NewEvent]
+
+
+# -- vocabulary ---------------------------------------------------------------------------
+
+_FIRST = (
+    "Alice", "Bob", "Carmen", "Dmitri", "Emeka", "Fatima", "Grace", "Hiro", "Ines", "Jonas",
+    "Keiko", "Liam", "Maya", "Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sven", "Tariq",
+)
+_LAST = ("Chen", "Okafor", "Silva", "Novak", "Haddad", "Larsen", "Mendes", "Ito", "Kowalski", "Roy")
+_PROJECTS = (
+    "Phoenix", "Atlas", "Orion", "Hermes", "Nimbus", "Juniper", "Kestrel", "Lighthouse",
+    "Marigold", "Quasar", "Sequoia", "Tundra",
+)
+_TOOLS = (
+    "VS Code", "Neovim", "PostgreSQL", "Redis", "Kafka", "Docker", "Kubernetes", "Terraform",
+    "GitHub Actions", "Sentry", "Grafana", "FastAPI", "React", "Vue", "pytest", "Playwright",
+    "Figma", "Linear", "Jira", "Slack", "Datadog", "pgvector", "Airflow", "dbt",
+)
+_ALIASES = {"PostgreSQL": "Postgres", "Kubernetes": "k8s", "VS Code": "vscode", "GitHub Actions": "GHA"}
+_ORGS = ("Acme", "Globex", "Initech", "Umbrella Labs", "Hooli", "Stark Digital", "Wayne Data")
+_VENDORS = ("Hetzner", "AWS", "Stripe", "Twilio", "Cloudflare")
+_CONCEPTS = (
+    "feature flags", "blue-green deploys", "event sourcing", "retrieval augmented generation",
+    "error budgets", "trunk-based development", "code owners", "load shedding",
+)
+
+# key, category, scope, values (the first ones are the likelier), statement template
+_FACT_KEYS: tuple[tuple[str, str, str, tuple[str, ...], str], ...] = (
+    ("editor", "preference", "user",
+     ("VS Code", "Neovim", "Emacs", "Zed", "IntelliJ IDEA", "Helix"), "{who} uses {v} as editor"),
+    ("frontend framework", "decision", "project",
+     ("React", "Vue", "Svelte", "Angular", "SolidJS"), "{proj} frontend is built with {v}"),
+    ("deploy day", "decision", "project",
+     ("Tuesday", "Thursday", "Wednesday", "Monday"), "{proj} deploys go out on {v}"),
+    ("database", "technical_fact", "project",
+     ("PostgreSQL", "MySQL", "SQLite", "DynamoDB"), "{proj} stores its data in {v}"),
+    ("ci system", "technical_fact", "org",
+     ("GitHub Actions", "GitLab CI", "Buildkite", "Jenkins"), "CI runs on {v}"),
+    ("primary language", "technical_fact", "project",
+     ("Python", "TypeScript", "Go", "Rust", "Kotlin"), "{proj} is written mainly in {v}"),
+    ("answer style", "preference", "user",
+     ("short answers, code first", "detailed explanations", "bullet points", "examples before theory"),
+     "{who} prefers {v}"),
+    ("code review rule", "constraint", "org",
+     ("two approvals before merging", "one approval from the owning team", "no self-merges"),
+     "code review requires {v}"),
+    ("standup time", "procedure", "project",
+     ("9:30", "10:00", "9:15", "11:00"), "the {proj} standup is at {v}"),
+    ("timezone", "personal_fact", "user",
+     ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "Europe/Lisbon"), "{who} works in {v}"),
+    ("release cadence", "decision", "project",
+     ("every two weeks", "weekly", "monthly"), "{proj} releases {v}"),
+    ("current task", "task_update", "session",
+     ("migrating the billing tables", "fixing the flaky login test", "writing the onboarding doc",
+      "profiling the search endpoint", "reviewing the schema change"), "{who} is {v}"),
+    ("quarter goal", "goal", "project",
+     ("cut p99 latency below 200 ms", "ship the mobile beta", "halve the cloud bill"),
+     "the {proj} goal this quarter is to {v}"),
+    ("staging migrations", "lesson_learned", "project",
+     ("run them on a copy of production first", "never run them on Fridays"),
+     "for staging migrations: {v}"),
+    ("cloud provider", "technical_fact", "org", ("AWS", "GCP", "Hetzner", "Azure"), "we host on {v}"),
+    ("package manager", "preference", "project",
+     ("uv", "poetry", "pnpm", "npm"), "{proj} uses {v} for packages"),
+    ("ledger", "terminology", "org",
+     ("the append-only event table", "the audit log"), "'ledger' means {v}"),
+    ("coffee", "personal_fact", "user", ("flat white", "espresso", "green tea"), "{who} drinks {v}"),
+)
+_KEY_WEIGHTS = (9, 8, 7, 6, 3, 4, 5, 2, 3, 3, 3, 6, 3, 2, 2, 3, 1, 2)
+_CONFIDENCES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.8, 0.85, 0.85, 0.9, 0.9, 0.9, 0.95, 1.0)
+_PROMOTION = {"preference": "preference", "decision": "decision", "procedure": "procedure",
+              "lesson_learned": "lesson_learned", "task_update": "task_update",
+              "terminology": "terminology"}
+_BROADER = {"session": ("project", "user"), "project": ("org",), "user": ("org",)}
+
+_OPENERS = (
+    "Quick update: {s}.", "Just so you know, {s}.", "For the record, {s}.", "Remember that {s}.",
+    "Heads up - {s}.", "We talked about it this morning and {s}.", "To be clear, {s}.",
+)
+_ASSISTANT = (
+    "Noted: {s}.", "Got it, I'll remember that {s}.", "Understood - {s}. Anything else?",
+    "Thanks, so {s}. I'll keep that in mind for {proj}.",
+)
+_FILLER = (
+    "I paired with {person} on it yesterday and it went better than expected.",
+    "{person} thinks we should revisit this after the {proj} release.",
+    "The {tool} dashboards looked fine this morning, no alerts overnight.",
+    "Can you remind me what we decided about logging in {proj}?",
+    "Honestly the setup took longer than I hoped, mostly waiting on reviews.",
+    "I still need to write the migration notes before Friday.",
+    "{person} asked whether {tool} is worth the extra cost.",
+    "Let's keep the answer short, I only need the gist.",
+    "The last incident was caused by a missing index, not by {tool}.",
+    "We'll demo it to the {org} folks next week.",
+    "I'm not sure {person} has seen the latest draft yet.",
+    "Please don't suggest rewriting everything in a new framework again.",
+    "The flaky test in {proj} failed twice on main today.",
+    "I moved the retro to Thursday because half the team is out.",
+    "{tool} upgrades always break something small, so let's pin the version.",
+    "Budget approval for {proj} came through from {person}.",
+)
+
+
+# -- per-tenant state ---------------------------------------------------------------------
+
+
+class _Session(NamedTuple):
+    name: str
+    user: str  # user id (a scope key)
+    who: str  # the user's display name
+    project: str
+    org: str
+
+
+class _Fact(NamedTuple):
+    memory_id: str
+    value: str
+    scope: str
+    scope_key: str
+    spec: int  # index into _FACT_KEYS
+
+
+@cache
+def _entity_key(entity_type: str, name: str) -> str:
+    return entity_id(entity_type, name)
+
+
+@cache
+def _edge_key(st: str, sn: str, rel: str, tt: str, tn: str) -> str:
+    return relationship_key(st, sn, rel, tt, tn)
+
+
+@cache
+def _slot(scope: str, scope_key: str, key: str) -> str:
+    return slot_id(scope, scope_key, key)
+
+
+class _Rng(random.Random):
+    """``random.Random`` with a cheaper choice (``Random.choice`` costs ~10x more)."""
+
+    def pick(self, seq: Sequence[T]) -> T:
+        return seq[int(self.random() * len(seq))]
+
+
+class _Known:
+    """Ids seen so far: a list to draw from at random, a set to test membership."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self._seen: set[str] = set()
+
+    def add(self, item: str) -> None:
+        if item not in self._seen:
+            self._seen.add(item)
+            self.items.append(item)
+
+    def __contains__(self, item: str) -> bool:
+        return item in self._seen
+
+
+class _Tenant:
+    """One tenant's cast, what it has said so far, and its id counter."""
+
+    def __init__(self, seed: int, index: int, start: datetime) -> None:
+        self.rng = rng = _Rng(seed * 1_000_003 + index)
+        self.id = f"wl{seed}-t{index:04d}"
+        self.prefix = f"wl{seed}-{index}-"
+        self.start = start + timedelta(milliseconds=index * 7)
+        self.counter = 0
+        people = rng.sample([f"{f} {la}" for f in _FIRST for la in _LAST], rng.randint(8, 14))
+        self.people = people
+        self.projects = rng.sample(_PROJECTS, rng.randint(2, 4))
+        self.tools = rng.sample(_TOOLS, rng.randint(10, 16))
+        self.org = rng.pick(_ORGS)
+        self.sessions: list[_Session] = []
+        for who in people[: rng.randint(3, 6)]:
+            user = "u-" + who.split()[0].lower()
+            for _ in range(rng.randint(2, 4)):
+                session = f"s-{len(self.sessions):03d}-{user[2:]}"
+                self.sessions.append(_Session(session, user, who, rng.pick(self.projects), self.org))
+        self.slots: dict[str, list[_Fact]] = {}  # slot id -> facts in it, oldest first
+        self.by_value: dict[tuple[str, str], list[_Fact]] = {}  # (slot id, value) -> facts
+        self.current: dict[str, str] = {}  # slot id -> the value it holds now
+        self.facts: list[_Fact] = []  # for reinforcement, retraction and promotion
+        self.entities = _Known()  # entity ids observed
+        self.edges = _Known()  # relationship keys observed
+        self.retracted: list[tuple[str, str]] = []  # (kind, item id)
+        self.contested = _Known()  # slots that hold two or more values
+        self.small_talk = [  # rendered once: formatting per turn was half the generator's time
+            rng.pick(_FILLER).format(
+                person=rng.pick(people).split()[0], tool=rng.pick(self.tools),
+                proj=rng.pick(self.projects), org=self.org,
+            )
+            for _ in range(160)
+        ]
+
+    def next_id(self) -> str:
+        self.counter += 1
+        return f"{self.prefix}{self.counter}"
+
+
+class _Turn:
+    """What one turn appends, in order, with the provenance of its derived events."""
+
+    def __init__(self, tenant: _Tenant, at: datetime, session: _Session, turn_id: str) -> None:
+        self.tenant, self.at, self.session, self.turn_id = tenant, at, session, turn_id
+        self.turn_event_id = tenant.next_id()
+        self.appends: list[Append] = []
+        self.meta = Metadata(
+            causation_id=self.turn_event_id, correlation_id=session.name,
+            extractor="heuristic", extractor_version="1",
+        )
+        self.sentences: list[str] = []
+        self.mentioned: list[str] = []
+
+    def emit(self, stream: str, *events: Event) -> None:
+        tenant = self.tenant
+        news = [
+            NewEvent(
+                event=event,
+                event_id=tenant.next_id(),
+                occurred_at=self.at + timedelta(milliseconds=len(self.appends) + 1 + i),
+                metadata=self.meta,
+            )
+            for i, event in enumerate(events)
+        ]
+        self.appends.append(Append(tenant.id, stream, news))
+
+
+def _confidence(rng: _Rng) -> float:
+    if rng.random() < 0.15:
+        return round(rng.uniform(0.5, 1.0), 3)
+    return rng.pick(_CONFIDENCES)
+
+
+def _variant(rng: _Rng, name: str) -> str:
+    """The name as a person might type it: usually as is, sometimes cased or punctuated."""
+    roll = rng.random()
+    if roll < 0.7:
+        return name
+    if roll < 0.85:
+        return name.lower()
+    if roll < 0.93:
+        return name.upper()
+    return name + rng.pick((".", ",", "!", " "))
+
+
+# -- derived events -----------------------------------------------------------------------
+
+
+def _fact(turn: _Turn, rng: _Rng, spec: int | None = None, value: str | None = None,
+          confidence: float | None = None) -> tuple[str, str, float]:
+    tenant, session = turn.tenant, turn.session
+    if spec is None:
+        spec = rng.choices(range(len(_FACT_KEYS)), _KEY_WEIGHTS)[0]
+    key, category, scope, values, template = _FACT_KEYS[spec]
+    scope_key = {"user": session.user, "project": session.project, "org": session.org,
+                 "session": session.name}[scope]
+    slot = _slot(scope, scope_key, key)
+    held = tenant.slots.setdefault(slot, [])
+    if value is None:
+        value = tenant.current.get(slot)
+        if value is None or rng.random() < 0.2:  # a first mention, or a switch
+            value = values[min(int(rng.expovariate(0.9)), len(values) - 1)]
+    if held and value != tenant.current.get(slot):
+        tenant.contested.add(slot)
+    tenant.current[slot] = value
+    same = tenant.by_value.setdefault((slot, value), [])
+    if same and rng.random() < 0.3:
+        memory_id = rng.pick(same).memory_id  # the extractor saw the same fact again
+    else:
+        memory_id = f"fact-{tenant.next_id()}"
+        fact = _Fact(memory_id, value, scope, scope_key, spec)
+        held.append(fact)
+        same.append(fact)
+        tenant.facts.append(fact)
+    statement = template.format(who=session.who, proj=session.project, v=value)
+    if rng.random() < 0.15:
+        statement = statement.lower() + "."
+    confidence = _confidence(rng) if confidence is None else confidence
+    turn.emit(f"memory:{memory_id}", FactExtracted(
+        memory_id=memory_id, scope=scope, scope_key=scope_key,  # type: ignore[arg-type]
+        key=key if rng.random() < 0.8 else key.title(), statement=statement,
+        category=category, confidence=confidence,  # type: ignore[arg-type]
+        source_turns=(turn.turn_id,), value=value,
+    ))
+    turn.sentences.append(statement)
+    return key, value, confidence
+
+
+def _facts(turn: _Turn, rng: _Rng, role: str) -> None:
+    roll = rng.random()
+    count = (0 if roll < 0.2 else 1 if roll < 0.8 else 2) if role == "user" else int(roll < 0.3)
+    for _ in range(count):
+        _fact(turn, rng)
+    if role == "user" and rng.random() < 0.04:  # "we use React, or maybe Vue": a real tie
+        spec = rng.choices(range(len(_FACT_KEYS)), _KEY_WEIGHTS)[0]
+        values = _FACT_KEYS[spec][3]
+        first, second = rng.sample(values, 2)
+        confidence = rng.pick(_CONFIDENCES)
+        _fact(turn, rng, spec, first, confidence)
+        _fact(turn, rng, spec, second, confidence)
+
+
+def _entity(turn: _Turn, rng: _Rng, entity_type: str, name: str) -> None:
+    shown = _variant(rng, name)
+    key = _entity_key(entity_type, name)
+    alias = _ALIASES.get(name)
+    turn.emit(f"entity:{key}", EntityObserved(
+        name=shown, entity_type=entity_type,  # type: ignore[arg-type]
+        confidence=_confidence(rng),
+        aliases=(alias,) if alias and rng.random() < 0.5 else (),
+        description=f"{entity_type} mentioned by {turn.session.who}" if rng.random() < 0.1 else None,
+        source_turns=(turn.turn_id,),
+    ))
+    turn.tenant.entities.add(key)
+    turn.mentioned.append(shown.strip(" .,!"))
+
+
+def _entities(turn: _Turn, rng: _Rng) -> None:
+    tenant = turn.tenant
+    for _ in range(rng.pick((0, 1, 1, 1, 2, 2, 3))):
+        roll = rng.random()
+        if roll < 0.35:
+            _entity(turn, rng, "person", rng.pick(tenant.people))
+        elif roll < 0.7:
+            _entity(turn, rng, "tool", rng.pick(tenant.tools))
+        elif roll < 0.85:
+            _entity(turn, rng, "project", rng.pick(tenant.projects))
+        elif roll < 0.93:
+            _entity(turn, rng, "concept", rng.pick(_CONCEPTS))
+        else:
+            _entity(turn, rng, "organization", rng.pick((tenant.org, *_VENDORS)))
+
+
+def _edge(turn: _Turn, rng: _Rng) -> None:
+    tenant, session = turn.tenant, turn.session
+    roll = rng.random()
+    if roll < 0.25:
+        ends = [("user", session.user, rng.pick(("USES", "USES", "PREFERS")),
+                 "tool", rng.pick(tenant.tools))]
+    elif roll < 0.4:
+        ends = [("user", session.user, "WORKS_ON", "project", session.project)]
+    elif roll < 0.7:  # symmetric: the extractor saw it both ways round
+        a, b = rng.sample(tenant.people, 2)
+        rel = rng.pick(("WORKS_WITH", "WORKS_WITH", "KNOWS"))
+        ends = [("person", a, rel, "person", b), ("person", b, rel, "person", a)]
+    elif roll < 0.9:
+        ends = [("project", session.project, "DEPENDS_ON", "tool", rng.pick(tenant.tools))]
+    else:
+        ends = [("person", rng.pick(tenant.people), "PART_OF", "organization", tenant.org)]
+    first = ends[0]
+    key = _edge_key(*first)
+    events = [
+        RelationshipObserved(
+            relationship_id=key, source_name=_variant(rng, sn), source_type=st,  # type: ignore[arg-type]
+            relation=rel, target_name=_variant(rng, tn), target_type=tt,  # type: ignore[arg-type]
+            confidence=_confidence(rng),
+            context=f"said in {session.project}" if rng.random() < 0.3 else None,
+            source_turns=(turn.turn_id,),
+        )
+        for st, sn, rel, tt, tn in ends
+    ]
+    turn.emit(f"relationship:{key}", *events)
+    tenant.edges.add(key)
+
+
+def _lifecycle(turn: _Turn, rng: _Rng) -> None:
+    """Reinforcement, retraction, restoring, promotion and resolution of earlier items."""
+    tenant = turn.tenant
+    src = (turn.turn_id,)
+    if rng.random() < 0.3:
+        roll = rng.random()
+        if roll < 0.45 and tenant.facts:
+            kind, item, stream = "fact", rng.pick(tenant.facts).memory_id, "memory"
+        elif roll < 0.75 and tenant.entities.items:
+            kind, item, stream = "entity", rng.pick(tenant.entities.items), "entity"
+        elif tenant.edges.items:
+            kind, item, stream = "relationship", rng.pick(tenant.edges.items), "relationship"
+        else:
+            kind = ""
+        if kind:
+            confidence = _confidence(rng) if rng.random() < 0.5 else None
+            turn.emit(f"{stream}:{item}", MemoryReinforced(
+                item_id=item, item_kind=kind, confidence=confidence, source_turns=src,  # type: ignore[arg-type]
+            ))
+    if rng.random() < 0.04 and tenant.facts:
+        if rng.random() < 0.7:
+            kind, item, stream = "fact", rng.pick(tenant.facts).memory_id, "memory"
+        elif tenant.edges.items:
+            kind, item, stream = "relationship", rng.pick(tenant.edges.items), "relationship"
+        else:
+            kind, item, stream = "fact", rng.pick(tenant.facts).memory_id, "memory"
+        turn.emit(f"{stream}:{item}", MemoryRetracted(
+            item_id=item, item_kind=kind,  # type: ignore[arg-type]
+            reason=rng.pick(("", "I don't use that anymore", "that was wrong")), source_turns=src,
+        ))
+        tenant.retracted.append((kind, item))
+    if rng.random() < 0.015 and tenant.retracted:
+        kind, item = tenant.retracted.pop(rng.randrange(len(tenant.retracted)))
+        stream = "memory" if kind == "fact" else "relationship"
+        turn.emit(f"{stream}:{item}", MemoryRestored(
+            item_id=item, item_kind=kind, reason="restored on request",  # type: ignore[arg-type]
+        ))
+    if rng.random() < 0.03 and tenant.facts:
+        _promote(turn, rng)
+    if rng.random() < 0.02 and tenant.contested.items:
+        slot = rng.pick(tenant.contested.items)
+        chosen = rng.pick(tenant.slots[slot])
+        turn.emit(f"conflict:{slot}", ConflictResolved(
+            conflict_id=slot, chosen_memory_id=chosen.memory_id,
+            reason=rng.pick(("", "confirmed with the team", "the newer plan")),
+            resolved_by=turn.session.user,
+        ))
+
+
+def _promote(turn: _Turn, rng: _Rng) -> None:
+    tenant, session = turn.tenant, turn.session
+    fact = rng.pick(tenant.facts)
+    key, category, _, _, template = _FACT_KEYS[fact.spec]
+    scope = rng.pick(_BROADER.get(fact.scope, ("org",)))
+    scope_key = {"project": session.project, "user": session.user, "org": session.org}[scope]
+    memory_id = f"promo-{tenant.next_id()}"
+    statement = template.format(who=session.who, proj=session.project, v=fact.value)
+    turn.emit(f"memory:{memory_id}", MemoryPromoted(
+        memory_id=memory_id, kind=_PROMOTION.get(category, "lesson_learned"),  # type: ignore[arg-type]
+        scope=scope, scope_key=scope_key, key=key, statement=statement,  # type: ignore[arg-type]
+        confidence=_confidence(rng), promoted_from=fact.memory_id, source_turns=(turn.turn_id,),
+    ))
+    slot = _slot(scope, scope_key, key)
+    promoted = _Fact(memory_id, fact.value, scope, scope_key, fact.spec)
+    tenant.slots.setdefault(slot, []).append(promoted)
+    tenant.by_value.setdefault((slot, fact.value), []).append(promoted)
+    tenant.facts.append(promoted)
+
+
+# -- the turn text ------------------------------------------------------------------------
+
+
+def _text(turn: _Turn, rng: _Rng, role: str) -> str:
+    """100 to 600 characters about what the turn's events say, padded with small talk."""
+    tenant, session = turn.tenant, turn.session
+    parts = [
+        rng.pick(_ASSISTANT if role == "assistant" else _OPENERS).format(s=s, proj=session.project)
+        for s in turn.sentences
+    ]
+    if turn.mentioned:
+        parts.append(f"This is about {', '.join(turn.mentioned)}.")
+    target = rng.randint(100, 600)
+    size = sum(len(p) + 1 for p in parts)
+    while size < target:
+        filler = rng.pick(tenant.small_talk)
+        if size + len(filler) > 600 and size >= 100:
+            break
+        parts.append(filler)
+        size += len(filler) + 1
+    text = " ".join(parts)
+    return text if len(text) <= 600 else text[:597].rsplit(" ", 1)[0] + "..."
+
+
+def _play_turn(tenant: _Tenant, index: int) -> list[Append]:
+    rng = tenant.rng
+    session = tenant.sessions[min(int(rng.expovariate(0.35)), len(tenant.sessions) - 1)]
+    at = tenant.start + timedelta(seconds=index * 40)
+    turn = _Turn(tenant, at, session, f"turn-{tenant.prefix}{index}")
+    role = "user" if rng.random() < 0.6 else "assistant"
+    _facts(turn, rng, role)
+    _entities(turn, rng)
+    if rng.random() < 0.55:
+        _edge(turn, rng)
+    _lifecycle(turn, rng)
+    recorded = NewEvent(
+        event=TurnRecorded(
+            turn_id=turn.turn_id, role=role, text=_text(turn, rng, role),  # type: ignore[arg-type]
+            scopes=Scopes(session=session.name, project=session.project, user=session.user,
+                          org=session.org),
+            subject=session.user if role == "user" else None,
+        ),
+        event_id=turn.turn_event_id,
+        occurred_at=at,
+        metadata=Metadata(correlation_id=session.name, actor=session.user if role == "user" else "agent"),
+    )
+    return [Append(tenant.id, f"conversation:{session.name}", [recorded]), *turn.appends]
+
+
+def generate(*, seed: int, tenants: int, turns: int, start: datetime) -> list[Append]:
+    """``turns`` turns per tenant and what was extracted from them, tenants interleaved
+    turn by turn, in the order they should be appended. Deterministic."""
+    cast = [_Tenant(seed, index, start) for index in range(tenants)]
+    out: list[Append] = []
+    # Millions of long-lived objects make each full garbage collection walk them
+    # all; nothing here forms a cycle, so collecting is paused while generating.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        for index in range(turns):
+            for tenant in cast:
+                out.extend(_play_turn(tenant, index))
+    finally:
+        if paused:
+            gc.enable()
+    return out
+
+
+def append_all(engine: Engine, appends: Iterable[Append], *, batch_per_tx: int = 1) -> None:
+    """Append each ``Append`` in order (``expected_version=None``), ``batch_per_tx`` of
+    them per transaction. Idempotent: appending the same workload again writes nothing."""
+    if batch_per_tx < 1:
+        raise ValueError(f"batch_per_tx must be at least 1, not {batch_per_tx}")
+    items = iter(appends)
+    while chunk := list(islice(items, batch_per_tx)):
+        with engine.begin() as tx:
+            for tenant_id, stream_id, events in chunk:
+                event_store.append(tx, tenant_id, stream_id, events, None)
