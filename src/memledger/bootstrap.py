@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy.engine import URL, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.config import Settings
@@ -86,3 +87,8 @@ def build_worker(database: Database, extractor: Extractor | None = None) -> Extr
         max_relationships=settings.max_relationships_per_conversation,
     )
     return ExtractionWorker(database.engine, extractor or build_extractor(settings), config)
+
+
+def vector_search(database: Database) -> Callable[[Connection, str, str], list[str]] | None:
+    """The vector channel of retrieval, once an embedding projection exists; None until then."""
+    return None

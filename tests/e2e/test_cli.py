@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,9 +34,7 @@ DEMO_TEXTS = [text for _, text in CONVERSATION]
 
 def run(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``memledger ARGS`` to completion."""
-    return subprocess.run(
-        [*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def json_lines(stdout: str) -> list[dict[str, Any]]:
@@ -162,9 +161,7 @@ def test_tail_limit_stops_after_that_many(
     assert tail(database, "--tenant", DEMO_TENANT, *after_first, "--limit", "3") == everything[1:4]
 
 
-def test_tail_type_keeps_only_that_type(
-    database: SessionDatabase, engine: Engine, tenant: str
-) -> None:
+def test_tail_type_keeps_only_that_type(database: SessionDatabase, engine: Engine, tenant: str) -> None:
     retraction = NewEvent(
         event=MemoryRetracted(item_id="fact-1", item_kind="fact", reason="wrong"),
         event_id=f"evt-{uuid.uuid4().hex}",
@@ -176,9 +173,7 @@ def test_tail_type_keeps_only_that_type(
 
     only_turns = tail(database, "--tenant", tenant, "--type", "turn.recorded")
     only_retractions = tail(database, "--tenant", tenant, "--type", "memory.retracted")
-    both = tail(
-        database, "--tenant", tenant, "--type", "turn.recorded", "--type", "memory.retracted"
-    )
+    both = tail(database, "--tenant", tenant, "--type", "turn.recorded", "--type", "memory.retracted")
 
     assert [r["event_id"] for r in only_turns] == turns
     assert [r["event_id"] for r in only_retractions] == retracted
@@ -232,10 +227,10 @@ def _follow(env: dict[str, str], tenant: str) -> subprocess.Popen[str]:
     )
 
 
-def _interrupt(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    """Ctrl-C the process as a user would; its exit code and stderr."""
+def _stop(proc: subprocess.Popen[str], sig: signal.Signals) -> tuple[int, str]:
+    """Send ``sig`` and wait for the process to end; its exit code and stderr."""
     try:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         code = proc.wait(timeout=15)
         assert proc.stderr is not None
         return code, proc.stderr.read()
@@ -245,9 +240,7 @@ def _interrupt(proc: subprocess.Popen[str]) -> tuple[int, str]:
             proc.wait()
 
 
-def test_tail_follow_prints_events_as_they_are_appended(
-    database: SessionDatabase, engine: Engine, tenant: str
-) -> None:
+def test_tail_follow_prints_events_as_they_are_appended(database: SessionDatabase, engine: Engine, tenant: str) -> None:
     (before,) = append(engine, tenant, turn_event("before"))
     proc = _follow(database.env, tenant)
     try:
@@ -259,20 +252,18 @@ def test_tail_follow_prints_events_as_they_are_appended(
         assert record["event_id"] == after
         assert record["payload"]["text"] == "after"
     finally:
-        code, stderr = _interrupt(proc)
-    assert code == 130, stderr
+        code, stderr = _stop(proc, signal.SIGTERM)
+    assert code == -signal.SIGTERM, stderr
+
+
+NOTIFYING = {"MEMLEDGER_NOTIFY_ON_APPEND": "true", "MEMLEDGER_POLL_INTERVAL_S": "120"}
 
 
 def test_tail_follow_with_notify_on_append_wakes_before_the_poll_interval(
     database: SessionDatabase, engine: Engine, tenant: str
 ) -> None:
-    env = {
-        **database.env,
-        "MEMLEDGER_NOTIFY_ON_APPEND": "true",
-        "MEMLEDGER_POLL_INTERVAL_S": "120",
-    }
     (before,) = append(engine, tenant, turn_event("before"))
-    proc = _follow(env, tenant)
+    proc = _follow({**database.env, **NOTIFYING}, tenant)
     try:
         assert proc.stdout is not None
         lines = Lines(proc.stdout)
@@ -281,13 +272,26 @@ def test_tail_follow_with_notify_on_append_wakes_before_the_poll_interval(
         # Far less than the 120 s poll interval: the notification woke it.
         assert lines.next_record(timeout=15)["event_id"] == after
     finally:
-        code, stderr = _interrupt(proc)
-    assert code == 130, stderr
+        code, stderr = _stop(proc, signal.SIGTERM)
+    assert code == -signal.SIGTERM, stderr
 
 
-def test_tail_follow_with_a_limit_exits_by_itself(
+def test_ctrl_c_ends_tail_follow_with_exit_130_while_it_waits(
     database: SessionDatabase, engine: Engine, tenant: str
 ) -> None:
+    (before,) = append(engine, tenant, turn_event("before"))
+    proc = _follow({**database.env, **NOTIFYING}, tenant)
+    try:
+        assert proc.stdout is not None
+        assert Lines(proc.stdout).next_record(timeout=60)["event_id"] == before
+        time.sleep(1.5)  # it reads once more, finds nothing, and waits (up to 120 s)
+    finally:
+        code, stderr = _stop(proc, signal.SIGINT)
+    assert code == 130, stderr
+    assert "Traceback" not in stderr
+
+
+def test_tail_follow_with_a_limit_exits_by_itself(database: SessionDatabase, engine: Engine, tenant: str) -> None:
     ids = append(engine, tenant, turn_event("one"), turn_event("two"))
     result = run(database.env, "events", "tail", "--tenant", tenant, "--follow", "--limit", "2")
 

@@ -211,35 +211,16 @@ def test_append_refuses_metadata_that_is_not_a_metadata(engine: Engine, tenant: 
     assert "metadata" in str(error)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: event_store._prepare never validates Metadata's fields; Metadata(actor=5) "
-    "is stored, and every later read of that row (read_stream, read_all of any tenant) "
-    "raises a raw msgspec.ValidationError",
-    raises=pytest.fail.Exception,
-)
 def test_append_refuses_metadata_with_a_wrongly_typed_field(engine: Engine, tenant: str) -> None:
     batch = [_with(turn_event(), metadata=Metadata(actor=5))]  # type: ignore[arg-type]
     _refused(engine, InvalidCommand, lambda tx: event_store.append(tx, tenant, "s", batch, 0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: a NUL in Metadata reaches PostgreSQL, which fails the INSERT with a raw "
-    "sqlalchemy DataError (UntranslatableCharacter) instead of a typed InvalidCommand",
-    raises=sa.exc.DataError,
-)
 def test_append_refuses_metadata_holding_a_nul_character(engine: Engine, tenant: str) -> None:
     batch = [_with(turn_event(), metadata=Metadata(actor="ad\x00a"))]
     _refused(engine, InvalidCommand, lambda tx: event_store.append(tx, tenant, "s", batch, 0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: codec.tag_of reads __struct_config__ from any object, so a NewEvent whose "
-    "event is not an Event (a str here) raises AttributeError instead of a LedgerError",
-    raises=AttributeError,
-)
 def test_append_refuses_a_new_event_whose_event_is_not_an_event(engine: Engine, tenant: str) -> None:
     batch = [_with(turn_event(), event="hello")]
     _refused(engine, LedgerError, lambda tx: event_store.append(tx, tenant, "s", batch, 0))

@@ -346,12 +346,6 @@ def test_decode_of_a_payload_missing_a_required_field_names_it_in_the_message() 
     assert "turn_id" in info.value.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: codec._split keeps msgspec's path '$' for a missing required field, "
-    "so EventDecodeError.field is '$' instead of '$.turn_id' (the name is only in .message)",
-    raises=AssertionError,
-)
 def test_decode_of_a_payload_missing_a_required_field_names_it_as_the_field() -> None:
     stored = _stored(SAMPLES[TurnRecorded])
     del stored["turn_id"]

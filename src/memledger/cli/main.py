@@ -6,7 +6,14 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from memledger.cli import db_commands, demo, events_commands, extraction_commands, projections_commands
+from memledger.cli import (
+    context_commands,
+    db_commands,
+    demo,
+    events_commands,
+    extraction_commands,
+    projections_commands,
+)
 from memledger.errors import (
     ConcurrencyConflict,
     DatabaseUnavailable,
@@ -36,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     events_commands.register(commands)
     projections_commands.register(commands)
     extraction_commands.register(commands)
+    context_commands.register(commands)
     return parser
 
 

@@ -22,6 +22,7 @@ _BY_TAG: dict[str, type[Event]] = {
 }
 _ENCODER = msgspec.json.Encoder()
 _DECODERS = {tag: msgspec.json.Decoder(cls) for tag, cls in _BY_TAG.items()}
+_MISSING = re.compile(r"^Object missing required field `([^`]*)`")
 _PATH = re.compile(r" - at `([^`]*)`$")
 
 
@@ -36,7 +37,8 @@ def event_class(tag: str) -> type[Event]:
 def tag_of(event: Event | type[Event]) -> str:
     """The stable tag of an event or event class."""
     cls = event if isinstance(event, type) else type(event)
-    tag = cls.__struct_config__.tag
+    config = getattr(cls, "__struct_config__", None)
+    tag = None if config is None else config.tag
     if not isinstance(tag, str) or _BY_TAG.get(tag) is not cls:
         raise UnknownEventType(cls.__name__)
     return tag
@@ -50,9 +52,11 @@ def known_tags() -> tuple[str, ...]:
 def _split(error: msgspec.ValidationError) -> tuple[str, str]:
     text = str(error)
     match = _PATH.search(text)
-    if match is None:
-        return "$", text
-    return match.group(1), text[: match.start()]
+    path, message = ("$", text) if match is None else (match.group(1), text[: match.start()])
+    missing = _MISSING.match(message)
+    if missing is not None:
+        path = f"{path}.{missing.group(1)}"
+    return path, message
 
 
 def encode(event: Event) -> bytes:
@@ -123,6 +127,8 @@ def decode(tag: str, version: int, payload: bytes | str) -> Event:
     """
     cls = event_class(tag)
     current = cls.schema_version
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise EventDecodeError(tag, "schema_version", f"must be an int, not {version!r}")
     try:
         if version == current:
             return _DECODERS[tag].decode(payload)

@@ -40,14 +40,19 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "sequelize, alembic, pydantic, celery, sidekiq, zod"
     ),
     "database": (
-        "postgresql, postgres, mysql, mariadb, sqlite, mongodb, mongo, redis, ~valkey, "
-        "cassandra, scylladb, dynamodb, cockroachdb, oracle database, sql server, mssql, "
-        "couchdb, couchbase, neo4j, arangodb, influxdb, timescaledb, clickhouse, "
-        "elasticsearch, opensearch, solr, meilisearch, typesense, firestore, firebase, "
-        "supabase, planetscale, ~neon, aurora, aurora mysql, aurora postgresql, cosmos db, "
-        "cosmosdb, memcached, etcd, duckdb, rocksdb, leveldb, tidb, yugabytedb, questdb, "
-        "surrealdb, ~fauna, pgvector, pinecone, weaviate, qdrant, milvus, ~chroma, chromadb, "
-        "faiss, lancedb, redis streams, pgbouncer, rds, cloud sql, spanner, bigtable"
+        "postgresql, postgres, mysql, mariadb, sqlite, mongodb, mongo, cassandra, scylladb, "
+        "dynamodb, cockroachdb, oracle database, sql server, mssql, couchdb, couchbase, neo4j, "
+        "arangodb, influxdb, timescaledb, clickhouse, firestore, firebase, supabase, "
+        "planetscale, ~neon, aurora, aurora mysql, aurora postgresql, cosmos db, cosmosdb, "
+        "duckdb, rocksdb, leveldb, tidb, yugabytedb, questdb, surrealdb, ~fauna, rds, "
+        "cloud sql, spanner, bigtable, pgbouncer, etcd"
+    ),
+    "cache": "redis, ~valkey, memcached, redis streams, hazelcast, dragonfly",
+    "search engine": (
+        "elasticsearch, opensearch, solr, meilisearch, typesense, algolia, vespa"
+    ),
+    "vector database": (
+        "pgvector, pinecone, weaviate, qdrant, milvus, ~chroma, chromadb, faiss, lancedb"
     ),
     "data platform": (
         "snowflake, bigquery, redshift, databricks, ~spark, apache spark, spark streaming, "
@@ -154,16 +159,16 @@ _ORGANIZATIONS: Final[str] = (
     "google, alphabet, microsoft, ~apple, amazon, ~meta, facebook, netflix, ibm, intel, amd, "
     "nvidia, oracle, salesforce, adobe, cisco, ~uber, lyft, airbnb, spotify, shopify, stripe, "
     "atlassian, github, gitlab, openai, anthropic, deepmind, google deepmind, hugging face, "
-    "mozilla, cloudflare, hashicorp, jetbrains, red hat, canonical, vmware, databricks, "
-    "snowflake, mongodb, elastic, confluent, twilio, datadog, dropbox, slack, ~zoom, "
+    "mozilla, cloudflare, hashicorp, jetbrains, red hat, ~canonical, vmware, databricks, "
+    "snowflake, mongodb, ~elastic, confluent, twilio, datadog, dropbox, slack, ~zoom, "
     "~twitter, x corp, linkedin, tiktok, bytedance, alibaba, tencent, baidu, huawei, xiaomi, "
     "samsung, ~lg, sony, nintendo, toyota, honda, siemens, bosch, sap, philips, ericsson, "
     "nokia, volkswagen, bmw, mercedes-benz, airbus, boeing, tesla, spacex, infosys, tcs, "
     "tata consultancy services, wipro, hcl, reliance, flipkart, zomato, swiggy, paytm, "
-    "grab, gojek, ~sea, shopee, jumia, andela, safaricom, "
+    "~grab, gojek, ~sea, shopee, jumia, andela, safaricom, "
     "mercadolibre, mercado libre, nubank, rappi, yandex, kaspersky, jetbrains, klarna, "
     "zalando, booking.com, adyen, asml, ~wise, revolut, monzo, n26, deliveroo, "
-    "ocado, ~arm, deloitte, pwc, kpmg, ~ey, ernst & young, accenture, mckinsey, bcg, "
+    "ocado, deloitte, pwc, kpmg, ~ey, ernst & young, accenture, mckinsey, bcg, "
     "bain, capgemini, goldman sachs, jpmorgan, jp morgan, morgan stanley, barclays, hsbc, "
     "citi, citibank, ~visa, mastercard, american express, paypal, ebay, walmart, ~target, "
     "ikea, unilever, nestle, pfizer, moderna, nasa, cern, unicef, ~mit, stanford, "

@@ -55,6 +55,18 @@ class _Row(msgspec.Struct, frozen=True):
     occurred_at: datetime
 
 
+def _check_metadata(index: int, metadata: Metadata) -> bytes:
+    """Metadata as JSON, refused (InvalidCommand) if it breaks its types or holds a NUL."""
+    encoded = _metadata_encoder.encode(metadata)
+    try:
+        _metadata_decoder.decode(encoded)
+    except msgspec.ValidationError as e:
+        raise InvalidCommand(f"events[{index}].metadata is invalid: {e}") from e
+    if b"\\u0000" in encoded:
+        raise InvalidCommand(f"events[{index}].metadata holds a NUL character, which PostgreSQL cannot store")
+    return encoded
+
+
 def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
     """Validate and encode a batch before anything touches the database."""
     if isinstance(events_, NewEvent) or not isinstance(events_, Sequence):
@@ -85,7 +97,7 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
                 event_type=tag,
                 schema_version=type(new.event).schema_version,
                 payload=msgspec.Raw(payload),
-                metadata=msgspec.Raw(_metadata_encoder.encode(new.metadata)),
+                metadata=msgspec.Raw(_check_metadata(index, new.metadata)),
                 occurred_at=new.occurred_at,
             )
         )
@@ -373,6 +385,8 @@ def _filters(tenant_id: str | None, types: Iterable[str] | None) -> list[sa.Colu
     if tenant_id is not None:
         where.append(events.c.tenant_id == check_identifier("tenant_id", tenant_id))
     if types is not None:
+        if isinstance(types, str):
+            raise InvalidCommand("types must be a list of event types, not one string")
         tags = list(types)
         for tag in tags:
             codec.event_class(tag)  # an unknown type is an error, not an empty page
@@ -443,3 +457,59 @@ def stream_version(conn: Connection, tenant_id: str, stream_id: str) -> int:
     return int(
         conn.execute(_CURRENT_VERSION, {"tenant_id": tenant_id, "stream_id": stream_id}).scalar_one()
     )
+
+
+def read_events(conn: Connection, tenant_id: str, event_ids: Iterable[str]) -> list[Recorded]:
+    """The tenant's events with these ids, in ledger order (ids it lacks are skipped)."""
+    ids = sorted(set(event_ids))
+    if not ids:
+        return []
+    stmt = (
+        sa.select(*_COLUMNS)
+        .where(events.c.tenant_id == check_identifier("tenant_id", tenant_id), events.c.event_id.in_(ids))
+        .order_by(events.c.tx_id, events.c.position)
+    )
+    return [_to_recorded(row) for row in conn.execute(stmt).all()]
+
+
+def has_events_between(
+    conn: Connection, after: Cursor, until: Cursor, *, types: Iterable[str] | None = None
+) -> bool:
+    """Whether any committed event of ``types`` lies in (after, until], visible to
+    readers yet or not (a writer waiting for its own append must keep waiting)."""
+    after_tx = sa.cast(sa.cast(sa.literal(str(after.tx_id)), sa.Text), Xid8())
+    until_tx = sa.cast(sa.cast(sa.literal(str(until.tx_id)), sa.Text), Xid8())
+    where = [
+        sa.tuple_(events.c.tx_id, events.c.position) > sa.tuple_(after_tx, sa.literal(after.position)),
+        sa.tuple_(events.c.tx_id, events.c.position) <= sa.tuple_(until_tx, sa.literal(until.position)),
+        *_filters(None, types),
+    ]
+    return bool(conn.execute(sa.select(sa.exists().where(*where))).scalar())
+
+
+def events_about(conn: Connection, tenant_id: str, item_id: str, *, entity: tuple[str, str] | None = None) -> list[Recorded]:
+    """The tenant's events whose payload names ``item_id`` (as a memory, item,
+    relationship or chosen id), or that observed ``entity`` (type, lower-cased name),
+    in ledger order. A scan of one tenant's events: for audits, not hot paths."""
+    payload = events.c.payload
+    named = [
+        payload["memory_id"].astext == item_id,
+        payload["item_id"].astext == item_id,
+        payload["relationship_id"].astext == item_id,
+        payload["chosen_memory_id"].astext == item_id,
+        payload["promoted_from"].astext == item_id,
+    ]
+    if entity is not None:
+        named.append(
+            sa.and_(
+                events.c.event_type == "entity.observed",
+                payload["entity_type"].astext == entity[0],
+                sa.func.lower(payload["name"].astext) == entity[1],
+            )
+        )
+    stmt = (
+        sa.select(*_COLUMNS)
+        .where(events.c.tenant_id == check_identifier("tenant_id", tenant_id), sa.or_(*named))
+        .order_by(events.c.tx_id, events.c.position)
+    )
+    return [_to_recorded(row) for row in conn.execute(stmt).all()]

@@ -1,0 +1,182 @@
+"""Commands for agents and auditors: context, replay, search, graph, provenance, history."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from memledger import bootstrap
+from memledger.cli.output import json_line
+from memledger.config import Settings
+from memledger.errors import InvalidCommand
+from memledger.events.catalogue import Scopes
+from memledger.service import context, provenance, search
+
+
+def _scoped(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tenant", required=True, help="the tenant")
+    for scope in ("session", "project", "user", "org"):
+        parser.add_argument(f"--{scope}", help=f"the {scope} scope key")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(commands: Any) -> None:
+    """Add the agent and auditor commands to the parser."""
+    ctx = commands.add_parser("context", help="the memory block for a request (or: context replay EVENT_ID)")
+    ctx.add_argument("request", help="the request, or 'replay'")
+    ctx.add_argument("event_id", nargs="?", help="with replay: the ContextServed event id")
+    _scoped(ctx)
+    ctx.add_argument("--as-of", dest="as_of", help="a time (ISO 8601) or a ledger position")
+    ctx.add_argument("--style", choices=["text", "xml"], default="text")
+    ctx.add_argument("--budget", type=int, default=5000, help="character budget (default 5000)")
+    ctx.add_argument("--max-tokens", dest="max_tokens", type=int)
+    ctx.add_argument("--model", help="count tokens with this model's tokenizer")
+    ctx.set_defaults(handler=context_command)
+    find = commands.add_parser("search", help="search a tenant's memory")
+    find.add_argument("query")
+    _scoped(find)
+    find.add_argument("-k", type=int, default=10)
+    find.set_defaults(handler=search_command)
+    graph = commands.add_parser("graph", help="relationships around an entity")
+    graph.add_argument("entity", help="an entity name or id, or 'me'")
+    _scoped(graph)
+    graph.add_argument("--depth", type=int, default=1)
+    graph.add_argument("--relation", action="append", dest="relations")
+    graph.add_argument("--type", action="append", dest="entity_types")
+    graph.set_defaults(handler=graph_command)
+    prov = commands.add_parser("provenance", help="the events and turns behind an item")
+    prov.add_argument("item_id")
+    prov.add_argument("--tenant", required=True)
+    prov.add_argument("--json", action="store_true")
+    prov.set_defaults(handler=provenance_command)
+    hist = commands.add_parser("history", help="every fact ever stated on a key")
+    hist.add_argument("--key", required=True)
+    hist.add_argument("--tenant", required=True)
+    hist.add_argument("--json", action="store_true")
+    hist.set_defaults(handler=history_command)
+
+
+def scopes_of(args: argparse.Namespace) -> Scopes:
+    """The scopes given on the command line."""
+    return Scopes(session=args.session, project=args.project, user=args.user, org=args.org)
+
+
+def parse_as_of(text: str | None) -> datetime | int | None:
+    """A time (timezone-aware ISO 8601) or a ledger position."""
+    if text is None:
+        return None
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidCommand(f"--as-of must be a position or an ISO 8601 time, not {text!r}") from None
+    if moment.tzinfo is None:
+        raise InvalidCommand("--as-of needs a timezone (e.g. 2026-11-21T10:42:00+00:00)")
+    return moment
+
+
+def context_command(args: argparse.Namespace) -> int:
+    """Print the block for a request, or replay a served one."""
+    database = bootstrap.connect(Settings())
+    try:
+        if args.request == "replay":
+            if not args.event_id:
+                raise InvalidCommand("context replay needs the ContextServed event id")
+            replayed = context.replay(database.engine, args.tenant, args.event_id)
+            print(replayed.block.text)
+            verdict = "matches" if replayed.matches else "DOES NOT MATCH"
+            print(f"\nreplayed {args.event_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
+            return 0 if replayed.matches else 1
+        request = context.SelectRequest(
+            tenant_id=args.tenant, scopes=scopes_of(args), request=args.request,
+            budget_chars=args.budget, as_of=parse_as_of(args.as_of),
+        )
+        served = context.build_context(
+            database.engine, request, style=args.style, max_tokens=args.max_tokens, token_model=args.model,
+            vector_search=bootstrap.vector_search(database),
+        )
+    finally:
+        database.close()
+    if args.json:
+        print(json_line({"block": served.block.text, "event_id": served.event_id,
+                         "selection": msgspec.to_builtins(served.selection)}))
+    else:
+        print(served.block.text)
+        print(f"\n(served as {served.event_id})")
+    return 0
+
+
+def search_command(args: argparse.Namespace) -> int:
+    """Print the best items for a query."""
+    database = bootstrap.connect(Settings())
+    try:
+        items = search.search(database.engine, args.tenant, scopes_of(args), args.query, k=args.k)
+    finally:
+        database.close()
+    for item in items:
+        if args.json:
+            print(json_line(msgspec.to_builtins(item)))
+        else:
+            print(f"{item.score:6.3f} {item.kind:12} {item.item_id}: {item.text} (turns: {', '.join(item.source_turns)})")
+    return 0
+
+
+def graph_command(args: argparse.Namespace) -> int:
+    """Print the relationships around an entity."""
+    database = bootstrap.connect(Settings())
+    try:
+        answer = search.query_graph(
+            database.engine, args.tenant, args.entity, depth=args.depth, relations=args.relations,
+            entity_types=args.entity_types, user=args.user,
+        )
+    finally:
+        database.close()
+    if args.json:
+        print(json_line(msgspec.to_builtins(answer)))
+        return 0
+    for edge in answer.edges:
+        context_text = f" ({edge.context})" if edge.context else ""
+        print(f"hop {edge.hop}: {edge.source_name} {edge.relation} {edge.target_name}{context_text}"
+              f"  [confidence {edge.confidence:.2f}; turns {', '.join(edge.source_turns)}]")
+    if not answer.edges:
+        print("no relationships found")
+    return 0
+
+
+def provenance_command(args: argparse.Namespace) -> int:
+    """Print the chain of events behind an item, back to its turns."""
+    database = bootstrap.connect(Settings())
+    try:
+        found = provenance.provenance(database.engine, args.tenant, args.item_id)
+    finally:
+        database.close()
+    if args.json:
+        print(json_line(msgspec.to_builtins(found)))
+        return 0
+    print(f"provenance of {found.item_id}:")
+    for step in found.steps:
+        by = f" by {step.extractor}@{step.extractor_version}" if step.extractor else ""
+        print(f"  #{step.position} {step.recorded_at:%Y-%m-%d %H:%M:%S} {step.type}{by} (event {step.event_id})")
+    for turn in found.turns:
+        print(f"  from turn {turn.turn_id} (#{turn.position}, {turn.role}): {turn.text}")
+    return 0
+
+
+def history_command(args: argparse.Namespace) -> int:
+    """Print every fact ever stated on a key, and what happened to each."""
+    database = bootstrap.connect(Settings())
+    try:
+        steps = provenance.key_history(database.engine, args.tenant, args.key)
+    finally:
+        database.close()
+    for step in steps:
+        if args.json:
+            print(json_line(msgspec.to_builtins(step)))
+        else:
+            what = step.payload.get("statement") or step.payload.get("item_id") or ""
+            print(f"#{step.position} {step.recorded_at:%Y-%m-%d %H:%M:%S} {step.type}: {what}")
+    return 0

@@ -1,0 +1,161 @@
+"""Stored text is data, never instructions: make it safe to quote inside the block.
+
+Every string that came from storage (an item's text, its ids, scope keys,
+categories, the selector's empty reason) goes through :func:`clean` before it is
+rendered. Cleaning guarantees, whatever the input:
+
+- one line: every run of whitespace (newlines, tabs, Unicode line and paragraph
+  separators, exotic spaces) becomes one plain space, so stored text can never
+  start a line of the block and forge a heading, an item, a marker or a role;
+- no invisible characters: control, format and surrogate characters (Unicode
+  Cc, Cf, Cs: NUL, zero-width spaces and joiners, bidi overrides, the BOM, tag
+  characters used for "ASCII smuggling") and the non-characters U+FFFE/U+FFFF
+  are removed, which also keeps the XML style well-formed;
+- no markup: ``<`` and ``>`` (and their full-width and bracket look-alikes) become
+  single angle quotation marks (U+2039, U+203A), so ``</memory>``, ``<item``, ``]]>``, ``<|im_end|>`` and the
+  block's own ``<<<`` markers cannot be written by stored text; curly double
+  quotes become straight ones, so text cannot close the quotation it is wrapped
+  in; fences (three or more backticks or tildes) become ``'''``; runs of three or
+  more ``-``, ``=`` or ``#`` shrink to one character; ``[INST]``-style tags get
+  round brackets.
+
+:func:`neutralise` also flags text that looks like an order to the model or an
+attempt to forge structure ("ignore previous instructions", "you are now",
+"new instructions:", role markers at line starts, chat-template tokens…), so the
+formatter can prefix it with a visible :data:`QUOTED_MARK`. Detection runs on a
+folded copy (compatibility-decomposed, without combining marks or invisible
+characters, case-folded, common Cyrillic and Greek look-alikes mapped to Latin),
+so full-width, accented or homoglyph letters and zero-width joiners do not hide
+a phrase; the text itself keeps its letters as typed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+import msgspec
+
+QUOTED_MARK: Final = "[quoted user text]"
+"""Prefix of stored text that reads like an order or like the block's structure."""
+
+ELLIPSIS: Final = "…"
+
+_WHITESPACE: Final = re.compile(r"\s+")
+_LINE_BREAKS: Final = re.compile(r"[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_DROPPED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs"})
+_NON_CHARACTERS: Final = frozenset({"\ufffe", "\uffff"})
+_OPENERS: Final = "<\uff1c\ufe64\u3008\u27e8\u2329"
+_CLOSERS: Final = ">\uff1e\ufe65\u3009\u27e9\u232a"
+_DOUBLE_QUOTES: Final = "\u201c\u201d\u201e\u201f\u2033\u301d\u301e\uff02"
+_LOOKALIKES: Final = str.maketrans(
+    {**dict.fromkeys(_OPENERS, "\u2039"), **dict.fromkeys(_CLOSERS, "\u203a"), **dict.fromkeys(_DOUBLE_QUOTES, '"')}
+)
+_HOMOGLYPHS: Final = str.maketrans(
+    "\u0430\u0435\u0456\u043e\u0440\u0441\u0443\u0445\u0455\u0458\u04cf\u0501\u03bf\u03b9\u03b1\u03bd\u03c4\u03ba",
+    "aeiopcyxsjldoiavtk",
+)
+_FENCES: Final = re.compile(r"[`\uff40]{3,}|~{3,}")
+_RUNS: Final = re.compile(r"([-=#])\1{2,}")
+_BRACKET_TAGS: Final = re.compile(
+    r"\[(\s*/?\s*(?:inst|sys|system|user|assistant|memory|item|context)\s*)\]", re.IGNORECASE
+)
+
+_ROLE_AT_LINE_START: Final = re.compile(
+    r"^[\W_]*(?:system|assistant|user|human|developer|tool|ai|model)\s*:", re.IGNORECASE | re.MULTILINE
+)
+_SUSPICIOUS: Final = tuple(
+    re.compile(pattern)
+    for pattern in (
+        # orders aimed at the model
+        r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}?"
+        r"\b(?:instructions?|prompts?|rules?|messages?|context|guidelines|directions|memory|memories|constraints)\b",
+        r"\bforget (?:everything|all|what|that|about|your)\b",
+        r"\bdisregard (?:the|all|any|everything|previous|prior|above|this|that)\b",
+        r"\byou are (?:now|no longer)\b",
+        r"\bnew (?:instructions?|rules|system prompt|task)\b",
+        r"\b(?:act|behave|respond) as\b",
+        r"\b(?:pretend|roleplay)\b",
+        r"\bfrom now on\b",
+        r"\bsystem prompt\b",
+        r"\bdeveloper mode\b",
+        r"\bjailbr[eo]ak",
+        r"\bdo anything now\b",
+        r"\b(?:reveal|print|show|output|repeat|leak)\b.{0,20}?\b(?:system|prompt|instructions)\b",
+        r"\b(?:do not|don't|never) (?:tell|inform|mention|reveal)\b",
+        r"\b(?:begin|end|start|close) (?:of )?(?:persistent |the )?(?:memory|context|block|instructions)\b",
+        r"\binstructions?\s*:",
+        # attempts to forge the block's or a chat template's structure
+        r"<\s*/?\s*(?:memory|item|notice|system|user|assistant|instructions?|s)\b",
+        r"<\||\|>|<<\s*/?\s*sys\s*>>|\]\]>|<!\[cdata\[|<!--|-->",
+        r"\bim_(?:start|end)\b|\bendoftext\b",
+        r"\[\s*/?\s*(?:inst|sys|system|user|assistant|memory|item|context)\s*\]",
+        r"```|~~~|-{3,}|={3,}|#{2,}",
+    )
+)
+
+
+class Neutralised(msgspec.Struct, frozen=True):
+    """Stored text made safe to quote, and whether it read like an order or markup."""
+
+    text: str
+    suspicious: bool
+
+
+def clean(text: str) -> str:
+    """``text`` on one line, without invisible characters or markup (see the module doc)."""
+    text = _WHITESPACE.sub(" ", text)
+    text = "".join(ch for ch in text if _kept(ch))
+    text = _WHITESPACE.sub(" ", text).strip()
+    text = text.translate(_LOOKALIKES)
+    text = _FENCES.sub("'''", text)
+    text = _RUNS.sub(r"\1", text)
+    return _BRACKET_TAGS.sub(r"(\1)", text)
+
+
+def neutralise(text: str) -> Neutralised:
+    """:func:`clean` ``text``, and flag it when it reads like an order or like markup."""
+    return Neutralised(clean(text), is_suspicious(text))
+
+
+def is_suspicious(text: str) -> bool:
+    """Whether ``text`` gives orders to the model or imitates a block, tag or role marker.
+
+    Best effort: it catches the common phrasings and their Unicode disguises, not
+    every paraphrase. The block's safety rests on :func:`clean` and on quoting;
+    the flag only makes an attempt visible.
+    """
+    return any(_looks_hostile(folded) for folded in (_fold(text, ""), _fold(text, " ")))
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, ending in an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+
+
+def _kept(ch: str) -> bool:
+    return unicodedata.category(ch) not in _DROPPED_CATEGORIES and ch not in _NON_CHARACTERS
+
+
+def _fold(text: str, invisible: str) -> str:
+    # Newlines survive folding (role markers are looked for at line starts). An
+    # invisible character may split a word ("ig\u200bnore") or stand for a space
+    # ("ignore\u200bprevious"), so callers try both replacements.
+    # Compatibility decomposition then dropping combining marks turns full-width,
+    # accented and "zalgo" letters into plain ones; a few Cyrillic and Greek
+    # look-alikes are mapped too. Best effort, for detection only.
+    lines = _LINE_BREAKS.sub("\n", text)
+    visible = "".join(ch if ch == "\n" or _kept(ch) else invisible for ch in lines)
+    decomposed = unicodedata.normalize("NFKD", visible)
+    plain = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return plain.casefold().translate(_HOMOGLYPHS)
+
+
+def _looks_hostile(folded: str) -> bool:
+    if _ROLE_AT_LINE_START.search(folded):
+        return True
+    flat = _WHITESPACE.sub(" ", folded)
+    return any(pattern.search(flat) for pattern in _SUSPICIOUS)

@@ -1,0 +1,126 @@
+"""Provenance: the chain of events behind an item, back to the turns it came from."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+from sqlalchemy.engine import Engine
+
+from memledger.errors import NotFound
+from memledger.events.catalogue import FactExtracted, TurnRecorded
+from memledger.events.envelope import Recorded
+from memledger.store import event_store
+from memledger.store.identifiers import check_identifier
+
+
+class Step(msgspec.Struct, frozen=True):
+    """One event in an item's history."""
+
+    position: int
+    event_id: str
+    type: str
+    occurred_at: datetime
+    recorded_at: datetime
+    extractor: str | None
+    extractor_version: str | None
+    actor: str | None
+    caused_by: str | None
+    payload: dict[str, object]
+
+
+class SourceTurn(msgspec.Struct, frozen=True):
+    """A turn an item came from, as it was said."""
+
+    turn_id: str
+    event_id: str
+    position: int
+    role: str
+    text: str
+    occurred_at: datetime
+
+
+class Provenance(msgspec.Struct, frozen=True):
+    """Every event that made or changed an item, and the turns they came from."""
+
+    item_id: str
+    steps: list[Step]
+    turns: list[SourceTurn]
+
+
+def _step(rec: Recorded) -> Step:
+    payload = msgspec.to_builtins(rec.event)
+    return Step(
+        position=rec.position,
+        event_id=rec.event_id,
+        type=str(payload.get("type")),
+        occurred_at=rec.occurred_at,
+        recorded_at=rec.recorded_at,
+        extractor=rec.metadata.extractor,
+        extractor_version=rec.metadata.extractor_version,
+        actor=rec.metadata.actor,
+        caused_by=rec.metadata.causation_id,
+        payload=payload,
+    )
+
+
+def _entity_key(item_id: str) -> tuple[str, str] | None:
+    kind, _, name = item_id.partition(":")
+    if kind in {"person", "project", "tool", "concept", "organization"} and name:
+        return kind, name
+    return None
+
+
+def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
+    """The events behind ``item_id`` (a fact, entity or relationship id) and their turns."""
+    check_identifier("tenant_id", tenant_id)
+    with engine.connect() as conn:
+        found = event_store.events_about(conn, tenant_id, item_id, entity=_entity_key(item_id))
+        if not found:
+            raise NotFound(f"no event of tenant {tenant_id!r} names {item_id!r}")
+        causes = {rec.metadata.causation_id for rec in found if rec.metadata.causation_id}
+        turn_ids = {t for rec in found for t in getattr(rec.event, "source_turns", ())}
+        turn_events = event_store.read_events(conn, tenant_id, causes | {f"turn:{t}" for t in turn_ids})
+    turns = [
+        SourceTurn(
+            turn_id=rec.event.turn_id, event_id=rec.event_id, position=rec.position,
+            role=rec.event.role, text=rec.event.text, occurred_at=rec.occurred_at,
+        )
+        for rec in turn_events
+        if isinstance(rec.event, TurnRecorded)
+    ]
+    return Provenance(item_id=item_id, steps=[_step(rec) for rec in found], turns=turns)
+
+
+def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
+    """Every fact ever extracted or promoted on ``key`` (any scope), in ledger order,
+    with what later happened to each."""
+    check_identifier("tenant_id", tenant_id)
+    with engine.connect() as conn:
+        wanted = key.casefold().strip()
+        memory_ids: list[str] = []
+        steps: list[Step] = []
+        for page in _pages(conn, tenant_id):
+            for rec in page:
+                event = rec.event
+                if isinstance(event, FactExtracted) or type(event).__name__ == "MemoryPromoted":
+                    if str(getattr(event, "key", "")).casefold().strip() == wanted:
+                        memory_ids.append(event.memory_id)  # type: ignore[attr-defined]
+                        steps.append(_step(rec))
+                elif getattr(event, "item_id", None) in memory_ids or getattr(
+                    event, "chosen_memory_id", None
+                ) in memory_ids:
+                    steps.append(_step(rec))
+    return steps
+
+
+def _pages(conn: object, tenant_id: str) -> list[list[Recorded]]:
+    types = ["fact.extracted", "memory.promoted", "memory.reinforced", "memory.retracted",
+             "memory.restored", "conflict.resolved"]
+    pages, after = [], event_store.START
+    while True:
+        page = event_store.read_all(conn, after=after, limit=5000, tenant_id=tenant_id, types=types)  # type: ignore[arg-type]
+        if not page:
+            return pages
+        pages.append(page)
+        after = page[-1].cursor

@@ -1,0 +1,477 @@
+"""The extraction worker on a real PostgreSQL: the ledger is its queue.
+
+Each test runs its own extractor name (so its own checkpoint), started at the
+ledger's current end, so it sees only the turns the test records. The toy
+extractor is deterministic: a turn line "@fact KEY|STATEMENT|CONFIDENCE" is a
+fact, "@entity NAME|CONFIDENCE" a tool entity; nothing else is extracted (the
+worker still parses directives in user turns itself).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from multiprocessing.synchronize import Event as MpEvent
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from memledger.events.catalogue import (
+    FactExtracted,
+    MemoryPromoted,
+    MemoryReinforced,
+    Scopes,
+    TenantSettingsChanged,
+)
+from memledger.events.envelope import Cursor, Recorded
+from memledger.extraction.protocol import EntityCandidate, FactCandidate, TurnExtraction, TurnText
+from memledger.projectors import checkpoints
+from memledger.projectors.facts import facts
+from memledger.service import projections, tenant_settings
+from memledger.service.extraction import (
+    BatchReport,
+    ExtractionWorker,
+    WorkerConfig,
+    WorkerLoop,
+    turn_stream,
+)
+from memledger.service.record import TurnInput, record_turns
+from memledger.store import counters, db, event_store
+from memledger.store.schema import events
+
+SPAWN = multiprocessing.get_context("spawn")
+
+
+class ToyExtractor:
+    """Deterministic extraction from "@fact"/"@entity" lines; can block in a chosen batch."""
+
+    version = "1"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pause_s: float = 0.0,
+        block_in_batch: int | None = None,
+        entered: Any = None,
+        release: Any = None,
+        extra_entity: str | None = None,
+    ) -> None:
+        self.name = name
+        self.pause_s = pause_s
+        self.block_in_batch = block_in_batch
+        self.entered = entered  # set when the blocking batch starts
+        self.release = release  # waited on by the blocking batch (None: forever)
+        self.extra_entity = extra_entity  # an entity added to every turn's answer
+        self.batches = 0
+
+    def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
+        self.batches += 1
+        if self.block_in_batch == self.batches:
+            self.entered.set()
+            if self.release is None:
+                time.sleep(600)
+            else:
+                self.release.wait(30)
+        if self.pause_s:
+            time.sleep(self.pause_s)
+        return {t.turn_id: self._one(t.text) for t in turns}
+
+    def _one(self, text: str) -> TurnExtraction:
+        found_facts, found_entities = [], []
+        for line in text.splitlines():
+            kind, _, rest = line.partition(" ")
+            parts = rest.split("|")
+            if kind == "@fact":
+                found_facts.append(FactCandidate(
+                    key=parts[0], statement=parts[1], category="technical_fact",
+                    confidence=float(parts[2]), scope="project",
+                ))
+            elif kind == "@entity":
+                found_entities.append(EntityCandidate(name=parts[0], entity_type="tool", confidence=float(parts[1])))
+        if self.extra_entity:
+            found_entities.append(EntityCandidate(name=self.extra_entity, entity_type="tool", confidence=0.9))
+        return TurnExtraction(facts=tuple(found_facts), entities=tuple(found_entities))
+
+
+def toy_name() -> str:
+    return f"toy-{uuid.uuid4().hex[:10]}"
+
+
+def start_at_end(worker: ExtractionWorker) -> None:
+    """Move the worker's new checkpoint to the ledger's last event."""
+    worker.install()
+    with db.begin(worker.engine) as tx:
+        row = tx.execute(
+            sa.select(sa.cast(events.c.tx_id, sa.Text), events.c.position)
+            .order_by(events.c.tx_id.desc(), events.c.position.desc())
+            .limit(1)
+        ).first()
+        head = Cursor(0, 0) if row is None else Cursor(int(row[0]), int(row[1]))
+        checkpoints.advance(tx, worker.name, head, 0)
+
+
+def new_worker(engine: Engine, extractor: ToyExtractor | None = None, **config: int) -> ExtractionWorker:
+    worker = ExtractionWorker(engine, extractor or ToyExtractor(toy_name()), WorkerConfig(**config))
+    start_at_end(worker)
+    return worker
+
+
+def record(
+    engine: Engine, tenant: str, *texts: str, session: str = "s1", project: str | None = "p1",
+    role: str = "user", prefix: str = "",
+) -> list[str]:
+    """Record user turns; their turn event ids."""
+    prefix = prefix or uuid.uuid4().hex[:8]
+    turns = [
+        TurnInput(role=role, text=text, turn_id=f"{prefix}-{i}", scopes=Scopes(session=session, project=project))  # type: ignore[arg-type]
+        for i, text in enumerate(texts)
+    ]
+    record_turns(engine, tenant, turns)
+    return [f"turn:{t.turn_id}" for t in turns]
+
+
+def extracted(engine: Engine, tenant: str, extractor: str) -> list[Recorded]:
+    """Every event the extractor appended for the tenant, in ledger order."""
+    with engine.connect() as conn:
+        return [
+            r for r in event_store.read_all(conn, tenant_id=tenant, limit=100_000)
+            if r.metadata.extractor == extractor
+        ]
+
+
+def per_turn(engine: Engine, tenant: str, extractor: str) -> dict[str, tuple[int, int]]:
+    """Per causing turn event: (events, distinct streams) the extractor appended."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(
+                events.c.metadata["causation_id"].astext,
+                sa.func.count(),
+                sa.func.count(sa.distinct(events.c.stream_id)),
+            )
+            .where(events.c.tenant_id == tenant, events.c.metadata["extractor"].astext == extractor)
+            .group_by(events.c.metadata["causation_id"].astext)
+        ).all()
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def applied(engine: Engine, worker: ExtractionWorker) -> int:
+    with engine.connect() as conn:
+        cp = checkpoints.get(conn, worker.name)
+    assert cp is not None
+    return cp.applied_events
+
+
+def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+# --- the basics -------------------------------------------------------------------------
+
+
+def test_drain_appends_each_turns_results_with_the_turn_as_cause(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine, batch_turns=2)
+    turn_ids = record(engine, tenant, "@fact editor|The user uses Vim|0.9\n@entity Vim|0.9",
+                      "@fact os|The user runs Linux|0.8", "just chatting", "@entity Docker|0.95")
+    assert worker.pending() == 4
+    report = worker.drain()
+    assert (report.turns, report.events, report.busy_elsewhere) == (4, 4, False)
+    assert worker.pending() == 0
+    assert applied(engine, worker) == 4
+    got = extracted(engine, tenant, worker.extractor.name)
+    assert {r.metadata.causation_id for r in got} == {turn_ids[0], turn_ids[1], turn_ids[3]}
+    for r in got:
+        turn_id = r.metadata.causation_id.removeprefix("turn:")  # type: ignore[union-attr]
+        assert r.stream_id == turn_stream(worker.extractor, turn_id)
+        assert r.metadata.correlation_id == turn_id
+        assert (r.metadata.extractor_version, r.metadata.actor) == ("1", f"extractor:{worker.extractor.name}")
+        assert r.event_id.startswith(f"x:{worker.extractor.name}@1:{r.metadata.causation_id}:")
+    assert worker.drain() == BatchReport()  # nothing pending: nothing done
+
+
+def test_recording_a_turn_never_waits_for_extraction(engine: Engine, tenant: str) -> None:
+    entered, release = threading.Event(), threading.Event()
+    worker = new_worker(engine, ToyExtractor(toy_name(), block_in_batch=1, entered=entered, release=release))
+    record(engine, tenant, "@fact a|First fact|0.9")
+    thread = threading.Thread(target=worker.drain)
+    thread.start()
+    try:
+        assert entered.wait(10), "the worker never started extracting"
+        # the worker holds its lock and sits in the extractor: recording still goes straight through
+        started = time.monotonic()
+        (later,) = record(engine, tenant, "@fact b|Second fact|0.9")
+        assert time.monotonic() - started < 2
+        assert extracted(engine, tenant, worker.extractor.name) == []  # nothing extracted yet
+        assert worker.pending() == 2
+    finally:
+        release.set()
+        thread.join(20)
+    worker.drain()
+    assert later in per_turn(engine, tenant, worker.extractor.name)
+    assert worker.pending() == 0
+
+
+def test_confidence_bands_reach_the_facts_read_model(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    record(engine, tenant, "@fact editor|The user uses Vim|0.9\n@fact mood|The user seems tired|0.6\n"
+           "@fact music|The user might like jazz|0.3")
+    report = worker.drain()
+    assert (report.events, report.dropped_low_confidence) == (2, 1)
+    projections.catch_up_all(engine, ["facts"])
+    with engine.connect() as conn:
+        rows = dict(conn.execute(
+            sa.select(facts.c.statement, facts.c.status).where(facts.c.tenant_id == tenant)
+        ).all())
+        totals = counters.totals(conn, tenant)
+    assert rows == {"The user uses Vim": "active", "The user seems tired": "low_confidence"}
+    assert totals["dropped_low_confidence"] == 1
+
+
+def test_limits_and_refusals_are_counted_per_conversation_across_batches(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine, batch_turns=1, max_entities=2)
+    record(engine, tenant, "@entity A|0.9", "@entity B|0.9", "@entity C|0.9\n@fact pw|my password is hunter22|0.9")
+    record(engine, tenant, "@entity D|0.9", session="s2")
+    report = worker.drain()
+    assert (report.turns, report.skipped, report.refused_secrets) == (4, 1, 1)
+    names = sorted(r.event.name for r in extracted(engine, tenant, worker.extractor.name))  # type: ignore[attr-defined]
+    assert names == ["A", "B", "D"]  # C is over the limit of s1; s2 has its own
+    with engine.connect() as conn:
+        totals = counters.totals(conn, tenant)
+    assert (totals["entities"], totals["skipped_entities"], totals["refused_secrets"]) == (3, 1, 1)
+
+
+# --- exactly once ---------------------------------------------------------------------------
+
+
+def _drain_then_move_back(engine: Engine, tenant: str, worker: ExtractionWorker, *texts: str) -> list[Recorded]:
+    """Extract ``texts``, then move the checkpoint back before them (as an operator might)."""
+    with engine.connect() as conn:
+        start = checkpoints.get(conn, worker.name).cursor  # type: ignore[union-attr]
+    record(engine, tenant, *texts)
+    worker.drain()
+    with db.begin(engine) as tx:
+        checkpoints.advance(tx, worker.name, start, 0)
+    return extracted(engine, tenant, worker.extractor.name)
+
+
+def test_replaying_a_batch_appends_nothing(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    before = _drain_then_move_back(engine, tenant, worker, *(f"@fact k{i}|Statement {i}|0.9" for i in range(5)))
+    worker.drain()
+    assert extracted(engine, tenant, worker.extractor.name) == before
+    assert worker.pending() == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: when a turn's stream exists and the extractor now answers with more events (an LLM "
+    "is not deterministic), some event ids are new and some old, so event_store.append raises "
+    "InvalidCommand ('already appended in another batch'), not ConcurrencyConflict; _append catches "
+    "only ConcurrencyConflict, the batch rolls back and the worker is stuck on it for good. Fix: in "
+    "_append skip a turn whose stream already exists (event_store.stream_version(tx, tenant, stream) > 0) "
+    "before appending, or catch InvalidCommand as well.",
+)
+def test_a_turn_already_extracted_is_skipped_even_if_the_answer_changed(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    before = _drain_then_move_back(engine, tenant, worker, *(f"@fact k{i}|Statement {i}|0.9" for i in range(5)))
+    worker.extractor.extra_entity = "Docker"  # type: ignore[attr-defined]
+    worker.drain()
+    assert extracted(engine, tenant, worker.extractor.name) == before
+    assert worker.pending() == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: ExtractionWorker._append adds len(events) to report.events even when "
+    "event_store.append returns replayed=True (nothing written), and saves the policy counts again, "
+    "so a replayed batch reports events and inflates extraction_counters. Fix: 'if result.replayed: "
+    "continue' before counting, and count a turn into the saved totals only when its events were appended.",
+)
+def test_a_replayed_batch_reports_no_events_and_counts_nothing(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    _drain_then_move_back(engine, tenant, worker, "@entity A|0.9", "@entity B|0.9")
+    report = worker.drain()
+    with engine.connect() as conn:
+        totals = counters.totals(conn, tenant)
+    assert (report.events, totals["entities"]) == (0, 2)
+
+
+def test_a_worker_that_lost_its_lock_appends_nothing_twice(engine: Engine, tenant: str) -> None:
+    entered, release = threading.Event(), threading.Event()
+    name = toy_name()
+    slow = new_worker(engine, ToyExtractor(name, block_in_batch=1, entered=entered, release=release))
+    turn_ids = record(engine, tenant, *(f"@fact k{i}|Statement {i}|0.9" for i in range(25)))
+    outcome: list[object] = []
+
+    def run_slow() -> None:
+        try:
+            outcome.append(slow.run_once())
+        except Exception as e:  # noqa: BLE001 - its lock connection was killed under it
+            outcome.append(e)
+
+    thread = threading.Thread(target=run_slow)
+    thread.start()
+    try:
+        assert entered.wait(10)
+        with engine.connect() as conn:  # the slow worker's session (and its lock) dies
+            killed = conn.execute(
+                sa.text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
+                    "AND objsubid = 1 AND granted "
+                    "AND classid::text::bigint = ((hashtextextended(:n, 0) >> 32) & 4294967295) "
+                    "AND objid::text::bigint = (hashtextextended(:n, 0) & 4294967295)"
+                ),
+                {"n": slow.name},
+            ).all()
+        assert killed == [(True,)]
+        fast = ExtractionWorker(engine, ToyExtractor(name), WorkerConfig())
+        assert wait_for(lambda: fast.drain().turns > 0 or fast.pending() == 0, 10)
+        assert fast.pending() == 0
+    finally:
+        release.set()
+        thread.join(20)
+    (result,) = outcome
+    assert not isinstance(result, BatchReport) or result.busy_elsewhere
+    assert per_turn(engine, tenant, name) == {t: (1, 1) for t in turn_ids}
+    assert applied(engine, slow) == 25
+
+
+def _child_drain(url: str, name: str, go: MpEvent, results: Any, block_in_batch: int | None = None,
+                 entered: MpEvent | None = None) -> None:
+    """A worker process: its own engine; drains until nothing is pending."""
+    engine = db.create_engine(sa.engine.make_url(url), pool_size=2)
+    worker = ExtractionWorker(
+        engine, ToyExtractor(name, pause_s=0.002, block_in_batch=block_in_batch, entered=entered),
+        WorkerConfig(batch_turns=10),
+    )
+    go.wait(60)
+    done = 0
+    deadline = time.monotonic() + 60
+    while worker.pending() and time.monotonic() < deadline:
+        done += worker.drain().turns
+        time.sleep(0.001)
+    results.put(done)
+    engine.dispose()
+
+
+def test_two_worker_processes_extract_each_turn_exactly_once(database: Any, tenant: str) -> None:
+    engine = database.engine
+    name = toy_name()
+    worker = new_worker(engine, ToyExtractor(name))
+    turn_ids = record(engine, tenant, *(f"@fact item {i}|Item {i} is tracked|0.9" for i in range(200)))
+    url = database.url.render_as_string(hide_password=False)
+    go, results = SPAWN.Event(), SPAWN.Queue()
+    procs = [SPAWN.Process(target=_child_drain, args=(url, name, go, results)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    go.set()
+    done = [results.get(timeout=90) for _ in procs]
+    for p in procs:
+        p.join(30)
+        assert p.exitcode == 0
+    assert sum(done) == 200  # every batch was done by exactly one of them
+    assert per_turn(engine, tenant, name) == {t: (1, 1) for t in turn_ids}
+    assert applied(engine, worker) == 200
+    assert worker.pending() == 0
+
+
+def test_a_worker_killed_mid_batch_loses_no_turn(database: Any, tenant: str) -> None:
+    engine = database.engine
+    name = toy_name()
+    worker = new_worker(engine, ToyExtractor(name), batch_turns=10)
+    turn_ids = record(engine, tenant, *(f"@fact item {i}|Item {i} is tracked|0.9" for i in range(60)))
+    go, entered, results = SPAWN.Event(), SPAWN.Event(), SPAWN.Queue()
+    proc = SPAWN.Process(
+        target=_child_drain, args=(database.url.render_as_string(hide_password=False), name, go, results, 3, entered)
+    )
+    proc.start()
+    go.set()
+    assert entered.wait(60), "the child never reached its third batch"
+    proc.kill()  # mid-batch: two batches committed, the third extracted but never appended
+    proc.join(10)
+    assert applied(engine, worker) == 20
+    assert len(per_turn(engine, tenant, name)) == 20
+    # restart: the dead session's lock goes with it; every remaining turn is extracted once
+    assert wait_for(lambda: worker.drain().turns > 0 or worker.pending() == 0, 10)
+    worker.drain()
+    assert worker.pending() == 0
+    assert per_turn(engine, tenant, name) == {t: (1, 1) for t in turn_ids}
+    assert applied(engine, worker) == 60
+
+
+# --- facts over time, tenant switches ------------------------------------------------------------
+
+
+def test_a_fact_mentioned_again_later_is_reinforced(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    record(engine, tenant, "@fact editor|The user uses Vim|0.8")
+    worker.drain()
+    projections.catch_up_all(engine, ["facts"])
+    (again,) = record(engine, tenant, "@fact editor|the user uses vim.|0.8")
+    worker.drain()
+    first, second = extracted(engine, tenant, worker.extractor.name)
+    assert isinstance(first.event, FactExtracted)
+    assert isinstance(second.event, MemoryReinforced)
+    assert second.event.item_id == first.event.memory_id
+    assert (second.metadata.causation_id, second.event.item_kind) == (again, "fact")
+    projections.catch_up_all(engine, ["facts"])
+    with engine.connect() as conn:
+        (row,) = conn.execute(
+            sa.select(facts.c.reinforcements, facts.c.confidence).where(facts.c.tenant_id == tenant)
+        ).all()
+    assert row.reinforcements == 1
+    assert row.confidence > 0.8
+
+
+def test_directives_follow_the_tenants_auto_promote_switch(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    record(engine, tenant, "preference: tabs over spaces")
+    record(engine, tenant, "decision (project): we ship on Fridays", role="assistant")  # only user turns
+    worker.drain()
+    (plain,) = [r.event for r in extracted(engine, tenant, worker.extractor.name)]
+    assert isinstance(plain, FactExtracted)
+    assert (plain.category, plain.scope, plain.statement) == ("preference", "project", "tabs over spaces")
+
+    settings = tenant_settings.change(engine, tenant, TenantSettingsChanged(auto_promote=True))
+    assert settings.auto_promote
+    record(engine, tenant, "decision (project): we ship on Fridays\nterminology (user): 'the box' means the build server",
+           project="billing")
+    record(engine, tenant, "lesson learned: pin versions", project=None)
+    worker.drain()
+    promoted = [r.event for r in extracted(engine, tenant, worker.extractor.name)[1:]]
+    assert all(isinstance(p, MemoryPromoted) for p in promoted)
+    assert [(p.kind, p.scope, p.scope_key) for p in promoted] == [  # type: ignore[attr-defined]
+        ("decision", "project", "billing"),
+        ("terminology", "session", "s1"),  # named user scope, but the turn has no user key: narrower
+        ("lesson_learned", "session", "s1"),  # no project: the session, never user or org
+    ]
+
+
+# --- the loop -----------------------------------------------------------------------------------
+
+
+def test_the_loop_wakes_early_when_turns_arrive(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    loop = WorkerLoop(worker, interval_s=3600, poll_interval_s=0.05)
+    thread = threading.Thread(target=loop.run, daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.3)  # the first, immediate run finds nothing
+        (turn,) = record(engine, tenant, "@fact editor|The user uses Vim|0.9")
+        started = time.monotonic()
+        assert wait_for(lambda: turn in per_turn(engine, tenant, worker.extractor.name), 5)
+        assert time.monotonic() - started < 2.5
+    finally:
+        loop.stop()
+        thread.join(10)
+    assert not thread.is_alive()
