@@ -49,7 +49,9 @@ from sqlalchemy.engine import URL, Engine, make_url
 from memledger import bootstrap
 from memledger.config import Settings
 from memledger.events import Metadata, NewEvent, Scopes, TurnRecorded, codec
+from memledger.events.envelope import START
 from memledger.store import db, event_store, migrate
+from memledger.store.schema import events
 
 TARGETS = {"batch1000_vs_raw": 0.5, "writers16_vs_1": 2.0, "read_all_eps": 50_000.0}
 
@@ -105,18 +107,24 @@ def quantile_ms(samples: list[float], q: float) -> float:
 
 @dataclass(frozen=True)
 class Plan:
-    """How much work each phase does."""
+    """How much work each phase does.
+
+    The machine is shared and noisy, so the two sides of each ratio are measured
+    in alternation, ``rounds`` times, and the median is reported.
+    """
 
     batch1_seconds: float
     batch100_events: int
-    batch1000_events: int
-    rounds: int  # raw and ledger 1,000-batches alternate this many times
-    writer_seconds: float
+    batch1000_events: int  # per side, over all rounds
+    batch_rounds: int
+    writer_seconds: float  # per run of writers
+    writer_rounds: int
+    read_passes: int
     quick: bool
 
 
-QUICK = Plan(2.0, 5_000, 10_000, 3, 3.0, quick=True)
-FULL = Plan(5.0, 20_000, 50_000, 5, 10.0, quick=False)
+QUICK = Plan(2.0, 5_000, 9_000, 3, 2.0, 2, 2, quick=True)
+FULL = Plan(5.0, 20_000, 60_000, 6, 5.0, 3, 3, quick=False)
 
 
 # -- one writer -------------------------------------------------------------------------------
@@ -205,9 +213,9 @@ class RawTable:
     def __init__(self, url: URL, name: str, *, indexed: bool) -> None:
         self.conn = psycopg.connect(conninfo(url))
         self.insert = _RAW_INSERT.format(name=name)
-        self.conn.execute(_RAW_TABLE.format(name=name))  # type: ignore[call-overload]
+        self.conn.execute(_RAW_TABLE.format(name=name))
         if indexed:
-            self.conn.execute(_RAW_INDEXES.format(name=name))  # type: ignore[call-overload]
+            self.conn.execute(_RAW_INDEXES.format(name=name))
         self.conn.commit()
         self.rng = random.Random(name)
         self.version = 0
@@ -228,11 +236,11 @@ class RawTable:
         """Events/s for ``events`` rows, ``size`` rows per transaction."""
         batches = [self.rows(size) for _ in range(events // size)]
         with self.conn.cursor() as cur:
-            cur.executemany(self.insert, self.rows(size))  # type: ignore[arg-type]
+            cur.executemany(self.insert, self.rows(size))
             self.conn.commit()
             start = time.perf_counter()
             for batch in batches:
-                cur.executemany(self.insert, batch)  # type: ignore[arg-type]
+                cur.executemany(self.insert, batch)
                 self.conn.commit()
         return len(batches) * size / (time.perf_counter() - start)
 
@@ -272,13 +280,12 @@ def _writer(url: str, seconds: float, notify: bool, barrier: Any, results: Any) 
 
 
 @dataclass(frozen=True)
-class WritersFigures:
+class WritersRun:
     eps: float
-    p50_ms: float
-    p99_ms: float
+    latencies: list[float]
 
 
-def writers(url: URL, count: int, seconds: float, *, notify: bool = False) -> WritersFigures:
+def writers(url: URL, count: int, seconds: float, *, notify: bool = False) -> WritersRun:
     """``count`` writer processes appending one event per transaction."""
     ctx = mp.get_context("fork")  # the parent holds no connection when it forks (disposed)
     barrier, results = ctx.Barrier(count), ctx.Queue()
@@ -292,10 +299,31 @@ def writers(url: URL, count: int, seconds: float, *, notify: bool = False) -> Wr
         if proc.exitcode != 0:
             raise RuntimeError(f"a writer process failed with exit code {proc.exitcode}")
     elapsed = max(r.ended for r in done) - min(r.started for r in done)
-    latencies = [lat for r in done for lat in r.latencies]
-    return WritersFigures(
-        sum(r.count for r in done) / elapsed, quantile_ms(latencies, 0.5), quantile_ms(latencies, 0.99)
-    )
+    return WritersRun(sum(r.count for r in done) / elapsed, [lat for r in done for lat in r.latencies])
+
+
+def writer_rounds(
+    url: URL, plan: Plan, variants: dict[str, tuple[int, bool]]
+) -> dict[str, list[WritersRun]]:
+    """Each variant (writer count, notify) once per round, in alternation."""
+    runs: dict[str, list[WritersRun]] = {name: [] for name in variants}
+    for _ in range(plan.writer_rounds):
+        for name, (count, notify) in variants.items():
+            runs[name].append(writers(url, count, plan.writer_seconds, notify=notify))
+    return runs
+
+
+def summarise(out: dict[str, Any], key: str, runs: list[WritersRun]) -> None:
+    """Median events/s of the runs; p50 and p99 of all their latencies."""
+    latencies = [lat for run in runs for lat in run.latencies]
+    out[f"{key}_eps"] = statistics.median(run.eps for run in runs)
+    out[f"{key}_p50_ms"] = quantile_ms(latencies, 0.5)
+    out[f"{key}_p99_ms"] = quantile_ms(latencies, 0.99)
+
+
+def paired_ratio(top: list[WritersRun], bottom: list[WritersRun]) -> float:
+    """The median over rounds of top/bottom events/s."""
+    return statistics.median(a.eps / b.eps for a, b in zip(top, bottom, strict=True))
 
 
 @contextmanager
@@ -304,7 +332,7 @@ def listener(url: URL) -> Iterator[list[int]]:
     received = [0]
     stop = threading.Event()
     conn = psycopg.connect(conninfo(url), autocommit=True)
-    conn.execute(f"LISTEN {event_store.NOTIFY_CHANNEL}")  # type: ignore[call-overload]
+    conn.execute(f"LISTEN {event_store.NOTIFY_CHANNEL}")
 
     def drain() -> None:
         while not stop.is_set():
@@ -324,16 +352,42 @@ def listener(url: URL) -> Iterator[list[int]]:
 # -- reading ----------------------------------------------------------------------------------
 
 
+_VISIBLE = sa.select(
+    sa.func.coalesce(
+        sa.func.max(events.c.tx_id) < sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()), True
+    )
+)
+
+
+def settle(engine: Engine, timeout: float = 60.0) -> None:
+    """Wait until every event is visible to gap-safe reads.
+
+    Any write transaction running anywhere on the server holds read_all back,
+    and the embedded server may be shared with other work.
+    """
+    deadline = time.monotonic() + timeout
+    with engine.connect() as conn:
+        while not conn.execute(_VISIBLE).scalar_one():
+            if time.monotonic() > deadline:
+                raise RuntimeError("a write transaction elsewhere on the server never ended")
+            conn.rollback()
+            time.sleep(0.05)
+
+
 def read_rate(engine: Engine) -> tuple[float, int]:
     """Events/s reading the whole ledger with read_all, pages of 1,000, decoded."""
     with engine.connect() as conn:
+        expected = conn.execute(sa.select(sa.func.count()).select_from(events)).scalar_one()
         event_store.read_all(conn, limit=10)  # warm up
-        total, after = 0, event_store.START
+        conn.rollback()
+        total, after = 0, START
         start = time.perf_counter()
         while page := event_store.read_all(conn, after=after, limit=1000):
             total += len(page)
             after = page[-1].cursor
         elapsed = time.perf_counter() - start
+    if total != expected:
+        raise RuntimeError(f"read_all returned {total} events of {expected}")
     return total / elapsed, total
 
 
@@ -383,14 +437,15 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     )
     raw = RawTable(url, "bench_raw", indexed=False)
     raw_indexed = RawTable(url, "bench_raw_indexed", indexed=True)
-    per_round = plan.batch1000_events // plan.rounds
+    per_round = plan.batch1000_events // plan.batch_rounds
     ledger_rates, raw_rates, indexed_rates = [], [], []
-    for _ in range(plan.rounds):  # interleaved, so noise hits both sides alike
+    for _ in range(plan.batch_rounds):  # in alternation, so noise hits every side alike
         raw_rates.append(raw.rate(per_round))
         ledger_rates.append(append_rate(engine, 1000, per_round))
         indexed_rates.append(raw_indexed.rate(per_round))
     raw.close()
     raw_indexed.close()
+    engine.dispose()
     out["append_batch1000_eps"] = statistics.median(ledger_rates)
     out["raw_executemany_eps"] = statistics.median(raw_rates)
     out["raw_indexed_executemany_eps"] = statistics.median(indexed_rates)
@@ -400,31 +455,29 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     out["batch1000_vs_raw_indexed"] = statistics.median(
         ledger / base for ledger, base in zip(ledger_rates, indexed_rates, strict=True)
     )
-    engine.dispose()
 
-    for count in (1, 4, 16):
-        fig = timed(f"{count} writers", lambda c=count: writers(url, c, plan.writer_seconds))
-        out[f"writers{count}_eps"] = fig.eps
-        out[f"writers{count}_p50_ms"] = fig.p50_ms
-        out[f"writers{count}_p99_ms"] = fig.p99_ms
-    out["writers16_vs_1"] = out["writers16_eps"] / out["writers1_eps"]
+    counts = {f"writers{n}": (n, False) for n in (1, 4, 16)}
+    runs = timed("1/4/16 writers", lambda: writer_rounds(url, plan, counts))
+    for key, key_runs in runs.items():
+        summarise(out, key, key_runs)
+    out["writers16_vs_1"] = paired_ratio(runs["writers16"], runs["writers1"])
 
+    # A listener drains notifications in both variants, as a follower would.
     with listener(url) as received:
-        quiet = timed("16 writers, listener", lambda: writers(url, 16, plan.writer_seconds))
-        loud = timed(
-            "16 writers, notify", lambda: writers(url, 16, plan.writer_seconds, notify=True)
-        )
+        variants = {"writers16_quiet": (16, False), "writers16_notify": (16, True)}
+        runs = timed("16 writers, notify off/on", lambda: writer_rounds(url, plan, variants))
         time.sleep(0.5)
-    out["writers16_listener_eps"] = quiet.eps
-    out["writers16_notify_eps"] = loud.eps
-    out["writers16_notify_p50_ms"] = loud.p50_ms
-    out["writers16_notify_p99_ms"] = loud.p99_ms
-    out["notify_vs_no_notify"] = loud.eps / quiet.eps
+    for key, key_runs in runs.items():
+        summarise(out, key, key_runs)
+    out["notify_vs_no_notify"] = paired_ratio(runs["writers16_notify"], runs["writers16_quiet"])
     out["notifications_received"] = received[0]
 
     engine = db.create_engine(url, pool_size=1)
-    out["read_all_eps"], out["read_all_events"] = timed("read_all", lambda: read_rate(engine))
+    settle(engine)
+    reads = [timed("read_all", lambda: read_rate(engine)) for _ in range(plan.read_passes)]
     engine.dispose()
+    out["read_all_eps"] = statistics.median(rate for rate, _ in reads)
+    out["read_all_events"] = reads[0][1]
     return out
 
 
@@ -438,7 +491,7 @@ def report(out: dict[str, Any], plan: Plan) -> None:
         ("1 writer process, 1 event per call", "writers1_eps"),
         ("4 writer processes, 1 event per call", "writers4_eps"),
         ("16 writer processes, 1 event per call", "writers16_eps"),
-        ("16 writers, notify=False, 1 listener", "writers16_listener_eps"),
+        ("16 writers, notify=False, 1 listener", "writers16_quiet_eps"),
         ("16 writers, notify=True, 1 listener", "writers16_notify_eps"),
         ("read_all, pages of 1,000, decoded", "read_all_eps"),
     ]
@@ -450,10 +503,11 @@ def report(out: dict[str, Any], plan: Plan) -> None:
             f"latency, {count:>2} writers: p50 {out[f'writers{count}_p50_ms']:.2f} ms,"
             f" p99 {out[f'writers{count}_p99_ms']:.2f} ms"
         )
-    print(
-        f"latency, 16 writers with notify: p50 {out['writers16_notify_p50_ms']:.2f} ms,"
-        f" p99 {out['writers16_notify_p99_ms']:.2f} ms"
-    )
+    for key, label in (("writers16_quiet", "notify=False"), ("writers16_notify", "notify=True")):
+        print(
+            f"latency, 16 writers, {label}: p50 {out[f'{key}_p50_ms']:.2f} ms,"
+            f" p99 {out[f'{key}_p99_ms']:.2f} ms"
+        )
     print(f"notify=True / notify=False (16 writers): {out['notify_vs_no_notify']:.2f}x")
     print(f"batch 1,000 vs raw (indexed table): {out['batch1000_vs_raw_indexed']:.2f}x")
     met = {}

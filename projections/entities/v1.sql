@@ -16,8 +16,6 @@ CREATE TABLE entities (
     source_turns   text[]           NOT NULL,
     tsv            tsvector GENERATED ALWAYS AS (
         to_tsvector('simple', name || ' ' || coalesce(description, ''))) STORED,
-    embedding      vector(384),
-    embedding_model text,
     PRIMARY KEY (tenant_id, entity_id)
 );
 -- @indexes: built after a bulk load

@@ -30,8 +30,6 @@ CREATE TABLE facts (
     source_turns     text[]           NOT NULL,
     source_events    text[]           NOT NULL,
     tsv              tsvector GENERATED ALWAYS AS (to_tsvector('english', key || ' ' || statement)) STORED,
-    embedding        vector(384),
-    embedding_model  text,
     PRIMARY KEY (tenant_id, memory_id)
 );
 CREATE INDEX facts_slot ON facts (tenant_id, slot_id);

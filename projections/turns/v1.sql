@@ -16,8 +16,6 @@ CREATE TABLE turns (
     occurred_at    timestamptz NOT NULL,
     recorded_at    timestamptz NOT NULL,
     tsv            tsvector    GENERATED ALWAYS AS (to_tsvector('english', text)) STORED,
-    embedding      vector(384),
-    embedding_model text,
     PRIMARY KEY (tenant_id, turn_id)
 );
 -- @indexes: built after a bulk load

@@ -110,3 +110,28 @@ class InvalidEvent(InvalidCommand):
 
     def __str__(self) -> str:
         return f"invalid {self.event_type} event at {self.field}: {self.message}"
+
+
+class EmbeddingFailed(LedgerError):
+    """The embedding model could not be loaded or called (a file failing its sha256
+    check, a provider's error, an answer of the wrong shape)."""
+
+
+@dataclass
+class EmbeddingMismatch(InvalidCommand):
+    """Vectors of two models (or two dimensions) would be compared: a query or an
+    embedding made with one model against vectors stored by another."""
+
+    tenant_id: str
+    stored_model: str
+    stored_dim: int
+    model: str
+    dim: int
+
+    def __str__(self) -> str:
+        return (
+            f"the embeddings of tenant {self.tenant_id!r} were made by {self.stored_model!r} "
+            f"({self.stored_dim} dimensions), not by {self.model!r} ({self.dim} dimensions): "
+            "vectors of different models cannot be compared; rebuild the embeddings projection "
+            "with the configured model (memledger projections rebuild embeddings)"
+        )

@@ -60,6 +60,15 @@ def demo_run(database: SessionDatabase) -> subprocess.CompletedProcess[str]:
     return run(database.env, "demo")
 
 
+@pytest.fixture(scope="module")
+def demo_records(
+    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
+) -> list[dict[str, Any]]:
+    """``memledger events tail --tenant demo`` after the demo: the six turns."""
+    assert demo_run.returncode == 0, demo_run.stderr
+    return tail(database, "--tenant", DEMO_TENANT)
+
+
 def test_demo_records_the_six_turns_and_prints_them(
     demo_run: subprocess.CompletedProcess[str],
 ) -> None:
@@ -100,14 +109,6 @@ def test_db_status_json_reports_versions_and_migrations(database: SessionDatabas
     assert report["database"] == database.url.database
 
 
-def test_db_status_prints_a_table_for_people(database: SessionDatabase) -> None:
-    result = run(database.env, "db", "status")
-
-    assert result.returncode == 0, result.stderr
-    assert "postgres_version" in result.stdout
-    assert "pgvector_version" in result.stdout
-
-
 def test_migrate_exits_0_and_leaves_the_database_at_head(database: SessionDatabase) -> None:
     result = run(database.env, "migrate")
 
@@ -117,10 +118,9 @@ def test_migrate_exits_0_and_leaves_the_database_at_head(database: SessionDataba
 
 
 def test_tail_prints_the_demo_turns_as_json_lines_in_order(
-    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
+    demo_records: list[dict[str, Any]],
 ) -> None:
-    assert demo_run.returncode == 0, demo_run.stderr
-    records = tail(database, "--tenant", DEMO_TENANT)
+    records = demo_records
 
     assert [r["payload"]["text"] for r in records] == DEMO_TEXTS
     assert [r["payload"]["role"] for r in records] == [role for role, _ in CONVERSATION]
@@ -135,10 +135,9 @@ def test_tail_prints_the_demo_turns_as_json_lines_in_order(
 
 
 def test_tail_after_a_position_starts_after_it(
-    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
+    database: SessionDatabase, demo_records: list[dict[str, Any]]
 ) -> None:
-    assert demo_run.returncode == 0, demo_run.stderr
-    everything = tail(database, "--tenant", DEMO_TENANT)
+    everything = demo_records
     third = everything[2]
 
     after_position = tail(database, "--tenant", DEMO_TENANT, "--after", str(third["position"]))
@@ -151,10 +150,9 @@ def test_tail_after_a_position_starts_after_it(
 
 
 def test_tail_limit_stops_after_that_many(
-    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
+    database: SessionDatabase, demo_records: list[dict[str, Any]]
 ) -> None:
-    assert demo_run.returncode == 0, demo_run.stderr
-    everything = tail(database, "--tenant", DEMO_TENANT)
+    everything = demo_records
 
     assert tail(database, "--tenant", DEMO_TENANT, "--limit", "2") == everything[:2]
     after_first = ["--after", str(everything[0]["position"])]

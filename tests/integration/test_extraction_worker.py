@@ -29,7 +29,13 @@ from memledger.events.catalogue import (
     TenantSettingsChanged,
 )
 from memledger.events.envelope import Cursor, Recorded
-from memledger.extraction.protocol import EntityCandidate, FactCandidate, TurnExtraction, TurnText
+from memledger.extraction.protocol import (
+    EntityCandidate,
+    FactCandidate,
+    RelationshipCandidate,
+    TurnExtraction,
+    TurnText,
+)
 from memledger.projectors import checkpoints
 from memledger.projectors.facts import facts
 from memledger.service import projections, tenant_settings
@@ -83,7 +89,7 @@ class ToyExtractor:
         return {t.turn_id: self._one(t.text) for t in turns}
 
     def _one(self, text: str) -> TurnExtraction:
-        found_facts, found_entities = [], []
+        found_facts, found_entities, found_edges = [], [], []
         for line in text.splitlines():
             kind, _, rest = line.partition(" ")
             parts = rest.split("|")
@@ -94,9 +100,16 @@ class ToyExtractor:
                 ))
             elif kind == "@entity":
                 found_entities.append(EntityCandidate(name=parts[0], entity_type="tool", confidence=float(parts[1])))
+            elif kind == "@uses":
+                found_edges.append(RelationshipCandidate(
+                    source_name="user", source_type="user", relation="USES", target_name=parts[0],
+                    target_type="tool", confidence=float(parts[1]),
+                ))
         if self.extra_entity:
             found_entities.append(EntityCandidate(name=self.extra_entity, entity_type="tool", confidence=0.9))
-        return TurnExtraction(facts=tuple(found_facts), entities=tuple(found_entities))
+        return TurnExtraction(
+            facts=tuple(found_facts), entities=tuple(found_entities), relationships=tuple(found_edges)
+        )
 
 
 def toy_name() -> str:
@@ -147,15 +160,12 @@ def extracted(engine: Engine, tenant: str, extractor: str) -> list[Recorded]:
 
 def per_turn(engine: Engine, tenant: str, extractor: str) -> dict[str, tuple[int, int]]:
     """Per causing turn event: (events, distinct streams) the extractor appended."""
+    cause = events.c.metadata.op("->>")(sa.literal_column("'causation_id'")).label("cause")
     with engine.connect() as conn:
         rows = conn.execute(
-            sa.select(
-                events.c.metadata["causation_id"].astext,
-                sa.func.count(),
-                sa.func.count(sa.distinct(events.c.stream_id)),
-            )
+            sa.select(cause, sa.func.count(), sa.func.count(sa.distinct(events.c.stream_id)))
             .where(events.c.tenant_id == tenant, events.c.metadata["extractor"].astext == extractor)
-            .group_by(events.c.metadata["causation_id"].astext)
+            .group_by(cause)
         ).all()
     return {r[0]: (r[1], r[2]) for r in rows}
 
@@ -176,6 +186,18 @@ def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
     return condition()
 
 
+def visible(worker: ExtractionWorker, turns: int) -> None:
+    """Wait until ``turns`` are pending: gap-safe reads hold new events back while any
+    older transaction on the server (even another database's) is still open."""
+    assert wait_for(lambda: worker.pending() >= turns, 30), f"{worker.pending()} of {turns} turns visible"
+
+
+def drain(worker: ExtractionWorker, turns: int) -> BatchReport:
+    """``worker.drain()`` once the last ``turns`` recorded are visible to it."""
+    visible(worker, turns)
+    return worker.drain()
+
+
 # --- the basics -------------------------------------------------------------------------
 
 
@@ -183,6 +205,7 @@ def test_drain_appends_each_turns_results_with_the_turn_as_cause(engine: Engine,
     worker = new_worker(engine, batch_turns=2)
     turn_ids = record(engine, tenant, "@fact editor|The user uses Vim|0.9\n@entity Vim|0.9",
                       "@fact os|The user runs Linux|0.8", "just chatting", "@entity Docker|0.95")
+    visible(worker, 4)
     assert worker.pending() == 4
     report = worker.drain()
     assert (report.turns, report.events, report.busy_elsewhere) == (4, 4, False)
@@ -203,6 +226,7 @@ def test_recording_a_turn_never_waits_for_extraction(engine: Engine, tenant: str
     entered, release = threading.Event(), threading.Event()
     worker = new_worker(engine, ToyExtractor(toy_name(), block_in_batch=1, entered=entered, release=release))
     record(engine, tenant, "@fact a|First fact|0.9")
+    visible(worker, 1)
     thread = threading.Thread(target=worker.drain)
     thread.start()
     try:
@@ -212,7 +236,7 @@ def test_recording_a_turn_never_waits_for_extraction(engine: Engine, tenant: str
         (later,) = record(engine, tenant, "@fact b|Second fact|0.9")
         assert time.monotonic() - started < 2
         assert extracted(engine, tenant, worker.extractor.name) == []  # nothing extracted yet
-        assert worker.pending() == 2
+        visible(worker, 2)
     finally:
         release.set()
         thread.join(20)
@@ -225,7 +249,7 @@ def test_confidence_bands_reach_the_facts_read_model(engine: Engine, tenant: str
     worker = new_worker(engine)
     record(engine, tenant, "@fact editor|The user uses Vim|0.9\n@fact mood|The user seems tired|0.6\n"
            "@fact music|The user might like jazz|0.3")
-    report = worker.drain()
+    report = drain(worker, 1)
     assert (report.events, report.dropped_low_confidence) == (2, 1)
     projections.catch_up_all(engine, ["facts"])
     with engine.connect() as conn:
@@ -241,13 +265,29 @@ def test_limits_and_refusals_are_counted_per_conversation_across_batches(engine:
     worker = new_worker(engine, batch_turns=1, max_entities=2)
     record(engine, tenant, "@entity A|0.9", "@entity B|0.9", "@entity C|0.9\n@fact pw|my password is hunter22|0.9")
     record(engine, tenant, "@entity D|0.9", session="s2")
-    report = worker.drain()
+    report = drain(worker, 4)
     assert (report.turns, report.skipped, report.refused_secrets) == (4, 1, 1)
     names = sorted(r.event.name for r in extracted(engine, tenant, worker.extractor.name))  # type: ignore[attr-defined]
     assert names == ["A", "B", "D"]  # C is over the limit of s1; s2 has its own
     with engine.connect() as conn:
         totals = counters.totals(conn, tenant)
     assert (totals["entities"], totals["skipped_entities"], totals["refused_secrets"]) == (3, 1, 1)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: the policy can build an event the store refuses (here RelationshipObserved with a "
+    "relationship_id over 200 characters, from a 199-character tool name); event_store.append raises "
+    "InvalidEvent, _append does not catch it, the batch rolls back and every later drain fails on the "
+    "same batch: one odd turn stops extraction for every tenant. Fix: make the policy's events valid "
+    "(see test_policy), and in _append refuse-and-count an event codec.encode rejects instead of raising.",
+)
+def test_a_candidate_the_store_refuses_does_not_stop_the_worker(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    (_, fine) = record(engine, tenant, f"@uses {'Very long tool name ' * 10}|0.9", "@fact os|The user runs Linux|0.9")
+    drain(worker, 2)
+    assert worker.pending() == 0
+    assert fine in per_turn(engine, tenant, worker.extractor.name)
 
 
 # --- exactly once ---------------------------------------------------------------------------
@@ -258,7 +298,7 @@ def _drain_then_move_back(engine: Engine, tenant: str, worker: ExtractionWorker,
     with engine.connect() as conn:
         start = checkpoints.get(conn, worker.name).cursor  # type: ignore[union-attr]
     record(engine, tenant, *texts)
-    worker.drain()
+    drain(worker, len(texts))
     with db.begin(engine) as tx:
         checkpoints.advance(tx, worker.name, start, 0)
     return extracted(engine, tenant, worker.extractor.name)
@@ -311,6 +351,7 @@ def test_a_worker_that_lost_its_lock_appends_nothing_twice(engine: Engine, tenan
     name = toy_name()
     slow = new_worker(engine, ToyExtractor(name, block_in_batch=1, entered=entered, release=release))
     turn_ids = record(engine, tenant, *(f"@fact k{i}|Statement {i}|0.9" for i in range(25)))
+    visible(slow, 25)
     outcome: list[object] = []
 
     def run_slow() -> None:
@@ -342,7 +383,7 @@ def test_a_worker_that_lost_its_lock_appends_nothing_twice(engine: Engine, tenan
         thread.join(20)
     (result,) = outcome
     assert not isinstance(result, BatchReport) or result.busy_elsewhere
-    assert per_turn(engine, tenant, name) == {t: (1, 1) for t in turn_ids}
+    assert per_turn(engine, tenant, name) == dict.fromkeys(turn_ids, (1, 1))
     assert applied(engine, slow) == 25
 
 
@@ -369,6 +410,7 @@ def test_two_worker_processes_extract_each_turn_exactly_once(database: Any, tena
     name = toy_name()
     worker = new_worker(engine, ToyExtractor(name))
     turn_ids = record(engine, tenant, *(f"@fact item {i}|Item {i} is tracked|0.9" for i in range(200)))
+    visible(worker, 200)
     url = database.url.render_as_string(hide_password=False)
     go, results = SPAWN.Event(), SPAWN.Queue()
     procs = [SPAWN.Process(target=_child_drain, args=(url, name, go, results)) for _ in range(2)]
@@ -380,7 +422,7 @@ def test_two_worker_processes_extract_each_turn_exactly_once(database: Any, tena
         p.join(30)
         assert p.exitcode == 0
     assert sum(done) == 200  # every batch was done by exactly one of them
-    assert per_turn(engine, tenant, name) == {t: (1, 1) for t in turn_ids}
+    assert per_turn(engine, tenant, name) == dict.fromkeys(turn_ids, (1, 1))
     assert applied(engine, worker) == 200
     assert worker.pending() == 0
 
@@ -390,6 +432,7 @@ def test_a_worker_killed_mid_batch_loses_no_turn(database: Any, tenant: str) -> 
     name = toy_name()
     worker = new_worker(engine, ToyExtractor(name), batch_turns=10)
     turn_ids = record(engine, tenant, *(f"@fact item {i}|Item {i} is tracked|0.9" for i in range(60)))
+    visible(worker, 60)
     go, entered, results = SPAWN.Event(), SPAWN.Event(), SPAWN.Queue()
     proc = SPAWN.Process(
         target=_child_drain, args=(database.url.render_as_string(hide_password=False), name, go, results, 3, entered)
@@ -405,7 +448,7 @@ def test_a_worker_killed_mid_batch_loses_no_turn(database: Any, tenant: str) -> 
     assert wait_for(lambda: worker.drain().turns > 0 or worker.pending() == 0, 10)
     worker.drain()
     assert worker.pending() == 0
-    assert per_turn(engine, tenant, name) == {t: (1, 1) for t in turn_ids}
+    assert per_turn(engine, tenant, name) == dict.fromkeys(turn_ids, (1, 1))
     assert applied(engine, worker) == 60
 
 
@@ -415,10 +458,10 @@ def test_a_worker_killed_mid_batch_loses_no_turn(database: Any, tenant: str) -> 
 def test_a_fact_mentioned_again_later_is_reinforced(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine)
     record(engine, tenant, "@fact editor|The user uses Vim|0.8")
-    worker.drain()
+    drain(worker, 1)
     projections.catch_up_all(engine, ["facts"])
     (again,) = record(engine, tenant, "@fact editor|the user uses vim.|0.8")
-    worker.drain()
+    drain(worker, 1)
     first, second = extracted(engine, tenant, worker.extractor.name)
     assert isinstance(first.event, FactExtracted)
     assert isinstance(second.event, MemoryReinforced)
@@ -437,17 +480,17 @@ def test_directives_follow_the_tenants_auto_promote_switch(engine: Engine, tenan
     worker = new_worker(engine)
     record(engine, tenant, "preference: tabs over spaces")
     record(engine, tenant, "decision (project): we ship on Fridays", role="assistant")  # only user turns
-    worker.drain()
+    drain(worker, 2)
     (plain,) = [r.event for r in extracted(engine, tenant, worker.extractor.name)]
     assert isinstance(plain, FactExtracted)
     assert (plain.category, plain.scope, plain.statement) == ("preference", "project", "tabs over spaces")
 
     settings = tenant_settings.change(engine, tenant, TenantSettingsChanged(auto_promote=True))
     assert settings.auto_promote
-    record(engine, tenant, "decision (project): we ship on Fridays\nterminology (user): 'the box' means the build server",
-           project="billing")
+    record(engine, tenant, "decision (project): we ship on Fridays\n"
+           "terminology (user): 'the box' means the build server", project="billing")
     record(engine, tenant, "lesson learned: pin versions", project=None)
-    worker.drain()
+    drain(worker, 2)
     promoted = [r.event for r in extracted(engine, tenant, worker.extractor.name)[1:]]
     assert all(isinstance(p, MemoryPromoted) for p in promoted)
     assert [(p.kind, p.scope, p.scope_key) for p in promoted] == [  # type: ignore[attr-defined]
@@ -468,8 +511,13 @@ def test_the_loop_wakes_early_when_turns_arrive(engine: Engine, tenant: str) -> 
     try:
         time.sleep(0.3)  # the first, immediate run finds nothing
         (turn,) = record(engine, tenant, "@fact editor|The user uses Vim|0.9")
+
+        def done() -> bool:
+            return turn in per_turn(engine, tenant, worker.extractor.name)
+
+        assert wait_for(lambda: done() or worker.pending() > 0, 30)  # visible (see ``visible``)
         started = time.monotonic()
-        assert wait_for(lambda: turn in per_turn(engine, tenant, worker.extractor.name), 5)
+        assert wait_for(done, 10)
         assert time.monotonic() - started < 2.5
     finally:
         loop.stop()

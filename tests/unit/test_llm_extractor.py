@@ -380,3 +380,16 @@ def test_each_batch_gets_its_own_call_and_fallback(monkeypatch: pytest.MonkeyPat
     assert llm.fallbacks == 1
     assert first == Fallback().extract(TURNS[:1])
     assert set(second) == {"t1", "t2", "t3"}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: LlmExtractor._call passes timeout=, model=, messages= and response_format= and then "
+    "**options, so MEMLEDGER_LLM_OPTIONS='{\"timeout\": 60}' makes every call a TypeError (multiple values "
+    "for 'timeout'), caught by the broad except: every batch silently falls back after 3 attempts. Fix: "
+    "build the call as {**defaults, **options} (or refuse reserved keys in Settings).",
+)
+def test_a_timeout_in_the_options_does_not_break_every_call(calls: Calls) -> None:
+    llm = extractor(VALID, options={"timeout": 60})
+    llm.extract(TURNS)
+    assert llm.fallbacks == 0

@@ -82,10 +82,10 @@ def run(
     *,
     t: TurnText | None = None,
     counts: Counts | None = None,
-    policy: Policy = Policy(),
+    policy: Policy | None = None,
 ) -> tuple[list[NewEvent], Counts]:
     counts = counts if counts is not None else Counts()
-    pairs = to_events(t or turn(), found, counts, policy, extractor="toy", version="1")
+    pairs = to_events(t or turn(), found, counts, policy or Policy(), extractor="toy", version="1")
     for stream, new in pairs:  # every event must pass the store's own checks
         check_identifier("stream_id", stream)
         check_identifier("event_id", new.event_id)

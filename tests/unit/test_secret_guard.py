@@ -29,7 +29,8 @@ SECRETS = {
     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "bearer header": "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789",
     "rsa private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
-    "openssh private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----",
+    "openssh private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n"
+    "-----END OPENSSH PRIVATE KEY-----",
     "pkcs8 private key": "here:\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----",
     "encrypted private key": "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHzBJBg\n-----END ENCRYPTED PRIVATE KEY-----",
     "postgres url": "the prod DB is postgresql://app:s3cr3t@db.internal:5432/app",

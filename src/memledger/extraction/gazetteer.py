@@ -11,8 +11,15 @@ A leading ``~`` marks a name that is also an ordinary English word ("go",
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Final
+
+
+def _split(text: str, sep: str = ",") -> Iterable[str]:
+    return (part.strip() for part in text.split(sep) if part.strip())
+
+
 
 _TOOL_KINDS: Final[dict[str, str]] = {
     "programming language": (
@@ -30,6 +37,10 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "redux, redux toolkit, mobx, zustand, ~recoil, react native, jetpack compose, swiftui, "
         "uikit, ~flutter, ~ionic, xamarin, .net maui, ~electron, tauri, ~combine"
     ),
+    "css framework": (
+        "tailwind, tailwind css, tailwindcss, bootstrap, bulma, material ui, mui, chakra ui, "
+        "shadcn, shadcn/ui, styled-components, ~emotion, ant design, foundation css"
+    ),
     "backend framework": (
         "django, django rest framework, ~flask, fastapi, ~express, express.js, nestjs, "
         "~koa, hapi, ~rails, ruby on rails, sinatra, laravel, symfony, ~spring, spring boot, "
@@ -40,7 +51,7 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "sequelize, alembic, pydantic, celery, sidekiq, zod"
     ),
     "database": (
-        "postgresql, postgres, mysql, mariadb, sqlite, mongodb, mongo, cassandra, scylladb, "
+        "postgresql, postgres, oracle, mysql, mariadb, sqlite, mongodb, mongo, cassandra, scylladb, "
         "dynamodb, cockroachdb, oracle database, sql server, mssql, couchdb, couchbase, neo4j, "
         "arangodb, influxdb, timescaledb, clickhouse, firestore, firebase, supabase, "
         "planetscale, ~neon, aurora, aurora mysql, aurora postgresql, cosmos db, cosmosdb, "
@@ -54,43 +65,65 @@ _TOOL_KINDS: Final[dict[str, str]] = {
     "vector database": (
         "pgvector, pinecone, weaviate, qdrant, milvus, ~chroma, chromadb, faiss, lancedb"
     ),
-    "data platform": (
-        "snowflake, bigquery, redshift, databricks, ~spark, apache spark, spark streaming, "
-        "pyspark, hadoop, ~hive, presto, trino, ~flink, apache flink, ~beam, apache beam, "
-        "dbt, airflow, apache airflow, dagster, ~prefect, ~luigi, airbyte, fivetran, "
-        "~stitch, kafka, apache kafka, kafka connect, kafka streams, ~pulsar, kinesis, "
-        "rabbitmq, nats, activemq, zeromq, sqs, sns, pub/sub, delta lake, ~iceberg, "
-        "apache ~iceberg, hudi, pandas, polars, numpy, scipy, dask, ~ray, ~arrow, "
-        "apache arrow, parquet, looker, tableau, power bi, metabase, ~superset, "
-        "apache ~superset, ~mode, redash, great expectations, jupyter, "
-        "jupyterlab, ~colab, google colab, excel, microsoft excel, google sheets, "
-        "airtable, ~temporal, kubeflow, mlflow, weights & biases, wandb"
+    "data warehouse": (
+        "snowflake, bigquery, redshift, databricks, ~hive, presto, trino, delta lake, "
+        "~iceberg, apache iceberg, hudi, duckdb"
     ),
+    "data processing": (
+        "~spark, apache spark, spark streaming, pyspark, hadoop, ~flink, apache flink, ~beam, "
+        "apache beam, dbt, airbyte, fivetran, ~stitch, pandas, polars, numpy, scipy, dask, "
+        "~ray, ~arrow, apache arrow, great expectations, kafka streams, kafka connect"
+    ),
+    "workflow orchestration": (
+        "airflow, apache airflow, dagster, ~prefect, ~luigi, ~temporal, kubeflow, "
+        "argo workflows"
+    ),
+    "message broker": (
+        "kafka, apache kafka, ~pulsar, kinesis, rabbitmq, nats, activemq, zeromq, sqs, sns, "
+        "pub/sub"
+    ),
+    "bi tool": (
+        "looker, tableau, power bi, metabase, ~superset, apache superset, ~mode, redash"
+    ),
+    "spreadsheet": "excel, microsoft excel, google sheets, airtable, numbers",
+    "notebook": "jupyter, jupyterlab, ~colab, google colab, jupyter notebook",
+    "experiment tracking": "mlflow, weights & biases, wandb",
     "ml framework": (
         "pytorch, tensorflow, ~keras, jax, scikit-learn, sklearn, xgboost, lightgbm, catboost, "
-        "hugging face, huggingface, hugging face ~transformers, ~transformers, langchain, "
-        "llamaindex, llama index, spacy, nltk, opencv, onnx, tensorrt, vllm, ollama, "
-        "openai api, dspy, langgraph, ~bert, gpt-3, gpt-3.5, gpt-4, "
-        "gpt-4o, gpt-4.1, gpt-5, chatgpt, ~claude, ~gemini, ~llama, llama 2, llama 3, "
-        "~mistral, mixtral, ~copilot, github ~copilot, ~cursor, stable diffusion, midjourney, "
-        "~whisper, dall-e, perplexity"
+        "hugging face, huggingface, hugging face transformers, ~transformers, langchain, "
+        "llamaindex, llama index, spacy, nltk, opencv, onnx, tensorrt, vllm, ollama, dspy, "
+        "langgraph, stable diffusion"
     ),
+    "llm": (
+        "openai api, ~bert, gpt-3, gpt-3.5, gpt-4, gpt-4o, gpt-4.1, gpt-5, chatgpt, ~claude, "
+        "~gemini, ~llama, llama 2, llama 3, ~mistral, mixtral, ~whisper, dall-e, midjourney, "
+        "perplexity"
+    ),
+    "coding assistant": "~copilot, github copilot, ~cursor",
     "cloud platform": (
         "aws, amazon web services, gcp, google cloud, google cloud platform, azure, "
         "microsoft azure, digitalocean, digital ocean, linode, hetzner, ovh, vultr, heroku, "
         "vercel, netlify, fly.io, ~render, ~railway, cloudflare workers, cloudflare pages, "
-        "ec2, s3, ~lambda, aws ~lambda, ecs, eks, fargate, gke, aks, cloud run, app engine, "
+        "ec2, s3, ~lambda, aws lambda, ecs, eks, fargate, gke, aks, cloud run, app engine, "
         "azure functions, cloudfront, route 53, backblaze, backblaze b2, openshift, "
         "github pages"
     ),
-    "infrastructure": (
-        "docker, docker desktop, docker compose, podman, kubernetes, k8s, k3s, minikube, "
-        "~helm, ~nomad, ~consul, ~vault, hashicorp vault, terraform, opentofu, pulumi, "
-        "ansible, ~chef, ~puppet, saltstack, cdk, aws cdk, cloudformation, ~packer, ~vagrant, "
-        "nginx, ~apache, apache httpd, ~caddy, ~traefik, haproxy, ~envoy, istio, linkerd, "
-        "~kong, argo cd, argocd, argo workflows, ~flux, fluxcd, keycloak, okta, auth0, "
-        "systemd, tailscale, wireguard, openvpn, cloudflare, openssl, let's encrypt, "
-        "letsencrypt, proxmox, vmware, virtualbox"
+    "containers": "docker, docker desktop, docker compose, podman",
+    "container orchestration": "kubernetes, k8s, k3s, minikube, ~nomad, ~helm",
+    "infrastructure as code": (
+        "terraform, opentofu, pulumi, cdk, aws cdk, cloudformation, ~packer, ~vagrant"
+    ),
+    "configuration management": "ansible, ~chef, ~puppet, saltstack",
+    "web server": (
+        "nginx, ~apache, apache httpd, ~caddy, ~traefik, haproxy, ~kong"
+    ),
+    "service mesh": "~envoy, istio, linkerd, ~consul",
+    "secrets management": "~vault, hashicorp vault, 1password, bitwarden, lastpass",
+    "identity provider": "keycloak, okta, auth0",
+    "gitops": "argo cd, argocd, ~flux, fluxcd",
+    "network": (
+        "tailscale, wireguard, openvpn, cloudflare, openssl, let's encrypt, letsencrypt, "
+        "systemd, proxmox, vmware, virtualbox"
     ),
     "ci/cd": (
         "jenkins, github actions, gitlab ci, circleci, travis ci, buildkite, ~bamboo, "
@@ -111,7 +144,7 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "jetbrains, jupyter notebook"
     ),
     "package manager": (
-        "npm, yarn, pnpm, ~pip, pipenv, ~poetry, ~uv, conda, mamba, pip-tools, homebrew, "
+        "npm, yarn, pnpm, pip, pipenv, ~poetry, uv, conda, mamba, pip-tools, homebrew, "
         "~brew, ~apt, ~cargo, maven, gradle, ~nx, lerna, turborepo, bazel, ~make, cmake, "
         "webpack, vite, esbuild, ~rollup, ~parcel, ~babel, swc"
     ),
@@ -126,28 +159,48 @@ _TOOL_KINDS: Final[dict[str, str]] = {
     ),
     "operating system": (
         "linux, ubuntu, debian, fedora, arch linux, centos, rhel, alpine linux, nixos, "
-        "macos, mac os, os x, windows, windows 10, windows 11, windows ~xp, ios, android, "
+        "macos, mac os, os x, windows, windows xp, ios, android, "
         "freebsd, chromeos, wsl, wsl2"
     ),
-    "productivity app": (
-        "~notion, obsidian, evernote, onenote, ~roam, logseq, todoist, ~things, trello, "
-        "asana, jira, ~linear, clickup, monday.com, basecamp, confluence, ~slack, "
-        "microsoft teams, ms teams, ~zoom, google meet, discord, telegram, whatsapp, "
-        "~signal, google docs, google drive, ~drive, dropbox, google workspace, "
-        "microsoft 365, office 365, ~outlook, gmail, calendly, ~loom, ~miro, figma, ~sketch, "
-        "canva, adobe photoshop, photoshop, illustrator, indesign, premiere, after effects, "
-        "lightroom, final cut pro, davinci resolve, blender, ~unity, unreal engine, ~godot, "
-        "~alfred, ~spotlight, 1password, bitwarden, lastpass, duolingo, ~anki, "
-        "coursera, udemy, splitwise, ynab, ~mint, spotify, strava"
+    "notes app": "~notion, obsidian, evernote, onenote, ~roam, logseq",
+    "task tracker": (
+        "todoist, ~things, trello, asana, jira, ~linear, clickup, monday.com, basecamp"
     ),
-    "business software": (
-        "salesforce, hubspot, pipedrive, zendesk, intercom, freshdesk, mailchimp, "
-        "convertkit, klaviyo, sendgrid, mailgun, postmark, twilio, stripe, "
-        "paypal, ~square, adyen, braintree, ~wise, quickbooks, xero, freshbooks, netsuite, "
-        "sap, workday, bamboohr, gusto, rippling, docusign, shopify, woocommerce, "
-        "wordpress, squarespace, wix, webflow, ~ghost, ~hugo, jekyll, eleventy, "
-        "launchdarkly, ~segment, mixpanel, amplitude, google analytics, hotjar, "
-        "posthog, optimizely, zapier, make.com, n8n, retool"
+    "chat": (
+        "~slack, microsoft teams, ms teams, discord, telegram, whatsapp, ~signal"
+    ),
+    "video calls": "~zoom, google meet, ~loom, calendly",
+    "docs": (
+        "confluence, google docs, google drive, ~drive, dropbox, google workspace, "
+        "microsoft 365, office 365, ~outlook, gmail"
+    ),
+    "design tool": (
+        "~miro, figma, ~sketch, canva, adobe photoshop, photoshop, illustrator, indesign, "
+        "premiere, after effects, lightroom, final cut pro, davinci resolve, blender"
+    ),
+    "game engine": "~unity, unreal engine, ~godot",
+    "personal app": (
+        "~alfred, ~spotlight, duolingo, ~anki, coursera, udemy, splitwise, ynab, ~mint, "
+        "spotify, strava"
+    ),
+    "crm": "salesforce, hubspot, pipedrive, zendesk, intercom, freshdesk",
+    "email service": "mailchimp, convertkit, klaviyo, sendgrid, mailgun, postmark, twilio",
+    "payments": "stripe, paypal, ~square, adyen, braintree, ~wise",
+    "accounting": "quickbooks, xero, freshbooks, netsuite, ~sap, workday, bamboohr, gusto, "
+                  "rippling, docusign",
+    "website platform": (
+        "shopify, woocommerce, wordpress, squarespace, wix, webflow, ~ghost, ~hugo, jekyll, "
+        "eleventy, retool"
+    ),
+    "product analytics": (
+        "launchdarkly, ~segment, mixpanel, amplitude, google analytics, hotjar, posthog, "
+        "optimizely, zapier, make.com, n8n"
+    ),
+    "command-line tool": (
+        "grep, ripgrep, sed, awk, curl, wget, jq, fzf, tmux, zsh, oh my zsh, ~fish, htop, "
+        "ffmpeg, imagemagick, pandoc, kubectl, gh, httpie, rsync, cron, netcat, nmap, "
+        "wireshark, tcpdump, strace, gdb, valgrind, lldb, iterm2, iterm, ~warp, alacritty, "
+        "~kitty, wezterm, ghostty"
     ),
     "hardware": (
         "raspberry pi, arduino, esp32, ~m1, ~m2, ~m3, macbook, macbook pro, "
@@ -180,11 +233,11 @@ _ORGANIZATIONS: Final[str] = (
 )
 
 # Names that are first of all a company even though people also "use" them.
-_PRIMARILY_ORGANIZATIONS: Final[frozenset[str]] = frozenset(
-    "google, microsoft, apple, amazon, ~meta, facebook, ibm, intel, oracle corporation, "
-    "openai, anthropic, jetbrains, mozilla, cloudflare, hashicorp, atlassian, hugging face, "
-    "spotify".split(", ")
-)
+_PRIMARILY_ORGANIZATIONS: Final[frozenset[str]] = frozenset(_split(
+    "google, microsoft, apple, amazon, meta, facebook, ibm, intel, oracle corporation, "
+    "openai, anthropic, jetbrains, mozilla, cloudflare, hashicorp, atlassian, hugging "
+    "face, spotify"
+))
 
 _CONCEPTS: Final[str] = (
     "tdd, test-driven development, bdd, behavior-driven development, ddd, "
@@ -193,10 +246,11 @@ _CONCEPTS: Final[str] = (
     "event-driven architecture, serverless, agile, ~scrum, kanban, ~lean, ~xp, "
     "extreme programming, devops, devsecops, gitops, mlops, dataops, finops, ci/cd, "
     "continuous integration, continuous delivery, continuous deployment, "
-    "trunk-based development, gitflow, pair programming, mob programming, clean architecture, hexagonal architecture, onion architecture, "
+    "trunk-based development, gitflow, pair programming, mob programming, "
+    "clean architecture, hexagonal architecture, onion architecture, "
     "solid principles, ~dry, ~kiss, yagni, dependency injection, inversion of control, "
     "functional programming, object-oriented programming, oop, reactive programming, "
-    "infrastructure as code, iac, chaos engineering, observability, sre, "
+    "infrastructure as code, iac, chaos engineering, observability, "
     "site reliability engineering, blameless postmortems, "
     "blue-green deployment, blue-green deployments, canary releases, canary deployments, "
     "a/b testing, zero trust, zero-trust, least privilege, shift left, data mesh, "
@@ -229,7 +283,7 @@ _GIVEN_NAMES: Final[str] = (
     "amanda melissa deborah stephanie rebecca sharon laura cynthia kathleen amy angela "
     "shirley anna brenda pamela emma nicole helen samantha katherine kate christine debra "
     "rachel carolyn janet catherine maria heather diane ruth julie olivia joyce virginia "
-    "victoria kelly lauren christina joan evelyn judith megan andrea cheryl hannah "
+    "julia victoria kelly lauren christina joan evelyn judith megan andrea cheryl hannah "
     "jacqueline martha gloria teresa ann sara madison frances kathryn janice jean abigail "
     "alice judy sophia sophie grace denise amber doris marilyn danielle beverly isabella "
     "theresa diana natalie brittany charlotte marie kayla alexis lori chloe zoe ella "
@@ -306,13 +360,13 @@ _GIVEN_NAMES: Final[str] = (
     "aroha tane mere kai leilani keanu "
 )
 
-_ORG_SUFFIXES: Final[frozenset[str]] = frozenset(
-    "inc inc. ltd ltd. llc llp corp corp. corporation co co. gmbh ag as a/s ab sa s.a. "
-    "bv b.v. nv plc pty oy spa srl kk labs lab technologies technology systems solutions "
+_ORG_SUFFIXES: Final[frozenset[str]] = frozenset(_split(
+    "inc inc. ltd ltd. llc llp corp corp. corporation co co. gmbh ag as a/s ab sa s.a. bv "
+    "b.v. nv plc pty oy spa srl kk labs lab technologies technology systems solutions "
     "software dynamics group holdings industries partners capital ventures bank "
     "university college institute hospital clinic foundation studios studio media "
-    "consulting analytics networks robotics therapeutics pharmaceuticals".split()
-)
+    "consulting analytics networks robotics therapeutics pharmaceuticals"
+, " "))
 
 # Capitalised words that are not names: sentence openers, calendar words, greetings,
 # acronyms of business life, languages and nationalities.
@@ -331,7 +385,7 @@ _NOT_NAMES: Final[str] = (
     "api apis ui ux cli sdk db dbs vm vms os pr prs mr qa hr it pm ceo cto cfo coo cpo "
     "vp svp evp dba sre mrr arr kpi roi vat eu us usa uk un ai ml llm llms nlp cv "
     "saas paas iaas b2b b2c csv json yaml xml pdf url urls http https dns ssh tls ssl "
-    "cpu gpu ram ssd ar vr poc mvp rfc adr sla slo sli etl "
+    "ci cd crm erp cms ide orm cpu gpu ram ssd ar vr poc mvp rfc adr sla slo sli etl "
     "english british american spanish french german italian japanese chinese korean "
     "hindi arabic portuguese russian dutch swedish "
     "is are was were be been being do does did done have has had will would shall should "
@@ -388,10 +442,6 @@ _PERSONAL_ROLES: Final[str] = (
 )
 
 
-def _split(text: str, sep: str = ",") -> Iterable[str]:
-    return (part.strip() for part in text.split(sep) if part.strip())
-
-
 def _strip_marks(entries: Iterable[str]) -> tuple[dict[str, bool], list[str]]:
     plain: dict[str, bool] = {}
     for entry in entries:
@@ -411,8 +461,9 @@ def _tool_table() -> tuple[dict[str, str], frozenset[str]]:
     return kinds, frozenset(needs_capital)
 
 
-TOOL_KIND: Final[Mapping[str, str]]
-TOOL_KIND, _TOOL_CAPITAL = _tool_table()
+_TOOL_TABLE = _tool_table()
+TOOL_KIND: Final[Mapping[str, str]] = _TOOL_TABLE[0]
+_TOOL_CAPITAL = _TOOL_TABLE[1]
 _ORG_MARKS, _ = _strip_marks(_split(_ORGANIZATIONS))
 _CONCEPT_MARKS, _ = _strip_marks(_split(_CONCEPTS))
 
@@ -436,10 +487,27 @@ WORK_ROLES: Final[frozenset[str]] = frozenset(_split(_WORK_ROLES))
 PERSONAL_ROLES: Final[frozenset[str]] = frozenset(_split(_PERSONAL_ROLES))
 ROLES: Final[frozenset[str]] = WORK_ROLES | PERSONAL_ROLES
 
-# Every multi-word name, so the tokenizer can try the longest match first.
-LONGEST_NAME_WORDS: Final[int] = max(
-    len(name.split()) for name in (*TOOL_KIND, *ORGANIZATIONS, *CONCEPTS, *ROLES)
-)
+# Known names by their first word, with the most words a name starting so has:
+# the recogniser tries only these, longest first.
+def _first_words() -> dict[str, int]:
+    longest: dict[str, int] = {}
+    for name in (*TOOL_KIND, *ORGANIZATIONS, *CONCEPTS):
+        words = name.split()
+        longest[words[0]] = max(longest.get(words[0], 0), len(words))
+    return longest
+
+
+FIRST_WORDS: Final[Mapping[str, int]] = _first_words()
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def is_given_name(low: str) -> bool:
+    """Whether a lower-cased word is a common given name, accents aside ("sofía")."""
+    return low in GIVEN_NAMES or (not low.isascii() and _fold(low) in GIVEN_NAMES)
 
 
 def tool_kind(name: str) -> str | None:

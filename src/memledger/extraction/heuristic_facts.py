@@ -1,16 +1,236 @@
-"""Facts for the heuristic extractor. Pure."""
+"""Facts for the heuristic extractor: a category, a scope and a key per statement. Pure.
+
+The key names the *subject* of a fact so that a later fact on the same subject
+conflicts with or supersedes it:
+
+- tools: the tool's kind from the gazetteer ("I use Vim", later "I switched to
+  Emacs" both key "editor"); a named project prefixes it ("apollo: database");
+  a tool the gazetteer does not know keys on its own name;
+- preferences: "preferred <kind>" for tools, else a dimension ("ui theme" for dark
+  or light mode, "indentation" for tabs or spaces), else "preference: <object>";
+- decisions, constraints, goals, procedures, terms and task updates: their kind
+  and topic ("decision: database", "constraint: deploy", "task: onboarding docs").
+
+Scopes: preferences and personal facts "user"; decisions, constraints and facts
+about a named project "project"; task updates "session".
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Final
 
-from memledger.extraction.patterns import Sentence
+from memledger.events.catalogue import FactCategory, ScopeKind
+from memledger.extraction import gazetteer as gz
+from memledger.extraction.patterns import Sentence, word_set
 from memledger.extraction.protocol import FactCandidate
 
 if TYPE_CHECKING:
-    from memledger.extraction.heuristic import Edge
+    from memledger.extraction.clauses import Edge
+
+_STOP: Final = word_set(
+    "the a an our my your their his her its to for of in on with and or at by from this "
+    "that these those all some any it them is are be been"
+)
+_DIMENSIONS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
+    (key, re.compile(pattern)) for key, pattern in (
+        ("ui theme", r"\b(dark|light) (?:mode|theme)\b"),
+        ("indentation", r"\b(tabs|spaces|\d spaces)\b"),
+        ("quote style", r"\b(single|double) quotes\b"),
+        ("answer style", r"\b(concise|brief|short|detailed|verbose|thorough|bullet points|"
+                         r"step by step|skip the basics)\b"),
+        ("response language", r"\b(?:answer|respond|reply|write|speak)\w* (?:\w+ )?in "
+                              r"((?:british |american )?(?:english|spanish|french|german|"
+                              r"portuguese|italian|dutch|japanese|chinese|korean|hindi|arabic))"),
+        ("meeting time", r"\b(morning|afternoon|evening|early|late) meetings\b"),
+        ("working hours", r"\bworking (?:in the )?(mornings|evenings|afternoons|at night|late)"),
+        ("units", r"\b(metric|imperial) units\b"),
+        ("time format", r"\b(24-hour|12-hour) (?:time|clock)\b"),
+    )
+)
+_PREFERS = re.compile(
+    r"\b(?:i|we)\b(?:'d| would| really| strongly| generally| usually| much| always)* "
+    r"(?:prefer|like|love|want|hate|dislike|can't stand)|\bplease (?:always|never)\b|"
+    r"\balways (?:answer|respond|reply|use)\b"
+)
+_PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
+    (key, re.compile(pattern)) for key, pattern in (
+        ("allergies", r"\bi(?:'m| am) allergic to ([^,.;!]+)"),
+        ("diet", r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian|gluten-free|"
+                 r"lactose intolerant|halal|kosher)"),
+        ("home location", r"\bi (?:live|am based|'m based|moved) (?:in|to) ([^,.;!]+)"),
+        ("hometown", r"\bi(?:'m| am) (?:originally )?from ([^,.;!]+)"),
+        ("name", r"\b(?:my name is|call me) ([^,.;!]+)"),
+        ("occupation", r"\bi(?:'m| am) an? ((?:[\w-]+ ){0,3}(?:engineer|developer|dev|designer|"
+                       r"manager|scientist|researcher|analyst|consultant|nurse|doctor|teacher|"
+                       r"student|founder|pm|lead|writer|architect|sre|accountant|lawyer))\b"),
+        ("birthday", r"\bmy birthday is ([^,.;!]+)"),
+        ("family", r"\bi have (?:a |an |one |two |three |four |\d+ )?((?:kids?|children|sons?|"
+                   r"daughters?|twins))\b"),
+        ("pets", r"\bi have (?:a |an |one |two |three |\d+ )?((?:dogs?|cats?|pets?))\b"),
+    )
+)
+_CONSTRAINT = re.compile(
+    r"\b(?:we|it|all|everything|data|[a-z]+ data|the [a-z]+|this|that)\s+(?:must not|must|cannot|"
+    r"can't|can not|have to|has to|needs? to|should never|is not allowed to|are not allowed to|"
+    r"may not)\s+(\w+(?: \w+){0,3})|^(?:never|always|don't ever|do not ever)\s+(\w+(?: \w+){0,2})|"
+    r"\bhard constraint:?\s*(.+)"
+)
+_BUDGET = re.compile(r"\bbudget(?: for (?:the )?([\w -]+?))? (?:is|of|capped at|:)\s*"
+                     r"(?:capped at\s*)?([$€£]?\s?[\d.,]+\s?[kKmM]?)")
+_DEADLINE = re.compile(r"\bdeadline(?: for (?:the )?([\w -]+?))? is ([^,.;!]+)")
+_GOAL = re.compile(
+    r"\b(?:my|our) goal(?: for [\w ]+?)? is to ([^,.;!]+)|\b(?:i|we)(?:'m| am|'re| are)? "
+    r"(?:want|trying|hoping|planning|plan|aim|aiming) to ((?:learn|get better at|become|build|"
+    r"finish|read|run|improve|master|start|launch|ship|reach|save|lose)[^,.;!]*)"
+)
+_PROCEDURE = re.compile(r"\b([\w-]+) (?:process|procedure|checklist|steps)(?: is)?:\s*(.+)|"
+                        r"\bto ([\w-]+)(?: [\w-]+)?, (?:first |you )?(?:run|use|call|do|open)\b")
+_TERM = re.compile(r"\b([\w-]+) (?:means|stands for|is short for|refers to) (.+)|"
+                   r"\bby ([\w -]+?) we mean (.+)|\bwe call (?:it|this|that|them) ([\w-]+)")
+_TASK = re.compile(
+    r"\b(?:i|we)(?:'ve| have)? (?:just |finally )?(finished|completed|fixed|shipped|merged|"
+    r"deployed|released|closed|wrapped up|started on|started working on)\s+([^,.;!]+)|"
+    r"\b(?:i'm|i am|we're|we are) (?:still )?(blocked on|blocked by|stuck on)\s+([^,.;!]+)|"
+    r"^(?:just )?(finished|done with|fixed|shipped|merged)\s+([^,.;!]+)"
+)
+_DECISION = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed) (?:to |on |against )?"
+                       r"([^,.;!]+)|\bdecision:\s*([^.;!]+)")
 
 
 def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge]) -> list[FactCandidate]:
-    return []
+    """The facts one (non-question) sentence states, given the edges read from it."""
+    confidence = 0.6 if sentence.hedged else 0.85
+    statement = sentence.text[:1000]
+    facts = list(_edge_facts(statement, edges))
+    categories = {fact.category for fact in facts}
+    facts.extend(fact for fact in _pattern_facts(sentence, statement, confidence)
+                 if fact.category not in categories)
+    return facts
+
+
+def _edge_facts(statement: str, edges: Sequence[Edge]) -> Iterator[FactCandidate]:
+    grouped: dict[tuple[str, FactCategory, ScopeKind], list[Edge]] = {}
+    for edge in edges:
+        slot = _slot(edge)
+        if slot is not None:
+            grouped.setdefault(slot, []).append(edge)
+    for (key, category, scope), group in grouped.items():
+        kept = [edge for edge in group if not edge.retracted]
+        value = ", ".join(dict.fromkeys(edge.target.name for edge in kept)) or None
+        confidence = min(0.85, max(edge.confidence for edge in group))
+        yield FactCandidate(key=key, statement=statement, category=category,
+                            confidence=confidence, scope=scope, value=value)
+
+
+def _slot(edge: Edge) -> tuple[str, FactCategory, ScopeKind] | None:
+    target = edge.target
+    subject = _subject(edge)
+    kind = gz.tool_kind(target.name) if target.kind == "tool" else None
+    topic = kind or target.name.lower()
+    scope: ScopeKind = "project" if edge.source.kind == "project" else "user"
+    if edge.relation == "USES":
+        return f"{subject}{topic}", "technical_fact", scope
+    if edge.relation == "PREFERS" and not edge.retracted:
+        return (f"{subject}preferred {kind}" if kind else f"{subject}preference: {topic}",
+                "preference", "user")
+    if edge.relation == "DECIDED" and not edge.retracted:
+        return f"{subject}{topic}" if kind else f"{subject}decision: {topic}", "decision", "project"
+    if edge.relation == "PART_OF" and edge.source.kind == "user" and target.kind == "organization":
+        return "employer", "personal_fact", "user"
+    if edge.relation == "DEPENDS_ON" and not edge.retracted:
+        return f"{subject}depends on {target.name.lower()}", "technical_fact", scope
+    return None
+
+
+def _subject(edge: Edge) -> str:
+    return "" if edge.source.kind == "user" else f"{edge.source.name.lower()}: "
+
+
+def _pattern_facts(sentence: Sentence, statement: str, confidence: float
+                   ) -> Iterator[FactCandidate]:
+    lowered = sentence.text.lower()
+    preference = _preference(lowered, statement, confidence)
+    yield from preference
+    for key, pattern in _PERSONAL:
+        match = pattern.search(lowered)
+        if match:
+            value = statement[match.start(1) : match.end(1)].strip()
+            yield _fact(key, statement, "personal_fact", confidence, "user", value)
+    yield from _rules(lowered, statement, confidence)
+    if not preference:
+        yield from _plans(lowered, statement, confidence)
+
+
+def _preference(lowered: str, statement: str, confidence: float) -> list[FactCandidate]:
+    if not _PREFERS.search(lowered):
+        return []
+    found = [
+        _fact(key, statement, "preference", confidence, "user", match.group(1))
+        for key, pattern in _DIMENSIONS if (match := pattern.search(lowered))
+    ]
+    if found:
+        return found
+    match = _PREFERS.search(lowered)
+    rest = lowered[match.end() :] if match else ""
+    topic = _topic(rest)
+    if not topic:
+        return []
+    return [_fact(f"preference: {topic}", statement, "preference", confidence, "user", None)]
+
+
+def _rules(lowered: str, statement: str, confidence: float) -> Iterator[FactCandidate]:
+    budget = _BUDGET.search(lowered)
+    if budget:
+        key = f"budget: {_topic(budget.group(1))}" if budget.group(1) else "budget"
+        yield _fact(key, statement, "constraint", confidence, "project", budget.group(2))
+    deadline = _DEADLINE.search(lowered)
+    if deadline:
+        key = f"deadline: {_topic(deadline.group(1))}" if deadline.group(1) else "deadline"
+        yield _fact(key, statement, "constraint", confidence, "project", deadline.group(2))
+    constraint = _CONSTRAINT.search(lowered)
+    if constraint and not budget and not deadline:
+        topic = _topic(next(group for group in constraint.groups() if group))
+        if topic:
+            yield _fact(f"constraint: {topic}", statement, "constraint", confidence, "project")
+    term = _TERM.search(lowered)
+    if term:
+        name = next(group for group in term.groups() if group)
+        yield _fact(f"term: {name.strip()}", statement, "terminology", confidence, "project")
+    procedure = _PROCEDURE.search(lowered)
+    if procedure:
+        topic = procedure.group(1) or procedure.group(3)
+        yield _fact(f"procedure: {topic}", statement, "procedure", confidence, "project")
+
+
+def _plans(lowered: str, statement: str, confidence: float) -> Iterator[FactCandidate]:
+    plans: tuple[tuple[re.Pattern[str], FactCategory, ScopeKind, str], ...] = (
+        (_GOAL, "goal", "user", "goal"),
+        (_TASK, "task_update", "session", "task"),
+        (_DECISION, "decision", "project", "decision"),
+    )
+    for pattern, category, scope, prefix in plans:
+        match = pattern.search(lowered)
+        if match is None:
+            continue
+        groups = [group for group in match.groups() if group]
+        topic = _topic(groups[-1])
+        if topic:
+            value = groups[0] if category == "task_update" else None
+            yield _fact(f"{prefix}: {topic}", statement, category, confidence, scope, value)
+
+
+def _topic(text: str | None, words: int = 3) -> str:
+    """The first few content words of ``text``: the subject a key names."""
+    if not text:
+        return ""
+    content = [w for w in re.findall(r"[\w#+.-]+", text.lower()) if w not in _STOP]
+    return " ".join(content[:words]).strip(".")
+
+
+def _fact(key: str, statement: str, category: FactCategory, confidence: float,
+          scope: ScopeKind, value: str | None = None) -> FactCandidate:
+    return FactCandidate(key=key[:200], statement=statement, category=category,
+                         confidence=confidence, scope=scope,
+                         value=value.strip() if value else None)

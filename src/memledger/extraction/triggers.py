@@ -1,4 +1,4 @@
-"""Relation trigger phrases and clause words for the heuristic extractor. Pure data.
+"""Trigger phrases and clause segmentation for the heuristic extractor. Pure.
 
 A trigger is a phrase ("use", "switched", "depends on", "introduced me to") and
 a *kind* saying what the named objects after it become; the relation depends on
@@ -7,8 +7,12 @@ the object's type as well (``RELATIONS``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
+
+from memledger.extraction.patterns import Mention, Sentence, word_set
+
+Item = str | Mention
 
 _PHRASES: Final[dict[str, str]] = {
     "USE": (
@@ -17,15 +21,16 @@ _PHRASES: Final[dict[str, str]] = {
         "works in, working in, develop in, built with, built in, built on, build with, "
         "building with, made with, trained with, trained on, deployed on, deployed to, "
         "deployed via, deploy to, deploy on, deploys to, deploy, host on, hosted on, "
-        "hosting on, hosted at, powered by, handled by, managed by, go through, goes through, "
+        "hosting on, hosted at, host, hosts, hosted, powered by, handled by, managed by, go through, goes through, "
         "log, logs, store, stores, track, tracks, invoice with, pay, orchestrate, "
         "containerise, containerize, lives in, live in, talk over, prototype in, added, "
-        "adopt, adopted, adopting, swear by, swears by, stack, all-in on, 'll use, will use"
+        "adopt, adopted, adopting, swear by, swears by, stack, all-in on, will use, follow, "
+        "follows, practice, practise, practices, practises"
     ),
     "BE": "is, are",
     "PREFER": (
         "prefer, prefers, preferred, preferring, rather, favorite, favourite, go-to, fan of, "
-        "pick, 'd pick"
+        "pick"
     ),
     "LIKE": "like, likes, love, loves",
     "DECIDE": (
@@ -39,13 +44,16 @@ _PHRASES: Final[dict[str, str]] = {
         "work on, works on, working on, worked on, lead, leads, leading, led, co-lead, "
         "co-leads, co-leading, maintain, maintains, maintaining, own, owns, contribute to, "
         "contributes to, contributing to, in charge of, responsible for, pm for, lead on, "
-        "tech lead on, all on"
+        "tech lead on"
     ),
-    "BUILD": "build, building, built, builds",
+    "BUILD": (
+        "build, building, built, builds, rewrote, rewrite, rewriting, rewritten, ported, "
+        "porting, implemented, implementing, wrote"
+    ),
     "WORK_WITH": (
         "work with, works with, working with, worked with, pair with, pairing with, "
         "paired with, pairs with, collaborate with, collaborating with, collaborates with, "
-        "collaborated with, reports to, report to, reporting to, mentoring, mentor, mentors, "
+        "collaborated with, reports to, report to, reporting to, mentoring, "
         "manages, manage, managing, team up with, teamed up with"
     ),
     "KNOW": (
@@ -109,45 +117,47 @@ STRENGTH: Final[dict[str, int]] = {
     "RETRACT": 6, "SWITCH": 6, "DECIDE": 5, "PREFER": 4, "LIKE": 4, "KEEP": 3, "BE": 0,
 }
 
-BOUNDARIES: Final = frozenset(
+BOUNDARIES: Final = word_set(
     "but because although though while whereas so since unless if whether when which who "
-    "where except until however cause yet that whom whose after before once . ; ! ? ( ) — – \""
-    .split()
-)
-CONDITIONAL_LEADS: Final = frozenset("if whether unless".split())
-RELATIVE_LEADS: Final = frozenset("which who that whom".split())
-SUBJECT_PRONOUNS: Final = frozenset(
-    "i i'm im i've ive i'd i'll we we're we've we'd we'll myself ourselves".split()
-)
-POSSESSIVE_USER: Final = frozenset("our my".split())
-THIRD_PERSON: Final = frozenset(
+    "where except until however cause yet that whom whose after before once . ; ! ? ( )"
+) | {'"', "\u2014", "\u2013"}
+CONDITIONAL_LEADS: Final = word_set("if whether unless")
+RELATIVE_LEADS: Final = word_set("which who that whom")
+SUBJECT_PRONOUNS: Final = word_set("i i'm im i've ive i'd i'll we we're we've we'd we'll myself ourselves")
+POSSESSIVE_USER: Final = word_set("our my")
+THIRD_PERSON: Final = word_set(
     "he she they it he's she's it's they're they've his her their its them you you're "
-    "anyone someone everyone nobody".split()
+    "anyone someone everyone nobody everything nothing"
 )
-DETERMINERS: Final = frozenset("the a an this that these those some any every each".split())
-PREPOSITIONS: Final = frozenset(
-    "for with in on at to from of by about like than over instead via through into onto off "
-    "under behind after before without across".split()
+DETERMINERS: Final = word_set("the a an this that these those some any every each")
+PREPOSITIONS: Final = word_set(
+    "for with in on at to from of by about like than over instead via through into onto "
+    "off under behind after before without across"
 )
-CONTRAST: Final = frozenset("instead rather than over vs vs. versus except unlike not".split())
-NEGATIONS: Final = frozenset(
-    "not never no don't dont doesn't doesnt didn't didnt won't wont isn't isnt aren't arent "
-    "wasn't can't cant cannot shouldn't haven't hasn't nobody".split()
+CONTRAST: Final = word_set("instead rather than over vs vs. versus except unlike not")
+NEGATIONS: Final = word_set(
+    "wouldn't wouldnt shouldn't couldn't "
+    "not never no don't dont doesn't doesnt didn't didnt won't wont isn't isnt aren't "
+    "arent wasn't can't cant cannot shouldn't haven't hasn't nobody"
 )
-NO_LONGER: Final = frozenset("anymore longer".split())
-DECISION_WORDS: Final = frozenset("decided decide decision agreed settled chose".split())
-FILLERS: Final = frozenset(
+NO_LONGER: Final = word_set("anymore longer")
+MODALS: Final = word_set("should could would might may maybe want wants plan planning considering")
+# Wishes and duties are not facts: "we should use X", "I want to learn Y", "need to port".
+INTENTS: Final = word_set("should could would need needs want wants plan plans planning hope")
+SLOT_GAP: Final = word_set("the project our my their")
+DECISION_WORDS: Final = word_set("decided decide decision agreed settled chose")
+FILLERS: Final = word_set(
     "also still now mostly mainly currently usually primarily heavily just really already "
-    "only always actually honestly basically totally definitely both finally even generally "
-    "typically normally lately recently closely kinda pretty very quite then again "
-    "officially".split()
+    "only always actually honestly basically totally definitely both finally even "
+    "generally typically normally lately recently closely kinda pretty very quite then "
+    "again officially"
 )
-_LY_WORDS: Final = frozenset(
+_LY_WORDS: Final = word_set(
     "family fly only reply supply apply italy rely early daily weekly monthly yearly july "
-    "holy ugly belly bully jelly lily emily molly holly sally kelly billy ally".split()
+    "holy ugly belly bully jelly lily emily molly holly sally kelly billy ally"
 )
 ARROWS: Final = frozenset(("->", "=>", "→"))
-BE_FORMS: Final = frozenset("i'm im we're is are am was were".split())
+BE_FORMS: Final = word_set("i'm im we're is are am was were")
 SELF: Final = frozenset(("me", "us"))
 
 
@@ -203,3 +213,141 @@ def _match_at(words: list[str], i: int) -> Trigger | None:
         if tuple(words[i : i + len(phrase)]) == phrase:
             return Trigger(kind, i, i + len(phrase))
     return None
+
+
+CLAUSE_VERBS = word_set(
+    "is are was were felt feels seems seemed keeps kept has had does did works worked can "
+    "could will would should won't wasn't isn't"
+)
+HEAD_NOUNS = word_set(
+    "app apps service services cluster clusters chart charts code tests test jobs job org "
+    "config setup instance instances database db server servers team project repo module "
+    "plugin pipeline workflow workflows suite bot sdk api"
+)
+JOBS = word_set(
+    "engineer developer designer researcher scientist manager lead intern student "
+    "professor vp director head cto ceo cfo founder analyst consultant nurse doctor "
+    "teacher sre pm architect team engineering design product marketing sales research "
+    "job role position started employed officer partner"
+)
+MODIFIER_KINDS = frozenset(("USE", "KEEP", "DECIDE", "PREFER", "LIKE", "SWITCH",
+                             "RETRACT", "BUILD", "DEPEND"))
+
+
+def prune(triggers: list[Trigger]) -> list[Trigger]:
+    """A bare "on"/"at" after a verb such as "run" is only a preposition ("run X on Y")."""
+    kept: list[Trigger] = []
+    for trigger in triggers:
+        bare = trigger.kind in ("ON", "AT") and trigger.end - trigger.start == 1
+        if bare and any(t.kind in MODIFIER_KINDS for t in kept):
+            continue
+        kept.append(trigger)
+    return kept
+
+
+def is_purpose(gap: list[str]) -> bool:
+    """ "picked Fly.io for hosting the Elixir services": Elixir is not what was picked."""
+    if "for" not in gap:
+        return False
+    after = gap[len(gap) - gap[::-1].index("for") :]
+    return not any(word in (",", "and", "&", "+") for word in after)
+
+
+ELLIPTIC = word_set(
+    "been just finally yesterday today lately also currently now recently - * • : "
+    "decision note ps"
+)
+JOINT_VERBS = word_set("lead leading run runs founded pair share")
+NOT_WORKPLACE = word_set(
+    "meetup conference event talk party dinner lunch met meet visit visited went booth "
+    "summit hackathon workshop office"
+)
+
+
+def switch_side(kind: str, side: str, gap: list[str]) -> str:
+    for word in gap:
+        if word in ("from", "off") and kind == "SWITCH":
+            side = "from"
+        elif word in ("to", "onto") or (word in ("with", "for", "by") and kind == "RETRACT"):
+            side = "to"
+    return side
+
+
+SOURCES: dict[str, frozenset[str]] = {
+    "PREFERS": frozenset(("user", "person")),
+    "DECIDED": frozenset(("user", "person", "organization")),
+    "WORKS_ON": frozenset(("user", "person", "organization")),
+    "WORKS_WITH": frozenset(("user", "person")),
+    "KNOWS": frozenset(("user", "person")),
+    "DEPENDS_ON": frozenset(("project", "tool", "organization")),
+    "USES": frozenset(("user", "person", "project", "organization", "tool")),
+    "PART_OF": frozenset(("user", "person", "project", "organization")),
+}
+
+
+def source_fits(relation: str, source_kind: str) -> bool:
+    return source_kind in SOURCES.get(relation, frozenset())
+
+
+@dataclass(slots=True)
+class Clause:
+    """Items of one clause (lower-case words and mentions) and the word that opened it."""
+
+    items: list[Item]
+    lead: str
+    words: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.words = [item if isinstance(item, str) else "" for item in self.items]
+
+
+def clause_items(sentence: Sentence) -> list[Item]:
+    items: list[Item] = []
+    starts = {mention.start: mention for mention in sentence.mentions}
+    i = 0
+    while i < len(sentence.lows):
+        mention = starts.get(i)
+        if mention is not None:
+            items.append(mention)
+            i = mention.end
+            continue
+        if not is_filler(sentence.lows[i]):
+            items.append(sentence.lows[i])
+        i += 1
+    return items
+
+
+def split_clauses(items: list[Item]) -> list[Clause]:
+    clauses: list[Clause] = []
+    current: list[Item] = []
+    lead = ""
+    for index, item in enumerate(items):
+        joint = item in (",", "and") and _listing(current)
+        if isinstance(item, str) and not joint and _opens_clause(items, index):
+            if current:
+                clauses.append(Clause(current, lead))
+            current, lead = [], item
+            continue
+        current.append(item)
+    if current:
+        clauses.append(Clause(current, lead))
+    return clauses
+
+
+def _listing(current: list[Item]) -> bool:
+    """Whether the clause so far only lists names: "Sarah and I ..." is one subject."""
+    return bool(current) and all(isinstance(i, Mention) or i in (",", "&") for i in current)
+
+
+def _opens_clause(items: list[Item], index: int) -> bool:
+    word = items[index]
+    if word in BOUNDARIES:
+        return True
+    if word not in (",", "and") or index + 1 >= len(items):
+        return False
+    following = items[index + 1]
+    if isinstance(following, Mention):
+        # ", Figma felt like overkill": a name followed by its own verb starts a clause.
+        after = items[index + 2] if index + 2 < len(items) else ""
+        return word == "," and isinstance(after, str) and after in CLAUSE_VERBS
+    return following in SUBJECT_PRONOUNS or following in THIRD_PERSON

@@ -23,6 +23,7 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
+from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import UserDefinedType
 
@@ -105,4 +106,17 @@ extraction_counters = Table(
     Column("refused_secrets", Integer, nullable=False, server_default=text("0")),
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
     PrimaryKeyConstraint("tenant_id", "extractor", "conversation"),
+)
+
+# Control table of the embeddings projection: vectors by (model, sha256 of the
+# text), so a rebuild of any projection never embeds a text it has seen (embedding
+# runs at hundreds of texts per second). Shared by tenants: a vector says nothing
+# a text's hash does not. Erasure deletes the entries of erased text. Migrated, never rebuilt.
+embedding_cache = Table(
+    "embedding_cache",
+    metadata,
+    Column("model", Text, nullable=False),
+    Column("text_sha256", Text, nullable=False),
+    Column("embedding", Vector(), nullable=False),
+    PrimaryKeyConstraint("model", "text_sha256"),
 )

@@ -1,0 +1,490 @@
+"""Clauses of a sentence, read into relationship edges. Pure.
+
+A clause has a subject (the speaker for "I", "we", "our", or a named entity;
+"Sarah and I" is both), trigger phrases ("use", "prefer", "decided to go with",
+"depends on", "switched from ... to") and the named objects after each trigger,
+which become relationships according to their type ("uses" wants a tool, "works
+on" a project or team). Objects after "instead of", "over" or "than" are a
+contrast, not objects; negated triggers become retractions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memledger.events.catalogue import EntityType
+from memledger.extraction import gazetteer as gz
+from memledger.extraction.mentions import ROLE_ADJECTIVES, role_words
+from memledger.extraction.patterns import Mention, Sentence
+from memledger.extraction.protocol import SourceType
+from memledger.extraction.triggers import (
+    BE_FORMS,
+    CONDITIONAL_LEADS,
+    CONTRAST,
+    DECISION_WORDS,
+    DETERMINERS,
+    ELLIPTIC,
+    HEAD_NOUNS,
+    INTENTS,
+    JOBS,
+    JOINT_VERBS,
+    MODALS,
+    NEGATIONS,
+    NO_LONGER,
+    NOT_WORKPLACE,
+    POSSESSIVE_USER,
+    PREPOSITIONS,
+    RELATIONS,
+    RELATIVE_LEADS,
+    SELF,
+    SLOT_GAP,
+    STRENGTH,
+    SUBJECT_PRONOUNS,
+    THIRD_PERSON,
+    Clause,
+    Item,
+    Trigger,
+    clause_items,
+    find_triggers,
+    is_purpose,
+    prune,
+    source_fits,
+    split_clauses,
+    switch_side,
+)
+
+EXPLICIT = 0.9
+HEDGED = 0.6
+
+
+def entity_type_of(party: Party) -> EntityType | None:
+    kind = party.kind
+    return None if kind == "user" else kind
+
+
+@dataclass(frozen=True, slots=True)
+class Party:
+    """A relationship endpoint: the speaker ("user") or a named entity."""
+
+    name: str
+    kind: SourceType
+
+    @classmethod
+    def of(cls, mention: Mention) -> Party:
+        return cls(mention.name, mention.entity_type)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A relationship (or, ``retracted``, its withdrawal) read from a sentence."""
+
+    source: Party
+    relation: str
+    target: Party
+    confidence: float
+    context: str | None = None
+    retracted: bool = False
+
+
+
+def clause_relations(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """The edges the clauses of one (non-question) sentence state."""
+    confidence = HEDGED if sentence.hedged else EXPLICIT
+    edges: list[Edge] = []
+    previous: list[Party] = []
+    last_mention: Mention | None = None
+    for clause in split_clauses(clause_items(sentence)):
+        if clause.lead in CONDITIONAL_LEADS:
+            continue
+        inherited = previous
+        if clause.lead in RELATIVE_LEADS and last_mention is not None:
+            inherited = [Party.of(last_mention)]
+        reader = _ClauseReader(speaker, clause, inherited, confidence)
+        edges.extend(reader.read())
+        previous = reader.last_subjects or previous
+        mentions = [item for item in clause.items if isinstance(item, Mention)]
+        last_mention = mentions[-1] if mentions else last_mention
+    return edges
+
+
+@dataclass(slots=True)
+class _Object:
+    """A named object after a trigger, with the words between it and what came before."""
+
+    target: Party | None  # None: "me"/"us", the speaker
+    mention: Mention | None
+    gap: list[str]
+
+
+class _ClauseReader:
+    """Reads one clause: its subjects, triggers and objects, into edges."""
+
+    def __init__(self, speaker: Party, clause: Clause, inherited: list[Party], confidence: float
+                 ) -> None:
+        self.speaker = speaker
+        self.items = clause.items
+        self.words = clause.words
+        self.inherited = inherited
+        self.confidence = confidence
+        self.decision = any(word in DECISION_WORDS for word in self.words)
+        self.ended = any(word in NO_LONGER for word in self.words)
+        self.last_subjects: list[Party] = []
+        self.possessive = False
+
+    def read(self) -> list[Edge]:
+        triggers = prune(find_triggers(self.words))
+        edges = self._terse(triggers) + self._owned(triggers)
+        index = 0
+        while index < len(triggers):
+            first = triggers[index]
+            kind, index, objects = self._absorb(triggers, index)
+            verbs = [t for t in triggers if not _bare(t)] or triggers
+            objects_from = verbs[0].end if first.start > verbs[0].start else len(self.items)
+            subjects = self._subjects(first.start, first=first is triggers[0],
+                                      objects_from=objects_from)
+            self.last_subjects = subjects or self.last_subjects
+            if subjects and objects:
+                edges.extend(self._edges(kind, first, triggers[index], subjects, objects))
+            index += 1
+        edges.extend(self._co_subjects())
+        return edges
+
+    def _absorb(self, triggers: list[Trigger], index: int) -> tuple[str, int, list[_Object]]:
+        kind = triggers[index].kind
+        objects = self._objects(triggers, index)
+        while not objects and index + 1 < len(triggers):
+            following = triggers[index + 1]
+            near = following.start - triggers[index].end <= 4
+            if not near or (kind not in STRENGTH and following.kind not in (kind, "USE", "BE")):
+                break
+            if kind == "DECIDE" and following.kind == "KEEP":
+                kind = "KEEP"
+            elif STRENGTH.get(following.kind, 1) > STRENGTH.get(kind, 1):
+                kind = following.kind
+            index += 1
+            objects = self._objects(triggers, index)
+        return kind, index, objects
+
+    def _terse(self, triggers: list[Trigger]) -> list[Edge]:
+        """ "Ansible for config, Terraform for provisioning" and "we're a C# shop"."""
+        edges: list[Edge] = []
+        speaker = self.speaker
+        for index, item in enumerate(self.items):
+            if not isinstance(item, Mention) or item.entity_type != "tool":
+                continue
+            after = self.items[index + 1] if index + 1 < len(self.items) else ""
+            listed = self._leads(index) or (bool(edges) and self.items[index - 1] == ",")
+            if not triggers and self._labelled_ours(index):
+                edges.append(Edge(speaker, "USES", Party.of(item), min(self.confidence, 0.75)))
+                continue
+            if after == "shop" or (not triggers and after == "for" and listed):
+                edges.append(Edge(speaker, "USES", Party.of(item), min(self.confidence, 0.75)))
+        return edges
+
+    def _labelled_ours(self, index: int) -> bool:
+        """ "Our frontend: Vue + Pinia + Vite" lists what the speaker uses."""
+        head = self.words[:index]
+        return ":" in head[:4] and head[:1] in (["our"], ["my"])
+
+    def _leads(self, index: int) -> bool:
+        return all(isinstance(i, Mention) or i in (",", "and", "+", "&", "/", "-", "*")
+                   for i in self.items[:index])
+
+    def _owned(self, triggers: list[Trigger]) -> list[Edge]:
+        """ "our Postgres cluster", "my FastAPI app": the speaker uses that tool."""
+        if any(self._negated(trigger) for trigger in triggers):
+            return []
+        return [Edge(self.speaker, "USES", Party.of(item), min(self.confidence, 0.75))
+                for index, item in enumerate(self.items)
+                if isinstance(item, Mention) and item.entity_type == "tool" and index
+                and self.items[index - 1] in POSSESSIVE_USER]
+
+    def _objects(self, triggers: list[Trigger], index: int) -> list[_Object]:
+        stop = triggers[index + 1].start if index + 1 < len(triggers) else len(self.items)
+        objects: list[_Object] = []
+        gap: list[str] = []
+        for item in self.items[triggers[index].end : stop]:
+            if isinstance(item, Mention):
+                objects.append(_Object(Party.of(item), item, gap))
+                gap = []
+            elif item in SELF:
+                objects.append(_Object(None, None, gap))
+                gap = []
+            else:
+                gap.append(item)
+        return objects
+
+    # subjects --------------------------------------------------------------------------
+
+    def _subjects(self, position: int, *, first: bool, objects_from: int) -> list[Party]:
+        group: list[Party] = []
+        weak: list[Party] = []
+        blocked = False
+        items = self.items
+        for index, item in enumerate(items[:position]):
+            before = items[index - 1] if index else ""
+            party = self._subject_at(index, item, before)
+            if party is not None and index >= objects_from and isinstance(item, Mention):
+                fresh = index == position - 1 and before in (",", "and", "but")
+                party = party if fresh else None
+            if party is None:
+                if not group and isinstance(item, str | Mention) and self._blocks(index, item):
+                    blocked = True
+                if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
+                    weak = [Party.of(item)]
+                continue
+            joined = before in (",", "and", "&") and index >= 2 and self._is_party(index - 2)
+            group = [*group, party] if joined and group else [party]
+        if group:
+            return group
+        if weak:
+            return weak
+        if blocked:
+            return []
+        if self.inherited:
+            return self.inherited
+        lead = [item for item in items[:position] if isinstance(item, str)]
+        return [self.speaker] if first and all(w in ELLIPTIC for w in lead) else []
+
+    def _subject_at(self, index: int, item: Item, before: Item) -> Party | None:
+        if isinstance(item, Mention):
+            if before in PREPOSITIONS or before in ("i'm", "im", "'s", "called", "named"):
+                return None
+            return None if self._modifies(index) else Party.of(item)
+        if item in SUBJECT_PRONOUNS:
+            return self.speaker
+        if item in POSSESSIVE_USER and not self._role_follows(index):
+            self.possessive = True
+            return self.speaker
+        if item == "team" and before == "whole":
+            return self.speaker
+        return None
+
+    def _modifies(self, index: int) -> bool:
+        """ "the iOS app uses ...": the tool names the app; the app is the subject."""
+        after = self.items[index + 1] if index + 1 < len(self.items) else ""
+        item = self.items[index]
+        return (isinstance(item, Mention) and item.entity_type == "tool"
+                and isinstance(after, str) and after in HEAD_NOUNS)
+
+    def _role_follows(self, index: int) -> bool:
+        j = index + 1
+        while j < len(self.words) and self.words[j] in ROLE_ADJECTIVES:
+            j += 1
+        role, _ = role_words(self.words, j + 1)
+        return self.words[j : j + 1] != [] and (self.words[j] in gz.ROLES or role is not None)
+
+    def _blocks(self, index: int, item: Item) -> bool:
+        if isinstance(item, Mention):
+            return self._modifies(index)
+        return item in THIRD_PERSON or item in DETERMINERS or (
+            item in POSSESSIVE_USER and self._role_follows(index)
+        )
+
+    def _is_party(self, index: int) -> bool:
+        item = self.items[index]
+        return isinstance(item, Mention) or item in SUBJECT_PRONOUNS
+
+    def _co_subjects(self) -> list[Edge]:
+        """ "Chinedu and I pair on ..." and "Dmitri and Olga work together"."""
+        group = self._leading_group()
+        people = [m for m in group if isinstance(m, Mention) and m.entity_type == "person"]
+        edges: list[Edge] = []
+        if any(not isinstance(m, Mention) for m in group):
+            for person in people:
+                relation = "KNOWS" if person.role in gz.PERSONAL_ROLES else "WORKS_WITH"
+                edges.append(Edge(self.speaker, relation, Party.of(person),
+                                  self.confidence))
+        joint = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS
+                    for w in self.words)
+        if len(people) > 1 and joint:
+            edges.extend(Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other),
+                              self.confidence) for other in people[1:])
+        return edges
+
+    def _leading_group(self) -> list[Mention | str]:
+        group: list[Mention | str] = []
+        for item in self.items:
+            if isinstance(item, Mention) or item in ("i", "me"):
+                group.append(item)
+            elif item not in (",", "and", "&"):
+                break
+        return group if len(group) > 1 else []
+
+    # edges -----------------------------------------------------------------------------
+
+    def _edges(self, kind: str, trigger: Trigger, last: Trigger, subjects: list[Party],
+               objects: list[_Object]) -> list[Edge]:
+        if self._negated(trigger):
+            return self._retract_all(kind, subjects, objects)
+        if self._intended(trigger) and kind not in ("WORK_WITH", "KNOW", "PART", "AT"):
+            return []
+        if kind in ("SWITCH", "RETRACT", "LEAVE"):
+            return self._switch(kind, last, subjects, objects)
+        if kind == "LIKE" and not self._liked_by_subject(trigger):
+            return []
+        if kind == "BE" and not (self.possessive and subjects == [self.speaker]):
+            return []
+        if kind in ("USE", "BE", "KEEP", "DEPEND") and self.decision:
+            kind = "DECIDE" if kind != "KEEP" else kind
+        edges: list[Edge] = []
+        main, contrast = _split_contrast(objects)
+        context = _context(contrast) if kind in ("PREFER", "LIKE") else None
+        if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE"):
+            main = [obj for obj in main if not is_purpose(obj.gap)]
+        for subject in subjects:
+            for obj in main:
+                edges.extend(self._edge(kind, last, subject, obj, context))
+        if kind in ("USE", "BUILD", "KEEP") and subjects == [self.speaker]:
+            edges.extend(self._project_frame(edges))
+        return edges
+
+    def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: _Object,
+              context: str | None) -> list[Edge]:
+        speaker = self.speaker
+        if obj.target is None:
+            if kind in ("WORK_WITH", "KNOW") and subject.kind == "person":
+                return [Edge(speaker, RELATIONS[kind]["person"], subject, self.confidence)]
+            return []
+        target, mention = obj.target, obj.mention
+        relation = self._relation(kind, trigger, subject, obj)
+        if relation is None or mention is None or not source_fits(relation, subject.kind):
+            return []
+        if kind == "INTRO":
+            return [Edge(speaker, "KNOWS", target, self.confidence),
+                    Edge(speaker, "KNOWS", subject, self.confidence)]
+        if kind == "AT":
+            owner = self._role_owner(trigger)
+            if owner is not None and not owner.name:
+                return []
+            subject = owner or subject
+        edges = [Edge(subject, relation, target, self.confidence, context)]
+        if kind == "KEEP" and self.decision:
+            edges.append(Edge(subject, "DECIDED", target, self.confidence))
+        return edges
+
+    def _relation(self, kind: str, trigger: Trigger, subject: Party, obj: _Object) -> str | None:
+        entity_type = obj.target.kind if obj.target else ""
+        if kind == "DEPEND" and subject.kind == "user":
+            return "USES" if entity_type == "tool" else None
+        if kind == "BUILD" and entity_type == "tool":
+            return "USES" if set(obj.gap) & {"in", "with", "using", "on"} else None
+        if kind == "ON":
+            return self._on(trigger, entity_type, obj)
+        if kind == "AT" and not self._workplace(trigger, obj):
+            return None
+        return RELATIONS.get(kind, {}).get(entity_type)
+
+    def _on(self, trigger: Trigger, entity_type: str, obj: _Object) -> str | None:
+        if not set(obj.gap) <= SLOT_GAP:
+            return None
+        before = self.words[trigger.start - 1] if trigger.start else ""
+        if entity_type == "tool":
+            return "USES" if before in BE_FORMS or before in SUBJECT_PRONOUNS else None
+        if entity_type == "organization" and set(self.words) & {"work", "works", "working"}:
+            return "WORKS_ON"
+        return RELATIONS["ON"].get(entity_type)
+
+    def _workplace(self, trigger: Trigger, obj: _Object) -> bool:
+        """ "an engineer at Acme", "works for Acme": not "a meetup at Acme", "looking at X"."""
+        nearby = self.words[max(0, trigger.start - 3) : trigger.end + 3]
+        if not set(obj.gap) <= SLOT_GAP or any(w in NOT_WORKPLACE for w in nearby):
+            return False
+        before = self.items[trigger.start - 1] if trigger.start else ""
+        if isinstance(before, Mention) and before.entity_type == "organization":
+            return True
+        return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES
+
+    def _role_owner(self, trigger: Trigger) -> Party | None:
+        """ "Ali is my mentor at Careem": the workplace is the mentor's, not the speaker's."""
+        role, start = role_words(self.words, trigger.start - 1)
+        if role is None or not _owned_role(self.words, start - 1):
+            return None
+        for item in self.items:
+            if isinstance(item, Mention) and item.role == role:
+                return Party.of(item)
+        return Party("", "person")
+
+    def _project_frame(self, edges: list[Edge]) -> list[Edge]:
+        """ "I use FastAPI for project Phoenix": Phoenix uses FastAPI too."""
+        projects = [item for index, item in enumerate(self.items)
+                    if isinstance(item, Mention) and item.entity_type == "project"
+                    and self._framed(index)]
+        tools = [edge.target for edge in edges if edge.relation == "USES"]
+        return [Edge(Party.of(project), "USES", tool, self.confidence)
+                for project in projects for tool in tools]
+
+    def _framed(self, index: int) -> bool:
+        before = [w for w in self.words[max(0, index - 3) : index] if w not in ("the", "project")]
+        return bool(before) and before[-1] in ("for", "in", "called")
+
+    def _intended(self, trigger: Trigger) -> bool:
+        return any(w in INTENTS for w in self.words[max(0, trigger.start - 3) : trigger.start])
+
+    def _negated(self, trigger: Trigger) -> bool:
+        window = self.words[max(0, trigger.start - 3) : trigger.start]
+        return any(word in NEGATIONS for word in window)
+
+    def _retract_all(self, kind: str, subjects: list[Party], objects: list[_Object]
+                     ) -> list[Edge]:
+        if kind not in ("USE", "BE", "KEEP", "ON", "PREFER", "LIKE"):
+            return []
+        relation = "PREFERS" if kind in ("PREFER", "LIKE") else "USES"
+        main, _ = _split_contrast(objects)
+        return [Edge(subject, relation, obj.target, self.confidence, retracted=True)
+                for subject in subjects for obj in main
+                if obj.target is not None and obj.target.kind == "tool"]
+
+    def _switch(self, kind: str, last: Trigger, subjects: list[Party],
+                objects: list[_Object]) -> list[Edge]:
+        proposed = any(w in MODALS for w in self.words[max(0, last.start - 3) : last.start])
+        side = "from" if kind != "SWITCH" else ""
+        if self.words[last.end - 1] in ("to", "onto"):
+            side = "to"
+        edges: list[Edge] = []
+        for obj in objects:
+            side = switch_side(kind, side, obj.gap)
+            if obj.target is None or side == "":
+                continue
+            if kind == "LEAVE" and obj.target.kind == "organization":
+                edges.extend(Edge(s, "PART_OF", obj.target, self.confidence, retracted=True)
+                             for s in subjects)
+            if obj.target.kind not in ("tool", "concept"):
+                continue
+            relation = "DECIDED" if self.decision and side == "to" else "USES"
+            if proposed and side == "from":
+                continue  # "we should drop X": not dropped yet
+            edges.extend(Edge(s, relation, obj.target, self.confidence, retracted=side == "from")
+                         for s in subjects)
+        return edges
+
+    def _liked_by_subject(self, trigger: Trigger) -> bool:
+        before = self.items[trigger.start - 1] if trigger.start else ""
+        return isinstance(before, Mention) or before in SUBJECT_PRONOUNS
+
+
+
+def _bare(trigger: Trigger) -> bool:
+    """A lone "at" or "on": a preposition more often than a verb."""
+    return trigger.kind in ("AT", "ON") and trigger.end - trigger.start == 1
+
+
+def _owned_role(words: list[str], j: int) -> bool:
+    while j >= 0 and words[j] in ROLE_ADJECTIVES:
+        j -= 1
+    return j >= 0 and words[j] in POSSESSIVE_USER
+
+
+
+def _split_contrast(objects: list[_Object]) -> tuple[list[_Object], list[_Object]]:
+    for index, obj in enumerate(objects):
+        if any(word in CONTRAST for word in obj.gap):
+            return objects[:index], objects[index:]
+    return objects, []
+
+
+def _context(contrast: list[_Object]) -> str | None:
+    names = [obj.target.name for obj in contrast if obj.target is not None]
+    return f"over {', '.join(names)}" if names else None
+
+

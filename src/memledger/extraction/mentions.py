@@ -1,0 +1,445 @@
+"""Named mentions in a sentence: the heuristic extractor's entity recogniser. Pure.
+
+Searched in order: multi-word team names ("the backend team"), the gazetteer
+(longest match first), then capitalised or oddly shaped words classified by the
+words around them (a role word before a name, "project X", "X Labs", "at X",
+CamelCase, "X said"). A word that no cue explains is left out: precision first,
+as DESIGN.md asks.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction.patterns import HEDGES, Mention, Sentence, is_question, tokenize, word_set
+
+HONORIFICS: Final = word_set("mr mrs ms miss dr prof sir")
+POSSESSIVES: Final = word_set("my our")
+ROLE_ADJECTIVES: Final = word_set(
+    "old new former ex current best dear little older younger big twin main favourite "
+    "favorite lovely amazing great awesome wonderful long-time longtime"
+)
+PROJECT_NOUNS: Final = word_set(
+    "deploy deployment integration redesign upgrade outage incident "
+    "project projects repo repository codebase service app application frontend backend "
+    "api sdk platform program programme initiative launch roadmap timeline migration "
+    "dashboard release firmware pipeline website site module library plugin package "
+    "rewrite monorepo microservice bot cli milestone epic workstream beta mvp prototype "
+    "pilot"
+)
+_PROJECT_CUES: Final = word_set("project codename repo repository program programme initiative")
+_WORKED: Final = word_set("work works working worked lead leads leading")
+_LOOKING: Final = word_set("look looking looked glance good great bad better best aim")
+_CAME: Final = word_set("came comes coming hired poached recruited")
+_PROJECT_VERBS: Final = word_set("depends relies ships launched launches")
+_CALLED_PROJECT: Final = word_set(
+    "project app bot cli tool library service repo package script game site website "
+    "plugin product extension framework"
+)
+_CALLED_ORG: Final = word_set(
+    "startup company firm agency business studio nonprofit bank employer client customer "
+    "vendor shop lab"
+)
+_NOT_PROJECT_NAMES: Final = word_set(
+    "management manager managers plan plans planning timeline deadline scope lead leads work "
+    "status update updates board budget meeting meetings kickoff files folder structure root "
+    "settings proposal goals requirements docs documentation team teams name names page pages "
+    "overview description template templates directory dir manager's roadmap ideas idea owner "
+    "members member level file based related specific"
+)
+_TEAM_NOUNS: Final = word_set("team squad guild tribe department crew")
+_TEAM_SKIP: Final = word_set(
+    "whole entire same other small big large new old full rest my our your their his her "
+    "the a an this that every each one two three"
+)
+_TEAM_OWNERS: Final = word_set("the our my their his her 's on")
+_HYPHEN_SUFFIXES: Final = word_set(
+    "related based powered native backed compatible specific like style friendly heavy "
+    "only first centric"
+)
+PERSON_NEXT: Final = word_set(
+    "said says told tells asked asks thinks thought suggested suggests mentioned reviewed "
+    "wrote owns maintains manages leads reports introduced joined left insists swears "
+    "wants prefers recommended recommends approved agreed emailed texted pinged replied "
+    "explained noticed handles signs"
+)
+_PERSON_PREV: Final = word_set(
+    "met meet meeting told tell asked ask emailed email pinged ping called texted text "
+    "thanks thank introduced hired cc messaged invited visited visiting hey hi hello dear"
+)
+_TO_PERSON: Final = word_set("me reports report reporting talked spoke talking speaking emailed wrote sent married")
+_COMMON_GIVEN: Final = word_set("mark bill frank jack dev grace will may june max ray can sunny chase drew rose hope")
+_ORG_PREV: Final = word_set("at joined join joining")
+_WORK_FOR: Final = word_set("work works working worked")
+_CLIENT_NOUNS: Final = word_set("client customer vendor investor competitor")
+TOOL_PREV: Final = word_set("use uses using adopt adopted adopting install installed prefer prefers")
+_SWITCH_VERBS: Final = word_set("switched switching switch moved moving move migrated migrating migrate")
+_BUILT: Final = word_set("written built coded code developed made trained implemented write writing")
+_INITIAL_OK: Final = word_set(
+    "is was has had does did can could will would should and or , 's uses runs keeps "
+    "supports handles seems works feels makes lets gives just still also now vs + / - -> "
+    ": for with on"
+)
+_LIST_JOINERS: Final = word_set(", and or & + /")
+
+
+
+
+def analyse(text: str) -> Sentence:
+    """Tokens, mentions and mood (question, hedge) of one sentence."""
+    words = tokenize(text)
+    lows = [word.lower() for word in words]
+    lowered = text.lower()
+    return Sentence(
+        text=text,
+        words=words,
+        lows=lows,
+        mentions=find_mentions(words, lows),
+        question=is_question(lowered, lows),
+        hedged=HEDGES.search(lowered) is not None,
+    )
+
+
+class _Finder:
+    """Finds the mentions of one sentence; one instance per sentence."""
+
+    def __init__(self, words: list[str], lows: list[str]) -> None:
+        self.words = words
+        self.lows = lows
+        self.taken = [False] * len(words)
+        self.found: list[Mention] = []
+        self.initial = {i for i, low in enumerate(lows) if _is_initial(lows, i)}
+
+    def add(self, mention: Mention) -> None:
+        for i in range(mention.start, mention.end):
+            self.taken[i] = True
+        self.found.append(mention)
+
+    def prev(self, i: int, back: int = 1) -> str:
+        return self.lows[i - back] if i - back >= 0 else ""
+
+    def next(self, i: int, ahead: int = 0) -> str:
+        return self.lows[i + ahead] if i + ahead < len(self.lows) else ""
+
+
+def _is_initial(lows: list[str], i: int) -> bool:
+    """Whether token ``i`` opens the sentence (after bullets, quotes, a label's colon)."""
+    j = i - 1
+    while j >= 0 and not lows[j][0].isalnum() and lows[j] not in (":",):
+        j -= 1
+    return j < 0 or lows[j] == ":"
+
+
+def find_mentions(words: list[str], lows: list[str]) -> list[Mention]:
+    """Every explicitly named entity of a tokenized sentence, in token order."""
+    finder = _Finder(words, lows)
+    _find_teams(finder)
+    _find_known(finder)
+    unknown = _find_capitalised(finder)
+    _find_lowercase_projects(finder)
+    _propagate_lists(finder, unknown)
+    finder.found.sort(key=lambda mention: mention.start)
+    return finder.found
+
+
+def _find_teams(f: _Finder) -> None:
+    for i, low in enumerate(f.lows):
+        if low not in _TEAM_NOUNS or i == 0:
+            continue
+        j = i
+        while j > 0 and i - j < 3 and f.lows[j - 1].isalpha() and f.lows[j - 1] not in _TEAM_SKIP:
+            j -= 1
+        if j < i and f.prev(j) in _TEAM_OWNERS and not any(f.taken[j : i + 1]):
+            f.add(Mention(" ".join(f.words[j : i + 1]), "organization", 0.8, j, i + 1))
+
+
+def _find_known(f: _Finder) -> None:
+    i = 0
+    while i < len(f.lows):
+        match = _longest_known(f, i)
+        if match is None:
+            i += 1
+            continue
+        length, mention = match
+        f.add(mention)
+        i += length
+
+
+def _longest_known(f: _Finder, i: int) -> tuple[int, Mention] | None:
+    low = f.lows[i]
+    if f.taken[i]:
+        return None
+    longest = gz.FIRST_WORDS.get(low, 0)
+    for length in range(min(longest, len(f.lows) - i), 0, -1):
+        phrase = " ".join(f.lows[i : i + length]) if length > 1 else low
+        if not _is_known(phrase) or any(f.taken[i : i + length]):
+            continue
+        surface = " ".join(f.words[i : i + length])
+        if phrase in gz.NEEDS_CAPITAL and not _capital_ok(f, i, length, surface):
+            continue
+        return length, _known_mention(f, phrase, surface, i, i + length)
+    if "-" in low:
+        head, _, tail = low.partition("-")
+        if tail in _HYPHEN_SUFFIXES and _is_known(head):
+            return 1, _known_mention(f, head, f.words[i].split("-")[0], i, i + 1)
+    return None
+
+
+def _is_known(phrase: str) -> bool:
+    return phrase in gz.TOOL_KIND or phrase in gz.ORGANIZATIONS or phrase in gz.CONCEPTS
+
+
+def _capital_ok(f: _Finder, i: int, length: int, surface: str) -> bool:
+    if surface.islower():
+        return f.prev(i) in TOOL_PREV
+    following = f.next(i, length)
+    return i not in f.initial or following in _INITIAL_OK or following[:1].isdigit()
+
+
+def _known_mention(f: _Finder, phrase: str, surface: str, start: int, end: int) -> Mention:
+    if gz.is_given_name(phrase) and _person_cue(f, start, end):
+        return Mention(surface, "person", 0.8, start, end)
+    if f.prev(start) in ("project", "codename") or f.next(end) in ("project", "repo", "codebase"):
+        return Mention(surface, "project", 0.8, start, end)
+    kind = gz.TOOL_KIND.get(phrase)
+    if phrase in gz.ORGANIZATIONS and (kind is None or _org_cue(f, start, end)):
+        return Mention(surface, "organization", 0.9, start, end)
+    if phrase in gz.PRIMARILY_ORGANIZATIONS:
+        return Mention(surface, "organization", 0.9, start, end)
+    if kind is not None:
+        return Mention(surface, "tool", 0.9, start, end, kind=kind)
+    return Mention(surface, "concept", 0.85, start, end)
+
+
+def _person_cue(f: _Finder, start: int, end: int) -> bool:
+    before = f.prev(start)
+    return (
+        before in _PERSON_PREV
+        or before in gz.ROLES
+        or before in HONORIFICS
+        or f.next(end) in PERSON_NEXT
+        or (f.next(end) == "and" and f.next(end, 1) == "i")
+        or f.next(end) in ("she", "he", "she's", "he's")
+        or (before == "with" and f.prev(start, 2) in ("lunch", "dinner", "coffee", "drinks"))
+    )
+
+
+def _org_cue(f: _Finder, start: int, end: int) -> bool:
+    before = f.prev(start)
+    return (
+        (before in _ORG_PREV and f.prev(start, 2) not in _LOOKING)
+        or (before == "from" and f.prev(start, 2) in _CAME)
+        or (before == "for" and f.prev(start, 2) in _WORK_FOR)
+        or (before == "by" and f.prev(start, 2) == "acquired")
+        or (before == "from" and start >= 2 and f.taken[start - 2])
+        or (f.next(end) == "'s" and f.next(end, 1) in ("ceo", "cto", "office", "engineers"))
+    )
+
+
+def _find_capitalised(f: _Finder) -> list[tuple[int, int]]:
+    """Classify capitalised or oddly shaped words; return the spans left unexplained."""
+    unknown: list[tuple[int, int]] = []
+    i = 0
+    while i < len(f.words):
+        if f.taken[i] or not _name_like(f.words[i]) or f.lows[i] in gz.NOT_NAMES:
+            i += 1
+            continue
+        end = _chunk_end(f, i)
+        if i in f.initial and end - i > 1 and not _known_word(f.lows[i]):
+            i += 1  # "Tell Fatima": an imperative verb, capitalised because it opens the sentence
+            continue
+        mention = _classify(f, i, end)
+        if mention is not None:
+            f.add(mention)
+        elif f.lows[i] not in gz.PLACES:
+            unknown.append((i, end))
+        i = end
+    return unknown
+
+
+def _known_word(low: str) -> bool:
+    return gz.is_given_name(low) or low in gz.FIRST_WORDS or low in gz.ORG_SUFFIXES
+
+
+def _name_like(word: str) -> bool:
+    first = word[0]
+    if not first.isalpha():
+        return False
+    return first.isupper() or _odd_shape(word)
+
+
+def _odd_shape(word: str) -> bool:
+    """CamelCase (nRF52, macOS), versioned (GPT-4) or dotted (fly.io)."""
+    if word[-1] == "s" and word[:-1].isupper():
+        return False  # a plural acronym: "SLAs", "APIs"
+    inner_upper = any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
+    has_digit = any(c.isdigit() for c in word) and word[0].isupper()
+    dotted = "." in word.strip(".") and word.rsplit(".", 1)[-1].isalpha()
+    return inner_upper or has_digit or dotted
+
+
+def _chunk_end(f: _Finder, i: int) -> int:
+    end = i + 1
+    while end < len(f.words) and end - i < 4 and not f.taken[end]:
+        word, low = f.words[end], f.lows[end]
+        if not word[0].isupper():
+            break
+        if low in gz.NOT_NAMES and not _closing_noun(low):
+            break
+        end += 1
+    return end
+
+
+def _closing_noun(low: str) -> bool:
+    return low in gz.ORG_SUFFIXES or low in PROJECT_NOUNS
+
+
+def _classify(f: _Finder, start: int, end: int) -> Mention | None:
+    name = " ".join(f.words[start:end])
+    last = f.lows[end - 1]
+    if end - start > 1 and last in gz.ORG_SUFFIXES:
+        return Mention(name, "organization", 0.85, start, end)
+    if end - start > 1 and last in PROJECT_NOUNS:
+        return Mention(name, "project", 0.8, start, end)
+    for rule in (_as_person_by_role, _as_project, _as_org, _as_person, _as_tool):
+        mention = rule(f, name, start, end)
+        if mention is not None:
+            return mention
+    return None
+
+
+def _as_person_by_role(f: _Finder, name: str, start: int, end: int) -> Mention | None:
+    role, mine = _role_before(f, start)
+    if role is None:
+        role, mine = _role_after(f, end)
+    if role is None:
+        return None
+    return Mention(name, "person", 0.9, start, end, role=role, mine=mine)
+
+
+def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
+    """The role ending at token ``j`` ("manager", "tech lead") and where it starts."""
+    if j >= 1 and f"{lows[j - 1]} {lows[j]}" in gz.ROLES:
+        return f"{lows[j - 1]} {lows[j]}", j - 1
+    if j >= 0 and lows[j] in gz.ROLES:
+        return lows[j], j
+    return None, j
+
+
+def _owner_before(lows: list[str], j: int) -> bool:
+    while j >= 0 and lows[j] in ROLE_ADJECTIVES:
+        j -= 1
+    return j >= 0 and lows[j] in POSSESSIVES
+
+
+def _role_before(f: _Finder, start: int) -> tuple[str | None, bool]:
+    j = start - 1
+    while j >= 0 and (f.lows[j] in HONORIFICS or f.lows[j] in (",", ".")):
+        j -= 1
+    role, role_start = role_words(f.lows, j)
+    if role is None:
+        return None, False
+    return role, _owner_before(f.lows, role_start - 1)
+
+
+def _role_after(f: _Finder, end: int) -> tuple[str | None, bool]:
+    lows = f.lows
+    j = end
+    if j < len(lows) and lows[j] in (",", "is", "are", "was", "-", "("):
+        j += 1
+    if j >= len(lows) or lows[j] not in POSSESSIVES:
+        return None, False
+    j += 1
+    while j < len(lows) and lows[j] in ROLE_ADJECTIVES:
+        j += 1
+    for width in (2, 1):
+        phrase = " ".join(lows[j : j + width])
+        if phrase in gz.ROLES or phrase.rstrip("s") in gz.ROLES:
+            return phrase.rstrip("s") if phrase not in gz.ROLES else phrase, True
+    return None, False
+
+
+def _as_project(f: _Finder, name: str, start: int, end: int) -> Mention | None:
+    before, after = f.prev(start), f.next(end)
+    subject_of = after in _PROJECT_VERBS or (after == "is" and f.next(end, 1) in ("part", "a"))
+    worked_on = before == "on" and f.prev(start, 2) in _WORKED
+    cued = before in _PROJECT_CUES or after in PROJECT_NOUNS or _called(f, start, _CALLED_PROJECT)
+    cued = cued or worked_on
+    if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
+        return Mention(name, "project", 0.8, start, end)
+    return None
+
+
+def _part_of_dependency(f: _Finder, after: str, end: int) -> bool:
+    return after == "is" and f.next(end, 1) == "a" and f.next(end, 2) == "dependency"
+
+
+def _called(f: _Finder, start: int, nouns: frozenset[str]) -> bool:
+    if f.prev(start) in ("called", "named"):
+        return any(f.prev(start, back) in nouns for back in range(2, 7))
+    appositive = f.prev(start) == "," and f.prev(start, 2) in nouns
+    return appositive and nouns is _CALLED_ORG
+
+
+def _as_org(f: _Finder, name: str, start: int, end: int) -> Mention | None:
+    low = name.lower()
+    if low in gz.PLACES or gz.is_given_name(f.lows[start]):
+        return None
+    client = f.prev(start) == "is" and f.prev(start, 2) in _CLIENT_NOUNS
+    if _org_cue(f, start, end) or _called(f, start, _CALLED_ORG) or client:
+        return Mention(name, "organization", 0.8, start, end)
+    return None
+
+
+def _as_person(f: _Finder, name: str, start: int, end: int) -> Mention | None:
+    first = f.lows[start]
+    if gz.is_given_name(first) and (first not in _COMMON_GIVEN or start not in f.initial):
+        return Mention(name, "person", 0.85, start, end)
+    if _person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in _TO_PERSON):
+        return Mention(name, "person", 0.75, start, end)
+    return None
+
+
+def _as_tool(f: _Finder, name: str, start: int, end: int) -> Mention | None:
+    if name.lower() in gz.PLACES:
+        return None
+    if _odd_shape(f.words[start]) and end - start == 1:
+        return Mention(name, "tool", 0.75, start, end)
+    before, before2 = f.prev(start), f.prev(start, 2)
+    cued = (
+        before in TOOL_PREV
+        or (before == "to" and before2 in _SWITCH_VERBS)
+        or (before in ("in", "with") and before2 in _BUILT)
+    )
+    switched = before == "to" and "from" in f.lows[max(0, start - 8) : start] and any(
+        low in _SWITCH_VERBS for low in f.lows[max(0, start - 10) : start])
+    if (cued or switched) and start not in f.initial:
+        return Mention(name, "tool", 0.7, start, end)
+    return None
+
+
+def _find_lowercase_projects(f: _Finder) -> None:
+    for i, low in enumerate(f.lows):
+        if f.taken[i] or not low[0].isalpha() or low in gz.NOT_NAMES:
+            continue
+        called = f.prev(i) in ("called", "named") and _called(f, i, _CALLED_PROJECT)
+        labelled = f.prev(i) == ":" and f.prev(i, 2) in ("repo", "repository", "project")
+        named = f.prev(i) == "project" and low.isalpha() and low not in _NOT_PROJECT_NAMES
+        if called or labelled or named:
+            f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
+
+
+def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:
+    """An unexplained name listed beside a typed one ("Wei and Fatima") takes its type."""
+    by_end = {m.end: m for m in f.found}
+    by_start = {m.start: m for m in f.found}
+    for start, end in unknown:
+        if any(f.taken[start:end]) or start in f.initial:
+            continue
+        left = by_end.get(start - 1) if f.prev(start) in _LIST_JOINERS else None
+        right = by_start.get(end + 1) if f.next(end) in _LIST_JOINERS else None
+        neighbour = left or right
+        if neighbour is not None and neighbour.entity_type != "concept":
+            name = " ".join(f.words[start:end])
+            f.add(Mention(name, neighbour.entity_type, 0.7, start, end))

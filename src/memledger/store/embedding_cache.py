@@ -1,0 +1,69 @@
+"""The embedding cache: one vector per (model, sha256 of a text).
+
+Embedding is slow (hundreds of texts per second), so every vector made is kept
+here and found again by the text's hash: rebuilding a projection never embeds a
+text it has embedded before. The table is a control table (migrated, never
+rebuilt) and shared by tenants. A text's first stored vector stays: later writers
+of the same key keep it, so every copy of a projection gets bit-identical rows.
+
+Vectors are read in pgvector's text form (``VectorText``) and handed on as they
+are, so a vector copied from the cache into a projection is never re-parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.engine import Connection
+
+from memledger.store.schema import embedding_cache
+
+t = embedding_cache
+
+VectorText = str  # pgvector's text form of a vector: "[0.1,-0.2,...]"
+
+
+def _hashes(values: Iterable[str]) -> sa.BindParameter[list[str]]:
+    return sa.bindparam("hashes", sorted(set(values)), type_=ARRAY(sa.Text))
+
+
+def lookup(conn: Connection, model: str, text_sha256s: Collection[str]) -> dict[str, VectorText]:
+    """The cached vectors of ``model`` for these text hashes (missing ones are absent)."""
+    if not text_sha256s:
+        return {}
+    stmt = sa.select(t.c.text_sha256, sa.cast(t.c.embedding, sa.Text)).where(
+        t.c.model == model, t.c.text_sha256 == sa.any_(_hashes(text_sha256s))
+    )
+    return {sha: vector for sha, vector in conn.execute(stmt).all()}
+
+
+def store(tx: Connection, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
+    """Keep ``vectors`` (by text hash) for ``model``. An entry that exists is left as
+    it was: the first vector stored for a text is the one every reader gets.
+
+    Rows go in hash order, so two writers of overlapping entries cannot deadlock.
+    """
+    if not vectors:
+        return
+    rows = [{"model": model, "text_sha256": sha, "embedding": list(vectors[sha])} for sha in sorted(vectors)]
+    tx.execute(postgresql.insert(t).on_conflict_do_nothing(index_elements=["model", "text_sha256"]), rows)
+
+
+def forget(tx: Connection, text_sha256s: Iterable[str]) -> int:
+    """Erasure: delete the entries of these text hashes, for every model. Returns how many."""
+    hashes = _hashes(text_sha256s)
+    if not hashes.value:
+        return 0
+    result = tx.execute(t.delete().where(t.c.text_sha256 == sa.any_(hashes)))
+    return int(result.rowcount)
+
+
+def count(conn: Connection, model: str | None = None) -> int:
+    """How many vectors the cache holds (of ``model``, or of every model)."""
+    stmt = sa.select(sa.func.count()).select_from(t)
+    if model is not None:
+        stmt = stmt.where(t.c.model == model)
+    return int(conn.execute(stmt).scalar_one())

@@ -1,0 +1,142 @@
+"""``memledger extract --once`` and ``memledger worker`` as a user runs them: subprocesses
+on the session's database, with the default (heuristic) extractor.
+
+The heuristic extractor's checkpoint is moved to the ledger's end first, so the
+commands see only the turns these tests record (not every other test's turns).
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from typing import IO, TYPE_CHECKING
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from memledger.events.catalogue import EntityObserved, FactExtracted, Scopes
+from memledger.events.envelope import Cursor, Recorded
+from memledger.projectors import checkpoints
+from memledger.service.extraction import ExtractionWorker
+from memledger.service.record import TurnInput, record_turns
+from memledger.store import db, event_store
+from memledger.store.schema import events
+
+if TYPE_CHECKING:
+    from tests.conftest import TestDatabase as SessionDatabase
+
+CLI = [sys.executable, "-m", "memledger.cli.main"]
+REPORT = (
+    r"^{name}: extracted (\d+) turns into (\d+) events \(refused (\d+) secrets, "
+    r"skipped (\d+) over limits, dropped (\d+) below confidence 0\.5\)$"
+)
+TEXT = "I use Docker at work.\npreference: tabs over spaces"
+
+
+@pytest.fixture(scope="module")
+def heuristic(database: SessionDatabase) -> ExtractionWorker:
+    """A worker on the heuristic extractor's checkpoint, moved to the ledger's end."""
+    from memledger.extraction.heuristic import HeuristicExtractor  # the CLI's default extractor
+
+    worker = ExtractionWorker(database.engine, HeuristicExtractor())
+    worker.install()
+    with db.begin(database.engine) as tx:
+        checkpoints.lock(tx, worker.name)
+        row = tx.execute(
+            sa.select(sa.cast(events.c.tx_id, sa.Text), events.c.position)
+            .order_by(events.c.tx_id.desc(), events.c.position.desc())
+            .limit(1)
+        ).first()
+        if row is not None:
+            checkpoints.advance(tx, worker.name, Cursor(int(row[0]), int(row[1])), 0)
+    return worker
+
+
+def record(engine: Engine, tenant: str, worker: ExtractionWorker) -> str:
+    """Record one user turn and wait until the worker can see it; its event id."""
+    turn_id = f"cli-{uuid.uuid4().hex[:8]}"
+    scopes = Scopes(session="s1", project="p1")
+    record_turns(engine, tenant, [TurnInput(role="user", text=TEXT, turn_id=turn_id, scopes=scopes)])
+    deadline = time.monotonic() + 30  # gap-safe reads wait for older open transactions
+    while worker.pending() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return f"turn:{turn_id}"
+
+
+def caused_by(engine: Engine, tenant: str, turn_event_id: str) -> list[Recorded]:
+    with engine.connect() as conn:
+        return [r for r in event_store.read_all(conn, tenant_id=tenant) if r.metadata.causation_id == turn_event_id]
+
+
+def test_extract_once_prints_the_report_and_exits_0(
+    database: SessionDatabase, engine: Engine, tenant: str, heuristic: ExtractionWorker
+) -> None:
+    turn = record(engine, tenant, heuristic)
+    result = subprocess.run([*CLI, "extract", "--once"], env=database.env, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    match = re.search(REPORT.format(name=re.escape(heuristic.name)), result.stdout, re.MULTILINE)
+    assert match, result.stdout
+    assert int(match.group(1)) == 1
+    assert int(match.group(2)) >= 2
+    got = [r.event for r in caused_by(engine, tenant, turn)]
+    assert len(got) == int(match.group(2))
+    assert any(isinstance(e, EntityObserved) and e.name == "Docker" for e in got)
+    assert any(isinstance(e, FactExtracted) and e.statement == "tabs over spaces" for e in got)
+    assert heuristic.pending() == 0
+
+
+class Lines:
+    """A subprocess's output lines, read by a thread so a test can wait with a timeout."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.lines.put(line)
+
+    def wait_for(self, text: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if text in line:
+                return line
+        raise AssertionError(f"no line with {text!r} within {timeout} s")
+
+
+def test_worker_extracts_turns_as_they_arrive_and_stops_on_sigterm(
+    database: SessionDatabase, engine: Engine, tenant: str, heuristic: ExtractionWorker
+) -> None:
+    env = {**database.env, "MEMLEDGER_WORKER_INTERVAL_S": "3600"}  # only an early wake can extract in time
+    proc = subprocess.Popen([*CLI, "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        Lines(proc.stdout).wait_for(f"worker {heuristic.name} running", 60)
+        turn = record(engine, tenant, heuristic)
+        deadline = time.monotonic() + 20
+        while not caused_by(engine, tenant, turn) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        got = [r.event for r in caused_by(engine, tenant, turn)]
+        assert any(isinstance(e, FactExtracted) and e.statement == "tabs over spaces" for e in got)
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert code == 0, stderr
+    assert "Traceback" not in stderr
