@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sqlalchemy.engine import URL, Connection, Engine
 
+from memledger.adapters.embedding import Embedder, LitellmEmbedder, MiniLmEmbedder, offline
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
 from memledger.extraction.protocol import Extractor
-from memledger.service.extraction import ExtractionWorker, WorkerConfig
+from memledger.projectors import embeddings, registry
+from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import projections
+from memledger.service.extraction import ExtractionWorker, WorkerConfig
 from memledger.store import db, migrate
 
 
@@ -54,6 +59,7 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
         idle_in_transaction_timeout_ms=settings.idle_in_transaction_timeout_ms,
         pool_size=settings.pool_size,
     )
+    registry.use_embedder(build_embedder(settings))
     if run_migrations:
         migrate.upgrade(engine)
         projections.install_all(engine)
@@ -89,6 +95,46 @@ def build_worker(database: Database, extractor: Extractor | None = None) -> Extr
     return ExtractionWorker(database.engine, extractor or build_extractor(settings), config)
 
 
-def vector_search(database: Database) -> Callable[[Connection, str, str], list[str]] | None:
-    """The vector channel of retrieval, once an embedding projection exists; None until then."""
-    return None
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name, one per process and configuration: "minilm"
+    is the offline default, anything else a litellm model. Nothing loads until the
+    first text is embedded."""
+    options = json.dumps(settings.embedding_options, sort_keys=True, default=str)
+    return _embedder(settings.embedding_model, options, settings.embedding_timeout_s, settings.embedding_threads)
+
+
+@lru_cache(maxsize=8)
+def _embedder(model: str, options: str, timeout_s: float, threads: int) -> Embedder:
+    if model == "minilm":
+        return offline() if threads == 1 else MiniLmEmbedder(threads=threads)
+    return LitellmEmbedder(model, options=json.loads(options), timeout_s=timeout_s)
+
+
+VectorSearch = Callable[[Connection, str, str], list[str]]
+
+
+def vector_search(database: Database, embedder: Embedder | None = None) -> VectorSearch:
+    """The vector channel of retrieval: the ids of the tenant's facts nearest in
+    meaning to the request, best first.
+
+    Only the request is embedded here (the offline model is loaded now, so the first
+    request does not pay for it); items were embedded by the embeddings projector.
+    Vectors of another model than the configured one raise ``EmbeddingMismatch``.
+    """
+    chosen = embedder or build_embedder(database.settings)
+    if isinstance(chosen, MiniLmEmbedder):
+        chosen.load()
+
+    @lru_cache(maxsize=256)  # an agent often asks the same thing again
+    def embed_query(text: str) -> tuple[float, ...]:
+        return tuple(chosen.embed([text])[0])
+
+    def search(conn: Connection, tenant_id: str, query_text: str) -> list[str]:
+        if not query_text.strip():
+            return []
+        found = embeddings.nearest(
+            conn, tenant_id, embed_query(query_text), chosen.model, kinds=("fact",), k=PER_CHANNEL
+        )
+        return [n.item_id for n in found]
+
+    return search

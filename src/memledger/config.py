@@ -39,6 +39,12 @@ class Settings(BaseSettings):
     worker_batch_turns: int = Field(default=10, ge=1)
     max_entities_per_conversation: int = Field(default=20, ge=0)
     max_relationships_per_conversation: int = Field(default=50, ge=0)
+    # "minilm": the offline default (all-MiniLM-L6-v2, int8 ONNX, shipped with the
+    # package); anything else is a litellm model name ("openai/text-embedding-3-small").
+    embedding_model: str = "minilm"
+    embedding_options: dict[str, Any] = Field(default_factory=dict)
+    embedding_timeout_s: float = Field(default=30.0, gt=0)
+    embedding_threads: int = Field(default=1, ge=1, le=64)
 
     @property
     def pgdata(self) -> Path:

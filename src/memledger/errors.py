@@ -112,7 +112,7 @@ class InvalidEvent(InvalidCommand):
         return f"invalid {self.event_type} event at {self.field}: {self.message}"
 
 
-class EmbeddingFailed(LedgerError):
+class EmbeddingFailed(LedgerError):  # noqa: N818 - named like ExtractionFailed
     """The embedding model could not be loaded or called (a file failing its sha256
     check, a provider's error, an answer of the wrong shape)."""
 
@@ -135,3 +135,14 @@ class EmbeddingMismatch(InvalidCommand):
             "vectors of different models cannot be compared; rebuild the embeddings projection "
             "with the configured model (memledger projections rebuild embeddings)"
         )
+
+
+@dataclass
+class Refused(LedgerError):
+    """The tenant's switches forbid this (e.g. capture is off); nothing was written."""
+
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message

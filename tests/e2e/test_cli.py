@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -19,9 +20,12 @@ from typing import IO, TYPE_CHECKING, Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger.cli.demo import CONVERSATION, DEMO_TENANT
+from memledger.cli import demo
+from memledger.cli.demo import DEMO_TENANT
+from memledger.events import codec
 from memledger.events.catalogue import MemoryRetracted
 from memledger.events.envelope import NewEvent
+from memledger.service.record import TurnInput, conversation_stream
 from memledger.store import event_store, migrate
 from tests.conftest import turn_event
 
@@ -29,7 +33,6 @@ if TYPE_CHECKING:
     from tests.conftest import TestDatabase as SessionDatabase
 
 CLI = [sys.executable, "-m", "memledger.cli.main"]
-DEMO_TEXTS = [text for _, text in CONVERSATION]
 
 
 def run(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -60,40 +63,57 @@ def demo_run(database: SessionDatabase) -> subprocess.CompletedProcess[str]:
     return run(database.env, "demo")
 
 
+def demo_turns() -> list[TurnInput]:
+    """The turns the demo records, in ledger order: ``record_turns`` appends them in one
+    transaction, stream by stream in sorted order, each stream in the order given."""
+    return sorted(demo._turns(), key=lambda turn: conversation_stream(turn.scopes))
+
+
+def recorded_counts(stdout: str) -> tuple[int, int]:
+    """(new turns, turns already in the ledger) from the demo's report."""
+    found = RECORDED.search(stdout)
+    assert found is not None, stdout
+    return int(found["new"]), int(found["old"])
+
+
+RECORDED = re.compile(r"recorded (?P<new>\d+) new turns\b.*?(?P<old>\d+) were already in the ledger")
+
+
 @pytest.fixture(scope="module")
-def demo_records(
-    database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]
-) -> list[dict[str, Any]]:
-    """``memledger events tail --tenant demo`` after the demo: the six turns."""
+def demo_records(database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    """``memledger events tail --tenant demo --type turn.recorded`` after the demo."""
     assert demo_run.returncode == 0, demo_run.stderr
-    return tail(database, "--tenant", DEMO_TENANT)
+    return tail(database, "--tenant", DEMO_TENANT, "--type", "turn.recorded")
 
 
-def test_demo_records_the_six_turns_and_prints_them(
-    demo_run: subprocess.CompletedProcess[str],
+def test_demo_records_its_turns_on_the_database_of_database_url(
+    engine: Engine, demo_run: subprocess.CompletedProcess[str]
 ) -> None:
     assert demo_run.returncode == 0, demo_run.stderr
-    out = demo_run.stdout
-    assert "external PostgreSQL" in out, "DATABASE_URL was not used"
-    assert "recorded 6 new turns; 0 were already in the ledger" in out
-    for text in DEMO_TEXTS:
-        assert text in out
-    positions = [out.index(text) for text in DEMO_TEXTS]
-    assert positions == sorted(positions), "the turns are printed in the order they were said"
-    assert "6 events in stream conversation:demo-session-1 of tenant demo" in out
+    assert "external PostgreSQL" in demo_run.stdout, "DATABASE_URL was not used"
+    assert recorded_counts(demo_run.stdout) == (len(demo_turns()), 0)
+    with engine.connect() as conn:
+        turns = event_store.read_all(conn, tenant_id=DEMO_TENANT, types=["turn.recorded"])
+    assert [rec.event_id for rec in turns] == [f"turn:{turn.turn_id}" for turn in demo_turns()]
 
 
-def test_demo_twice_writes_nothing_new(
+def test_demo_twice_records_nothing_twice(
     database: SessionDatabase, engine: Engine, demo_run: subprocess.CompletedProcess[str]
 ) -> None:
     assert demo_run.returncode == 0, demo_run.stderr
+    with engine.connect() as conn:
+        before = event_store.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
+
     again = run(database.env, "demo")
 
     assert again.returncode == 0, again.stderr
-    assert "recorded 0 new turns; 6 were already in the ledger" in again.stdout
-    assert "6 events in stream conversation:demo-session-1 of tenant demo" in again.stdout
+    assert recorded_counts(again.stdout) == (0, len(demo_turns()))
     with engine.connect() as conn:
-        assert len(event_store.read_all(conn, tenant_id=DEMO_TENANT)) == 6
+        after = event_store.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
+    assert after[: len(before)] == before
+    # Turns, extractions and everything derived from them are not written again; the only
+    # new events are the audit records of the context the second run served.
+    assert {codec.tag_of(rec.event) for rec in after[len(before) :]} <= {"context.served"}
 
 
 def test_db_status_json_reports_versions_and_migrations(database: SessionDatabase) -> None:
@@ -117,46 +137,46 @@ def test_migrate_exits_0_and_leaves_the_database_at_head(database: SessionDataba
     assert migrate.current(database.engine) == migrate.head()
 
 
-def test_tail_prints_the_demo_turns_as_json_lines_in_order(
-    demo_records: list[dict[str, Any]],
-) -> None:
+def test_tail_prints_the_demo_turns_as_json_lines_in_order(demo_records: list[dict[str, Any]]) -> None:
     records = demo_records
+    expected = demo_turns()
 
-    assert [r["payload"]["text"] for r in records] == DEMO_TEXTS
-    assert [r["payload"]["role"] for r in records] == [role for role, _ in CONVERSATION]
+    assert [r["payload"]["text"] for r in records] == [turn.text for turn in expected]
+    assert [r["payload"]["role"] for r in records] == [turn.role for turn in expected]
+    assert [r["event_id"] for r in records] == [f"turn:{turn.turn_id}" for turn in expected]
+    assert [r["stream_id"] for r in records] == [conversation_stream(turn.scopes) for turn in expected]
     assert {r["type"] for r in records} == {"turn.recorded"}
     assert {r["tenant_id"] for r in records} == {DEMO_TENANT}
-    assert [r["stream_version"] for r in records] == [1, 2, 3, 4, 5, 6]
-    assert [r["event_id"] for r in records] == [f"turn:demo-turn-{n}" for n in range(1, 7)]
+    for stream in {r["stream_id"] for r in records}:
+        versions = [r["stream_version"] for r in records if r["stream_id"] == stream]
+        assert versions == list(range(1, len(versions) + 1))
     positions = [r["position"] for r in records]
     assert positions == sorted(positions)
     for record in records:
         assert record["cursor"].endswith(f":{record['position']}")
 
 
-def test_tail_after_a_position_starts_after_it(
-    database: SessionDatabase, demo_records: list[dict[str, Any]]
-) -> None:
+def test_tail_after_a_position_starts_after_it(database: SessionDatabase, demo_records: list[dict[str, Any]]) -> None:
     everything = demo_records
     third = everything[2]
 
-    after_position = tail(database, "--tenant", DEMO_TENANT, "--after", str(third["position"]))
-    after_cursor = tail(database, "--tenant", DEMO_TENANT, "--after", third["cursor"])
-    from_zero = tail(database, "--tenant", DEMO_TENANT, "--after", "0")
+    turns = ["--tenant", DEMO_TENANT, "--type", "turn.recorded"]
+    after_position = tail(database, *turns, "--after", str(third["position"]))
+    after_cursor = tail(database, *turns, "--after", third["cursor"])
+    from_zero = tail(database, *turns, "--after", "0")
 
     assert after_position == everything[3:]
     assert after_cursor == everything[3:]
     assert from_zero == everything
 
 
-def test_tail_limit_stops_after_that_many(
-    database: SessionDatabase, demo_records: list[dict[str, Any]]
-) -> None:
+def test_tail_limit_stops_after_that_many(database: SessionDatabase, demo_records: list[dict[str, Any]]) -> None:
     everything = demo_records
 
-    assert tail(database, "--tenant", DEMO_TENANT, "--limit", "2") == everything[:2]
+    turns = ["--tenant", DEMO_TENANT, "--type", "turn.recorded"]
+    assert tail(database, *turns, "--limit", "2") == everything[:2]
     after_first = ["--after", str(everything[0]["position"])]
-    assert tail(database, "--tenant", DEMO_TENANT, *after_first, "--limit", "3") == everything[1:4]
+    assert tail(database, *turns, *after_first, "--limit", "3") == everything[1:4]
 
 
 def test_tail_type_keeps_only_that_type(database: SessionDatabase, engine: Engine, tenant: str) -> None:

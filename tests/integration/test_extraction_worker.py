@@ -17,10 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from multiprocessing.synchronize import Event as MpEvent
 from typing import Any
 
+import msgspec
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from memledger.events import codec
 from memledger.events.catalogue import (
     FactExtracted,
     MemoryPromoted,
@@ -28,7 +30,7 @@ from memledger.events.catalogue import (
     Scopes,
     TenantSettingsChanged,
 )
-from memledger.events.envelope import Cursor, Recorded
+from memledger.events.envelope import Cursor, Metadata, Recorded
 from memledger.extraction.protocol import (
     EntityCandidate,
     FactCandidate,
@@ -47,7 +49,7 @@ from memledger.service.extraction import (
     turn_stream,
 )
 from memledger.service.record import TurnInput, record_turns
-from memledger.store import counters, db, event_store
+from memledger.store import counters, db
 from memledger.store.schema import events
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -149,13 +151,35 @@ def record(
     return [f"turn:{t.turn_id}" for t in turns]
 
 
+def committed(engine: Engine, *where: sa.ColumnElement[bool]) -> list[Recorded]:
+    """Committed events, in ledger order. Not through the gap-safe reader: that one holds
+    new events back while any older transaction on the server (even in another database)
+    is open, and the test server may be shared."""
+    stmt = (
+        sa.select(
+            events.c.tenant_id, events.c.position, sa.cast(events.c.tx_id, sa.Text), events.c.stream_id,
+            events.c.stream_version, events.c.event_id, events.c.event_type, events.c.schema_version,
+            sa.cast(events.c.payload, sa.Text), sa.cast(events.c.metadata, sa.Text),
+            events.c.occurred_at, events.c.recorded_at,
+        )
+        .where(*where)
+        .order_by(events.c.tx_id, events.c.position)
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(stmt).all()
+    return [
+        Recorded(
+            tenant_id=r[0], position=r[1], tx_id=int(r[2]), stream_id=r[3], stream_version=r[4], event_id=r[5],
+            occurred_at=r[10], recorded_at=r[11], metadata=msgspec.json.decode(r[9], type=Metadata),
+            event=codec.decode(r[6], r[7], r[8]),
+        )
+        for r in rows
+    ]
+
+
 def extracted(engine: Engine, tenant: str, extractor: str) -> list[Recorded]:
     """Every event the extractor appended for the tenant, in ledger order."""
-    with engine.connect() as conn:
-        return [
-            r for r in event_store.read_all(conn, tenant_id=tenant, limit=100_000)
-            if r.metadata.extractor == extractor
-        ]
+    return committed(engine, events.c.tenant_id == tenant, events.c.metadata["extractor"].astext == extractor)
 
 
 def per_turn(engine: Engine, tenant: str, extractor: str) -> dict[str, tuple[int, int]]:
@@ -190,6 +214,22 @@ def visible(worker: ExtractionWorker, turns: int) -> None:
     """Wait until ``turns`` are pending: gap-safe reads hold new events back while any
     older transaction on the server (even another database's) is still open."""
     assert wait_for(lambda: worker.pending() >= turns, 30), f"{worker.pending()} of {turns} turns visible"
+
+
+def project_facts(engine: Engine, tenant: str, done: Callable[[list[sa.Row[Any]]], bool]) -> list[sa.Row[Any]]:
+    """Catch the facts projection up until the tenant's rows satisfy ``done`` (the projector
+    reads gap-safe too, so new events may take a moment to reach it on a shared server)."""
+    rows: list[sa.Row[Any]] = []
+
+    def caught_up() -> bool:
+        nonlocal rows
+        projections.catch_up_all(engine, ["facts"])
+        with engine.connect() as conn:
+            rows = list(conn.execute(sa.select(facts).where(facts.c.tenant_id == tenant)).all())
+        return done(rows)
+
+    assert wait_for(caught_up, 30), rows
+    return rows
 
 
 def drain(worker: ExtractionWorker, turns: int) -> BatchReport:
@@ -251,13 +291,12 @@ def test_confidence_bands_reach_the_facts_read_model(engine: Engine, tenant: str
            "@fact music|The user might like jazz|0.3")
     report = drain(worker, 1)
     assert (report.events, report.dropped_low_confidence) == (2, 1)
-    projections.catch_up_all(engine, ["facts"])
+    rows = project_facts(engine, tenant, lambda rows: len(rows) >= 2)
     with engine.connect() as conn:
-        rows = dict(conn.execute(
-            sa.select(facts.c.statement, facts.c.status).where(facts.c.tenant_id == tenant)
-        ).all())
         totals = counters.totals(conn, tenant)
-    assert rows == {"The user uses Vim": "active", "The user seems tired": "low_confidence"}
+    assert {r.statement: r.status for r in rows} == {
+        "The user uses Vim": "active", "The user seems tired": "low_confidence"
+    }
     assert totals["dropped_low_confidence"] == 1
 
 
@@ -459,7 +498,7 @@ def test_a_fact_mentioned_again_later_is_reinforced(engine: Engine, tenant: str)
     worker = new_worker(engine)
     record(engine, tenant, "@fact editor|The user uses Vim|0.8")
     drain(worker, 1)
-    projections.catch_up_all(engine, ["facts"])
+    project_facts(engine, tenant, lambda rows: len(rows) == 1)
     (again,) = record(engine, tenant, "@fact editor|the user uses vim.|0.8")
     drain(worker, 1)
     first, second = extracted(engine, tenant, worker.extractor.name)
@@ -467,11 +506,7 @@ def test_a_fact_mentioned_again_later_is_reinforced(engine: Engine, tenant: str)
     assert isinstance(second.event, MemoryReinforced)
     assert second.event.item_id == first.event.memory_id
     assert (second.metadata.causation_id, second.event.item_kind) == (again, "fact")
-    projections.catch_up_all(engine, ["facts"])
-    with engine.connect() as conn:
-        (row,) = conn.execute(
-            sa.select(facts.c.reinforcements, facts.c.confidence).where(facts.c.tenant_id == tenant)
-        ).all()
+    (row,) = project_facts(engine, tenant, lambda rows: rows[0].reinforcements > 0)
     assert row.reinforcements == 1
     assert row.confidence > 0.8
 

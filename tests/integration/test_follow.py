@@ -40,9 +40,7 @@ def _until(condition: Callable[[], bool], seconds: float) -> Callable[[], bool]:
     return lambda: condition() or time.monotonic() > deadline
 
 
-def test_follow_yields_events_appended_by_another_thread_in_order(
-    engine: Engine, tenant: str
-) -> None:
+def test_follow_yields_events_appended_by_another_thread_in_order(engine: Engine, tenant: str) -> None:
     appended: list[str] = []
 
     def writer() -> None:
@@ -53,9 +51,7 @@ def test_follow_yields_events_appended_by_another_thread_in_order(
     thread = _in_background(writer)
     seen: list[Recorded] = []
     pages = 0
-    for page in follow(
-        engine, tenant_id=tenant, poll_interval=0.02, should_stop=_until(lambda: len(seen) >= 6, 15)
-    ):
+    for page in follow(engine, tenant_id=tenant, poll_interval=0.02, should_stop=_until(lambda: len(seen) >= 6, 15)):
         seen.extend(page)
         pages += 1
     thread.join(timeout=10)
@@ -66,9 +62,7 @@ def test_follow_yields_events_appended_by_another_thread_in_order(
     assert [rec.cursor for rec in seen] == sorted(rec.cursor for rec in seen)
 
 
-def test_follow_starts_after_the_cursor_and_filters_by_tenant_and_type(
-    engine: Engine, tenant: str
-) -> None:
+def test_follow_starts_after_the_cursor_and_filters_by_tenant_and_type(engine: Engine, tenant: str) -> None:
     first = _append(engine, tenant, ["before"])
     _append(engine, f"{tenant}-other", ["another tenant"])
     with engine.connect() as conn:
@@ -100,9 +94,7 @@ def test_follow_starts_after_the_cursor_and_filters_by_tenant_and_type(
     assert [rec.event_id for rec in seen] == later, "not the cursor's event, nor other types"
 
 
-def test_follow_stops_when_should_stop_says_so_on_a_quiet_ledger(
-    engine: Engine, tenant: str
-) -> None:
+def test_follow_stops_when_should_stop_says_so_on_a_quiet_ledger(engine: Engine, tenant: str) -> None:
     calls = 0
 
     def three_polls() -> bool:
@@ -118,9 +110,7 @@ def test_follow_stops_when_should_stop_says_so_on_a_quiet_ledger(
     assert time.monotonic() - started < 2.0
 
 
-def test_a_notifying_append_ends_the_wait_early(
-    database: SessionDatabase, engine: Engine, tenant: str
-) -> None:
+def test_a_notifying_append_ends_the_wait_early(database: SessionDatabase, engine: Engine, tenant: str) -> None:
     wakeup = Wakeup(database.url)
     appended: list[str] = []
     seen: list[Recorded] = []

@@ -61,9 +61,7 @@ def _turn(text: str, event_id: str | None = None) -> NewEvent:
     the writer processes need not import pytest's conftest (it takes seconds to
     spawn four of them as it is)."""
     return NewEvent(
-        event=TurnRecorded(
-            turn_id=uuid.uuid4().hex, role="user", text=text, scopes=Scopes(session="gap")
-        ),
+        event=TurnRecorded(turn_id=uuid.uuid4().hex, role="user", text=text, scopes=Scopes(session="gap")),
         event_id=event_id or f"evt-{uuid.uuid4().hex}",
         occurred_at=datetime.now(UTC),
     )
@@ -159,9 +157,7 @@ def _read(engine: Engine, tail: Tail, tenant: str, limit: int, held: list[str]) 
     snapshot = engine.connect().execution_options(isolation_level="REPEATABLE READ")
     with snapshot as conn, conn.begin():
         page = event_store.read_all(conn, after=tail.cursor, limit=limit, tenant_id=tenant)
-        max_position, visible, held_visible = conn.execute(
-            _PROBE, {"tenant": tenant, "held": held}
-        ).one()
+        max_position, visible, held_visible = conn.execute(_PROBE, {"tenant": tenant, "held": held}).one()
     tail.events.extend(page)
     ids = tuple(r.event_id for r in page)
     tail.snapshots.append(Snapshot(ids, int(max_position), int(visible), int(held_visible)))
@@ -190,13 +186,9 @@ def _run(
     url = database.url.render_as_string(hide_password=False)
     ready = SPAWN.Barrier(WRITERS + 1)
     logs = [tmp_path / f"writer-{i}.log" for i in range(WRITERS)]
-    plans = [
-        WriterPlan(i, url, tenant, RUN_SECONDS, str(logs[i]), seed=1000 + i) for i in range(WRITERS)
-    ]
+    plans = [WriterPlan(i, url, tenant, RUN_SECONDS, str(logs[i]), seed=1000 + i) for i in range(WRITERS)]
     plans[0] = dataclasses.replace(plans[0], hold_ids=tuple(held))  # writer 0 holds, if asked
-    procs = [
-        SPAWN.Process(target=write_for_a_while, args=(plan, ready), daemon=True) for plan in plans
-    ]
+    procs = [SPAWN.Process(target=write_for_a_while, args=(plan, ready), daemon=True) for plan in plans]
     for proc in procs:
         proc.start()
     rng = random.Random(7)

@@ -264,8 +264,11 @@ def _run_all(url: str, barrier: Any, batch_size: int, results: Any) -> None:
     """A runner process: wait for the other, then catch every projection up."""
     engine = db.create_engine(db.to_psycopg_url(url), pool_size=2)
     try:
-        barrier.wait(timeout=60)
+        barrier.wait(timeout=120)
         results.put({p.name: runner.catch_up(engine, p, batch_size=batch_size) for p in all_projectors()})
+    except Exception as e:  # reported to the test, which fails with it
+        results.put(f"{type(e).__name__}: {e}")
+        raise
     finally:
         engine.dispose()
 
@@ -287,10 +290,11 @@ def test_two_runner_processes_apply_every_event_exactly_once(database: TestDatab
         for worker in workers:
             worker.start()
         try:
-            applied = [results.get(timeout=240) for _ in workers]
+            applied = [results.get(timeout=300) for _ in workers]
         finally:
             for worker in workers:
                 worker.join(timeout=30)
+        assert all(isinstance(a, dict) for a in applied), applied
         assert [w.exitcode for w in workers] == [0, 0]
 
         for projector in all_projectors():

@@ -38,6 +38,7 @@ from memledger.events.catalogue import (
     TenantSettingsChanged,
     TurnRecorded,
 )
+from memledger.events.catalogue import ApiKeyIssued, ApiKeyRevoked
 from memledger.events.upcasters import UPCASTERS, turn_recorded_v1_to_v2
 
 FIXTURES = Path(__file__).parent / "fixtures" / "events"
@@ -134,6 +135,13 @@ EXPECTED: dict[tuple[str, int], Event] = {
     ("tenant.settings_changed", 1): TenantSettingsChanged(
         capture=False, recall=True, auto_promote=None, broad_scope_writes=False, changed_by="grace"
     ),
+    ("api_key.issued", 1): ApiKeyIssued(
+        key_id="k-7f3a",
+        key_sha256="5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8",
+        label="support bot",
+        issued_by="grace",
+    ),
+    ("api_key.revoked", 1): ApiKeyRevoked(key_id="k-7f3a", reason="rotated"),
 }
 
 

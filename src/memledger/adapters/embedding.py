@@ -149,7 +149,7 @@ class MiniLmEmbedder:
 
         tokenizer = Tokenizer.from_str(tokenizer_bytes.decode("utf-8"))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=_PAD_ID, pad_token="[PAD]")  # pad to the batch's longest text
+        tokenizer.enable_padding(pad_id=_PAD_ID)  # "[PAD]", to the batch's longest text
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
@@ -170,7 +170,8 @@ class MiniLmEmbedder:
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        (hidden,) = loaded.session.run(["last_hidden_state"], {k: v for k, v in feeds.items() if k in loaded.input_names})
+        inputs = {name: value for name, value in feeds.items() if name in loaded.input_names}
+        (hidden,) = loaded.session.run(["last_hidden_state"], inputs)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -247,11 +248,13 @@ class LitellmEmbedder:
         inputs = [text[:_LITELLM_MAX_CHARS] or " " for text in texts]  # providers refuse empty input
         try:
             response = call(model=self._model, input=inputs, timeout=self._timeout_s, **self._options)
-        except Exception as e:  # noqa: BLE001 - litellm raises many provider-specific types
+        except Exception as e:  # litellm raises many provider-specific types
             raise EmbeddingFailed(f"embedding model {self._model!r} failed: {type(e).__name__}: {e}") from e
         data = sorted(_items(response), key=lambda item: int(_field(item, "index")))
         if len(data) != len(texts):
-            raise EmbeddingFailed(f"embedding model {self._model!r} returned {len(data)} vectors for {len(texts)} texts")
+            raise EmbeddingFailed(
+                f"embedding model {self._model!r} returned {len(data)} vectors for {len(texts)} texts"
+            )
         vectors = [list(_field(item, "embedding")) for item in data]
         for vector in vectors:
             if len(vector) != self._dim:

@@ -194,6 +194,22 @@ class TenantSettingsChanged(Event, tag="tenant.settings_changed"):
     changed_by: Name | None = None
 
 
+class ApiKeyIssued(Event, tag="api_key.issued"):
+    """An API key bound to this tenant was created; only its hash is kept."""
+
+    key_id: Name
+    key_sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+    label: str = ""
+    issued_by: Name | None = None
+
+
+class ApiKeyRevoked(Event, tag="api_key.revoked"):
+    """An API key stopped working."""
+
+    key_id: Name
+    reason: str = ""
+
+
 AnyEvent = (
     TurnRecorded
     | FactExtracted
@@ -207,6 +223,8 @@ AnyEvent = (
     | ContextServed
     | SubjectErased
     | TenantSettingsChanged
+    | ApiKeyIssued
+    | ApiKeyRevoked
 )
 
 ALL_EVENT_TYPES: tuple[type[Event], ...] = (
@@ -222,4 +240,6 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     ContextServed,
     SubjectErased,
     TenantSettingsChanged,
+    ApiKeyIssued,
+    ApiKeyRevoked,
 )

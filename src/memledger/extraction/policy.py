@@ -42,8 +42,8 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _NARROWER: dict[ScopeKind, tuple[ScopeKind, ...]] = {
     "session": ("session",),
     "project": ("project", "session"),
-    "user": ("user", "session"),
-    "org": ("org", "user", "session"),
+    "user": ("user", "project", "session"),
+    "org": ("org", "user", "project", "session"),
 }
 
 
@@ -67,6 +67,7 @@ class Policy:
     max_entities: int = 20
     max_relationships: int = 50
     auto_promote: bool = False
+    broad_scope_writes: bool = False  # may extraction write the user and org scopes?
 
 
 def clean_name(name: str) -> str:
@@ -79,9 +80,12 @@ def short_hash(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
-def scope_key(scopes: Scopes, wanted: ScopeKind) -> tuple[ScopeKind, str]:
-    """The scope to store in: ``wanted`` if the turn has its key, else the next narrower."""
+def scope_key(scopes: Scopes, wanted: ScopeKind, *, broad: bool = True) -> tuple[ScopeKind, str]:
+    """The scope to store in: ``wanted`` if the turn has its key, else the next narrower.
+    Without ``broad``, the user and org scopes are skipped (only promotion writes them)."""
     for kind in _NARROWER[wanted]:
+        if not broad and kind in ("user", "org"):
+            continue
         key = getattr(scopes, kind)
         if key:
             return kind, key
@@ -152,7 +156,7 @@ def to_events(
     _entities(out, found, counts, policy)
     _relationships(out, found, counts, policy)
     for fact in found.facts:
-        _fact(out, fact, counts)
+        _fact(out, fact, counts, broad=policy.broad_scope_writes)
     for directive in found.directives:
         _directive(out, directive, counts, policy)
     return out.events
@@ -228,14 +232,14 @@ def fact_memory_id(scope: str, key_of_scope: str, key: str, statement: str) -> s
     )
 
 
-def _fact(out: _Out, fact: FactCandidate, counts: Counts) -> None:
+def _fact(out: _Out, fact: FactCandidate, counts: Counts, *, broad: bool) -> None:
     statement = " ".join(fact.statement.split())
     key = clean_name(fact.key)
     if not statement or not key or not _keep(counts, fact.confidence):
         return
     if _refused(counts, statement, fact.value, key):
         return
-    scope, key_of_scope = scope_key(out.turn.scopes, fact.scope)
+    scope, key_of_scope = scope_key(out.turn.scopes, fact.scope, broad=broad)
     memory_id = fact_memory_id(scope, key_of_scope, key, statement)
     event = FactExtracted(
         memory_id=memory_id,

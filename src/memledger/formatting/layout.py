@@ -45,20 +45,47 @@ _SHOWN_TURNS: Final = 5
 _NOTE_LIMIT: Final = 200
 
 
+class Meta(msgspec.Struct, frozen=True, kw_only=True):
+    """An item's metadata, cleaned once (ids and keys are stored strings too)."""
+
+    item_id: str
+    kind: str
+    scope: str
+    scope_key: str | None
+    category: str | None
+    conflict_id: str | None
+    since: str | None
+    turns: tuple[str, ...]
+    more_turns: int
+
+
 class Entry(msgspec.Struct, frozen=True):
     """One item ready to render: its cleaned text (maybe cut) and whether it was flagged."""
 
     index: int
     item: SelectedItem
+    meta: Meta
     text: str
     suspicious: bool
     cut: bool = False
 
 
 def prepare(index: int, item: SelectedItem) -> Entry:
-    """The item at ``index`` of a selection, its text neutralised."""
+    """The item at ``index`` of a selection, its text neutralised and metadata cleaned."""
     safe = neutralise(item.text)
-    return Entry(index, item, safe.text, safe.suspicious)
+    shown = tuple(_ident(turn) for turn in item.source_turns[:_SHOWN_TURNS])
+    meta = Meta(
+        item_id=_ident(item.item_id),
+        kind=_ident(item.kind),
+        scope=_ident(str(item.scope)) if item.scope is not None else "none",
+        scope_key=_ident(item.scope_key) if item.scope_key else None,
+        category=_ident(item.category) if item.category else None,
+        conflict_id=_ident(item.conflict_id) if item.conflict_id else None,
+        since=item.valid_from.date().isoformat() if item.valid_from is not None else None,
+        turns=shown,
+        more_turns=len(item.source_turns) - len(shown),
+    )
+    return Entry(index, item, meta, safe.text, safe.suspicious)
 
 
 def cut(entry: Entry, length: int, full: str) -> Entry:
@@ -103,11 +130,6 @@ def _note(value: str) -> str:
     return shorten(clean(value), _NOTE_LIMIT)
 
 
-def _turns(item: SelectedItem) -> tuple[list[str], int]:
-    shown = [_ident(turn) for turn in item.source_turns[:_SHOWN_TURNS]]
-    return shown, len(item.source_turns) - len(shown)
-
-
 def _quotation(entry: Entry) -> str:
     quoted = f"\u201c{entry.text}\u201d"
     return f"{QUOTED_MARK} {quoted}" if entry.suspicious else quoted
@@ -138,7 +160,7 @@ class TextLayout:
     def document(self, entries: Sequence[Entry], *, omitted: int, as_of: str | None) -> str:
         lines = [TEXT_BEGIN, *CONTRACT, _TEXT_CITATION, *_as_of_note(as_of)]
         for group in groups(entries):
-            lines += ["", self._heading(group[0].item)]
+            lines += ["", self._heading(group[0])]
             lines += [self._line(entry) for entry in group]
         if omitted:
             lines += ["", _omitted_note(omitted, len(entries))]
@@ -149,25 +171,24 @@ class TextLayout:
         return "\n".join([TEXT_BEGIN, _empty_note(reason), *_as_of_note(as_of), TEXT_END])
 
     @staticmethod
-    def _heading(item: SelectedItem) -> str:
-        key = f": {_ident(item.scope_key)}" if item.scope_key else ""
-        return f"## {_label(item)} memory{key}"
+    def _heading(entry: Entry) -> str:
+        key = f": {entry.meta.scope_key}" if entry.meta.scope_key else ""
+        return f"## {_label(entry.item)} memory{key}"
 
     @staticmethod
     def _line(entry: Entry) -> str:
-        item = entry.item
-        meta = [clean(item.kind), f"confidence {item.confidence:.2f}"]
-        if item.category:
-            meta.append(_ident(item.category))
-        if item.conflict_id:
-            meta.append(f"conflict {_ident(item.conflict_id)}")
-        if item.valid_from is not None:
-            meta.append(f"since {item.valid_from.date().isoformat()}")
-        shown, more = _turns(item)
-        turns = f"; turns {', '.join(shown)}" if shown else ""
-        turns += f" (+{more} more)" if more else ""
+        meta = entry.meta
+        about = [meta.kind, f"confidence {entry.item.confidence:.2f}"]
+        if meta.category:
+            about.append(meta.category)
+        if meta.conflict_id:
+            about.append(f"conflict {meta.conflict_id}")
+        if meta.since:
+            about.append(f"since {meta.since}")
+        turns = f"; turns {', '.join(meta.turns)}" if meta.turns else ""
+        turns += f" (+{meta.more_turns} more)" if meta.more_turns else ""
         # The conflict flag leads the line, where a reader scanning the list sees it first.
-        return f"- {_conflict(item)}[{_ident(item.item_id)}] ({', '.join(meta)}{turns}) {_quotation(entry)}"
+        return f"- {_conflict(entry.item)}[{meta.item_id}] ({', '.join(about)}{turns}) {_quotation(entry)}"
 
 
 class XmlLayout:
@@ -196,29 +217,20 @@ class XmlLayout:
 
     @staticmethod
     def _item(entry: Entry) -> str:
-        item = entry.item
-        attrs = {
-            "id": _ident(item.item_id),
-            "kind": clean(item.kind),
-            "scope": _ident(str(item.scope)) if item.scope is not None else "none",
-            "confidence": f"{item.confidence:.2f}",
+        meta = entry.meta
+        attrs = {"id": meta.item_id, "kind": meta.kind, "scope": meta.scope}
+        attrs["confidence"] = f"{entry.item.confidence:.2f}"
+        optional = {
+            "scope_key": meta.scope_key,
+            "category": meta.category,
+            "conflict": "true" if entry.item.conflicted else None,
+            "conflict_id": meta.conflict_id,
+            "since": meta.since,
+            "turns": " ".join(meta.turns) or None,
+            "more_turns": str(meta.more_turns) if meta.more_turns else None,
         }
-        if item.scope_key:
-            attrs["scope_key"] = _ident(item.scope_key)
-        if item.category:
-            attrs["category"] = _ident(item.category)
-        if item.conflicted:
-            attrs["conflict"] = "true"
-        if item.conflict_id:
-            attrs["conflict_id"] = _ident(item.conflict_id)
-        if item.valid_from is not None:
-            attrs["since"] = item.valid_from.date().isoformat()
-        shown, more = _turns(item)
-        if shown:
-            attrs["turns"] = " ".join(shown)
-        if more:
-            attrs["more_turns"] = str(more)
-        return f"<item {_attributes(attrs)}>{_escape(_conflict(item) + _quotation(entry))}</item>"
+        attrs |= {name: value for name, value in optional.items() if value is not None}
+        return f"<item {_attributes(attrs)}>{_escape(_conflict(entry.item) + _quotation(entry))}</item>"
 
 
 def _escape(text: str) -> str:

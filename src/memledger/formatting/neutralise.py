@@ -52,6 +52,10 @@ _DOUBLE_QUOTES: Final = "\u201c\u201d\u201e\u201f\u2033\u301d\u301e\uff02"
 _LOOKALIKES: Final = str.maketrans(
     {**dict.fromkeys(_OPENERS, "\u2039"), **dict.fromkeys(_CLOSERS, "\u203a"), **dict.fromkeys(_DOUBLE_QUOTES, '"')}
 )
+# The main blocks of combining marks (what "zalgo" text stacks); enough for detection.
+_COMBINING: Final = re.compile(
+    "[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe00-\ufe0f\ufe20-\ufe2f]"
+)
 _HOMOGLYPHS: Final = str.maketrans(
     "\u0430\u0435\u0456\u043e\u0440\u0441\u0443\u0445\u0455\u0458\u04cf\u0501\u03bf\u03b9\u03b1\u03bd\u03c4\u03ba",
     "aeiopcyxsjldoiavtk",
@@ -105,8 +109,7 @@ class Neutralised(msgspec.Struct, frozen=True):
 
 def clean(text: str) -> str:
     """``text`` on one line, without invisible characters or markup (see the module doc)."""
-    text = _WHITESPACE.sub(" ", text)
-    text = "".join(ch for ch in text if _kept(ch))
+    text = _visible(_WHITESPACE.sub(" ", text))
     text = _WHITESPACE.sub(" ", text).strip()
     text = text.translate(_LOOKALIKES)
     text = _FENCES.sub("'''", text)
@@ -136,6 +139,14 @@ def shorten(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS
 
 
+def _visible(text: str, replacement: str = "", keep: str = "") -> str:
+    """``text`` with every control, format, surrogate and non-character replaced
+    (by nothing by default), except the characters in ``keep``."""
+    if text.isprintable():  # the common case, checked in C; dropped characters are never printable
+        return text
+    return "".join([ch if ch in keep or ch.isprintable() or _kept(ch) else replacement for ch in text])
+
+
 def _kept(ch: str) -> bool:
     return unicodedata.category(ch) not in _DROPPED_CATEGORIES and ch not in _NON_CHARACTERS
 
@@ -143,14 +154,12 @@ def _kept(ch: str) -> bool:
 def _fold(text: str, invisible: str) -> str:
     # Newlines survive folding (role markers are looked for at line starts). An
     # invisible character may split a word ("ig\u200bnore") or stand for a space
-    # ("ignore\u200bprevious"), so callers try both replacements.
-    # Compatibility decomposition then dropping combining marks turns full-width,
-    # accented and "zalgo" letters into plain ones; a few Cyrillic and Greek
-    # look-alikes are mapped too. Best effort, for detection only.
-    lines = _LINE_BREAKS.sub("\n", text)
-    visible = "".join(ch if ch == "\n" or _kept(ch) else invisible for ch in lines)
-    decomposed = unicodedata.normalize("NFKD", visible)
-    plain = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    # ("ignore\u200bprevious"), so callers try both replacements. Compatibility
+    # decomposition then dropping combining marks turns full-width, accented and
+    # "zalgo" letters into plain ones; a few Cyrillic and Greek look-alikes are
+    # mapped too. Best effort, for detection only.
+    lines = _visible(_LINE_BREAKS.sub("\n", text), invisible, keep="\n")
+    plain = _COMBINING.sub("", unicodedata.normalize("NFKD", lines))
     return plain.casefold().translate(_HOMOGLYPHS)
 
 

@@ -10,7 +10,7 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from memledger.projectors.facts import facts
+from memledger.projectors.facts import conflicts, facts
 
 
 def live_memory_ids(conn: Connection, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -101,11 +101,7 @@ def search_text(
         .subquery()
     )
     rank = sa.func.ts_rank(matched.c.tsv, query)
-    stmt = (
-        sa.select(*(matched.c[c.name] for c in _HIT_COLUMNS))
-        .order_by(rank.desc(), matched.c.memory_id)
-        .limit(limit)
-    )
+    stmt = sa.select(*(matched.c[c.name] for c in _HIT_COLUMNS)).order_by(rank.desc(), matched.c.memory_id).limit(limit)
     return _hits(conn, stmt)
 
 
@@ -136,3 +132,45 @@ def by_ids(conn: Connection, tenant_id: str, memory_ids: Sequence[str]) -> list[
         return []
     stmt = sa.select(*_HIT_COLUMNS).where(facts.c.tenant_id == tenant_id, facts.c.memory_id.in_(list(memory_ids)))
     return _hits(conn, stmt)
+
+
+class ConflictView(msgspec.Struct, frozen=True):
+    """A conflict as people read it."""
+
+    conflict_id: str
+    scope: str
+    scope_key: str
+    key: str
+    state: str
+    resolution: str
+    reason: str
+    memory_ids: list[str]
+    winner_ids: list[str]
+    manual_choice: str | None
+    resolved_by: str | None
+    updated_at: datetime
+
+
+def list_conflicts(
+    conn: Connection, tenant_id: str, *, states: Iterable[str] | None = None, limit: int = 100
+) -> list[ConflictView]:
+    """The tenant's conflicts (open, resolved, dissolved), most recent first."""
+    c = conflicts
+    stmt = sa.select(
+        c.c.conflict_id,
+        c.c.scope,
+        c.c.scope_key,
+        c.c.key,
+        c.c.state,
+        c.c.resolution,
+        c.c.reason,
+        c.c.memory_ids,
+        c.c.winner_ids,
+        c.c.manual_choice,
+        c.c.resolved_by,
+        c.c.updated_at,
+    ).where(c.c.tenant_id == tenant_id)
+    if states is not None:
+        stmt = stmt.where(c.c.state.in_(sorted(states)))
+    stmt = stmt.order_by(c.c.updated_at.desc(), c.c.conflict_id).limit(limit)
+    return [ConflictView(*row) for row in conn.execute(stmt).all()]

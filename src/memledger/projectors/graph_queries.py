@@ -163,3 +163,14 @@ def walk(
                 next_frontier.add(far)
         frontier = next_frontier
     return found
+
+
+def edges_by_key(conn: Connection, tenant_id: str, keys: Iterable[str]) -> list[Edge]:
+    """Relationships by key (any status), as hop-0 edges."""
+    wanted = sorted(set(keys))
+    if not wanted:
+        return []
+    stmt = sa.select(*_EDGE_COLUMNS).where(
+        relationships.c.tenant_id == tenant_id, relationships.c.relationship_key.in_(wanted)
+    )
+    return [Edge(*row, hop=0) for row in conn.execute(stmt).all()]

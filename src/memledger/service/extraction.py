@@ -176,6 +176,7 @@ class ExtractionWorker:
                 max_entities=self.config.max_entities,
                 max_relationships=self.config.max_relationships,
                 auto_promote=settings[turn.tenant_id].auto_promote,
+                broad_scope_writes=settings[turn.tenant_id].broad_scope_writes,
             )
             pairs = to_events(turn, extraction, counts[(turn.tenant_id, conversation_of(turn))], policy,
                               extractor=self.extractor.name, version=self.extractor.version)

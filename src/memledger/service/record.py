@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 import msgspec
 from sqlalchemy.engine import Engine
 
+from memledger.errors import Refused
 from memledger.events.catalogue import Role, Scopes, TurnRecorded
 from memledger.events.envelope import Metadata, NewEvent
+from memledger.service import tenant_settings
 from memledger.store import db, event_store
 from memledger.store.event_store import AppendResult
 
@@ -69,9 +71,11 @@ def record_turns(
         new = to_new_event(turn, now=now, make_id=uuid.uuid4)
         by_stream.setdefault(conversation_stream(turn.scopes), []).append(new)
     with db.begin(engine) as tx:
-        return [
-            event_store.append(
-                tx, tenant_id, stream, batch, None, max_payload_bytes=max_payload_bytes, notify=notify
+        if not tenant_settings.load(tx, tenant_id).capture:
+            raise Refused(
+                "capture_off", f"capture is switched off for tenant {tenant_id!r}: the turns were not recorded"
             )
+        return [
+            event_store.append(tx, tenant_id, stream, batch, None, max_payload_bytes=max_payload_bytes, notify=notify)
             for stream, batch in sorted(by_stream.items())
         ]

@@ -111,7 +111,10 @@ def _replay(
         if turn.role == "user" and not extraction.directives:
             extraction = msgspec.structs.replace(extraction, directives=parse_directives(turn.text))
         count = counts.setdefault((turn.tenant_id, conversation_of(turn)), Counts())
-        turn_policy = dataclasses.replace(policy, auto_promote=settings[turn.tenant_id].auto_promote)
+        tenant = settings[turn.tenant_id]
+        turn_policy = dataclasses.replace(
+            policy, auto_promote=tenant.auto_promote, broad_scope_writes=tenant.broad_scope_writes
+        )
         for stream, new in to_events(turn, extraction, count, turn_policy,
                                      extractor=extractor.name, version=extractor.version):
             out.append(Recorded(

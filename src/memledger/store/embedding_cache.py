@@ -26,18 +26,17 @@ t = embedding_cache
 VectorText = str  # pgvector's text form of a vector: "[0.1,-0.2,...]"
 
 
-def _hashes(values: Iterable[str]) -> sa.BindParameter[list[str]]:
-    return sa.bindparam("hashes", sorted(set(values)), type_=ARRAY(sa.Text))
+def _any_of(values: Iterable[str]) -> sa.ColumnElement[bool]:
+    """``text_sha256 = ANY(:hashes)``: one array parameter however many hashes."""
+    return t.c.text_sha256 == sa.any_(sa.bindparam("hashes", sorted(set(values)), type_=ARRAY(sa.Text)))
 
 
 def lookup(conn: Connection, model: str, text_sha256s: Collection[str]) -> dict[str, VectorText]:
     """The cached vectors of ``model`` for these text hashes (missing ones are absent)."""
     if not text_sha256s:
         return {}
-    stmt = sa.select(t.c.text_sha256, sa.cast(t.c.embedding, sa.Text)).where(
-        t.c.model == model, t.c.text_sha256 == sa.any_(_hashes(text_sha256s))
-    )
-    return {sha: vector for sha, vector in conn.execute(stmt).all()}
+    stmt = sa.select(t.c.text_sha256, sa.cast(t.c.embedding, sa.Text)).where(t.c.model == model, _any_of(text_sha256s))
+    return {str(sha): str(vector) for sha, vector in conn.execute(stmt).all()}
 
 
 def store(tx: Connection, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
@@ -54,10 +53,10 @@ def store(tx: Connection, model: str, vectors: Mapping[str, Sequence[float]]) ->
 
 def forget(tx: Connection, text_sha256s: Iterable[str]) -> int:
     """Erasure: delete the entries of these text hashes, for every model. Returns how many."""
-    hashes = _hashes(text_sha256s)
-    if not hashes.value:
+    hashes = set(text_sha256s)
+    if not hashes:
         return 0
-    result = tx.execute(t.delete().where(t.c.text_sha256 == sa.any_(hashes)))
+    result = tx.execute(t.delete().where(_any_of(hashes)))
     return int(result.rowcount)
 
 

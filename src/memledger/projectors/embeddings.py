@@ -1,0 +1,278 @@
+"""The embeddings projector: a vector for every fact, entity and turn, and the
+nearest-neighbour query over them.
+
+Per batch, ``apply`` works out each item's text (pure), looks the texts up in the
+embedding cache by (model, sha256), embeds only the misses (64 at a time), keeps
+them in the cache, and writes the rows set-wise. Every row takes its vector from
+the cache, so a rebuild re-embeds nothing and gives rows identical to the live ones.
+
+Which text an item has, whatever the batch boundaries:
+
+- a turn: its text, from its first recording (as the turns projection);
+- a fact (extracted or promoted): "key: statement", from the event that created
+  the memory id (as the facts projection; a re-extraction is a mention);
+- an entity: "name: description" from its latest observation with a description,
+  or its name alone until one has a description.
+
+One model per tenant: a tenant's vectors all come from one model, and a process
+configured with another refuses to add to them (``EmbeddingMismatch``), as does a
+query. Changing the model is a rebuild of this projection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import msgspec
+import sqlalchemy as sa
+from pgvector.sqlalchemy import Vector
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.engine import Connection
+
+from memledger.errors import EmbeddingFailed, EmbeddingMismatch
+from memledger.events.catalogue import EntityObserved, FactExtracted, MemoryPromoted, TurnRecorded
+from memledger.events.codec import tag_of
+from memledger.events.envelope import Recorded
+from memledger.events.keys import entity_id
+from memledger.projectors import bulk
+from memledger.projectors.base import live_schema, read_models
+from memledger.store import embedding_cache
+
+if TYPE_CHECKING:
+    from memledger.adapters.embedding import Embedder
+
+NAME = "embeddings"
+VERSION = 1
+HANDLES = frozenset(tag_of(t) for t in (TurnRecorded, FactExtracted, MemoryPromoted, EntityObserved))
+DIM = 384  # the column's dimension (projections/embeddings/v1.sql)
+EMBED_BATCH = 64
+ItemKey = tuple[str, str, str]  # (tenant, kind, item id)
+
+embeddings = sa.Table(
+    "embeddings",
+    read_models,
+    sa.Column("tenant_id", sa.Text, primary_key=True),
+    sa.Column("item_kind", sa.Text, primary_key=True),
+    sa.Column("item_id", sa.Text, primary_key=True),
+    sa.Column("model", sa.Text),
+    sa.Column("dim", sa.Integer),
+    sa.Column("text_sha256", sa.Text),
+    sa.Column("embedding", Vector(DIM)),
+    schema=live_schema(NAME),
+)
+
+
+class EmbeddingRow(msgspec.Struct):
+    """One row of ``embeddings``; the vector in pgvector's text form, from the cache."""
+
+    tenant_id: str
+    item_kind: str
+    item_id: str
+    model: str
+    dim: int
+    text_sha256: str
+    embedding: str
+
+
+class ItemText(msgspec.Struct, frozen=True):
+    """The text an event gives an item; ``replaces`` if it overrides an earlier one."""
+
+    text: str
+    replaces: bool
+
+
+def text_sha256(text: str) -> str:
+    """The cache key of a text (with the model): sha256 of its UTF-8 bytes. Pure."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def item_text(rec: Recorded) -> tuple[ItemKey, ItemText] | None:
+    """The item an event gives text to, and that text; None for other events. Pure."""
+    event = rec.event
+    match event:
+        case TurnRecorded():
+            return (rec.tenant_id, "turn", event.turn_id), ItemText(event.text, replaces=False)
+        case FactExtracted() | MemoryPromoted():
+            return (rec.tenant_id, "fact", event.memory_id), ItemText(f"{event.key}: {event.statement}", False)
+        case EntityObserved():
+            key = (rec.tenant_id, "entity", entity_id(event.entity_type, event.name))
+            if event.description:
+                return key, ItemText(f"{event.name}: {event.description}", replaces=True)
+            return key, ItemText(event.name, replaces=False)
+        case _:
+            return None
+
+
+def texts_of(batch: Iterable[Recorded]) -> dict[ItemKey, ItemText]:
+    """Each item's text after ``batch``: a replacing text wins over what came before,
+    any other only fills a gap. Pure; the same result whatever the batch boundaries."""
+    out: dict[ItemKey, ItemText] = {}
+    for rec in batch:
+        found = item_text(rec)
+        if found is None:
+            continue
+        key, text = found
+        if text.replaces or key not in out:
+            out[key] = text
+    return out
+
+
+def _in_keys(keys: Iterable[ItemKey]) -> sa.ColumnElement[bool]:
+    return sa.tuple_(embeddings.c.tenant_id, embeddings.c.item_kind, embeddings.c.item_id).in_(sorted(keys))
+
+
+def _existing(tx: Connection, keys: Iterable[ItemKey]) -> set[ItemKey]:
+    wanted = list(keys)
+    if not wanted:
+        return set()
+    stmt = sa.select(embeddings.c.tenant_id, embeddings.c.item_kind, embeddings.c.item_id).where(_in_keys(wanted))
+    return {(r[0], r[1], r[2]) for r in tx.execute(stmt).all()}
+
+
+def stored_models(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, tuple[str, int]]:
+    """(model, dim) of each tenant's vectors; tenants with none are absent.
+
+    One row per tenant suffices: apply never lets a second model into a tenant.
+    """
+    tenants = sa.func.unnest(sa.bindparam("tenants", sorted(set(tenant_ids)), type_=ARRAY(sa.Text)))
+    tenant = tenants.table_valued("tenant_id").render_derived(name="t")
+    one = (
+        sa.select(embeddings.c.model, embeddings.c.dim)
+        .where(embeddings.c.tenant_id == tenant.c.tenant_id)
+        .limit(1)
+        .lateral("one")
+    )
+    stmt = sa.select(tenant.c.tenant_id, one.c.model, one.c.dim).select_from(tenant.join(one, sa.true()))
+    return {r[0]: (r[1], r[2]) for r in conn.execute(stmt).all()}
+
+
+def _check_model(conn: Connection, tenant_ids: Iterable[str], model: str, dim: int) -> None:
+    for tenant_id, (stored, stored_dim) in stored_models(conn, tenant_ids).items():
+        if (stored, stored_dim) != (model, dim):
+            raise EmbeddingMismatch(tenant_id, stored, stored_dim, model, dim)
+
+
+def vectors_for(tx: Connection, embedder: Embedder, texts: Mapping[str, str]) -> dict[str, str]:
+    """The cached vector of each text (by hash), embedding and caching the misses.
+
+    Misses are embedded shortest first, ``EMBED_BATCH`` at a time (little padding).
+    The vectors returned are re-read from the cache, so if another writer cached a
+    text first, its vector is the one used.
+    """
+    found = embedding_cache.lookup(tx, embedder.model, texts.keys())
+    missing = sorted((sha for sha in texts if sha not in found), key=lambda sha: (len(texts[sha]), sha))
+    for start in range(0, len(missing), EMBED_BATCH):
+        chunk = missing[start : start + EMBED_BATCH]
+        vectors = embedder.embed([texts[sha] for sha in chunk])
+        if len(vectors) != len(chunk) or any(len(v) != embedder.dim for v in vectors):
+            raise EmbeddingFailed(f"embedder {embedder.model!r} returned vectors of the wrong number or size")
+        embedding_cache.store(tx, embedder.model, dict(zip(chunk, vectors, strict=True)))
+    if missing:
+        found.update(embedding_cache.lookup(tx, embedder.model, missing))
+    return found
+
+
+class EmbeddingsProjector:
+    """Projects turns, facts and entities into ``embeddings`` with ``embedder``.
+
+    Deterministic: rows depend on the events and the cache, never on batch
+    boundaries or on when the vector was made.
+    """
+
+    name = NAME
+    version = VERSION
+    handles = HANDLES
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
+        items = texts_of(batch)
+        if not items:
+            return
+        model, dim = self.embedder.model, self.embedder.dim
+        if dim != DIM:
+            raise EmbeddingFailed(f"embedder {model!r} makes {dim}-dimensional vectors; this projection stores {DIM}")
+        _check_model(tx, {key[0] for key in items}, model, dim)
+        exists = _existing(tx, [key for key, item in items.items() if not item.replaces])
+        items = {key: item for key, item in items.items() if item.replaces or key not in exists}
+        hashes = {key: text_sha256(item.text) for key, item in items.items()}
+        vectors = vectors_for(tx, self.embedder, {hashes[key]: item.text for key, item in items.items()})
+
+        def row(key: ItemKey) -> EmbeddingRow:
+            return EmbeddingRow(*key, model, dim, hashes[key], vectors[hashes[key]])
+
+        bulk.insert_new(tx, embeddings, [row(k) for k in sorted(items) if not items[k].replaces])
+        bulk.upsert(tx, embeddings, [row(k) for k in sorted(items) if items[k].replaces])
+
+
+class Neighbour(msgspec.Struct, frozen=True):
+    """An item near a query vector; ``distance`` is cosine distance (0 = same direction)."""
+
+    item_kind: str
+    item_id: str
+    distance: float
+
+
+def nearest(
+    conn: Connection,
+    tenant_id: str,
+    query_vector: Sequence[float],
+    model: str,
+    kinds: Iterable[str],
+    k: int,
+) -> list[Neighbour]:
+    """The tenant's ``k`` items of ``kinds`` nearest ``query_vector``, nearest first.
+
+    ``query_vector`` must come from ``model``: if the tenant's vectors were made by
+    another model or have another dimension, raises ``EmbeddingMismatch`` (never an
+    empty answer). A tenant with no vectors gets []. Uses the HNSW index with
+    iterative scans, so the tenant filter does not starve the top ``k``; sets
+    ``hnsw.iterative_scan`` for the caller's transaction only (SET LOCAL).
+    """
+    wanted = sorted(set(kinds))
+    if k <= 0 or not wanted:
+        return []
+    stored = stored_models(conn, [tenant_id]).get(tenant_id)
+    if stored is None:
+        return []
+    if stored != (model, len(query_vector)):
+        raise EmbeddingMismatch(tenant_id, stored[0], stored[1], model, len(query_vector))
+    # The index returns its ef_search nearest rows of all tenants; without
+    # iterative scans the tenant filter would drop most (PERFORMANCE-NOTES.md).
+    conn.execute(sa.select(sa.func.set_config("hnsw.iterative_scan", "relaxed_order", True)))
+    query = sa.bindparam("query", list(query_vector), type_=Vector(DIM))
+    distance = embeddings.c.embedding.cosine_distance(sa.cast(query, Vector(DIM)))
+    relaxed = (
+        sa.select(embeddings.c.item_kind, embeddings.c.item_id, distance.label("distance"))
+        .where(
+            embeddings.c.tenant_id == tenant_id,
+            embeddings.c.item_kind.in_(wanted),
+            embeddings.c.model == model,
+        )
+        .order_by(distance)
+        .limit(k)
+        .subquery()
+    )
+    # relaxed_order may return rows slightly out of order: sort the k found exactly.
+    stmt = sa.select(relaxed).order_by(relaxed.c.distance, relaxed.c.item_kind, relaxed.c.item_id)
+    return [Neighbour(r[0], r[1], float(r[2])) for r in conn.execute(stmt).all()]
+
+
+def text_hashes(conn: Connection, tenant_id: str, items: Iterable[tuple[str, str]]) -> set[str]:
+    """Erasure: the text hashes of these (kind, id) items, to ``forget`` in the cache."""
+    keys = [(tenant_id, kind, item_id) for kind, item_id in items]
+    if not keys:
+        return set()
+    stmt = sa.select(embeddings.c.text_sha256).where(_in_keys(keys))
+    return set(conn.execute(stmt).scalars())
+
+
+def delete_items(tx: Connection, tenant_id: str, items: Iterable[tuple[str, str]]) -> int:
+    """Erasure: delete the rows of these (kind, id) items of a tenant. Returns how many."""
+    keys = [(tenant_id, kind, item_id) for kind, item_id in items]
+    if not keys:
+        return 0
+    return int(tx.execute(embeddings.delete().where(_in_keys(keys))).rowcount)

@@ -1,0 +1,67 @@
+"""API keys: each bound to one tenant, stored as a hash, issued and revoked as events."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy.engine import Engine
+
+from memledger.errors import NotFound
+from memledger.events.catalogue import ApiKeyIssued, ApiKeyRevoked
+from memledger.events.envelope import Metadata, NewEvent
+from memledger.projectors import api_keys, registry, runner
+from memledger.store import db, event_store
+from memledger.store.identifiers import check_identifier
+
+KEYS_STREAM = "tenant:keys"
+PREFIX = "mlk_"
+
+
+def key_hash(key: str) -> str:
+    """The sha256 a key is stored and looked up by."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def create(engine: Engine, tenant_id: str, *, label: str = "", issued_by: str | None = None) -> tuple[str, str]:
+    """Issue a key for ``tenant_id``; returns (key id, the key). The key is shown once:
+    only its hash is kept. Usable as soon as this returns."""
+    check_identifier("tenant_id", tenant_id)
+    key_id = f"k-{uuid.uuid4().hex[:12]}"
+    key = f"{PREFIX}{secrets.token_urlsafe(32)}"
+    event = ApiKeyIssued(key_id=key_id, key_sha256=key_hash(key), label=label, issued_by=issued_by)
+    _append(engine, tenant_id, event, issued_by)
+    return key_id, key
+
+
+def revoke(engine: Engine, tenant_id: str, key_id: str, *, reason: str = "", actor: str | None = None) -> None:
+    """Stop a key from working."""
+    with engine.connect() as conn:
+        if not any(k.key_id == key_id for k in api_keys.list_keys(conn, tenant_id)):
+            raise NotFound(f"tenant {tenant_id!r} has no key {key_id!r}")
+    _append(engine, tenant_id, ApiKeyRevoked(key_id=key_id, reason=reason), actor)
+
+
+def _append(engine: Engine, tenant_id: str, event: ApiKeyIssued | ApiKeyRevoked, actor: str | None) -> None:
+    new = NewEvent(
+        event=event, event_id=f"key:{uuid.uuid4()}", occurred_at=datetime.now(UTC), metadata=Metadata(actor=actor)
+    )
+    with db.begin(engine) as tx:
+        event_store.append(tx, tenant_id, KEYS_STREAM, [new], None)
+    runner.catch_up(engine, registry.by_name(api_keys.NAME))  # read-your-writes: usable at once
+
+
+def tenant_for(engine: Engine, key: str) -> str | None:
+    """The tenant a key reaches, or None for an unknown or revoked key."""
+    if not key.startswith(PREFIX):
+        return None
+    with engine.connect() as conn:
+        return api_keys.tenant_of(conn, key_hash(key))
+
+
+def list_keys(engine: Engine, tenant_id: str) -> list[api_keys.KeyRow]:
+    """The tenant's keys (ids, labels, hashes; never the keys)."""
+    with engine.connect() as conn:
+        return api_keys.list_keys(conn, tenant_id)
