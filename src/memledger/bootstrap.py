@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +18,7 @@ from memledger.extraction.protocol import Extractor
 from memledger.projectors import embeddings, registry
 from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import projections
-from memledger.service.extraction import ExtractionWorker, WorkerConfig
+from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
 from memledger.store import db, migrate
 
 
@@ -51,9 +52,7 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
     """Start or reach PostgreSQL, create the database if missing, migrate it, create
     any missing projection, return it."""
     base, embedded = server_url(settings)
-    url = base if (settings.database_url and base.database) else db.ensure_database(
-        base, settings.database_name
-    )
+    url = base if (settings.database_url and base.database) else db.ensure_database(base, settings.database_name)
     engine = db.create_engine(
         url,
         idle_in_transaction_timeout_ms=settings.idle_in_transaction_timeout_ms,
@@ -68,7 +67,7 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
 
 def build_extractor(settings: Settings) -> Extractor:
     """The extractor the settings ask for; the LLM one falls back to the heuristic one."""
-    from memledger.extraction.heuristic import HeuristicExtractor  # pure, but a large module
+    from memledger.extraction.heuristic import HeuristicExtractor  # noqa: PLC0415 - large; load on use
 
     heuristic = HeuristicExtractor()
     if settings.extractor == "heuristic":
@@ -138,3 +137,40 @@ def vector_search(database: Database, embedder: Embedder | None = None) -> Vecto
         return [n.item_id for n in found]
 
     return search
+
+
+class Background:
+    """The projectors and the extraction worker, running in threads of this process."""
+
+    def __init__(self, database: Database) -> None:
+        self._stop = threading.Event()
+        settings = database.settings
+        self.loop = WorkerLoop(
+            build_worker(database), interval_s=settings.worker_interval_s, poll_interval_s=settings.poll_interval_s
+        )
+        self.threads = [
+            threading.Thread(
+                target=projections.run_live,
+                args=(database.engine,),
+                kwargs={"poll_interval": settings.poll_interval_s, "should_stop": self._stop.is_set},
+                name="memledger-projectors",
+                daemon=True,
+            ),
+            threading.Thread(
+                target=self.loop.run, kwargs={"should_stop": self._stop.is_set}, name="memledger-worker", daemon=True
+            ),
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask both to finish their current batch and wait for them."""
+        self._stop.set()
+        self.loop.stop()
+        for thread in self.threads:
+            thread.join(timeout)
+
+
+def start_background(database: Database) -> Background:
+    """Run the projectors and the extraction worker beside a server."""
+    return Background(database)

@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=_default_home)
     database_name: str = "memledger"
     max_payload_bytes: int = Field(default=1024 * 1024, gt=0)
+    max_request_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
     idle_in_transaction_timeout_ms: int = Field(default=60_000, ge=0)
     poll_interval_s: float = Field(default=0.1, gt=0)
     notify_on_append: bool = False

@@ -146,3 +146,7 @@ class Refused(LedgerError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class Unauthorized(LedgerError):
+    """No credentials, or ones that are unknown or revoked."""

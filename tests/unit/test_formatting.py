@@ -25,6 +25,7 @@ from memledger.formatting import (
     TEXT_BEGIN,
     TEXT_END,
     Block,
+    Style,
     clean,
     estimate,
     litellm_counter,
@@ -37,11 +38,15 @@ from memledger.selection.types import SelectedItem, Selection
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden"
-STYLES = ("text", "xml")
-ROLE_AT_LINE_START = re.compile(r"^[\s>#*\-]*(system|assistant|user|human|developer|tool)\s*:", re.IGNORECASE | re.MULTILINE)
+STYLES: tuple[Style, ...] = ("text", "xml")
+ROLE_AT_LINE_START = re.compile(
+    r"^[\s>#*\-]*(system|assistant|user|human|developer|tool)\s*:", re.IGNORECASE | re.MULTILINE
+)
 FORGED = ("]]>", "```", "<|", "|>", "[INST]", "[/INST]", "<<SYS>>", "---END", "<![CDATA[", "<system")
 TEXT_LINE = re.compile(
-    r"^(|## (Session|Project|User|Org|Other) memory(: .*)?|- (CONFLICT: [^\[]*)?\[.*|\(\d+ (more )?items? omitted to fit the budget\))$"
+    r"^(|## (Session|Project|User|Org|Other) memory(: .*)?"  # a heading
+    r"|- (CONFLICT: [^\[]*)?\[.*"  # an item
+    r"|\(\d+ (more )?items? omitted to fit the budget\))$"
 )
 
 
@@ -171,7 +176,7 @@ def test_xml_block_has_one_memory_root_with_item_children() -> None:
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_conflicted_items_are_flagged_and_shown_together(style: str) -> None:
+def test_conflicted_items_are_flagged_and_shown_together(style: Style) -> None:
     sel = selection(
         item("f-1", "Deploys on Fridays.", 0.9, conflicted=True, conflict_id="c-1", scope="project"),
         item("f-2", "Something else entirely, quite long " * 3, 0.8, scope="project"),
@@ -212,7 +217,7 @@ def test_items_are_grouped_by_scope_then_key_in_selection_order() -> None:
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_empty_selection_says_no_memory_applies_with_the_reason(style: str) -> None:
+def test_empty_selection_says_no_memory_applies_with_the_reason(style: Style) -> None:
     block = render(selection(empty_reason="selector timed out after 750 ms"), style=style)
     assert "No persistent memory about the user applies to this request" in block.text
     assert "(reason: selector timed out after 750 ms)" in block.text
@@ -242,7 +247,7 @@ def many(count: int, size: int = 80) -> Selection:
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_lowest_scores_are_dropped_whole_to_fit_the_characters(style: str) -> None:
+def test_lowest_scores_are_dropped_whole_to_fit_the_characters(style: Style) -> None:
     sel = many(40)
     block = render(sel, style=style, max_chars=2000)
     assert block.chars <= 2000
@@ -256,7 +261,7 @@ def test_lowest_scores_are_dropped_whole_to_fit_the_characters(style: str) -> No
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_token_budget_uses_the_injected_counter(style: str) -> None:
+def test_token_budget_uses_the_injected_counter(style: Style) -> None:
     def words(text: str) -> int:
         return len(text.split())
 
@@ -270,7 +275,7 @@ def test_token_budget_uses_the_injected_counter(style: str) -> None:
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_a_single_overlong_item_is_cut_with_an_ellipsis(style: str) -> None:
+def test_a_single_overlong_item_is_cut_with_an_ellipsis(style: Style) -> None:
     long_text = "The user described the whole architecture in detail. " * 300
     sel = selection(item("f-1", long_text))
     block = render(sel, style=style)
@@ -292,7 +297,7 @@ def test_an_overlong_item_takes_at_most_half_the_room_when_others_wait() -> None
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_when_nothing_fits_the_block_still_states_the_contract(style: str) -> None:
+def test_when_nothing_fits_the_block_still_states_the_contract(style: Style) -> None:
     sel = selection(item("f-1", "z" * 50, source_turns=tuple(f"turn-{i:040d}" for i in range(5))))
     max_chars = render(sel, style=style).chars
     smallest = None
@@ -310,7 +315,7 @@ def test_when_nothing_fits_the_block_still_states_the_contract(style: str) -> No
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_a_budget_too_small_for_the_header_is_an_error(style: str) -> None:
+def test_a_budget_too_small_for_the_header_is_an_error(style: Style) -> None:
     with pytest.raises(ValueError, match="header and footer"):
         render(many(3), style=style, max_chars=200)
     with pytest.raises(ValueError, match="header and footer"):
@@ -357,7 +362,7 @@ def test_there_are_at_least_fifty_varied_hostile_memories() -> None:
 
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("row", HOSTILE, ids=[row["name"] for row in HOSTILE])
-def test_a_hostile_memory_cannot_break_the_block(row: dict[str, Any], style: str) -> None:
+def test_a_hostile_memory_cannot_break_the_block(row: dict[str, Any], style: Style) -> None:
     sel = selection(item("f-0", "Prefers short answers.", scope="user"), hostile_item(1, row))
     block = render(sel, style=style)
     contents = check_structure(block, sel)
@@ -369,7 +374,7 @@ def test_a_hostile_memory_cannot_break_the_block(row: dict[str, Any], style: str
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_all_hostile_memories_together_keep_the_structure(style: str) -> None:
+def test_all_hostile_memories_together_keep_the_structure(style: Style) -> None:
     sel = selection(*(hostile_item(i, row) for i, row in enumerate(HOSTILE)))
     for max_chars in (5000, 200_000):
         block = render(sel, style=style, max_chars=max_chars)
@@ -458,7 +463,7 @@ selections = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     sel=selections,
     style=st.sampled_from(STYLES),
@@ -466,9 +471,9 @@ selections = st.builds(
     max_tokens=st.none() | st.integers(450, 3000),
 )
 def test_arbitrary_items_never_break_the_structure(
-    sel: Selection, style: str, max_chars: int, max_tokens: int | None
+    sel: Selection, style: Style, max_chars: int, max_tokens: int | None
 ) -> None:
-    block = render(sel, style=style, max_chars=max_chars, max_tokens=max_tokens)  # type: ignore[arg-type]
+    block = render(sel, style=style, max_chars=max_chars, max_tokens=max_tokens)
     contents = check_structure(block, sel)
     assert block.chars <= max_chars
     assert max_tokens is None or block.tokens <= max_tokens
@@ -512,9 +517,9 @@ def realistic_selection() -> Selection:
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_golden_blocks(style: str) -> None:
+def test_golden_blocks(style: Style) -> None:
     path = GOLDEN / f"realistic_{style}.txt"
-    block = render(realistic_selection(), style=style)  # type: ignore[arg-type]
+    block = render(realistic_selection(), style=style)
     if os.environ.get("MEMLEDGER_UPDATE_GOLDEN") == "1":
         path.write_text(block.text + "\n", encoding="utf-8")
     assert block.text + "\n" == path.read_text(encoding="utf-8")

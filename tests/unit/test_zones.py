@@ -133,7 +133,7 @@ def test_shares_adding_up_to_exactly_one_are_accepted() -> None:
     ],
 )
 def test_invalid_zone_specs_are_refused(fields: dict[str, float]) -> None:
-    with pytest.raises(ValueError, match="zone shares|min_tokens"):
+    with pytest.raises(ValueError, match=r"zone shares|min_tokens"):
         ZoneSpec(**fields)  # type: ignore[arg-type]
 
 

@@ -12,8 +12,8 @@ from memledger import bootstrap
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
-from memledger.events.catalogue import Scopes
 from memledger.service import context, provenance, search
+from memledger.service.types import Scopes
 
 
 def _scoped(parser: argparse.ArgumentParser) -> None:
@@ -92,18 +92,32 @@ def context_command(args: argparse.Namespace) -> int:
             print(f"\nreplayed {args.event_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
             return 0 if replayed.matches else 1
         request = context.SelectRequest(
-            tenant_id=args.tenant, scopes=scopes_of(args), request=args.request,
-            budget_chars=args.budget, as_of=parse_as_of(args.as_of),
+            tenant_id=args.tenant,
+            scopes=scopes_of(args),
+            request=args.request,
+            budget_chars=args.budget,
+            as_of=parse_as_of(args.as_of),
         )
         served = context.build_context(
-            database.engine, request, style=args.style, max_tokens=args.max_tokens, token_model=args.model,
+            database.engine,
+            request,
+            style=args.style,
+            max_tokens=args.max_tokens,
+            token_model=args.model,
             vector_search=bootstrap.vector_search(database),
         )
     finally:
         database.close()
     if args.json:
-        print(json_line({"block": served.block.text, "event_id": served.event_id,
-                         "selection": msgspec.to_builtins(served.selection)}))
+        print(
+            json_line(
+                {
+                    "block": served.block.text,
+                    "event_id": served.event_id,
+                    "selection": msgspec.to_builtins(served.selection),
+                }
+            )
+        )
     else:
         print(served.block.text)
         print(f"\n(served as {served.event_id})")
@@ -121,7 +135,9 @@ def search_command(args: argparse.Namespace) -> int:
         if args.json:
             print(json_line(msgspec.to_builtins(item)))
         else:
-            print(f"{item.score:6.3f} {item.kind:12} {item.item_id}: {item.text} (turns: {', '.join(item.source_turns)})")
+            print(
+                f"{item.score:6.3f} {item.kind:12} {item.item_id}: {item.text} (turns: {', '.join(item.source_turns)})"
+            )
     return 0
 
 
@@ -130,8 +146,13 @@ def graph_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         answer = search.query_graph(
-            database.engine, args.tenant, args.entity, depth=args.depth, relations=args.relations,
-            entity_types=args.entity_types, user=args.user,
+            database.engine,
+            args.tenant,
+            args.entity,
+            depth=args.depth,
+            relations=args.relations,
+            entity_types=args.entity_types,
+            user=args.user,
         )
     finally:
         database.close()
@@ -140,8 +161,10 @@ def graph_command(args: argparse.Namespace) -> int:
         return 0
     for edge in answer.edges:
         context_text = f" ({edge.context})" if edge.context else ""
-        print(f"hop {edge.hop}: {edge.source_name} {edge.relation} {edge.target_name}{context_text}"
-              f"  [confidence {edge.confidence:.2f}; turns {', '.join(edge.source_turns)}]")
+        print(
+            f"hop {edge.hop}: {edge.source_name} {edge.relation} {edge.target_name}{context_text}"
+            f"  [confidence {edge.confidence:.2f}; turns {', '.join(edge.source_turns)}]"
+        )
     if not answer.edges:
         print("no relationships found")
     return 0

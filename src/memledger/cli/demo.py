@@ -13,9 +13,9 @@ from typing import Any
 
 from memledger import bootstrap
 from memledger.config import Settings
-from memledger.events.catalogue import Scopes
 from memledger.service import context, projections, provenance, search
 from memledger.service.record import TurnInput, record_turns
+from memledger.service.types import Scopes
 
 DEMO_TENANT = "demo"
 USER = Scopes(project="phoenix", user="alice", org="acme")

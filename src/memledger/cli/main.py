@@ -13,6 +13,7 @@ from memledger.cli import (
     events_commands,
     extraction_commands,
     projections_commands,
+    serve_commands,
 )
 from memledger.errors import (
     ConcurrencyConflict,
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     projections_commands.register(commands)
     extraction_commands.register(commands)
     context_commands.register(commands)
+    serve_commands.register(commands)
     return parser
 
 

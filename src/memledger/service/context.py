@@ -97,15 +97,25 @@ def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch 
             until = _until(conn, request.as_of)
             state = history.state_at(conn, request.tenant_id, until)
             pool = from_state.gather(
-                state.facts, state.entities, state.relationships, request.scopes, request.request,
-                min_confidence=min_conf, categories=categories,
+                state.facts,
+                state.entities,
+                state.relationships,
+                request.scopes,
+                request.request,
+                min_confidence=min_conf,
+                categories=categories,
             )
             as_of = str(until) if isinstance(until, Cursor) else until.isoformat()
         else:
             vector_ids = vector_search(conn, request.tenant_id, request.request) if vector_search else []
             pool = candidates.gather(
-                conn, request.tenant_id, request.scopes, request.request,
-                min_confidence=min_conf, categories=categories, vector_fact_ids=vector_ids,
+                conn,
+                request.tenant_id,
+                request.scopes,
+                request.request,
+                min_confidence=min_conf,
+                categories=categories,
+                vector_fact_ids=vector_ids,
             )
             as_of = None
         conn.rollback()
@@ -154,7 +164,10 @@ def build_context(
         raise InvalidCommand(f"style must be text or xml, not {style!r}")
     selection = select(engine, request, vector_search=vector_search)
     block = render(
-        selection, style=style, max_chars=request.budget_chars, max_tokens=max_tokens,  # type: ignore[arg-type]
+        selection,
+        style=style,
+        max_chars=request.budget_chars,
+        max_tokens=max_tokens,  # type: ignore[arg-type]
         count_tokens=token_counter(token_model),
     )
     kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
@@ -222,7 +235,10 @@ def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
         request=served.request, items=tuple(items), empty_reason=served.empty_reason, as_of=served.as_of
     )
     block = render(
-        selection, style=served.style, max_chars=served.max_chars, max_tokens=served.max_tokens,
+        selection,
+        style=served.style,
+        max_chars=served.max_chars,
+        max_tokens=served.max_tokens,
         count_tokens=token_counter(served.token_model),
     )
     return Replay(served=served, block=block, matches=block.sha256 == served.block_hash)

@@ -158,9 +158,7 @@ class ExtractionWorker:
             checkpoints.advance(tx, self.name, page[-1].cursor, len(page))
         return report
 
-    def _append(
-        self, tx: Connection, turns: Sequence[TurnText], results: Mapping[str, TurnExtraction]
-    ) -> BatchReport:
+    def _append(self, tx: Connection, turns: Sequence[TurnText], results: Mapping[str, TurnExtraction]) -> BatchReport:
         label = f"{self.extractor.name}@{self.extractor.version}"
         keys = {(t.tenant_id, conversation_of(t)) for t in turns}
         saved = counters.load(tx, label, keys)
@@ -178,8 +176,14 @@ class ExtractionWorker:
                 auto_promote=settings[turn.tenant_id].auto_promote,
                 broad_scope_writes=settings[turn.tenant_id].broad_scope_writes,
             )
-            pairs = to_events(turn, extraction, counts[(turn.tenant_id, conversation_of(turn))], policy,
-                              extractor=self.extractor.name, version=self.extractor.version)
+            pairs = to_events(
+                turn,
+                extraction,
+                counts[(turn.tenant_id, conversation_of(turn))],
+                policy,
+                extractor=self.extractor.name,
+                version=self.extractor.version,
+            )
             per_turn.append((turn, [new for _, new in pairs]))
         _reinforce_known(tx, per_turn)
         for turn, events in per_turn:
@@ -238,16 +242,19 @@ class WorkerLoop:
     """The worker as a service: APScheduler runs ``drain`` every ``interval_s``,
     and a watcher wakes it early when new turns arrive."""
 
-    def __init__(
-        self, worker: ExtractionWorker, *, interval_s: float = 30.0, poll_interval_s: float = 0.2
-    ) -> None:
+    def __init__(self, worker: ExtractionWorker, *, interval_s: float = 30.0, poll_interval_s: float = 0.2) -> None:
         self.worker = worker
         self.poll_interval_s = poll_interval_s
         self._stop = threading.Event()
         self.scheduler = BackgroundScheduler(timezone="UTC")
         self.scheduler.add_job(
-            self._drain, "interval", seconds=interval_s, id="extract", max_instances=1,
-            coalesce=True, next_run_time=datetime.now(UTC),
+            self._drain,
+            "interval",
+            seconds=interval_s,
+            id="extract",
+            max_instances=1,
+            coalesce=True,
+            next_run_time=datetime.now(UTC),
         )
 
     def _drain(self) -> None:

@@ -135,3 +135,10 @@ def resolve_conflict(
         conflict_id=conflict_id, chosen_memory_id=chosen_memory_id, reason=reason, resolved_by=actor
     )
     _append(engine, tenant_id, f"conflict:{conflict_id}", event, actor)
+
+
+def conflicts(engine: Engine, tenant_id: str, state: str | None = None) -> list[facts_queries.ConflictView]:
+    """The tenant's conflicts, optionally only those in one state."""
+    check_identifier("tenant_id", tenant_id)
+    with engine.connect() as conn:
+        return facts_queries.list_conflicts(conn, tenant_id, states=None if state is None else [state])

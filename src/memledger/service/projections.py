@@ -46,9 +46,7 @@ def run_live(
     should_stop: Callable[[], bool] = lambda: False,
 ) -> None:
     """Follow the ledger with the named projections until ``should_stop``."""
-    runner.follow(
-        engine, select(names), poll_interval=poll_interval, wakeup=wakeup, should_stop=should_stop
-    )
+    runner.follow(engine, select(names), poll_interval=poll_interval, wakeup=wakeup, should_stop=should_stop)
 
 
 def rebuild(engine: Engine, name: str, progress: Callable[[int], None] | None = None) -> int:
@@ -56,9 +54,7 @@ def rebuild(engine: Engine, name: str, progress: Callable[[int], None] | None = 
     return rebuilding.rebuild(engine, registry.by_name(name), progress=progress)
 
 
-def verify(
-    engine: Engine, name: str, progress: Callable[[int], None] | None = None
-) -> list[TableDiff]:
+def verify(engine: Engine, name: str, progress: Callable[[int], None] | None = None) -> list[TableDiff]:
     """Compare one projection's live rows with a scratch rebuild, table by table."""
     return rebuilding.verify(engine, registry.by_name(name), progress=progress)
 

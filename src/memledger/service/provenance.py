@@ -83,8 +83,12 @@ def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
         turn_events = event_store.read_events(conn, tenant_id, causes | {f"turn:{t}" for t in turn_ids})
     turns = [
         SourceTurn(
-            turn_id=rec.event.turn_id, event_id=rec.event_id, position=rec.position,
-            role=rec.event.role, text=rec.event.text, occurred_at=rec.occurred_at,
+            turn_id=rec.event.turn_id,
+            event_id=rec.event_id,
+            position=rec.position,
+            role=rec.event.role,
+            text=rec.event.text,
+            occurred_at=rec.occurred_at,
         )
         for rec in turn_events
         if isinstance(rec.event, TurnRecorded)
@@ -107,16 +111,23 @@ def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
                     if str(getattr(event, "key", "")).casefold().strip() == wanted:
                         memory_ids.append(event.memory_id)  # type: ignore[attr-defined]
                         steps.append(_step(rec))
-                elif getattr(event, "item_id", None) in memory_ids or getattr(
-                    event, "chosen_memory_id", None
-                ) in memory_ids:
+                elif (
+                    getattr(event, "item_id", None) in memory_ids
+                    or getattr(event, "chosen_memory_id", None) in memory_ids
+                ):
                     steps.append(_step(rec))
     return steps
 
 
 def _pages(conn: object, tenant_id: str) -> list[list[Recorded]]:
-    types = ["fact.extracted", "memory.promoted", "memory.reinforced", "memory.retracted",
-             "memory.restored", "conflict.resolved"]
+    types = [
+        "fact.extracted",
+        "memory.promoted",
+        "memory.reinforced",
+        "memory.retracted",
+        "memory.restored",
+        "conflict.resolved",
+    ]
     pages, after = [], event_store.START
     while True:
         page = event_store.read_all(conn, after=after, limit=5000, tenant_id=tenant_id, types=types)  # type: ignore[arg-type]

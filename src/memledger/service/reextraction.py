@@ -115,13 +115,23 @@ def _replay(
         turn_policy = dataclasses.replace(
             policy, auto_promote=tenant.auto_promote, broad_scope_writes=tenant.broad_scope_writes
         )
-        for stream, new in to_events(turn, extraction, count, turn_policy,
-                                     extractor=extractor.name, version=extractor.version):
-            out.append(Recorded(
-                tenant_id=rec.tenant_id, position=rec.position, tx_id=rec.tx_id, stream_id=stream,
-                stream_version=0, event_id=new.event_id, occurred_at=new.occurred_at,
-                recorded_at=rec.recorded_at, metadata=new.metadata, event=new.event,
-            ))
+        for stream, new in to_events(
+            turn, extraction, count, turn_policy, extractor=extractor.name, version=extractor.version
+        ):
+            out.append(
+                Recorded(
+                    tenant_id=rec.tenant_id,
+                    position=rec.position,
+                    tx_id=rec.tx_id,
+                    stream_id=stream,
+                    stream_version=0,
+                    event_id=new.event_id,
+                    occurred_at=new.occurred_at,
+                    recorded_at=rec.recorded_at,
+                    metadata=new.metadata,
+                    event=new.event,
+                )
+            )
     return out
 
 

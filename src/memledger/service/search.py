@@ -35,9 +35,7 @@ def search(
     check_identifier("tenant_id", tenant_id)
     wanted = set(kinds) if kinds is not None else {"fact", "entity", "relationship", "turn"}
     with engine.connect() as conn:
-        pool = candidates.gather(
-            conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories
-        )
+        pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)
         if "turn" in wanted:
             for rank, (turn_id, text, _) in enumerate(turns.search(conn, tenant_id, query, limit=k * 2), start=1):
                 item = SelectedItem(
@@ -81,7 +79,5 @@ def query_graph(
             if found is None:
                 return GraphAnswer(entity=None, edges=[])
             start = [found.entity_id]
-        edges = graph_queries.walk(
-            conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types
-        )
+        edges = graph_queries.walk(conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types)
     return GraphAnswer(entity=found, edges=edges)

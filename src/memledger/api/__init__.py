@@ -1,0 +1,1 @@
+"""The HTTP API (FastAPI). Thin: every endpoint calls the service layer."""

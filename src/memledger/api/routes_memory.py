@@ -1,0 +1,256 @@
+"""Endpoints for agents: record turns, get context, search, the graph, memory commands."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+from fastapi import APIRouter, Depends, Query, Request
+
+from memledger.api.deps import database_of, tenant
+from memledger.api.schemas import (
+    ChangedOut,
+    ContextOut,
+    Item,
+    PromoteIn,
+    PromoteOut,
+    ReasonIn,
+    ResolveIn,
+    ScopesIn,
+    SelectIn,
+    SelectionOut,
+    SettingsIn,
+    SettingsOut,
+    TurnIn,
+    TurnsAccepted,
+    TurnsIn,
+)
+from memledger.bootstrap import vector_search
+from memledger.service import context, memory, provenance, search, tenant_settings
+from memledger.service.record import TurnInput, record_turns
+from memledger.service.types import Scopes, Selection, TenantSettingsChanged
+
+router = APIRouter()
+Tenant = Annotated[str, Depends(tenant)]
+
+
+def _scopes(scopes: ScopesIn) -> Scopes:
+    return Scopes(session=scopes.session, project=scopes.project, user=scopes.user, org=scopes.org)
+
+
+def _query_scopes(session: str | None, project: str | None, user: str | None, org: str | None) -> Scopes:
+    return Scopes(session=session, project=project, user=user, org=org)
+
+
+def _items(selection: Selection) -> list[Item]:
+    return [Item(**msgspec.to_builtins(item)) for item in selection.items]
+
+
+@router.post("/v1/turns", status_code=202, response_model=TurnsAccepted, tags=["agents"])
+def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant) -> TurnsAccepted:
+    """Record one turn or a batch. Returns at once with the ledger positions;
+    extraction happens later, in the background worker."""
+    turns = body.turns if isinstance(body, TurnsIn) else [body]
+    inputs = [
+        TurnInput(
+            role=t.role,
+            text=t.text,
+            scopes=_scopes(t.scopes),
+            turn_id=t.turn_id or str(uuid.uuid4()),
+            occurred_at=t.occurred_at,
+            subject=t.subject,
+        )
+        for t in turns
+    ]
+    database = database_of(request)
+    results = record_turns(database.engine, tenant_id, inputs, max_payload_bytes=database.settings.max_payload_bytes)
+    positions = [p for r in results for p in r.positions]
+    replayed = sum(len(r.positions) for r in results if r.replayed)
+    return TurnsAccepted(positions=sorted(positions), turn_ids=[t.turn_id or "" for t in inputs], replayed=replayed)
+
+
+@router.get("/v1/memory/context", response_model=ContextOut, tags=["agents"])
+def get_context(
+    request: Request,
+    tenant_id: Tenant,
+    q: Annotated[str, Query(alias="request", min_length=1, max_length=10_000)],
+    session: str | None = None,
+    project: str | None = None,
+    user: str | None = None,
+    org: str | None = None,
+    budget: Annotated[int, Query(ge=200, le=200_000)] = 5000,
+    max_tokens: Annotated[int | None, Query(ge=1)] = None,
+    model: str | None = None,
+    style: Literal["text", "xml"] = "text",
+    as_of: datetime | int | None = None,
+) -> ContextOut:
+    """The read-only memory block for a request. Never an error for the agent's chat
+    loop: when memory cannot answer, the block is empty and says why."""
+    database = database_of(request)
+    select = context.SelectRequest(
+        tenant_id=tenant_id,
+        scopes=_query_scopes(session, project, user, org),
+        request=q,
+        budget_chars=budget,
+        as_of=as_of,
+    )
+    served = context.build_context(
+        database.engine,
+        select,
+        style=style,
+        max_tokens=max_tokens,
+        token_model=model,
+        vector_search=vector_search(database),
+    )
+    block = served.block
+    return ContextOut(
+        block=block.text,
+        event_id=served.event_id,
+        item_ids=list(block.item_ids),
+        omitted=block.omitted,
+        chars=block.chars,
+        tokens=block.tokens,
+        sha256=block.sha256,
+        empty_reason=served.selection.empty_reason,
+    )
+
+
+@router.post("/v1/memory/select", response_model=SelectionOut, tags=["agents"])
+def post_select(body: SelectIn, request: Request, tenant_id: Tenant) -> SelectionOut:
+    """The items the selector would choose, and why each was chosen, unformatted."""
+    database = database_of(request)
+    select = context.SelectRequest(
+        tenant_id=tenant_id,
+        scopes=_scopes(body.scopes),
+        request=body.request,
+        budget_chars=body.budget,
+        min_confidence=body.min_confidence,
+        as_of=body.as_of,
+    )
+    selection = context.select(database.engine, select, vector_search=vector_search(database))
+    return SelectionOut(
+        request=selection.request,
+        items=_items(selection),
+        empty_reason=selection.empty_reason,
+        as_of=selection.as_of,
+    )
+
+
+@router.get("/v1/memory/conflicts", tags=["auditors"])
+def get_conflicts(
+    request: Request, tenant_id: Tenant, state: Literal["open", "resolved", "dissolved"] | None = None
+) -> list[dict[str, Any]]:
+    """The tenant's conflicts: which facts disagree, the resolution chosen and why."""
+    found = memory.conflicts(database_of(request).engine, tenant_id, state)
+    return [msgspec.to_builtins(c) for c in found]
+
+
+@router.post("/v1/memory/conflicts/{conflict_id}/resolve", status_code=202, tags=["auditors"])
+def resolve_conflict(conflict_id: str, body: ResolveIn, request: Request, tenant_id: Tenant) -> dict[str, str]:
+    """Record which fact of a conflict stands (appends ConflictResolved)."""
+    memory.resolve_conflict(
+        database_of(request).engine,
+        tenant_id,
+        conflict_id,
+        body.chosen_memory_id,
+        reason=body.reason,
+        actor=f"api:{tenant_id}",
+    )
+    return {"conflict_id": conflict_id, "chosen_memory_id": body.chosen_memory_id}
+
+
+@router.post("/v1/memory/promote", status_code=202, response_model=PromoteOut, tags=["agents"])
+def promote(body: PromoteIn, request: Request, tenant_id: Tenant) -> PromoteOut:
+    """Copy a memory (or a new statement) to a longer-lived scope, with its kind."""
+    new_id = memory.promote(
+        database_of(request).engine,
+        tenant_id,
+        kind=body.kind,
+        scope=body.scope,
+        scopes=_scopes(body.scopes),
+        memory_id=body.memory_id,
+        statement=body.statement,
+        key=body.key,
+        actor=f"api:{tenant_id}",
+    )
+    return PromoteOut(memory_id=new_id)
+
+
+@router.post("/v1/memory/{item_id}/retract", status_code=202, response_model=ChangedOut, tags=["agents"])
+def retract(item_id: str, body: ReasonIn, request: Request, tenant_id: Tenant) -> ChangedOut:
+    """Soft-delete a memory item; nothing is lost, and restore undoes it."""
+    kind = memory.retract(database_of(request).engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
+    return ChangedOut(item_id=item_id, kind=kind, status="retracted")
+
+
+@router.post("/v1/memory/{item_id}/restore", status_code=202, response_model=ChangedOut, tags=["agents"])
+def restore(item_id: str, body: ReasonIn, request: Request, tenant_id: Tenant) -> ChangedOut:
+    """Undo a retraction."""
+    kind = memory.restore(database_of(request).engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
+    return ChangedOut(item_id=item_id, kind=kind, status="restored")
+
+
+@router.get("/v1/search", response_model=list[Item], tags=["agents"])
+def get_search(
+    request: Request,
+    tenant_id: Tenant,
+    q: Annotated[str, Query(min_length=1, max_length=10_000)],
+    session: str | None = None,
+    project: str | None = None,
+    user: str | None = None,
+    org: str | None = None,
+    k: Annotated[int, Query(ge=1, le=100)] = 10,
+    kind: Annotated[list[Literal["fact", "entity", "relationship", "turn"]] | None, Query()] = None,
+) -> list[Item]:
+    """Hybrid search over facts, entities, relationships and turns, each citing its turns."""
+    found = search.search(
+        database_of(request).engine, tenant_id, _query_scopes(session, project, user, org), q, k=k, kinds=kind
+    )
+    return [Item(**msgspec.to_builtins(item)) for item in found]
+
+
+@router.get("/v1/graph", tags=["agents"])
+def get_graph(
+    request: Request,
+    tenant_id: Tenant,
+    entity: Annotated[str, Query(min_length=1, max_length=200)],
+    depth: Annotated[int, Query(ge=1, le=3)] = 1,
+    relation: Annotated[list[str] | None, Query()] = None,
+    entity_type: Annotated[list[str] | None, Query()] = None,
+    user: str | None = None,
+) -> dict[str, Any]:
+    """Relationships around an entity ("me" for the user), with the turns behind each."""
+    answer = search.query_graph(
+        database_of(request).engine,
+        tenant_id,
+        entity,
+        depth=depth,
+        relations=relation,
+        entity_types=entity_type,
+        user=user,
+    )
+    return msgspec.to_builtins(answer)
+
+
+@router.get("/v1/provenance/{item_id}", tags=["auditors"])
+def get_provenance(item_id: str, request: Request, tenant_id: Tenant) -> dict[str, Any]:
+    """The chain of events behind an item, with extractor versions, back to its turns."""
+    return msgspec.to_builtins(provenance.provenance(database_of(request).engine, tenant_id, item_id))
+
+
+@router.get("/v1/settings", response_model=SettingsOut, tags=["operators"])
+def get_settings(request: Request, tenant_id: Tenant) -> SettingsOut:
+    """The tenant's switches."""
+    with database_of(request).engine.connect() as conn:
+        current = tenant_settings.load(conn, tenant_id)
+    return SettingsOut(**msgspec.to_builtins(current))
+
+
+@router.post("/v1/settings", response_model=SettingsOut, tags=["operators"])
+def post_settings(body: SettingsIn, request: Request, tenant_id: Tenant) -> SettingsOut:
+    """Change the tenant's switches (recorded as an event); unset fields keep their value."""
+    change = TenantSettingsChanged(**body.model_dump(), changed_by=f"api:{tenant_id}")
+    current = tenant_settings.change(database_of(request).engine, tenant_id, change, actor=f"api:{tenant_id}")
+    return SettingsOut(**msgspec.to_builtins(current))

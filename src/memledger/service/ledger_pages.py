@@ -1,0 +1,98 @@
+"""Pages of the ledger for auditors: gap-safe, filterable by type and time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+
+from sqlalchemy.engine import Engine
+
+from memledger.errors import InvalidCommand
+from memledger.events.envelope import START, Cursor, Recorded
+from memledger.store import event_store
+from memledger.store.follow import Wakeup
+from memledger.store.follow import follow as store_follow
+from memledger.store.identifiers import check_identifier
+
+
+def parse_cursor(text: str | None, engine: Engine) -> Cursor:
+    """A cursor from "TX:POSITION", a plain position, or nothing (the start)."""
+    if not text:
+        return START
+    try:
+        if ":" in text:
+            tx, position = text.split(":", 1)
+            return Cursor(int(tx), int(position))
+        position = int(text)
+    except ValueError:
+        raise InvalidCommand(f"after must be a position N or a cursor TX:N, not {text!r}") from None
+    if position <= 0:
+        return START
+    with engine.connect() as conn:
+        return event_store.cursor_at(conn, position)
+
+
+def page(
+    engine: Engine,
+    tenant_id: str,
+    *,
+    after: Cursor,
+    limit: int = 100,
+    types: Sequence[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> tuple[list[Recorded], Cursor | None]:
+    """Up to ``limit`` of the tenant's events after ``after`` (recorded between
+    ``since`` and ``until``, if given), and the cursor to continue from (None at the end)."""
+    check_identifier("tenant_id", tenant_id)
+    if not 1 <= limit <= 1000:
+        raise InvalidCommand(f"limit must be between 1 and 1000, not {limit}")
+    found: list[Recorded] = []
+    with engine.connect() as conn:
+        while len(found) < limit:
+            batch = event_store.read_all(conn, after=after, limit=limit, tenant_id=tenant_id, types=types)
+            if not batch:
+                return found, None
+            after = batch[-1].cursor
+            found.extend(
+                rec
+                for rec in batch
+                if (since is None or rec.recorded_at >= since) and (until is None or rec.recorded_at <= until)
+            )
+    return found[:limit], found[limit - 1].cursor if len(found) >= limit else after
+
+
+def follow(
+    engine: Engine,
+    *,
+    after: Cursor,
+    tenant_id: str | None,
+    types: Sequence[str] | None,
+    poll_interval: float,
+    notify: bool,
+    url: object,
+    should_stop: Callable[[], bool],
+) -> Iterator[list[Recorded]]:
+    """Pages of new events as they arrive (polling; woken by NOTIFY when appends send it)."""
+    wakeup = Wakeup(url) if notify else None  # type: ignore[arg-type]
+    try:
+        yield from store_follow(
+            engine,
+            after=after,
+            tenant_id=tenant_id,
+            types=types,
+            poll_interval=poll_interval,
+            wakeup=wakeup,
+            should_stop=should_stop,
+        )
+    finally:
+        if wakeup is not None:
+            wakeup.close()
+
+
+def read_page(
+    engine: Engine, *, after: Cursor, tenant_id: str | None, types: Sequence[str] | None, limit: int = 1000
+) -> list[Recorded]:
+    """One page of the ledger (any tenant, or one), gap-safe."""
+    with engine.connect() as conn:
+        return event_store.read_all(conn, after=after, limit=limit, tenant_id=tenant_id, types=types)
