@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -422,8 +423,16 @@ def timed(label: str, fn: Callable[[], Any]) -> Any:
     return value
 
 
+def load_average() -> float | None:
+    """The 1-minute load average (Linux), to show how busy the machine was."""
+    try:
+        return float(Path("/proc/loadavg").read_text(encoding="ascii").split()[0])
+    except OSError:
+        return None
+
+
 def run(url: URL, plan: Plan) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"load_average_start": load_average()}
     engine = db.create_engine(url, pool_size=1)
     with engine.connect() as conn:
         out["server_version"] = conn.execute(sa.text("SHOW server_version")).scalar()
@@ -475,6 +484,7 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     engine.dispose()
     out["read_all_eps"] = statistics.median(rate for rate, _ in reads)
     out["read_all_events"] = reads[0][1]
+    out["load_average_end"] = load_average()
     return out
 
 
@@ -491,7 +501,10 @@ def report(out: dict[str, Any], plan: Plan) -> None:
         ("16 writer processes, notify=True", "writers16_notify_eps"),
         ("read_all, pages of 1,000, decoded", "read_all_eps"),
     ]
-    print(f"\nmode: {'quick' if plan.quick else 'full'}; server: PostgreSQL {out['server_version']}")
+    print(
+        f"\nmode: {'quick' if plan.quick else 'full'}; server: PostgreSQL {out['server_version']};"
+        f" {os.cpu_count()} CPUs; load average {out['load_average_start']} -> {out['load_average_end']}"
+    )
     for label, key in rows:
         print(f"{label:<58} {out[key]:>10,.0f} events/s")
     for count in (1, 4, 16):

@@ -10,7 +10,8 @@ relationship by (normalised source, relation, normalised target), a symmetric
 relation either way round, a gold source "user" matching an edge whose source
 is the speaker. Candidates under ``--min-confidence`` (default 0.5, the policy's
 drop line) are not counted. Prints per-type numbers and some false positives and
-negatives; the last line is one JSON object with the totals.
+negatives; the last line is one JSON object with the totals and the throughput
+(turns per CPU second of the extractor alone, so that a busy machine does not skew it).
 
 Labelling guide for the corpus, so that new lines stay consistent:
 - entities are explicitly named people, projects, tools (languages, frameworks,

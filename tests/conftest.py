@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,9 +27,14 @@ from memledger.service import projections
 from memledger.store import db, migrate
 
 
-def _test_home() -> Path:
-    default = Path(tempfile.gettempdir()) / f"memledger-tests-{os.getuid()}"
-    return Path(os.environ.get("MEMLEDGER_TEST_HOME", default))
+def _server() -> tuple[URL, Callable[[], None]]:
+    """DATABASE_URL's server; else an embedded server of this session alone, so that
+    no other process's open transaction holds this session's gap-safe readers back."""
+    if os.environ.get("DATABASE_URL"):
+        url, _ = bootstrap.server_url(Settings())
+        return url, lambda: None
+    home = Path(tempfile.mkdtemp(prefix="memledger-tests-"))
+    return db.start_temporary(home / "pgdata")
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,7 @@ def _drop(server_url: URL, name: str) -> None:
 @pytest.fixture(scope="session")
 def database() -> Iterator[TestDatabase]:
     """The session's database: created fresh, migrated to head, dropped afterwards."""
-    settings = Settings(home=_test_home())
-    server_url, _ = bootstrap.server_url(settings)
+    server_url, stop_server = _server()
     name = f"memledger_test_{uuid.uuid4().hex[:12]}"
     url = db.ensure_database(server_url.set(database="postgres"), name)
     engine = db.create_engine(url, pool_size=10)
@@ -76,6 +80,7 @@ def database() -> Iterator[TestDatabase]:
     finally:
         engine.dispose()
         _drop(server_url, name)
+        stop_server()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from memledger.cli import demo
@@ -51,9 +52,30 @@ def tail(database: SessionDatabase, *args: str) -> list[dict[str, Any]]:
     return json_lines(result.stdout)
 
 
+# text(): the gap-safe horizon, compared with what the tenant has committed.
+_SETTLED = sa.text(
+    "SELECT coalesce(max(tx_id) < pg_snapshot_xmin(pg_current_snapshot()), true) FROM events WHERE tenant_id = :t"
+)
+
+
+def settle(engine: Engine, tenant: str) -> None:
+    """Wait until gap-safe reads see every committed event of ``tenant``. A write
+    transaction anywhere in the cluster (another test process on the same server)
+    holds them back; without it this returns at once."""
+    deadline = time.monotonic() + 60
+    while True:
+        with engine.connect() as conn:
+            if conn.execute(_SETTLED, {"t": tenant}).scalar():
+                return
+        assert time.monotonic() < deadline, "a write transaction in the cluster stayed open for a minute"
+        time.sleep(0.01)
+
+
 def append(engine: Engine, tenant: str, *events: NewEvent, stream: str = "conv") -> list[str]:
+    """Append (with a notification) and wait until readers can see the events."""
     with engine.begin() as tx:
         event_store.append(tx, tenant, stream, list(events), None, notify=True)
+    settle(engine, tenant)
     return [new.event_id for new in events]
 
 
@@ -83,6 +105,7 @@ RECORDED = re.compile(r"recorded (?P<new>\d+) new turns\b.*?(?P<old>\d+) were al
 def demo_records(database: SessionDatabase, demo_run: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     """``memledger events tail --tenant demo --type turn.recorded`` after the demo."""
     assert demo_run.returncode == 0, demo_run.stderr
+    settle(database.engine, DEMO_TENANT)
     return tail(database, "--tenant", DEMO_TENANT, "--type", "turn.recorded")
 
 
@@ -92,6 +115,7 @@ def test_demo_records_its_turns_on_the_database_of_database_url(
     assert demo_run.returncode == 0, demo_run.stderr
     assert "external PostgreSQL" in demo_run.stdout, "DATABASE_URL was not used"
     assert recorded_counts(demo_run.stdout) == (len(demo_turns()), 0)
+    settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
         turns = event_store.read_all(conn, tenant_id=DEMO_TENANT, types=["turn.recorded"])
     assert [rec.event_id for rec in turns] == [f"turn:{turn.turn_id}" for turn in demo_turns()]
@@ -101,6 +125,7 @@ def test_demo_twice_records_nothing_twice(
     database: SessionDatabase, engine: Engine, demo_run: subprocess.CompletedProcess[str]
 ) -> None:
     assert demo_run.returncode == 0, demo_run.stderr
+    settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
         before = event_store.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
 
@@ -108,6 +133,7 @@ def test_demo_twice_records_nothing_twice(
 
     assert again.returncode == 0, again.stderr
     assert recorded_counts(again.stdout) == (0, len(demo_turns()))
+    settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
         after = event_store.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
     assert after[: len(before)] == before
@@ -228,11 +254,17 @@ class Lines:
         for line in stream:
             self._lines.put(line)
 
-    def next_record(self, timeout: float) -> dict[str, Any]:
+    def poll(self, timeout: float) -> dict[str, Any] | None:
+        """The next line as JSON, or None if none came within ``timeout`` seconds."""
         try:
             return dict(json.loads(self._lines.get(timeout=timeout)))
         except queue.Empty:
-            raise AssertionError(f"no line within {timeout} s") from None
+            return None
+
+    def next_record(self, timeout: float) -> dict[str, Any]:
+        record = self.poll(timeout)
+        assert record is not None, f"no line within {timeout} s"
+        return record
 
 
 def _follow(env: dict[str, str], tenant: str) -> subprocess.Popen[str]:
@@ -266,12 +298,17 @@ def test_tail_follow_prints_events_as_they_are_appended(database: SessionDatabas
         lines = Lines(proc.stdout)
         assert lines.next_record(timeout=60)["event_id"] == before
         (after,) = append(engine, tenant, turn_event("after"))
-        record = lines.next_record(timeout=15)
+        record = lines.next_record(timeout=60)
         assert record["event_id"] == after
         assert record["payload"]["text"] == "after"
     finally:
         code, stderr = _stop(proc, signal.SIGTERM)
     assert code == -signal.SIGTERM, stderr
+
+
+def notify(engine: Engine, tenant: str) -> None:
+    with engine.begin() as tx:
+        tx.execute(sa.select(sa.func.pg_notify(event_store.NOTIFY_CHANNEL, tenant)))
 
 
 NOTIFYING = {"MEMLEDGER_NOTIFY_ON_APPEND": "true", "MEMLEDGER_POLL_INTERVAL_S": "120"}
@@ -287,8 +324,14 @@ def test_tail_follow_with_notify_on_append_wakes_before_the_poll_interval(
         lines = Lines(proc.stdout)
         assert lines.next_record(timeout=60)["event_id"] == before
         (after,) = append(engine, tenant, turn_event("after"))  # it notifies
-        # Far less than the 120 s poll interval: the notification woke it.
-        assert lines.next_record(timeout=15)["event_id"] == after
+        # Only notifications can bring the line well within the 120 s poll interval.
+        # If the append's one came while another process's transaction still hid the
+        # event, the follower went back to waiting: notify again, as a later append would.
+        deadline = time.monotonic() + 60
+        while (record := lines.poll(timeout=3)) is None:
+            assert time.monotonic() < deadline, "no line within 60 s"
+            notify(engine, tenant)
+        assert record["event_id"] == after
     finally:
         code, stderr = _stop(proc, signal.SIGTERM)
     assert code == -signal.SIGTERM, stderr

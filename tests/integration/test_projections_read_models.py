@@ -44,6 +44,7 @@ from tests.integration.test_projections_support import (
     assert_equals_rebuild,
     compare_with_rebuild,
     fresh_database,
+    wait_until_visible,
 )
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class Writer:
             )
         with self.engine.begin() as tx:
             event_store.append(tx, self.tenant, stream, news, None)
+        wait_until_visible(self.engine, self.n, tenant=self.tenant)
         return [new.event_id for new in news]
 
 

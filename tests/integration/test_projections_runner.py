@@ -28,14 +28,15 @@ from memledger.projectors.turns import TurnsProjector, turns
 from memledger.service import projections as service
 from memledger.store import db, event_store
 from tests.integration.test_projections_support import (
-    all_projectors,
     append_in_transactions,
     assert_equals_rebuild,
     avoiding_facts_bugs,
     coalesce,
     fresh_database,
     handled_events,
+    read_models,
     url_of,
+    wait_until_visible,
 )
 
 if TYPE_CHECKING:
@@ -120,6 +121,7 @@ def _append_facts_and_turns(engine: Engine, count: int) -> list[NewEvent]:
     for start in range(0, len(news), 7):  # several transactions
         with engine.begin() as tx:
             event_store.append(tx, TENANT, f"s{start}", news[start : start + 7], None)
+    wait_until_visible(engine, len(news))
     return news
 
 
@@ -265,7 +267,7 @@ def _run_all(url: str, barrier: Any, batch_size: int, results: Any) -> None:
     engine = db.create_engine(db.to_psycopg_url(url), pool_size=2)
     try:
         barrier.wait(timeout=120)
-        results.put({p.name: runner.catch_up(engine, p, batch_size=batch_size) for p in all_projectors()})
+        results.put({p.name: runner.catch_up(engine, p, batch_size=batch_size) for p in read_models()})
     except Exception as e:  # reported to the test, which fails with it
         results.put(f"{type(e).__name__}: {e}")
         raise
@@ -277,9 +279,9 @@ def test_two_runner_processes_apply_every_event_exactly_once(database: TestDatab
     appends = avoiding_facts_bugs(workload.generate(seed=7, tenants=2, turns=350, start=T0))
     with fresh_database(database, "proj_two_runners") as engine:
         append_in_transactions(engine, coalesce(appends, 500))
-        for projector in all_projectors():
+        for projector in read_models():
             runner.install(engine, projector)
-        expected = {p.name: handled_events(engine, p) for p in all_projectors()}
+        expected = {p.name: handled_events(engine, p) for p in read_models()}
         assert sum(expected.values()) > 2500
 
         spawn = multiprocessing.get_context("spawn")
@@ -297,7 +299,7 @@ def test_two_runner_processes_apply_every_event_exactly_once(database: TestDatab
         assert all(isinstance(a, dict) for a in applied), applied
         assert [w.exitcode for w in workers] == [0, 0]
 
-        for projector in all_projectors():
+        for projector in read_models():
             name = projector.name
             by_each = [a[name] for a in applied]
             assert sum(by_each) == expected[name], f"{name}: {by_each} applied, {expected[name]} events"

@@ -9,6 +9,7 @@ changes the connection in place, so verify checksums the scratch copy twice.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, rebuild, registry
 from memledger.projectors.base import Projector, live_schema
 from memledger.store import db, event_store, migrate
+from memledger.store.schema import events
 from memledger.workload import Append
 
 if TYPE_CHECKING:
@@ -111,8 +113,28 @@ def handled_events(engine: Engine, projector: Projector) -> int:
         return event_store.count_after(conn, event_store.START, types=projector.handles)
 
 
-def all_projectors() -> tuple[Projector, ...]:
-    return registry.all_projectors()
+READ_MODELS = ("turns", "facts", "entities", "relationships")
+
+
+def read_models() -> tuple[Projector, ...]:
+    """The four read models of DESIGN.md's Projections section."""
+    return tuple(registry.by_name(name) for name in READ_MODELS)
+
+
+def wait_until_visible(
+    engine: Engine, count: int, *, tenant: str | None = None, timeout: float = 120.0
+) -> None:
+    """Wait until gap-safe readers see ``count`` events (of ``tenant``). A write
+    transaction left open anywhere on the server (another test run, say) holds them
+    back until it ends."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with engine.connect() as conn:
+            seen = event_store.count_after(conn, event_store.START, tenant_id=tenant)
+        if seen >= count:
+            return
+        assert time.monotonic() < deadline, f"only {seen} of {count} events became visible"
+        time.sleep(0.05)
 
 
 def avoiding_facts_bugs(appends: Iterable[Append]) -> list[Append]:
@@ -129,8 +151,10 @@ def avoiding_facts_bugs(appends: Iterable[Append]) -> list[Append]:
             if isinstance(event, MemoryRetracted | MemoryRestored) and event.item_kind == "fact":
                 continue
             if isinstance(event, FactExtracted | MemoryPromoted):
-                new = msgspec.structs.replace(new, event=msgspec.structs.replace(event, key=event.key.lower()))
-            kept.append(new)
+                lowered = msgspec.structs.replace(event, key=event.key.lower())
+                kept.append(msgspec.structs.replace(new, event=lowered))
+            else:
+                kept.append(new)
         if kept:
             out.append(Append(append.tenant_id, append.stream_id, kept))
     return out
@@ -149,8 +173,22 @@ def coalesce(appends: Sequence[Append], per_append: int) -> list[Append]:
     return out
 
 
-def append_in_transactions(engine: Engine, appends: Sequence[Append], per_tx: int = 1) -> None:
+def append_in_transactions(
+    engine: Engine, appends: Sequence[Append], per_tx: int = 1, *, wait: bool = True
+) -> int:
+    """Append everything, ``per_tx`` appends per transaction, and (if ``wait``) wait
+    until gap-safe readers see it all. Returns the number of events the ledger holds."""
     for start in range(0, len(appends), per_tx):
         with engine.begin() as tx:
             for tenant_id, stream_id, news in appends[start : start + per_tx]:
                 event_store.append(tx, tenant_id, stream_id, news, None)
+    total = count_events(engine)
+    if wait:
+        wait_until_visible(engine, total)
+    return total
+
+
+def count_events(engine: Engine) -> int:
+    """Every committed event, visible to gap-safe readers yet or not."""
+    with engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.count()).select_from(events)).scalar_one())

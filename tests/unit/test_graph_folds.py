@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,6 +126,19 @@ def test_aliases_are_not_repeated_and_never_repeat_the_name() -> None:
     assert len(alice.aliases) == len(set(alice.aliases))
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug (minor): entities._observe filters the entity's own name out of the "
+    "aliases of later mentions but not of the first one, so a first mention listing its "
+    "own name as an alias keeps it",
+)
+def test_the_first_mention_does_not_list_the_name_among_the_aliases() -> None:
+    ledger = Ledger()
+    alice = fold_entities([ledger.rec(observed("Alice", aliases=("Alice", "Al")))])["person:alice"]
+
+    assert alice.aliases == ["Al"]
+
+
 def test_a_later_mention_without_a_description_keeps_the_earlier_one() -> None:
     ledger = Ledger()
     alice = fold_entities(
@@ -185,7 +199,7 @@ def test_reinforcing_an_entity_counts_a_mention_and_raises_confidence() -> None:
 _confidence = st.floats(0.0, 1.0, allow_nan=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     first=_confidence,
     later=st.lists(st.tuples(st.booleans(), st.one_of(st.none(), _confidence)), max_size=40),
@@ -213,7 +227,7 @@ def test_entity_confidence_rises_with_every_mention_and_never_exceeds_one(
     assert rows[(TENANT, "person:alice")].mention_count == 1 + len(later)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(current=_confidence, observed_=st.one_of(st.none(), _confidence))
 def test_reinforce_takes_the_better_estimate_moves_towards_one_and_stays_in_range(
     current: float, observed_: float | None
@@ -318,7 +332,7 @@ def test_an_edge_is_found_by_its_key_or_by_any_id_it_was_observed_under() -> Non
     assert found[key].mention_count == 4
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(steps=st.lists(st.tuples(st.booleans(), st.one_of(st.none(), _confidence)), min_size=1, max_size=40))
 def test_edge_confidence_rises_with_reinforcement_and_never_exceeds_one(
     steps: list[tuple[bool, float | None]],
@@ -387,6 +401,8 @@ def _snapshot(rows: dict[tuple[str, str], msgspec.Struct]) -> list[object]:
 
 
 PEOPLE = ["Alice", "alice", "ALICE.", "Bob", "bob ", "Carol"]
+# relationship ids as extractors give them: one per (source, relation, target) as written
+EDGE_IDS = ["Alice>WORKS_WITH>Bob", "bob >WORKS_WITH>alice", "Alice>MENTORS>Carol", "Carol>MENTORS>Alice"]
 _graph_event: st.SearchStrategy[Event] = st.one_of(
     st.builds(
         observed,
@@ -402,45 +418,31 @@ _graph_event: st.SearchStrategy[Event] = st.one_of(
         st.sampled_from(["WORKS_WITH", "MENTORS"]),
         st.sampled_from(PEOPLE),
         st.sampled_from([0.5, 0.9]),
-        rid=st.sampled_from(["r1", "r2", "r3"]),
         context=st.sampled_from([None, "at work"]),
+        source_turns=st.lists(st.sampled_from(["t1", "t2"]), max_size=2).map(tuple),
     ),
     st.builds(
         MemoryReinforced,
-        item_id=st.sampled_from(["person:alice", "person:bob", "r1", "r2"]),
+        item_id=st.sampled_from(["person:alice", "person:bob", *EDGE_IDS]),
         item_kind=st.sampled_from(["entity", "relationship"]),
         confidence=st.one_of(st.none(), st.sampled_from([0.6, 0.95])),
     ),
     st.builds(
         MemoryRetracted,
-        item_id=st.sampled_from(["person:alice", "r1", "r2"]),
+        item_id=st.sampled_from(["person:alice", *EDGE_IDS]),
         item_kind=st.sampled_from(["entity", "relationship"]),
     ),
     st.builds(
         MemoryRestored,
-        item_id=st.sampled_from(["person:alice", "r1", "r2"]),
+        item_id=st.sampled_from(["person:alice", *EDGE_IDS]),
         item_kind=st.sampled_from(["entity", "relationship"]),
     ),
 )
 
 
-def _distinct_edge_ids(events: list[Event]) -> bool:
-    """Each relationship id names one edge, as extractors give them (an id reused for
-    another edge is ambiguous: which edge a reinforcement by that id means is not defined)."""
-    seen: dict[str, str] = {}
-    for event in events:
-        if isinstance(event, RelationshipObserved):
-            key = relationships.key_of(event)
-            if seen.setdefault(event.relationship_id, key) != key:
-                return False
-    return True
-
-
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
-    events=st.lists(st.tuples(_graph_event, st.integers(0, 5)), min_size=1, max_size=25).filter(
-        lambda evs: _distinct_edge_ids([e for e, _ in evs])
-    ),
+    events=st.lists(st.tuples(_graph_event, st.integers(0, 5)), min_size=1, max_size=25),
     cuts=st.lists(st.integers(0, 25), max_size=6),
 )
 def test_entities_and_edges_are_the_same_whatever_the_batches(

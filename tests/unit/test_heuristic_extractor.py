@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memledger.events.catalogue import Scopes
 from memledger.extraction.heuristic import HeuristicExtractor
@@ -178,6 +180,24 @@ def test_memory_directives_are_left_to_the_directive_parser() -> None:
 def test_extraction_is_deterministic() -> None:
     text = "We moved from Jenkins to GitHub Actions; Kenji, my teammate, set it up."
     assert extract(text) == extract(text)
+
+
+_VOCABULARY = (
+    "I we my our use using switched from to prefer over decided depends on part of at the a "
+    "and , . ? : - Sarah Phoenix Google React Vue Kafka project team manager me Acme Labs "
+    "introduced don't anymore"
+)
+_WORDS = st.sampled_from(_VOCABULARY.split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=120), st.lists(_WORDS, max_size=30).map(" ".join)))
+def test_any_text_gives_well_formed_candidates_without_raising(text: str) -> None:
+    result = extract(text)
+    assert all(e.name.strip() and 0.5 <= e.confidence <= 1 for e in result.entities)
+    assert all(r.source_name and r.target_name and r.source_name != r.target_name
+               for r in result.relationships)
+    assert all(f.key and f.statement for f in result.facts)
 
 
 def test_corpus_meets_the_extraction_targets() -> None:

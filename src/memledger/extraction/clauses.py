@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.mentions import ROLE_ADJECTIVES, role_words
-from memledger.extraction.patterns import Mention, Sentence
-from memledger.extraction.protocol import SourceType
+from memledger.extraction.mentions import role_words
+from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
 from memledger.extraction.triggers import (
     BE_FORMS,
     CONDITIONAL_LEADS,
@@ -30,7 +28,6 @@ from memledger.extraction.triggers import (
     JOINT_VERBS,
     MODALS,
     NEGATIONS,
-    NO_LONGER,
     NOT_WORKPLACE,
     POSSESSIVE_USER,
     PREPOSITIONS,
@@ -55,36 +52,6 @@ from memledger.extraction.triggers import (
 
 EXPLICIT = 0.9
 HEDGED = 0.6
-
-
-def entity_type_of(party: Party) -> EntityType | None:
-    kind = party.kind
-    return None if kind == "user" else kind
-
-
-@dataclass(frozen=True, slots=True)
-class Party:
-    """A relationship endpoint: the speaker ("user") or a named entity."""
-
-    name: str
-    kind: SourceType
-
-    @classmethod
-    def of(cls, mention: Mention) -> Party:
-        return cls(mention.name, mention.entity_type)
-
-
-@dataclass(frozen=True, slots=True)
-class Edge:
-    """A relationship (or, ``retracted``, its withdrawal) read from a sentence."""
-
-    source: Party
-    relation: str
-    target: Party
-    confidence: float
-    context: str | None = None
-    retracted: bool = False
-
 
 
 def clause_relations(speaker: Party, sentence: Sentence) -> list[Edge]:
@@ -127,13 +94,12 @@ class _ClauseReader:
         self.inherited = inherited
         self.confidence = confidence
         self.decision = any(word in DECISION_WORDS for word in self.words)
-        self.ended = any(word in NO_LONGER for word in self.words)
         self.last_subjects: list[Party] = []
         self.possessive = False
 
     def read(self) -> list[Edge]:
         triggers = prune(find_triggers(self.words))
-        edges = self._terse(triggers) + self._owned(triggers)
+        edges: list[Edge] = []
         index = 0
         while index < len(triggers):
             first = triggers[index]
@@ -159,45 +125,11 @@ class _ClauseReader:
                 break
             if kind == "DECIDE" and following.kind == "KEEP":
                 kind = "KEEP"
-            elif STRENGTH.get(following.kind, 1) > STRENGTH.get(kind, 1):
+            elif kind not in STRENGTH or STRENGTH.get(following.kind, 1) > STRENGTH[kind]:
                 kind = following.kind
             index += 1
             objects = self._objects(triggers, index)
         return kind, index, objects
-
-    def _terse(self, triggers: list[Trigger]) -> list[Edge]:
-        """ "Ansible for config, Terraform for provisioning" and "we're a C# shop"."""
-        edges: list[Edge] = []
-        speaker = self.speaker
-        for index, item in enumerate(self.items):
-            if not isinstance(item, Mention) or item.entity_type != "tool":
-                continue
-            after = self.items[index + 1] if index + 1 < len(self.items) else ""
-            listed = self._leads(index) or (bool(edges) and self.items[index - 1] == ",")
-            if not triggers and self._labelled_ours(index):
-                edges.append(Edge(speaker, "USES", Party.of(item), min(self.confidence, 0.75)))
-                continue
-            if after == "shop" or (not triggers and after == "for" and listed):
-                edges.append(Edge(speaker, "USES", Party.of(item), min(self.confidence, 0.75)))
-        return edges
-
-    def _labelled_ours(self, index: int) -> bool:
-        """ "Our frontend: Vue + Pinia + Vite" lists what the speaker uses."""
-        head = self.words[:index]
-        return ":" in head[:4] and head[:1] in (["our"], ["my"])
-
-    def _leads(self, index: int) -> bool:
-        return all(isinstance(i, Mention) or i in (",", "and", "+", "&", "/", "-", "*")
-                   for i in self.items[:index])
-
-    def _owned(self, triggers: list[Trigger]) -> list[Edge]:
-        """ "our Postgres cluster", "my FastAPI app": the speaker uses that tool."""
-        if any(self._negated(trigger) for trigger in triggers):
-            return []
-        return [Edge(self.speaker, "USES", Party.of(item), min(self.confidence, 0.75))
-                for index, item in enumerate(self.items)
-                if isinstance(item, Mention) and item.entity_type == "tool" and index
-                and self.items[index - 1] in POSSESSIVE_USER]
 
     def _objects(self, triggers: list[Trigger], index: int) -> list[_Object]:
         stop = triggers[index + 1].start if index + 1 < len(triggers) else len(self.items)

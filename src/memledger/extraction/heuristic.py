@@ -19,16 +19,17 @@ from itertools import pairwise
 
 from memledger.events.keys import normalise_name
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.clauses import (
-    EXPLICIT,
-    Edge,
-    Party,
-    clause_relations,
-    entity_type_of,
-)
+from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
-from memledger.extraction.patterns import Mention, Sentence, split_sentences
+from memledger.extraction.patterns import (
+    Edge,
+    Mention,
+    Party,
+    Sentence,
+    entity_type_of,
+    split_sentences,
+)
 from memledger.extraction.protocol import (
     EntityCandidate,
     FactCandidate,
@@ -37,7 +38,18 @@ from memledger.extraction.protocol import (
     TurnExtraction,
     TurnText,
 )
-from memledger.extraction.triggers import ARROWS, find_triggers
+from memledger.extraction.triggers import (
+    ARROWS,
+    NEGATIONS,
+    OWNER_LABELS,
+    POSSESSIVE_USER,
+    PROJECT_LABELS,
+    STACK_LABELS,
+    Item,
+    clause_items,
+    find_triggers,
+    split_clauses,
+)
 
 
 @dataclass(slots=True)
@@ -119,7 +131,11 @@ def extract_text(text: str, user: str = "user") -> TurnExtraction:
     """Everything the heuristics find in one user turn's text."""
     found = Found(user)
     header: tuple[Party, str] | None = None
+    labelled: list[tuple[str, Sentence]] = []
     for sentence in map(analyse, split_sentences(text)):
+        label = _label(sentence)
+        if label:
+            labelled.append((label, sentence))
         for mention in sentence.mentions:
             found.entity(mention)
         edges = _named_relations(found, sentence)
@@ -127,12 +143,68 @@ def extract_text(text: str, user: str = "user") -> TurnExtraction:
             header = _listed(found, sentence, header, edges)
             if not (header and sentence.lows[:1] in (["-"], ["*"], ["•"])):
                 edges.extend(clause_relations(found.speaker(), sentence))
+                edges.extend(_terse_relations(found.speaker(), sentence))
         for edge in edges:
             found.apply(edge)
         if not sentence.question:
             for fact in facts_for_sentence(sentence, edges):
                 found.fact(fact)
+    for edge in _labelled_edges(found.speaker(), labelled):
+        found.apply(edge)
     return found.result()
+
+
+def _label(sentence: Sentence) -> str:
+    """The label of a note line such as "- DB: Postgres" or "Repo: billing-service"."""
+    lows = sentence.lows[1:] if sentence.lows[:1] in (["-"], ["*"], ["•"]) else sentence.lows
+    if len(lows) > 2 and lows[1] == ":" and not sentence.question:
+        return lows[0]
+    return ""
+
+
+def _labelled_edges(speaker: Party, labelled: list[tuple[str, Sentence]]) -> list[Edge]:
+    """A note's lines: the tools under stack labels, used by the note's project or the speaker."""
+    projects = [m for label, s in labelled if label in PROJECT_LABELS for m in s.mentions
+                if m.entity_type == "project"]
+    user = projects[0] if projects else None
+    source = Party.of(user) if user else speaker
+    edges: list[Edge] = []
+    for label, sentence in labelled:
+        for mention in sentence.mentions:
+            if label in STACK_LABELS and mention.entity_type == "tool":
+                edges.append(Edge(source, "USES", Party.of(mention), 0.75))
+            elif label in OWNER_LABELS and mention.entity_type == "person" and user:
+                edges.append(Edge(Party.of(mention), "WORKS_ON", Party.of(user), 0.75))
+    return edges
+
+
+def _terse_relations(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """Statements without a verb: "Ansible for config, Terraform for provisioning", "we're
+    a C# shop", "Our frontend: Vue + Vite", and "our Postgres cluster" (the speaker's)."""
+    confidence = min(HEDGED if sentence.hedged else EXPLICIT, 0.75)
+    edges: list[Edge] = []
+    for clause in split_clauses(clause_items(sentence)):
+        items, words = clause.items, clause.words
+        triggers = find_triggers(words)
+        negated = any(w in NEGATIONS for w in words)
+        for index, item in enumerate(items):
+            if not isinstance(item, Mention) or item.entity_type != "tool":
+                continue
+            after = items[index + 1] if index + 1 < len(items) else ""
+            before = items[index - 1] if index else ""
+            listed = _leads(items, index) or (bool(edges) and before == ",")
+            stated = after == "shop" or (before in POSSESSIVE_USER and not negated)
+            bare = not triggers and (
+                (after == "for" and listed) or (":" in words[:4] and words[:1] in (["our"], ["my"]))
+            )
+            if stated or bare:
+                edges.append(Edge(speaker, "USES", Party.of(item), confidence))
+    return edges
+
+
+def _leads(items: list[Item], index: int) -> bool:
+    return all(isinstance(i, Mention) or i in (",", "and", "+", "&", "/", "-", "*")
+               for i in items[:index])
 
 
 def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:

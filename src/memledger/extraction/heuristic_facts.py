@@ -27,7 +27,7 @@ from memledger.extraction.patterns import Sentence, word_set
 from memledger.extraction.protocol import FactCandidate
 
 if TYPE_CHECKING:
-    from memledger.extraction.clauses import Edge
+    from memledger.extraction.patterns import Edge
 
 _STOP: Final = word_set(
     "the a an our my your their his her its to for of in on with and or at by from this "

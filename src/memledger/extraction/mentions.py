@@ -9,81 +9,43 @@ as DESIGN.md asks.
 
 from __future__ import annotations
 
-from typing import Final
-
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.patterns import HEDGES, Mention, Sentence, is_question, tokenize, word_set
-
-HONORIFICS: Final = word_set("mr mrs ms miss dr prof sir")
-POSSESSIVES: Final = word_set("my our")
-ROLE_ADJECTIVES: Final = word_set(
-    "old new former ex current best dear little older younger big twin main favourite "
-    "favorite lovely amazing great awesome wonderful long-time longtime"
+from memledger.extraction.patterns import (
+    BUILT,
+    CALLED_ORG,
+    CALLED_PROJECT,
+    CAME,
+    CLIENT_NOUNS,
+    COMMON_GIVEN,
+    HEDGES,
+    HONORIFICS,
+    HYPHEN_SUFFIXES,
+    INITIAL_OK,
+    LIST_JOINERS,
+    LOOKING,
+    LOWER_PERSON_NEXT,
+    NOT_PROJECT_NAMES,
+    ORG_PREV,
+    PERSON_NEXT,
+    PERSON_PREV,
+    POSSESSIVES,
+    PROJECT_CUES,
+    PROJECT_NOUNS,
+    PROJECT_VERBS,
+    ROLE_ADJECTIVES,
+    SWITCH_VERBS,
+    TEAM_NOUNS,
+    TEAM_OWNERS,
+    TEAM_SKIP,
+    TO_PERSON,
+    TOOL_PREV,
+    WORK_FOR,
+    WORKED,
+    Mention,
+    Sentence,
+    is_question,
+    tokenize,
 )
-PROJECT_NOUNS: Final = word_set(
-    "deploy deployment integration redesign upgrade outage incident "
-    "project projects repo repository codebase service app application frontend backend "
-    "api sdk platform program programme initiative launch roadmap timeline migration "
-    "dashboard release firmware pipeline website site module library plugin package "
-    "rewrite monorepo microservice bot cli milestone epic workstream beta mvp prototype "
-    "pilot"
-)
-_PROJECT_CUES: Final = word_set("project codename repo repository program programme initiative")
-_WORKED: Final = word_set("work works working worked lead leads leading")
-_LOOKING: Final = word_set("look looking looked glance good great bad better best aim")
-_CAME: Final = word_set("came comes coming hired poached recruited")
-_PROJECT_VERBS: Final = word_set("depends relies ships launched launches")
-_CALLED_PROJECT: Final = word_set(
-    "project app bot cli tool library service repo package script game site website "
-    "plugin product extension framework"
-)
-_CALLED_ORG: Final = word_set(
-    "startup company firm agency business studio nonprofit bank employer client customer "
-    "vendor shop lab"
-)
-_NOT_PROJECT_NAMES: Final = word_set(
-    "management manager managers plan plans planning timeline deadline scope lead leads work "
-    "status update updates board budget meeting meetings kickoff files folder structure root "
-    "settings proposal goals requirements docs documentation team teams name names page pages "
-    "overview description template templates directory dir manager's roadmap ideas idea owner "
-    "members member level file based related specific"
-)
-_TEAM_NOUNS: Final = word_set("team squad guild tribe department crew")
-_TEAM_SKIP: Final = word_set(
-    "whole entire same other small big large new old full rest my our your their his her "
-    "the a an this that every each one two three"
-)
-_TEAM_OWNERS: Final = word_set("the our my their his her 's on")
-_HYPHEN_SUFFIXES: Final = word_set(
-    "related based powered native backed compatible specific like style friendly heavy "
-    "only first centric"
-)
-PERSON_NEXT: Final = word_set(
-    "said says told tells asked asks thinks thought suggested suggests mentioned reviewed "
-    "wrote owns maintains manages leads reports introduced joined left insists swears "
-    "wants prefers recommended recommends approved agreed emailed texted pinged replied "
-    "explained noticed handles signs"
-)
-_PERSON_PREV: Final = word_set(
-    "met meet meeting told tell asked ask emailed email pinged ping called texted text "
-    "thanks thank introduced hired cc messaged invited visited visiting hey hi hello dear"
-)
-_TO_PERSON: Final = word_set("me reports report reporting talked spoke talking speaking emailed wrote sent married")
-_COMMON_GIVEN: Final = word_set("mark bill frank jack dev grace will may june max ray can sunny chase drew rose hope")
-_ORG_PREV: Final = word_set("at joined join joining")
-_WORK_FOR: Final = word_set("work works working worked")
-_CLIENT_NOUNS: Final = word_set("client customer vendor investor competitor")
-TOOL_PREV: Final = word_set("use uses using adopt adopted adopting install installed prefer prefers")
-_SWITCH_VERBS: Final = word_set("switched switching switch moved moving move migrated migrating migrate")
-_BUILT: Final = word_set("written built coded code developed made trained implemented write writing")
-_INITIAL_OK: Final = word_set(
-    "is was has had does did can could will would should and or , 's uses runs keeps "
-    "supports handles seems works feels makes lets gives just still also now vs + / - -> "
-    ": for with on"
-)
-_LIST_JOINERS: Final = word_set(", and or & + /")
-
-
 
 
 def analyse(text: str) -> Sentence:
@@ -138,6 +100,7 @@ def find_mentions(words: list[str], lows: list[str]) -> list[Mention]:
     _find_known(finder)
     unknown = _find_capitalised(finder)
     _find_lowercase_projects(finder)
+    _find_lowercase_people(finder)
     _propagate_lists(finder, unknown)
     finder.found.sort(key=lambda mention: mention.start)
     return finder.found
@@ -145,12 +108,12 @@ def find_mentions(words: list[str], lows: list[str]) -> list[Mention]:
 
 def _find_teams(f: _Finder) -> None:
     for i, low in enumerate(f.lows):
-        if low not in _TEAM_NOUNS or i == 0:
+        if low not in TEAM_NOUNS or i == 0:
             continue
         j = i
-        while j > 0 and i - j < 3 and f.lows[j - 1].isalpha() and f.lows[j - 1] not in _TEAM_SKIP:
+        while j > 0 and i - j < 3 and f.lows[j - 1].isalpha() and f.lows[j - 1] not in TEAM_SKIP:
             j -= 1
-        if j < i and f.prev(j) in _TEAM_OWNERS and not any(f.taken[j : i + 1]):
+        if j < i and f.prev(j) in TEAM_OWNERS and not any(f.taken[j : i + 1]):
             f.add(Mention(" ".join(f.words[j : i + 1]), "organization", 0.8, j, i + 1))
 
 
@@ -181,7 +144,7 @@ def _longest_known(f: _Finder, i: int) -> tuple[int, Mention] | None:
         return length, _known_mention(f, phrase, surface, i, i + length)
     if "-" in low:
         head, _, tail = low.partition("-")
-        if tail in _HYPHEN_SUFFIXES and _is_known(head):
+        if tail in HYPHEN_SUFFIXES and _is_known(head):
             return 1, _known_mention(f, head, f.words[i].split("-")[0], i, i + 1)
     return None
 
@@ -194,7 +157,8 @@ def _capital_ok(f: _Finder, i: int, length: int, surface: str) -> bool:
     if surface.islower():
         return f.prev(i) in TOOL_PREV
     following = f.next(i, length)
-    return i not in f.initial or following in _INITIAL_OK or following[:1].isdigit()
+    return (i not in f.initial or following in INITIAL_OK or following[:1].isdigit()
+            or not following)
 
 
 def _known_mention(f: _Finder, phrase: str, surface: str, start: int, end: int) -> Mention:
@@ -215,7 +179,7 @@ def _known_mention(f: _Finder, phrase: str, surface: str, start: int, end: int) 
 def _person_cue(f: _Finder, start: int, end: int) -> bool:
     before = f.prev(start)
     return (
-        before in _PERSON_PREV
+        before in PERSON_PREV
         or before in gz.ROLES
         or before in HONORIFICS
         or f.next(end) in PERSON_NEXT
@@ -228,9 +192,9 @@ def _person_cue(f: _Finder, start: int, end: int) -> bool:
 def _org_cue(f: _Finder, start: int, end: int) -> bool:
     before = f.prev(start)
     return (
-        (before in _ORG_PREV and f.prev(start, 2) not in _LOOKING)
-        or (before == "from" and f.prev(start, 2) in _CAME)
-        or (before == "for" and f.prev(start, 2) in _WORK_FOR)
+        (before in ORG_PREV and f.prev(start, 2) not in LOOKING)
+        or (before == "from" and f.prev(start, 2) in CAME)
+        or (before == "for" and f.prev(start, 2) in WORK_FOR)
         or (before == "by" and f.prev(start, 2) == "acquired")
         or (before == "from" and start >= 2 and f.taken[start - 2])
         or (f.next(end) == "'s" and f.next(end, 1) in ("ceo", "cto", "office", "engineers"))
@@ -320,6 +284,8 @@ def _as_person_by_role(f: _Finder, name: str, start: int, end: int) -> Mention |
 
 def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
     """The role ending at token ``j`` ("manager", "tech lead") and where it starts."""
+    if j >= len(lows):
+        return None, j
     if j >= 1 and f"{lows[j - 1]} {lows[j]}" in gz.ROLES:
         return f"{lows[j - 1]} {lows[j]}", j - 1
     if j >= 0 and lows[j] in gz.ROLES:
@@ -362,9 +328,9 @@ def _role_after(f: _Finder, end: int) -> tuple[str | None, bool]:
 
 def _as_project(f: _Finder, name: str, start: int, end: int) -> Mention | None:
     before, after = f.prev(start), f.next(end)
-    subject_of = after in _PROJECT_VERBS or (after == "is" and f.next(end, 1) in ("part", "a"))
-    worked_on = before == "on" and f.prev(start, 2) in _WORKED
-    cued = before in _PROJECT_CUES or after in PROJECT_NOUNS or _called(f, start, _CALLED_PROJECT)
+    subject_of = after in PROJECT_VERBS or (after == "is" and f.next(end, 1) in ("part", "a"))
+    worked_on = before == "on" and f.prev(start, 2) in WORKED
+    cued = before in PROJECT_CUES or after in PROJECT_NOUNS or _called(f, start, CALLED_PROJECT)
     cued = cued or worked_on
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)
@@ -379,24 +345,24 @@ def _called(f: _Finder, start: int, nouns: frozenset[str]) -> bool:
     if f.prev(start) in ("called", "named"):
         return any(f.prev(start, back) in nouns for back in range(2, 7))
     appositive = f.prev(start) == "," and f.prev(start, 2) in nouns
-    return appositive and nouns is _CALLED_ORG
+    return appositive and nouns is CALLED_ORG
 
 
 def _as_org(f: _Finder, name: str, start: int, end: int) -> Mention | None:
     low = name.lower()
     if low in gz.PLACES or gz.is_given_name(f.lows[start]):
         return None
-    client = f.prev(start) == "is" and f.prev(start, 2) in _CLIENT_NOUNS
-    if _org_cue(f, start, end) or _called(f, start, _CALLED_ORG) or client:
+    client = f.prev(start) == "is" and f.prev(start, 2) in CLIENT_NOUNS
+    if _org_cue(f, start, end) or _called(f, start, CALLED_ORG) or client:
         return Mention(name, "organization", 0.8, start, end)
     return None
 
 
 def _as_person(f: _Finder, name: str, start: int, end: int) -> Mention | None:
     first = f.lows[start]
-    if gz.is_given_name(first) and (first not in _COMMON_GIVEN or start not in f.initial):
+    if gz.is_given_name(first) and (first not in COMMON_GIVEN or start not in f.initial):
         return Mention(name, "person", 0.85, start, end)
-    if _person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in _TO_PERSON):
+    if _person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in TO_PERSON):
         return Mention(name, "person", 0.75, start, end)
     return None
 
@@ -409,11 +375,11 @@ def _as_tool(f: _Finder, name: str, start: int, end: int) -> Mention | None:
     before, before2 = f.prev(start), f.prev(start, 2)
     cued = (
         before in TOOL_PREV
-        or (before == "to" and before2 in _SWITCH_VERBS)
-        or (before in ("in", "with") and before2 in _BUILT)
+        or (before == "to" and before2 in SWITCH_VERBS)
+        or (before in ("in", "with") and before2 in BUILT)
     )
     switched = before == "to" and "from" in f.lows[max(0, start - 8) : start] and any(
-        low in _SWITCH_VERBS for low in f.lows[max(0, start - 10) : start])
+        low in SWITCH_VERBS for low in f.lows[max(0, start - 10) : start])
     if (cued or switched) and start not in f.initial:
         return Mention(name, "tool", 0.7, start, end)
     return None
@@ -423,11 +389,20 @@ def _find_lowercase_projects(f: _Finder) -> None:
     for i, low in enumerate(f.lows):
         if f.taken[i] or not low[0].isalpha() or low in gz.NOT_NAMES:
             continue
-        called = f.prev(i) in ("called", "named") and _called(f, i, _CALLED_PROJECT)
+        called = f.prev(i) in ("called", "named") and _called(f, i, CALLED_PROJECT)
         labelled = f.prev(i) == ":" and f.prev(i, 2) in ("repo", "repository", "project")
-        named = f.prev(i) == "project" and low.isalpha() and low not in _NOT_PROJECT_NAMES
+        named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES
         if called or labelled or named:
             f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
+
+
+def _find_lowercase_people(f: _Finder) -> None:
+    """ "sofia uses ubuntu", "hannah from finance needs ...": a lower-case given name."""
+    for i, low in enumerate(f.lows):
+        if f.taken[i] or len(low) < 4 or low in COMMON_GIVEN or low in gz.NOT_NAMES:
+            continue
+        if gz.is_given_name(low) and f.next(i, 1) in LOWER_PERSON_NEXT:
+            f.add(Mention(f.words[i], "person", 0.7, i, i + 1))
 
 
 def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:
@@ -437,8 +412,8 @@ def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:
     for start, end in unknown:
         if any(f.taken[start:end]) or start in f.initial:
             continue
-        left = by_end.get(start - 1) if f.prev(start) in _LIST_JOINERS else None
-        right = by_start.get(end + 1) if f.next(end) in _LIST_JOINERS else None
+        left = by_end.get(start - 1) if f.prev(start) in LIST_JOINERS else None
+        right = by_start.get(end + 1) if f.next(end) in LIST_JOINERS else None
         neighbour = left or right
         if neighbour is not None and neighbour.entity_type != "concept":
             name = " ".join(f.words[start:end])

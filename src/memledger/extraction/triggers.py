@@ -25,7 +25,8 @@ _PHRASES: Final[dict[str, str]] = {
         "log, logs, store, stores, track, tracks, invoice with, pay, orchestrate, "
         "containerise, containerize, lives in, live in, talk over, prototype in, added, "
         "adopt, adopted, adopting, swear by, swears by, stack, all-in on, will use, follow, "
-        "follows, practice, practise, practices, practises"
+        "follows, practice, practise, practices, practises, users of, user of, reach for, "
+        "train, trains, trained, training"
     ),
     "BE": "is, are",
     "PREFER": (
@@ -140,7 +141,6 @@ NEGATIONS: Final = word_set(
     "not never no don't dont doesn't doesnt didn't didnt won't wont isn't isnt aren't "
     "arent wasn't can't cant cannot shouldn't haven't hasn't nobody"
 )
-NO_LONGER: Final = word_set("anymore longer")
 MODALS: Final = word_set("should could would might may maybe want wants plan planning considering")
 # Wishes and duties are not facts: "we should use X", "I want to learn Y", "need to port".
 INTENTS: Final = word_set("should could would need needs want wants plan plans planning hope")
@@ -228,8 +228,18 @@ JOBS = word_set(
     "engineer developer designer researcher scientist manager lead intern student "
     "professor vp director head cto ceo cfo founder analyst consultant nurse doctor "
     "teacher sre pm architect team engineering design product marketing sales research "
-    "job role position started employed officer partner"
+    "job role position started employed officer partner teaches teach teaching studies "
+    "study studying interns volunteers"
 )
+# "- Backend: Go", "DB: Postgres": a note's labels that name a slot of a stack.
+STACK_LABELS: Final = word_set(
+    "stack frontend backend db database language languages lang framework frameworks ui api "
+    "hosting host cloud infra infrastructure ci cd ci/cd cache queue broker auth monitoring "
+    "logging orm editor ide os tooling tools deploy deployment storage search analytics "
+    "mobile web server runtime testing tests"
+)
+OWNER_LABELS: Final = word_set("owner owners lead leads maintainer maintainers pm dri assignee")
+PROJECT_LABELS: Final = word_set("repo repository project codename service app")
 MODIFIER_KINDS = frozenset(("USE", "KEEP", "DECIDE", "PREFER", "LIKE", "SWITCH",
                              "RETRACT", "BUILD", "DEPEND"))
 
@@ -254,7 +264,7 @@ def is_purpose(gap: list[str]) -> bool:
 
 
 ELLIPTIC = word_set(
-    "been just finally yesterday today lately also currently now recently - * • : "
+    "big huge been just finally yesterday today lately also currently now recently - * • : "
     "decision note ps"
 )
 JOINT_VERBS = word_set("lead leading run runs founded pair share")

@@ -149,8 +149,8 @@ class EntitiesProjector:
         keys = _keys(batch)
         if not keys:
             return
-        where = sa.tuple_(entities.c.tenant_id, entities.c.entity_id).in_(keys)
-        rows = {(r.tenant_id, r.entity_id): r for r in bulk.load(tx, entities, EntityRow, where)}
+        loaded = bulk.load_keys(tx, entities, EntityRow, ("tenant_id", "entity_id"), keys)
+        rows = {(r.tenant_id, r.entity_id): r for r in loaded}
         changed: set[tuple[str, str]] = set()
         for rec in batch:
             evolve(rows, rec, changed)

@@ -7,8 +7,9 @@ table: set-wise, so a rebuild does a few statements per thousand events.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+import msgspec
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, TSVECTOR
 from sqlalchemy.engine import Connection
@@ -126,30 +127,33 @@ def _referenced(batch: Sequence[Recorded]) -> tuple[set[tuple[str, str]], set[tu
     return ids, slots
 
 
+class _SlotOf(msgspec.Struct):
+    tenant_id: str
+    slot_id: str
+
+
 def _load_state(tx: Connection, batch: Sequence[Recorded]) -> FactsState:
     ids, slots = _referenced(batch)
-    if ids:
-        for row in bulk.load(tx, facts, FactRow, sa.tuple_(facts.c.tenant_id, facts.c.memory_id).in_(ids)):
-            slots.add((row.tenant_id, row.slot_id))
+    for ref in bulk.load_keys(tx, facts, _SlotOf, _FACT_KEY, ids):
+        slots.add((ref.tenant_id, ref.slot_id))
     state = FactsState()
-    if not slots:
-        return state
-    in_slots = sa.tuple_(facts.c.tenant_id, facts.c.slot_id).in_(slots)
-    for row in bulk.load(tx, facts, FactRow, in_slots):
+    for row in bulk.load_keys(tx, facts, FactRow, _SLOT, slots):
         state.facts[(row.tenant_id, row.memory_id)] = row
-    in_conflicts = sa.tuple_(conflicts.c.tenant_id, conflicts.c.conflict_id).in_(slots)
-    for c in bulk.load(tx, conflicts, ConflictRow, in_conflicts):
+    for c in bulk.load_keys(tx, conflicts, ConflictRow, _CONFLICT_KEY, slots):
         state.conflicts[(c.tenant_id, c.conflict_id)] = c
     return state
 
 
 def fold(state: FactsState, batch: Iterable[Recorded]) -> tuple[list[FactRow], list[ConflictRow]]:
-    """Apply a batch to loaded state; return the rows to write. Pure."""
+    """Apply a batch to loaded state; return the rows to write: every fact of every
+    slot the batch touched, and those slots' conflicts. Pure."""
     for rec in batch:
         evolve(state, rec)
     by_slot: dict[tuple[str, str], list[FactRow]] = {}
     for row in state.facts.values():
-        by_slot.setdefault((row.tenant_id, row.slot_id), []).append(row)
+        key = (row.tenant_id, row.slot_id)
+        if key in state.touched_slots:
+            by_slot.setdefault(key, []).append(row)
     out_facts: list[FactRow] = []
     out_conflicts: list[ConflictRow] = []
     for key in sorted(state.touched_slots):
@@ -163,6 +167,74 @@ def fold(state: FactsState, batch: Iterable[Recorded]) -> tuple[list[FactRow], l
     return out_facts, out_conflicts
 
 
+Slots = dict[tuple[str, str], list[FactRow]]
+
+
+def _resolve_changed(state: FactsState, by_slot: Slots) -> tuple[list[FactRow], list[ConflictRow]]:
+    """``fold``'s resolution of the touched slots, returning only the rows that
+    differ from before the batch: facts an event changed, facts whose status the
+    resolution changed, and conflicts that are new or changed. The rest of a
+    touched slot is as it was (most of it, usually), and rewriting it was most
+    of the database's work."""
+    out_facts: list[FactRow] = []
+    out_conflicts: list[ConflictRow] = []
+    for key in sorted(state.touched_slots):
+        members = sorted(by_slot.get(key, ()), key=lambda f: f.first_position)
+        if not members:
+            continue
+        before = [(f.status, f.conflicted, f.superseded_by, f.valid_to) for f in members]
+        old = state.conflicts.get(key)
+        old_values = None if old is None else msgspec.structs.astuple(old)
+        conflict = resolve_slot(members, old)
+        for fact, was in zip(members, before, strict=True):
+            now = (fact.status, fact.conflicted, fact.superseded_by, fact.valid_to)
+            if now != was or (fact.tenant_id, fact.memory_id) in state.changed_facts:
+                out_facts.append(fact)
+        if conflict is not None and (
+            old_values is None
+            or key in state.changed_conflicts  # a person's choice, made on the loaded row
+            or msgspec.structs.astuple(conflict) != old_values
+        ):
+            out_conflicts.append(conflict)
+    return out_facts, out_conflicts
+
+
+def _by_slot(rows: Iterable[FactRow], into: Slots | None = None) -> Slots:
+    slots: Slots = {} if into is None else into
+    for row in rows:
+        slots.setdefault((row.tenant_id, row.slot_id), []).append(row)
+    return slots
+
+
+def _writer(rows: list[FactRow], conflict_rows: list[ConflictRow]) -> Callable[[Connection], None]:
+    """What writes the rows as they are now (encoded at once: the rows change later)."""
+    facts_json = _encoder.encode(rows) if rows else None
+    conflicts_json = _encoder.encode(conflict_rows) if conflict_rows else None
+
+    def write(tx: Connection) -> None:
+        if facts_json is not None:
+            bulk.upsert_encoded(tx, facts, _FACT_FIELDS, facts_json, keep=_IMMUTABLE)
+        if conflicts_json is not None:
+            bulk.upsert_encoded(tx, conflicts, _CONFLICT_FIELDS, conflicts_json)
+
+    return write
+
+
+# Columns a fact never changes once extracted (``facts_fold`` sets them in
+# ``new_fact`` only): an update leaves them, and the generated ``tsv`` (of key
+# and statement) with them, instead of recomputing the text search vector.
+_IMMUTABLE = frozenset({
+    "slot_id", "scope", "scope_key", "key", "statement", "value", "category", "kind",
+    "promoted_from", "valid_from", "stated_valid_to", "recorded_at", "first_position",
+})
+_FACT_KEY = ("tenant_id", "memory_id")
+_SLOT = ("tenant_id", "slot_id")
+_CONFLICT_KEY = ("tenant_id", "conflict_id")
+_FACT_FIELDS = tuple(FactRow.__struct_fields__)
+_CONFLICT_FIELDS = tuple(ConflictRow.__struct_fields__)
+_encoder = msgspec.json.Encoder()
+
+
 class FactsProjector:
     """Projects extraction, promotion, reinforcement, retraction and resolution
     events into ``facts`` and ``conflicts``."""
@@ -172,6 +244,36 @@ class FactsProjector:
     handles = HANDLES
 
     def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
-        rows, conflict_rows = fold(_load_state(tx, batch), batch)
-        bulk.upsert(tx, facts, rows)
-        bulk.upsert(tx, conflicts, conflict_rows)
+        state = _load_state(tx, batch)
+        for rec in batch:
+            evolve(state, rec)
+        _writer(*_resolve_changed(state, _by_slot(state.facts.values())))(tx)
+
+    def replayer(self) -> FactsReplay:
+        """A fold that keeps every fact in memory between batches (for a rebuild)."""
+        return FactsReplay()
+
+
+class FactsReplay:
+    """``FactsProjector.apply`` for a copy that only this object writes, every
+    batch of which commits: the state stays in memory, so nothing is read back.
+    ``fold`` works out a batch's rows; the callable it returns writes them."""
+
+    def __init__(self) -> None:
+        self.state = FactsState()
+        self.slots: Slots = {}
+
+    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
+        state = self.state
+        known = len(state.facts)
+        for rec in batch:
+            evolve(state, rec)
+        if len(state.facts) > known:  # new facts: dicts keep insertion order
+            _by_slot(list(state.facts.values())[known:], self.slots)
+        rows, conflict_rows = _resolve_changed(state, self.slots)
+        for conflict in conflict_rows:
+            state.conflicts[(conflict.tenant_id, conflict.conflict_id)] = conflict
+        state.touched_slots.clear()
+        state.changed_facts.clear()
+        state.changed_conflicts.clear()
+        return _writer(rows, conflict_rows)

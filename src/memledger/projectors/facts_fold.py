@@ -13,6 +13,7 @@ batches arrived in, so a rebuild gives the same rows as live application.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import datetime
 
 import msgspec
@@ -229,10 +230,15 @@ class _Claim:
     members: tuple[FactRow, ...]
 
 
+@lru_cache(maxsize=1 << 16)
+def _normalised(statement: str) -> str:
+    return normalise_statement(statement)  # pure, and costly (NFKC and a regex): cached
+
+
 def _claims(candidates: list[FactRow]) -> list[_Claim]:
     groups: dict[str, list[FactRow]] = {}
     for fact in sorted(candidates, key=lambda f: f.first_position):
-        groups.setdefault(normalise_statement(fact.statement), []).append(fact)
+        groups.setdefault(_normalised(fact.statement), []).append(fact)
     claims = []
     for members in groups.values():
         lead = min(members, key=lambda f: (-f.confidence, -f.valid_from.timestamp(), f.first_position))
@@ -269,8 +275,9 @@ def resolve_slot(facts: list[FactRow], conflict: ConflictRow | None) -> Conflict
     win_leads = {c.lead.memory_id for c in winners}
     leader = max((c.lead for c in winners), key=lambda f: f.valid_from, default=None)
     ambiguous = rule == "ambiguous"
+    claim_of = {id(member): claim for claim in claims for member in claim.members}
     for fact in facts:
-        _set_status(fact, win_leads, claims, leader, ambiguous)
+        _set_status(fact, win_leads, claim_of.get(id(fact)), leader, ambiguous)
     if len(claims) < 2 and conflict is None:
         return None
     if conflict is None:
@@ -285,7 +292,7 @@ def resolve_slot(facts: list[FactRow], conflict: ConflictRow | None) -> Conflict
 
 
 def _set_status(
-    fact: FactRow, win_leads: set[str], claims: list[_Claim], leader: FactRow | None, ambiguous: bool
+    fact: FactRow, win_leads: set[str], own: _Claim | None, leader: FactRow | None, ambiguous: bool
 ) -> None:
     fact.conflicted = False
     fact.superseded_by = None
@@ -298,7 +305,7 @@ def _set_status(
         fact.status = "active" if fact.confidence >= ACTIVE_THRESHOLD else "low_confidence"
         fact.conflicted = ambiguous
         return
-    own = next(c for c in claims if any(m is fact for m in c.members))
+    assert own is not None  # every candidate is in a claim
     by = own.lead if own.lead.memory_id in win_leads else leader
     fact.status = "superseded"
     fact.superseded_by = by.memory_id if by is not None else None

@@ -7,6 +7,7 @@ from datetime import datetime
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
@@ -199,20 +200,38 @@ class RelationshipsProjector:
         keys, ids = _referenced(batch)
         if not keys:
             return
-        where = sa.tuple_(relationships.c.tenant_id, relationships.c.relationship_key).in_(keys)
-        loaded = bulk.load(tx, relationships, RelationshipRow, where)
-        for tenant_id, item_id in sorted(ids):
-            loaded += bulk.load(
-                tx,
-                relationships,
-                RelationshipRow,
-                relationships.c.tenant_id == tenant_id,
-                relationships.c.relationship_ids.contains([item_id]),
-            )
+        loaded = bulk.load_keys(tx, relationships, RelationshipRow, _KEY, keys)
+        found = {(r.tenant_id, r.relationship_key) for r in loaded}
+        # An id that is no edge's key may be one an edge was observed under.
+        loaded += _load_by_ids(tx, [k for k in ids if k not in found])
         rows = _Rows(loaded)
         for rec in batch:
             evolve(rows, rec)
         bulk.upsert(tx, relationships, [rows.by_key[k] for k in sorted(rows.changed)])
+
+
+_KEY = ("tenant_id", "relationship_key")
+_IDS = ("tenant_id", "item_id")
+_wanted = bulk.key_list("ids", _IDS)
+# Edges observed under any of the ids: one statement for the whole batch, each
+# id probing the GIN index on relationship_ids.
+_BY_IDS = bulk.as_json(
+    sa.select(*(relationships.c[f] for f in RelationshipRow.__struct_fields__)).select_from(
+        relationships.join(
+            _wanted,
+            sa.and_(
+                relationships.c.tenant_id == _wanted.c.tenant_id,
+                relationships.c.relationship_ids.contains(postgresql.array([_wanted.c.item_id])),
+            ),
+        )
+    )
+)
+
+
+def _load_by_ids(tx: Connection, ids: Sequence[tuple[str, str]]) -> list[RelationshipRow]:
+    if not ids:
+        return []
+    return bulk.fetch(tx, _BY_IDS, RelationshipRow, {"ids": bulk.encode_keys(_IDS, ids)})
 
 
 # Public name for folds outside the projector (as-of reconstruction in service.history).

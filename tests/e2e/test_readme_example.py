@@ -1,0 +1,29 @@
+"""The README's example, run as written (against the session's test database)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TestDatabase
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_readme_example_runs_and_prints_a_cited_memory_block(
+    database: TestDatabase, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = re.search(r"## Using it\s+```python\n(.*?)```", README.read_text(), re.DOTALL)
+    assert code is not None, "the README lost its example"
+    for name, value in database.env.items():
+        monkeypatch.setenv(name, value)
+    source = code.group(1).replace('"acme"', repr(f"readme-{uuid.uuid4().hex[:8]}"))  # a tenant of its own
+    exec(compile(source, str(README), "exec"), {"__name__": "readme"})  # noqa: S102
+    out = capsys.readouterr().out
+    assert "BEGIN PERSISTENT MEMORY" in out
+    assert "Phoenix uses PostgreSQL" in out
+    assert "fact.extracted heuristic 1" in out
+    assert "USES" in out
