@@ -39,6 +39,8 @@ def _server() -> tuple[URL, Callable[[], None]]:
 
 @dataclass(frozen=True)
 class TestDatabase:
+    __test__ = False  # a fixture type, not a test class
+
     """A fresh, migrated database for this test session."""
 
     url: URL

@@ -126,7 +126,7 @@ class Lines:
 def test_worker_extracts_turns_as_they_arrive_and_stops_on_sigterm(
     database: SessionDatabase, engine: Engine, tenant: str, heuristic: ExtractionWorker
 ) -> None:
-    env = {**database.env, "MEMLEDGER_WORKER_INTERVAL_S": "3600"}  # only an early wake can extract in time
+    env = {**database.env, "MEMLEDGER_WORKER_INTERVAL_S": "3600", "PYTHONFAULTHANDLER": "1"}
     proc = subprocess.Popen([*CLI, "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -139,7 +139,12 @@ def test_worker_extracts_turns_as_they_arrive_and_stops_on_sigterm(
         got = caused_by(engine, tenant, turn)
         assert any(isinstance(e, EntityObserved) and e.name == "Docker" for e in got)
         proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=30)
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack
+            proc.wait(10)
+            raise AssertionError(f"the worker ignored SIGTERM:\n{proc.stderr.read() if proc.stderr else ''}") from None
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -255,7 +255,7 @@ def test_secrets_are_refused_in_every_kind_of_candidate_and_counted() -> None:
             DirectiveCandidate(kind="preference", statement="tabs over spaces", key="preference: tabs"),
         ),
     )
-    events, counts = run(found)
+    events, counts = run(found, policy=Policy(auto_promote=True))
     assert counts.refused_secrets == 8
     assert len(counts.refused_kinds) == 8
     assert {"openai-style key", "password", "github token", "connection string with password"} <= set(
@@ -264,7 +264,8 @@ def test_secrets_are_refused_in_every_kind_of_candidate_and_counted() -> None:
     stored = [e.event for e in events]
     assert [e.name for e in stored if isinstance(e, EntityObserved)] == ["Postgres"]
     assert [r.target_name for r in stored if isinstance(r, RelationshipObserved)] == ["Linear"]
-    assert sorted(f.statement for f in facts_of(events)) == ["We ship on Fridays", "tabs over spaces"]
+    assert [f.statement for f in facts_of(events)] == ["We ship on Fridays"]
+    assert [p.statement for p in stored if isinstance(p, MemoryPromoted)] == ["tabs over spaces"]
     assert all("sk-proj" not in codec.encode(e).decode() for e in stored)
 
 

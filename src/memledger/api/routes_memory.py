@@ -80,7 +80,7 @@ def get_context(
     project: str | None = None,
     user: str | None = None,
     org: str | None = None,
-    budget: Annotated[int, Query(ge=200, le=200_000)] = 5000,
+    budget: Annotated[int, Query(ge=600, le=200_000)] = 5000,
     max_tokens: Annotated[int | None, Query(ge=1)] = None,
     model: str | None = None,
     style: Literal["text", "xml"] = "text",

@@ -46,7 +46,7 @@ class TurnsAccepted(BaseModel):
 class SelectIn(Strict):
     request: str = Field(min_length=1, max_length=10_000)
     scopes: ScopesIn = ScopesIn()
-    budget: int = Field(default=5000, ge=200, le=200_000)
+    budget: int = Field(default=5000, ge=600, le=200_000)
     min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
     as_of: datetime | int | None = None
 

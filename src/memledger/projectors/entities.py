@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import lru_cache
 
 import msgspec
 import sqlalchemy as sa
@@ -64,12 +65,16 @@ class EntityRow(msgspec.Struct):
     source_turns: list[str]
 
 
+# Pure and costly (NFKC and a regex), and a ledger names few entities many times.
+_entity_id = lru_cache(maxsize=1 << 16)(entity_id)
+
+
 def _observe(row: EntityRow | None, rec: Recorded, event: EntityObserved) -> EntityRow:
     aliases = [a for a in event.aliases]
     if row is None:
         return EntityRow(
             tenant_id=rec.tenant_id,
-            entity_id=entity_id(event.entity_type, event.name),
+            entity_id=_entity_id(event.entity_type, event.name),
             name=event.name,
             entity_type=event.entity_type,
             aliases=merge_ordered([], aliases),
@@ -104,7 +109,7 @@ def evolve(rows: dict[tuple[str, str], EntityRow], rec: Recorded, changed: set[t
     event = rec.event
     match event:
         case EntityObserved():
-            key = (rec.tenant_id, entity_id(event.entity_type, event.name))
+            key = (rec.tenant_id, _entity_id(event.entity_type, event.name))
             rows[key] = _observe(rows.get(key), rec, event)
             changed.add(key)
         case MemoryReinforced(item_kind="entity") | MemoryRetracted(item_kind="entity") | MemoryRestored(
@@ -131,7 +136,7 @@ def _keys(batch: Sequence[Recorded]) -> set[tuple[str, str]]:
     for rec in batch:
         event = rec.event
         if isinstance(event, EntityObserved):
-            keys.add((rec.tenant_id, entity_id(event.entity_type, event.name)))
+            keys.add((rec.tenant_id, _entity_id(event.entity_type, event.name)))
         elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored):
             if event.item_kind == "entity":
                 keys.add((rec.tenant_id, event.item_id))
@@ -155,3 +160,27 @@ class EntitiesProjector:
         for rec in batch:
             evolve(rows, rec, changed)
         bulk.upsert(tx, entities, [rows[k] for k in sorted(changed)])
+
+    def replayer(self) -> EntitiesReplay:
+        """A fold that keeps every entity in memory between batches (for a rebuild)."""
+        return EntitiesReplay()
+
+
+class EntitiesReplay:
+    """``EntitiesProjector.apply`` for a copy that only this object writes, every
+    batch of which commits: the rows stay in memory, so nothing is read back."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], EntityRow] = {}
+
+    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
+        changed: set[tuple[str, str]] = set()
+        for rec in batch:
+            evolve(self.rows, rec, changed)
+        encoded = _encoder.encode([self.rows[k] for k in sorted(changed)]) if changed else None
+        # Encoded now: the rows change in later batches, maybe before this one is written.
+        return lambda tx: None if encoded is None else bulk.upsert_encoded(tx, entities, _FIELDS, encoded)
+
+
+_FIELDS = tuple(EntityRow.__struct_fields__)
+_encoder = msgspec.json.Encoder()

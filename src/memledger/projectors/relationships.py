@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import lru_cache
 
 import msgspec
 import sqlalchemy as sa
@@ -83,16 +84,19 @@ class RelationshipRow(msgspec.Struct):
     source_turns: list[str]
 
 
+# Pure and costly (NFKC and a regex per name), and a ledger repeats few edges many times.
+_key = lru_cache(maxsize=1 << 16)(relationship_key)
+_entity_id = lru_cache(maxsize=1 << 16)(entity_id)
+
+
 def key_of(event: RelationshipObserved) -> str:
     """The edge an observation belongs to."""
-    return relationship_key(
-        event.source_type, event.source_name, event.relation, event.target_type, event.target_name
-    )
+    return _key(event.source_type, event.source_name, event.relation, event.target_type, event.target_name)
 
 
 def _new(rec: Recorded, event: RelationshipObserved) -> RelationshipRow:
-    source = (entity_id(event.source_type, event.source_name), event.source_name, event.source_type)
-    target = (entity_id(event.target_type, event.target_name), event.target_name, event.target_type)
+    source = (_entity_id(event.source_type, event.source_name), event.source_name, event.source_type)
+    target = (_entity_id(event.target_type, event.target_name), event.target_name, event.target_type)
     symmetric = event.relation in SYMMETRIC_RELATIONS
     if symmetric and target[0] < source[0]:
         source, target = target, source
@@ -209,8 +213,32 @@ class RelationshipsProjector:
             evolve(rows, rec)
         bulk.upsert(tx, relationships, [rows.by_key[k] for k in sorted(rows.changed)])
 
+    def replayer(self) -> RelationshipsReplay:
+        """A fold that keeps every edge in memory between batches (for a rebuild)."""
+        return RelationshipsReplay()
+
+
+class RelationshipsReplay:
+    """``RelationshipsProjector.apply`` for a copy that only this object writes,
+    every batch of which commits: the edges stay in memory, so nothing is read back."""
+
+    def __init__(self) -> None:
+        self.rows = _Rows([])
+
+    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
+        rows = self.rows
+        rows.changed = set()
+        for rec in batch:
+            evolve(rows, rec)
+        changed = [rows.by_key[k] for k in sorted(rows.changed)]
+        encoded = _encoder.encode(changed) if changed else None
+        # Encoded now: the rows change in later batches, maybe before this one is written.
+        return lambda tx: None if encoded is None else bulk.upsert_encoded(tx, relationships, _FIELDS, encoded)
+
 
 _KEY = ("tenant_id", "relationship_key")
+_FIELDS = tuple(RelationshipRow.__struct_fields__)
+_encoder = msgspec.json.Encoder()
 _IDS = ("tenant_id", "item_id")
 _wanted = bulk.key_list("ids", _IDS)
 # Edges observed under any of the ids: one statement for the whole batch, each

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -92,12 +92,28 @@ class TurnsProjector:
     handles = HANDLES
 
     def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
-        rows: dict[tuple[str, str], TurnRow] = {}
-        for rec in batch:
-            event = rec.event
-            if isinstance(event, TurnRecorded):
-                rows.setdefault((rec.tenant_id, event.turn_id), to_row(rec, event))
-        bulk.insert_new(tx, turns, list(rows.values()))
+        bulk.insert_new(tx, turns, _rows(batch))
+
+    def replayer(self) -> TurnsReplay:
+        """The same fold for a rebuild; turns keep no state between batches."""
+        return TurnsReplay()
+
+
+def _rows(batch: Sequence[Recorded]) -> list[TurnRow]:
+    rows: dict[tuple[str, str], TurnRow] = {}
+    for rec in batch:
+        event = rec.event
+        if isinstance(event, TurnRecorded):
+            rows.setdefault((rec.tenant_id, event.turn_id), to_row(rec, event))
+    return list(rows.values())
+
+
+class TurnsReplay:
+    """``TurnsProjector.apply`` split in two: work out the rows, then write them."""
+
+    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
+        rows = _rows(batch)
+        return lambda tx: bulk.insert_new(tx, turns, rows)
 
 
 def search(

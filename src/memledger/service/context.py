@@ -39,6 +39,7 @@ from memledger.store.identifiers import check_identifier
 log = logging.getLogger(__name__)
 
 SELECTOR_VERSION = "1"
+MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 CONTEXT_STREAM = "context:served"
 READ_MODELS = ("facts", "entities", "relationships")
 VectorSearch = Callable[[Connection, str, str], list[str]]
@@ -162,6 +163,8 @@ def build_context(
     if the ledger cannot take it, the agent still gets its block."""
     if style not in ("text", "xml"):
         raise InvalidCommand(f"style must be text or xml, not {style!r}")
+    if request.budget_chars < MIN_BUDGET_CHARS:
+        raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
     selection = select(engine, request, vector_search=vector_search)
     block = render(
         selection,

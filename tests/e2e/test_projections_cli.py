@@ -1,0 +1,129 @@
+"""``memledger projections ...`` as an operator runs it: a subprocess on a database
+of its own (so the projections' state is this module's alone)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from memledger import workload
+from memledger.projectors import registry
+from tests.integration.test_projections_support import (
+    READ_MODELS,
+    append_in_transactions,
+    coalesce,
+    fresh_database,
+    url_of,
+)
+
+if TYPE_CHECKING:
+    from tests.conftest import TestDatabase
+
+CLI = [sys.executable, "-m", "memledger.cli.main", "projections"]
+T0 = datetime(2025, 4, 7, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def ledger(database: TestDatabase) -> Iterator[Engine]:
+    """A database with a small mixed workload and no projection installed yet."""
+    with fresh_database(database, "proj_cli") as engine:
+        append_in_transactions(engine, coalesce(workload.generate(seed=21, tenants=2, turns=60, start=T0), 200))
+        yield engine
+
+
+def projections(engine: Engine, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATABASE_URL": url_of(engine)}
+    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=180, check=False)
+
+
+def status(engine: Engine) -> dict[str, dict[str, Any]]:
+    result = projections(engine, "status", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    return {row["name"]: row for row in rows}
+
+
+def test_status_lists_every_projection_with_its_lag_before_and_after_a_run(ledger: Engine) -> None:
+    before = status(ledger)
+
+    assert set(READ_MODELS) <= set(before)
+    assert list(before) == [p.name for p in registry.all_projectors()]
+    for name in READ_MODELS:
+        row = before[name]
+        assert row["state"] == "not installed"
+        assert row["lag_events"] > 0, f"{name} has a backlog"
+        assert {"version", "code_version", "position", "cursor", "applied_events", "lag_seconds"} <= set(row)
+
+    ran = projections(ledger, "run", "--once", *READ_MODELS)
+    assert ran.returncode == 0, ran.stderr
+    for name in READ_MODELS:
+        assert f"{name}: applied {before[name]['lag_events']} events" in ran.stdout
+
+    after = status(ledger)
+    for name in READ_MODELS:
+        row = after[name]
+        assert (row["state"], row["lag_events"], row["lag_seconds"]) == ("live", 0, 0.0)
+        assert row["applied_events"] == before[name]["lag_events"]
+        assert row["version"] == row["code_version"] == 1
+        assert row["position"] > 0
+        assert row["error"] is None
+
+    text = projections(ledger, "status")
+    assert text.returncode == 0, text.stderr
+    header, *lines = text.stdout.splitlines()
+    assert header.split()[:6] == ["name", "version", "position", "applied", "lag", "lag"]
+    for name in READ_MODELS:
+        assert any(line.split()[0] == name and line.split()[-1] == "live" for line in lines), text.stdout
+
+
+def test_verify_all_says_same_and_exits_zero(ledger: Engine) -> None:
+    assert projections(ledger, "run", "--once", *READ_MODELS).returncode == 0
+
+    result = projections(ledger, "verify", "all")
+
+    assert result.returncode == 0, result.stderr
+    for table in ("turns.turns", "facts.facts", "facts.conflicts", "entities.entities"):
+        line = next((x for x in result.stdout.splitlines() if x.startswith(f"{table}:")), None)
+        assert line is not None, result.stdout
+        assert ": same (" in line
+    assert "DIFFERENT" not in result.stdout
+
+    as_json = projections(ledger, "verify", "relationships", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    rows = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert [(r["table"], r["equal"]) for r in rows] == [("relationships", True)]
+    assert rows[0]["live_rows"] == rows[0]["rebuilt_rows"] > 0
+
+
+def test_rebuild_swaps_in_a_copy_and_the_projection_stays_live(ledger: Engine) -> None:
+    assert projections(ledger, "run", "--once", "facts").returncode == 0
+    before = status(ledger)["facts"]
+
+    result = projections(ledger, "rebuild", "facts")
+
+    assert result.returncode == 0, result.stderr
+    assert f"facts: rebuilt from {before['applied_events']:,} events and swapped in" in result.stdout
+    after = status(ledger)["facts"]
+    assert (after["state"], after["applied_events"], after["lag_events"]) == ("live", before["applied_events"], 0)
+    assert after["cursor"] == before["cursor"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("rebuild", "nosuch"), ("verify", "nosuch"), ("run", "--once", "nosuch"), ("retry", "nosuch")],
+    ids=lambda a: a[0],
+)
+def test_an_unknown_projection_exits_3_and_lists_the_names_there_are(ledger: Engine, args: tuple[str, ...]) -> None:
+    result = projections(ledger, *args)
+
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert "no projection named 'nosuch'" in result.stderr
+    assert ", ".join(p.name for p in registry.all_projectors()) in result.stderr
