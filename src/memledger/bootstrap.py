@@ -17,7 +17,7 @@ from memledger.errors import InvalidCommand
 from memledger.extraction.protocol import Extractor
 from memledger.projectors import embeddings, registry
 from memledger.selection.candidates import PER_CHANNEL
-from memledger.service import projections
+from memledger.service import integrity, projections
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
 from memledger.store import db, migrate
 
@@ -154,6 +154,13 @@ class Background:
                 args=(database.engine,),
                 kwargs={"poll_interval": settings.poll_interval_s, "should_stop": self._stop.is_set},
                 name="memledger-projectors",
+                daemon=True,
+            ),
+            threading.Thread(
+                target=integrity.run_sealer,
+                args=(database.engine,),
+                kwargs={"should_stop": self._stop.is_set},
+                name="memledger-sealer",
                 daemon=True,
             ),
             threading.Thread(

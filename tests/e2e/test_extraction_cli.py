@@ -101,15 +101,24 @@ def test_extract_once_prints_the_report_and_exits_0(
 
 
 class Lines:
-    """A subprocess's output lines, read by a thread so a test can wait with a timeout."""
+    """A subprocess's output lines, read by a thread (so the pipe never fills and blocks
+    the process) and kept, so a test can wait for a line with a timeout."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+        self.seen: list[str] = []
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
 
     def _pump(self, stream: IO[str]) -> None:
         for line in stream:
+            self.seen.append(line)
             self.lines.put(line)
+
+    def text(self) -> str:
+        """Everything read so far (all of it once the process has ended)."""
+        self._thread.join(5)
+        return "".join(self.seen)
 
     def wait_for(self, text: str, timeout: float) -> str:
         deadline = time.monotonic() + timeout
@@ -128,13 +137,14 @@ def test_worker_extracts_turns_as_they_arrive_and_stops_on_sigterm(
 ) -> None:
     env = {**database.env, "MEMLEDGER_WORKER_INTERVAL_S": "3600", "PYTHONFAULTHANDLER": "1"}
     proc = subprocess.Popen([*CLI, "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr = Lines(proc.stderr)
     try:
-        assert proc.stdout is not None
         Lines(proc.stdout).wait_for(f"worker {heuristic.name} running", 60)
         turn = record(engine, tenant, heuristic)
         deadline = time.monotonic() + 20
         while not caused_by(engine, tenant, turn) and time.monotonic() < deadline:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert proc.poll() is None, stderr.text()
             time.sleep(0.05)
         got = caused_by(engine, tenant, turn)
         assert any(isinstance(e, EntityObserved) and e.name == "Docker" for e in got)
@@ -144,11 +154,10 @@ def test_worker_extracts_turns_as_they_arrive_and_stops_on_sigterm(
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack
             proc.wait(10)
-            raise AssertionError(f"the worker ignored SIGTERM:\n{proc.stderr.read() if proc.stderr else ''}") from None
+            raise AssertionError(f"the worker ignored SIGTERM:\n{stderr.text()}") from None
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    stderr = proc.stderr.read() if proc.stderr else ""
-    assert code == 0, stderr
-    assert "Traceback" not in stderr
+    assert code == 0, stderr.text()
+    assert "Traceback" not in stderr.text()

@@ -118,7 +118,7 @@ def test_rebuild_swaps_in_a_copy_and_the_projection_stays_live(ledger: Engine) -
 
 @pytest.mark.parametrize(
     "args",
-    [("rebuild", "nosuch"), ("verify", "nosuch"), ("run", "--once", "nosuch"), ("retry", "nosuch")],
+    [("rebuild", "nosuch"), ("retry", "nosuch")],
     ids=lambda a: a[0],
 )
 def test_an_unknown_projection_exits_3_and_lists_the_names_there_are(ledger: Engine, args: tuple[str, ...]) -> None:

@@ -12,6 +12,7 @@ from memledger.cli import (
     demo,
     events_commands,
     extraction_commands,
+    integrity_commands,
     projections_commands,
     serve_commands,
 )
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     extraction_commands.register(commands)
     context_commands.register(commands)
     serve_commands.register(commands)
+    integrity_commands.register(commands)
     return parser
 
 

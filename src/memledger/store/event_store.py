@@ -6,6 +6,7 @@ Every function takes a ``Connection`` inside a transaction the caller owns
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -315,7 +316,7 @@ def _metadata(text: str) -> Metadata:
     return found
 
 
-def _fetch(conn: Connection, stmt: sa.Select[Any]) -> list[Recorded]:
+def _fetch(conn: Connection, stmt: sa.Select[Any], params: dict[str, Any] | None = None) -> list[Recorded]:
     """Run a query of ``_COLUMNS`` and decode its rows.
 
     The rows come straight from the driver's cursor: none of the columns needs
@@ -323,7 +324,7 @@ def _fetch(conn: Connection, stmt: sa.Select[Any]) -> list[Recorded]:
     ~15 % faster. The statement still runs through SQLAlchemy, so errors are
     translated as everywhere else.
     """
-    result = conn.execute(stmt)
+    result = conn.execute(stmt, params)
     rows = result.cursor.fetchall()
     result.close()
     return [_to_recorded(row) for row in rows]
@@ -348,17 +349,27 @@ def read_stream(
     conn: Connection, tenant_id: str, stream_id: str, *, after_version: int = 0, limit: int | None = None
 ) -> list[Recorded]:
     """A stream's events in stream-version order, from ``after_version + 1``."""
-    stmt = (
-        sa.select(*_COLUMNS)
-        .where(
-            events.c.tenant_id == check_identifier("tenant_id", tenant_id),
-            events.c.stream_id == check_identifier("stream_id", stream_id),
-            events.c.stream_version > after_version,
-        )
-        .order_by(events.c.stream_version)
-        .limit(limit)
+    params = {
+        "tenant_id": check_identifier("tenant_id", tenant_id),
+        "stream_id": check_identifier("stream_id", stream_id),
+        "after_version": after_version,
+        "limit": limit,  # LIMIT NULL: no limit
+    }
+    return _fetch(conn, _READ_STREAM, params)
+
+
+# Built once: building a statement of _COLUMNS took 0.3-0.8 ms, as much as
+# decoding a few hundred events.
+_READ_STREAM = (
+    sa.select(*_COLUMNS)
+    .where(
+        events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+        events.c.stream_id == sa.bindparam("stream_id", type_=sa.Text),
+        events.c.stream_version > sa.bindparam("after_version", type_=sa.Integer),
     )
-    return _fetch(conn, stmt)
+    .order_by(events.c.stream_version)
+    .limit(sa.bindparam("limit", type_=sa.Integer))
+)
 
 
 def _visible_after(after: Cursor) -> list[sa.ColumnElement[bool]]:
@@ -385,13 +396,33 @@ def _filters(tenant_id: str | None, types: Iterable[str] | None) -> list[sa.Colu
     if tenant_id is not None:
         where.append(events.c.tenant_id == check_identifier("tenant_id", tenant_id))
     if types is not None:
-        if isinstance(types, str):
-            raise InvalidCommand("types must be a list of event types, not one string")
-        tags = list(types)
-        for tag in tags:
-            codec.event_class(tag)  # an unknown type is an error, not an empty page
-        where.append(events.c.event_type.in_(tags))
+        where.append(events.c.event_type.in_(_checked_types(types)))
     return where
+
+
+def _checked_types(types: Iterable[str]) -> list[str]:
+    if isinstance(types, str):
+        raise InvalidCommand("types must be a list of event types, not one string")
+    tags = list(types)
+    for tag in tags:
+        codec.event_class(tag)  # an unknown type is an error, not an empty page
+    return tags
+
+
+@functools.cache
+def _read_all_statement(by_tenant: bool, by_types: bool) -> sa.Select[Any]:
+    """read_all's query for one combination of filters, built once (see _READ_STREAM)."""
+    stmt = (
+        sa.select(*_COLUMNS)
+        .where(*_visible_after(START))  # the cursor's values are bound per call
+        .order_by(events.c.tx_id, events.c.position)
+        .limit(sa.bindparam("limit", type_=sa.Integer))
+    )
+    if by_tenant:
+        stmt = stmt.where(events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text))
+    if by_types:
+        stmt = stmt.where(events.c.event_type.in_(sa.bindparam("types", type_=sa.Text, expanding=True)))
+    return stmt
 
 
 def read_all(
@@ -410,13 +441,16 @@ def read_all(
     """
     if limit < 1:
         raise InvalidCommand(f"limit must be at least 1, not {limit}")
-    stmt = (
-        sa.select(*_COLUMNS)
-        .where(*_visible_after(after), *_filters(tenant_id, types))
-        .order_by(events.c.tx_id, events.c.position)
-        .limit(limit)
-    )
-    return _fetch(conn, stmt)
+    params: dict[str, Any] = {
+        "after_tx": str(after.tx_id),
+        "after_position": after.position,
+        "limit": limit,
+    }
+    if tenant_id is not None:
+        params["tenant_id"] = check_identifier("tenant_id", tenant_id)
+    if types is not None:
+        params["types"] = _checked_types(types)
+    return _fetch(conn, _read_all_statement(tenant_id is not None, types is not None), params)
 
 
 def has_events_after(
@@ -513,3 +547,7 @@ def events_about(conn: Connection, tenant_id: str, item_id: str, *, entity: tupl
         .order_by(events.c.tx_id, events.c.position)
     )
     return [_to_recorded(row) for row in conn.execute(stmt).all()]
+
+
+# Public: the gap-safe visibility conditions, for other readers of the events table.
+visible_after = _visible_after

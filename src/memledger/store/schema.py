@@ -120,3 +120,18 @@ embedding_cache = Table(
     Column("embedding", Vector(), nullable=False),
     PrimaryKeyConstraint("model", "text_sha256"),
 )
+
+# Tamper evidence: each tenant's events, in ledger order, form a hash chain; each
+# link's hash covers the event's stored bytes and the previous link's hash. Written
+# by the sealer as the ledger grows; never rebuilt (a rebuild would launder tampering).
+event_chain = Table(
+    "event_chain",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("position", BigInteger, nullable=False),
+    Column("event_id", Text, nullable=False),
+    Column("hash", Text, nullable=False),
+    PrimaryKeyConstraint("tenant_id", "seq"),
+    UniqueConstraint("tenant_id", "position"),
+)

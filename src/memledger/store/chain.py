@@ -1,0 +1,175 @@
+"""The event_chain table: each tenant's hash chain over its events, in ledger order.
+
+A link's hash is sha256 over the previous link's hash and the event's stored
+bytes as PostgreSQL returns them (jsonb has one canonical text form), so any
+change to a stored event, or a deleted one, breaks the chain at that event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from memledger.events.envelope import Cursor
+from memledger.store.event_store import visible_after
+from memledger.store.schema import event_chain, events
+
+GENESIS = "0" * 64
+
+
+class RawEvent(msgspec.Struct, frozen=True):
+    """An event's stored bytes, as the chain covers them."""
+
+    tenant_id: str
+    position: int
+    tx_id: int
+    stream_id: str
+    stream_version: int
+    event_id: str
+    event_type: str
+    schema_version: int
+    payload: str
+    metadata: str
+    occurred_at: str
+
+    @property
+    def cursor(self) -> Cursor:
+        """Where this event is in the ledger's order."""
+        return Cursor(self.tx_id, self.position)
+
+
+_RAW = (
+    events.c.tenant_id,
+    events.c.position,
+    sa.cast(events.c.tx_id, sa.Text),
+    events.c.stream_id,
+    events.c.stream_version,
+    events.c.event_id,
+    events.c.event_type,
+    events.c.schema_version,
+    sa.cast(events.c.payload, sa.Text),
+    sa.cast(events.c.metadata, sa.Text),
+    # A fixed text form of the time, whatever the session's time zone.
+    sa.func.to_char(sa.func.timezone("UTC", events.c.occurred_at), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+)
+
+
+def _raw(row: Sequence[Any]) -> RawEvent:
+    return RawEvent(row[0], row[1], int(row[2]), *row[3:])
+
+
+def link(previous: str, event: RawEvent) -> str:
+    """The hash of ``event`` chained after ``previous``. Pure."""
+    digest = hashlib.sha256(previous.encode())
+    for part in (
+        event.tenant_id,
+        str(event.position),
+        event.stream_id,
+        str(event.stream_version),
+        event.event_id,
+        event.event_type,
+        str(event.schema_version),
+        event.payload,
+        event.metadata,
+        event.occurred_at,
+    ):
+        digest.update(b"\x1f")
+        digest.update(part.encode())
+    return digest.hexdigest()
+
+
+def read_raw(conn: Connection, after: Cursor, limit: int) -> list[RawEvent]:
+    """The next events of every tenant after ``after``, gap-safe, as stored bytes."""
+    stmt = sa.select(*_RAW).where(*visible_after(after)).order_by(events.c.tx_id, events.c.position).limit(limit)
+    return [_raw(row) for row in conn.execute(stmt).all()]
+
+
+def heads(conn: Connection, tenants: Iterable[str]) -> dict[str, tuple[int, str]]:
+    """Each tenant's last link: (seq, hash); tenants with no chain are absent."""
+    wanted = sorted(set(tenants))
+    if not wanted:
+        return {}
+    last = (
+        sa.select(event_chain.c.tenant_id, sa.func.max(event_chain.c.seq))
+        .where(event_chain.c.tenant_id.in_(wanted))
+        .group_by(event_chain.c.tenant_id)
+    )
+    stmt = sa.select(event_chain.c.tenant_id, event_chain.c.seq, event_chain.c.hash).where(
+        sa.tuple_(event_chain.c.tenant_id, event_chain.c.seq).in_(last)
+    )
+    return {row[0]: (row[1], row[2]) for row in conn.execute(stmt).all()}
+
+
+def extend(tx: Connection, links: Sequence[tuple[str, int, int, str, str]]) -> None:
+    """Append links (tenant, seq, position, event id, hash)."""
+    if links:
+        keys = ("tenant_id", "seq", "position", "event_id", "hash")
+        tx.execute(event_chain.insert(), [dict(zip(keys, link_, strict=True)) for link_ in links])
+
+
+class Checked(msgspec.Struct, frozen=True):
+    """One link as verification sees it: the stored hash and the event now in the ledger."""
+
+    seq: int
+    position: int
+    event_id: str
+    stored_hash: str
+    event: RawEvent | None
+
+
+def walk(conn: Connection, tenant_id: str, page: int = 5000) -> Iterator[Checked]:
+    """The tenant's chain in order, each link with the event at its position (None if gone)."""
+    joined = event_chain.outerjoin(
+        events, sa.and_(events.c.tenant_id == event_chain.c.tenant_id, events.c.position == event_chain.c.position)
+    )
+    after = 0
+    while True:
+        stmt = (
+            sa.select(
+                event_chain.c.seq,
+                event_chain.c.position,
+                event_chain.c.event_id,
+                event_chain.c.hash,
+                events.c.event_id.label("present"),
+                *_RAW,
+            )
+            .select_from(joined)
+            .where(event_chain.c.tenant_id == tenant_id, event_chain.c.seq > after)
+            .order_by(event_chain.c.seq)
+            .limit(page)
+        )
+        rows = conn.execute(stmt).all()
+        if not rows:
+            return
+        for row in rows:
+            yield Checked(row[0], row[1], row[2], row[3], None if row[4] is None else _raw(row[5:]))
+        after = rows[-1][0]
+
+
+def unsealed_before(conn: Connection, tenant_id: str, head: Cursor, sealed: int) -> int:
+    """Events of the tenant at or before ``head`` beyond the ``sealed`` count: events
+    that appeared behind the sealer (inserted out of order by someone bypassing the app)."""
+    stmt = sa.select(sa.func.count()).where(
+        events.c.tenant_id == tenant_id,
+        sa.tuple_(events.c.tx_id, events.c.position)
+        <= sa.tuple_(
+            sa.cast(sa.cast(sa.literal(str(head.tx_id)), sa.Text), events.c.tx_id.type), sa.literal(head.position)
+        ),
+    )
+    return int(conn.execute(stmt).scalar_one()) - sealed
+
+
+def tenants(conn: Connection) -> list[str]:
+    """Every tenant with a chain."""
+    return [r[0] for r in conn.execute(sa.select(event_chain.c.tenant_id).distinct().order_by(event_chain.c.tenant_id))]
+
+
+def chain_length(conn: Connection, tenant_id: str) -> int:
+    """How many of the tenant's events are sealed."""
+    stmt = sa.select(sa.func.count()).where(event_chain.c.tenant_id == tenant_id)
+    return int(conn.execute(stmt).scalar_one())
