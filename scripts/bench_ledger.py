@@ -26,6 +26,7 @@ The last line printed is one JSON object with every figure.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing as mp
 import os
@@ -80,13 +81,20 @@ def turn_text(rng: random.Random, length: int = 400) -> str:
     return text[0].upper() + text[1:] + "."
 
 
+@functools.cache
+def turn_texts() -> tuple[str, ...]:
+    """256 texts to pick from: building one costs more than appending it locally."""
+    rng = random.Random(42)
+    return tuple(turn_text(rng) for _ in range(256))
+
+
 def new_event(rng: random.Random, session: str) -> NewEvent:
     """A TurnRecorded event as an agent would append it."""
     return NewEvent(
         event=TurnRecorded(
             turn_id=f"turn-{uuid.uuid4().hex}",
             role=rng.choice(("user", "assistant")),
-            text=turn_text(rng),
+            text=rng.choice(turn_texts()),
             scopes=Scopes(session=session, project="phoenix", user="alice"),
         ),
         event_id=f"evt-{uuid.uuid4().hex}",
@@ -125,7 +133,7 @@ class Plan:
 
 
 QUICK = Plan(2.0, 5_000, 9_000, 3, 2.0, 2, 2, quick=True)
-FULL = Plan(5.0, 20_000, 60_000, 6, 5.0, 3, 3, quick=False)
+FULL = Plan(5.0, 20_000, 60_000, 6, 5.0, 4, 3, quick=False)
 
 
 # -- one writer -------------------------------------------------------------------------------
@@ -260,23 +268,34 @@ class WriterResult:
     latencies: list[float]
 
 
-def _writer(url: str, seconds: float, notify: bool, barrier: Any, results: Any) -> None:
-    """One writer process: one event per call to its own stream until time is up."""
+@dataclass(frozen=True)
+class Order:
+    """Append from ``start`` (time.monotonic) for ``seconds``."""
+
+    start: float
+    seconds: float
+    notify: bool
+
+
+def _writer(url: str, orders: Any, results: Any) -> None:
+    """One writer process, kept for the whole phase: on each order, one event per
+    call (one transaction each) to its own stream until the time is up."""
     engine = db.create_engine(make_url(url), pool_size=1)
-    stream = Stream(engine, f"writer-{uuid.uuid4().hex[:8]}", notify=notify)
-    stream.append(stream.batch(1))
-    latencies: list[float] = []
-    barrier.wait()
-    started = time.monotonic()  # CLOCK_MONOTONIC: comparable across processes
-    deadline = started + seconds
-    now = started
-    while now < deadline:
-        batch = stream.batch(1)
-        begin = time.monotonic()
-        stream.append(batch)
-        now = time.monotonic()
-        latencies.append(now - begin)
-    results.put(WriterResult(len(latencies), started, now, latencies))
+    stream = Stream(engine, f"writer-{uuid.uuid4().hex[:8]}")
+    stream.append(stream.batch(1))  # connect and warm up before the first order
+    results.put(None)
+    while (order := orders.get()) is not None:
+        stream.notify = order.notify
+        time.sleep(max(0.0, order.start - time.monotonic()))
+        latencies: list[float] = []
+        started = now = time.monotonic()  # CLOCK_MONOTONIC: comparable across processes
+        while now < order.start + order.seconds:
+            batch = stream.batch(1)
+            begin = time.monotonic()
+            stream.append(batch)
+            now = time.monotonic()
+            latencies.append(now - begin)
+        results.put(WriterResult(len(latencies), started, now, latencies))
     engine.dispose()
 
 
@@ -286,31 +305,52 @@ class WritersRun:
     latencies: list[float]
 
 
-def writers(url: URL, count: int, seconds: float, *, notify: bool = False) -> WritersRun:
-    """``count`` writer processes appending one event per transaction."""
-    ctx = mp.get_context("fork")  # the parent holds no connection when it forks (disposed)
-    barrier, results = ctx.Barrier(count), ctx.Queue()
-    args = (url.render_as_string(hide_password=False), seconds, notify, barrier, results)
-    procs = [ctx.Process(target=_writer, args=args) for _ in range(count)]
-    for proc in procs:
-        proc.start()
-    done = [results.get(timeout=seconds + 120) for _ in procs]
-    for proc in procs:
-        proc.join()
-        if proc.exitcode != 0:
-            raise RuntimeError(f"a writer process failed with exit code {proc.exitcode}")
-    elapsed = max(r.ended for r in done) - min(r.started for r in done)
-    return WritersRun(sum(r.count for r in done) / elapsed, [lat for r in done for lat in r.latencies])
+class WriterPool:
+    """Writer processes started once, so that no run pays for starting them."""
+
+    def __init__(self, url: URL, size: int) -> None:
+        ctx = mp.get_context("fork")  # the parent holds no connection when it forks (disposed)
+        self.results: Any = ctx.Queue()
+        self.orders: list[Any] = [ctx.Queue() for _ in range(size)]
+        address = url.render_as_string(hide_password=False)
+        self.procs = [
+            ctx.Process(target=_writer, args=(address, orders, self.results)) for orders in self.orders
+        ]
+        for proc in self.procs:
+            proc.start()
+        for _ in self.procs:
+            self.results.get(timeout=120)
+
+    def run(self, count: int, seconds: float, *, notify: bool = False) -> WritersRun:
+        """``count`` of the writers appending one event per transaction for ``seconds``."""
+        order = Order(time.monotonic() + 0.2, seconds, notify)
+        for orders in self.orders[:count]:
+            orders.put(order)
+        done: list[WriterResult] = [self.results.get(timeout=seconds + 120) for _ in range(count)]
+        elapsed = max(r.ended for r in done) - min(r.started for r in done)
+        return WritersRun(sum(r.count for r in done) / elapsed, [lat for r in done for lat in r.latencies])
+
+    def close(self) -> None:
+        for orders in self.orders:
+            orders.put(None)
+        for proc in self.procs:
+            proc.join(timeout=60)
+            if proc.exitcode != 0:
+                raise RuntimeError(f"a writer process failed with exit code {proc.exitcode}")
 
 
 def writer_rounds(
     url: URL, plan: Plan, variants: dict[str, tuple[int, bool]]
 ) -> dict[str, list[WritersRun]]:
     """Each variant (writer count, notify) once per round, in alternation."""
+    pool = WriterPool(url, max(count for count, _ in variants.values()))
     runs: dict[str, list[WritersRun]] = {name: [] for name in variants}
-    for _ in range(plan.writer_rounds):
-        for name, (count, notify) in variants.items():
-            runs[name].append(writers(url, count, plan.writer_seconds, notify=notify))
+    try:
+        for _ in range(plan.writer_rounds):
+            for name, (count, notify) in variants.items():
+                runs[name].append(pool.run(count, plan.writer_seconds, notify=notify))
+    finally:
+        pool.close()
     return runs
 
 
@@ -464,6 +504,7 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     out["batch1000_vs_raw_indexed"] = statistics.median(
         ledger / base for ledger, base in zip(ledger_rates, indexed_rates, strict=True)
     )
+    out["rounds_batch1000"] = {"ledger": ledger_rates, "raw": raw_rates, "raw_indexed": indexed_rates}
 
     # One listener drains notifications throughout, as a follower would; only
     # the notify=True variant sends any.
@@ -477,6 +518,7 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     out["writers16_vs_1"] = paired_ratio(runs["writers16"], runs["writers1"])
     out["notify_vs_no_notify"] = paired_ratio(runs["writers16_notify"], runs["writers16"])
     out["notifications_received"] = received[0]
+    out["rounds_writers"] = {key: [run.eps for run in key_runs] for key, key_runs in runs.items()}
 
     engine = db.create_engine(url, pool_size=1)
     settle(engine)
@@ -486,6 +528,17 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     out["read_all_events"] = reads[0][1]
     out["load_average_end"] = load_average()
     return out
+
+
+def _rounded(value: Any) -> Any:
+    """Floats to 3 decimals, inside dicts and lists too."""
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, dict):
+        return {key: _rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rounded(item) for item in value]
+    return value
 
 
 def report(out: dict[str, Any], plan: Plan) -> None:
@@ -527,7 +580,7 @@ def report(out: dict[str, Any], plan: Plan) -> None:
     out["cpus"] = os.cpu_count()
     out["machine"] = platform.machine()
     out["date"] = datetime.now(UTC).strftime("%Y-%m-%d")
-    print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}))
+    print(json.dumps(_rounded(out)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 
 from memledger import workload
 from memledger.projectors import registry
+from memledger.service import projections as service
 from tests.integration.test_projections_support import (
     READ_MODELS,
     append_in_transactions,
@@ -87,7 +88,7 @@ def test_status_lists_every_projection_with_its_lag_before_and_after_a_run(ledge
 
 
 def test_verify_all_says_same_and_exits_zero(ledger: Engine) -> None:
-    assert projections(ledger, "run", "--once", *READ_MODELS).returncode == 0
+    service.catch_up_all(ledger, READ_MODELS)
 
     result = projections(ledger, "verify", "all")
 
@@ -106,7 +107,7 @@ def test_verify_all_says_same_and_exits_zero(ledger: Engine) -> None:
     "TypeError (exit 1, a traceback); fix: TableDiff(str(table.name), ...)",
 )
 def test_verify_json_prints_one_object_per_table(ledger: Engine) -> None:
-    assert projections(ledger, "run", "--once", "relationships").returncode == 0
+    service.catch_up_all(ledger, ["relationships"])
 
     result = projections(ledger, "verify", "relationships", "--json")
 
@@ -117,16 +118,17 @@ def test_verify_json_prints_one_object_per_table(ledger: Engine) -> None:
 
 
 def test_rebuild_swaps_in_a_copy_and_the_projection_stays_live(ledger: Engine) -> None:
-    assert projections(ledger, "run", "--once", "facts").returncode == 0
-    before = status(ledger)["facts"]
+    service.catch_up_all(ledger, ["facts"])
+    before = {s.name: s for s in service.statuses(ledger)}["facts"]
+    assert before.applied_events > 0
 
     result = projections(ledger, "rebuild", "facts")
 
     assert result.returncode == 0, result.stderr
-    assert f"facts: rebuilt from {before['applied_events']:,} events and swapped in" in result.stdout
-    after = status(ledger)["facts"]
-    assert (after["state"], after["applied_events"], after["lag_events"]) == ("live", before["applied_events"], 0)
-    assert after["cursor"] == before["cursor"]
+    assert f"facts: rebuilt from {before.applied_events:,} events and swapped in" in result.stdout
+    after = {s.name: s for s in service.statuses(ledger)}["facts"]
+    assert (after.state, after.applied_events, after.lag_events) == ("live", before.applied_events, 0)
+    assert after.cursor == before.cursor
 
 
 @pytest.mark.parametrize(

@@ -314,14 +314,6 @@ def test_limits_and_refusals_are_counted_per_conversation_across_batches(engine:
     assert (totals["entities"], totals["skipped_entities"], totals["refused_secrets"]) == (3, 1, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: the policy can build an event the store refuses (here RelationshipObserved with a "
-    "relationship_id over 200 characters, from a 199-character tool name); event_store.append raises "
-    "InvalidEvent, _append does not catch it, the batch rolls back and every later drain fails on the "
-    "same batch: one odd turn stops extraction for every tenant. Fix: make the policy's events valid "
-    "(see test_policy), and in _append refuse-and-count an event codec.encode rejects instead of raising.",
-)
 def test_a_candidate_the_store_refuses_does_not_stop_the_worker(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine)
     (_, fine) = record(engine, tenant, f"@uses {'Very long tool name ' * 10}|0.9", "@fact os|The user runs Linux|0.9")
@@ -352,15 +344,6 @@ def test_replaying_a_batch_appends_nothing(engine: Engine, tenant: str) -> None:
     assert worker.pending() == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: when a turn's stream exists and the extractor now answers with more events (an LLM "
-    "is not deterministic), some event ids are new and some old, so event_store.append raises "
-    "InvalidCommand ('already appended in another batch'), not ConcurrencyConflict; _append catches "
-    "only ConcurrencyConflict, the batch rolls back and the worker is stuck on it for good. Fix: in "
-    "_append skip a turn whose stream already exists (event_store.stream_version(tx, tenant, stream) > 0) "
-    "before appending, or catch InvalidCommand as well.",
-)
 def test_a_turn_already_extracted_is_skipped_even_if_the_answer_changed(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine)
     before = _drain_then_move_back(engine, tenant, worker, *(f"@fact k{i}|Statement {i}|0.9" for i in range(5)))
@@ -370,13 +353,6 @@ def test_a_turn_already_extracted_is_skipped_even_if_the_answer_changed(engine: 
     assert worker.pending() == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: ExtractionWorker._append adds len(events) to report.events even when "
-    "event_store.append returns replayed=True (nothing written), and saves the policy counts again, "
-    "so a replayed batch reports events and inflates extraction_counters. Fix: 'if result.replayed: "
-    "continue' before counting, and count a turn into the saved totals only when its events were appended.",
-)
 def test_a_replayed_batch_reports_no_events_and_counts_nothing(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine)
     _drain_then_move_back(engine, tenant, worker, "@entity A|0.9", "@entity B|0.9")
@@ -530,12 +506,6 @@ def test_directives_are_promoted_once_the_tenant_switches_auto_promote_on(engine
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug (commit 6274623): policy._directive calls _fact() without its new keyword-only 'broad' "
-    "argument; with auto_promote off (the default) every user turn holding a directive raises TypeError in "
-    "the worker, the batch rolls back, and extraction stops for good. Fix: pass broad=True in _directive.",
-)
 def test_directives_follow_the_tenants_auto_promote_switch(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine)
     record(engine, tenant, "preference: tabs over spaces")
@@ -576,14 +546,6 @@ def test_the_loop_wakes_early_when_turns_arrive(engine: Engine, tenant: str) -> 
     assert not thread.is_alive()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: while a drain runs, WorkerLoop.run still calls scheduler.modify_job(next_run_time=now) "
-    "every poll because pending() > 0, and APScheduler logs a WARNING ('skipped: maximum number of running "
-    "instances reached') each time: 5 lines a second on stderr for the whole of a long (LLM) backlog. "
-    "Fix: set a 'busy' Event in _drain and only wake the job when it is clear (drain itself loops "
-    "until nothing is pending, so no turn waits longer).",
-)
 def test_the_loop_does_not_log_a_warning_every_poll_during_a_long_drain(
     engine: Engine, tenant: str, caplog: pytest.LogCaptureFixture
 ) -> None:

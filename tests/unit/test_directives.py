@@ -74,11 +74,5 @@ def test_lines_that_merely_contain_a_colon_are_not_directives(text: str) -> None
     assert parse_directives(text) == ()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: parse_directives strips trailing dots after matching, so 'decision: ...' yields a "
-    "directive with an empty statement (MemoryPromoted refuses it). Fix: skip it when the statement is "
-    "empty after .strip().rstrip('.').",
-)
 def test_a_directive_with_no_words_is_ignored() -> None:
     assert parse_directives("decision: ...") == ()

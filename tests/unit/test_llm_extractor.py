@@ -317,12 +317,6 @@ def test_a_hostile_answer_stores_only_clean_valid_events(calls: Calls) -> None:
     assert "hunter2" not in "".join(codec.encode(e).decode() for e in events)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug (policy): a schema-valid answer with a NUL in a statement, or relationship names "
-    "of up to 400 characters, yields events codec.encode refuses (statement NUL; relationship_id > 200), "
-    "which fails the worker's whole batch on every retry. See test_policy for the fixes.",
-)
 @pytest.mark.parametrize(
     "answer",
     [
@@ -382,13 +376,6 @@ def test_each_batch_gets_its_own_call_and_fallback(monkeypatch: pytest.MonkeyPat
     assert set(second) == {"t1", "t2", "t3"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: LlmExtractor._call passes timeout=, model=, messages= and response_format= and then "
-    "**options, so MEMLEDGER_LLM_OPTIONS='{\"timeout\": 60}' makes every call a TypeError (multiple values "
-    "for 'timeout'), caught by the broad except: every batch silently falls back after 3 attempts. Fix: "
-    "build the call as {**defaults, **options} (or refuse reserved keys in Settings).",
-)
 def test_a_timeout_in_the_options_does_not_break_every_call(calls: Calls) -> None:
     llm = extractor(VALID, options={"timeout": 60})
     llm.extract(TURNS)

@@ -205,24 +205,11 @@ def test_fact_keys_are_cleaned_and_statements_single_spaced() -> None:
     assert (f.key, f.statement) == ("deploy day", "We ship on Fridays")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: policy._fact only collapses whitespace in a statement; a NUL (or other control "
-    "character) from an extractor reaches FactExtracted, which codec.encode refuses, so the worker's "
-    "batch raises and is retried forever. Fix: clean statements with the control-character regex too.",
-)
 def test_control_characters_in_a_statement_never_make_an_unstorable_event() -> None:
     events, _ = run(TurnExtraction(facts=(fact("We ship\x00 on Fridays"),)))
     assert [f.statement for f in facts_of(events)] == ["We ship on Fridays"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: relationship_key of two names of up to 200 characters is up to ~420 characters, "
-    "but RelationshipObserved.relationship_id is a Name (max 200): codec.encode refuses the event "
-    "and the worker's batch fails for good. Fix: hash the key when it is longer than 200 characters "
-    "(e.g. 'rel-' + short_hash(key)), in events.keys.relationship_key or in the policy.",
-)
 def test_long_names_in_a_relationship_still_make_a_storable_event() -> None:
     long_name = "Very long tool name " * 10  # 200 characters, allowed by every check
     events, _ = run(TurnExtraction(relationships=(edge(long_name),)))
@@ -345,14 +332,6 @@ def test_facts_go_to_the_wanted_scope_or_the_next_narrower(
 # --- directives -------------------------------------------------------------------
 
 
-DIRECTIVE_AS_FACT_BUG = pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="src bug (commit 6274623): policy._directive calls _fact(out, FactCandidate(...), counts) without "
-    "the new keyword-only 'broad' argument, so with auto_promote off every directive raises TypeError "
-    "(the worker's batch fails for good). Fix: pass broad=True there (the scope was already chosen by "
-    "directive_scope/scope_key, so a named user scope is kept).",
-)
 
 
 def directive(kind: str, statement: str, scope: str | None = None) -> DirectiveCandidate:
@@ -392,7 +371,6 @@ def test_directive_scope_default_is_never_user_or_org() -> None:
         assert directive_scope(directive(kind, "x")) in ("session", "project")
 
 
-@DIRECTIVE_AS_FACT_BUG
 def test_directives_without_auto_promote_are_ordinary_facts() -> None:
     events, _ = run(
         TurnExtraction(directives=(directive("decision", "we ship on Fridays", "project"),)),
@@ -410,13 +388,6 @@ def test_the_same_directive_promoted_twice_gets_one_id() -> None:
     assert first[0].event.memory_id == again[0].event.memory_id  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: with auto_promote on, policy._directive puts directive.key into MemoryPromoted "
-    "uncut, and parse_directives derives a terminology key from an unbounded term; a key over 1000 "
-    "characters (ShortText) makes codec.encode refuse the event and the worker's batch fail for good. "
-    "Fix: key = clean_name(directive.key) in _directive (as _fact does).",
-)
 def test_a_huge_directive_key_still_makes_a_storable_promotion() -> None:
     term = "box " * 400
     events, _ = run(
@@ -427,13 +398,6 @@ def test_a_huge_directive_key_still_makes_a_storable_promotion() -> None:
     assert len(events) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: parse_directives strips trailing dots, so 'decision: ...' gives an empty statement; "
-    "with auto_promote on, _directive builds MemoryPromoted(statement='') which codec.encode refuses "
-    "(Text, min_length 1), failing the worker's batch for good. Fix: skip directives whose statement "
-    "is empty after cleaning (in parse_directives and in _directive).",
-)
 def test_an_empty_directive_statement_is_skipped() -> None:
     events, _ = run(
         TurnExtraction(directives=(DirectiveCandidate(kind="decision", statement="", key="decision: "),)),

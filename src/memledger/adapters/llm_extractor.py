@@ -133,22 +133,23 @@ class LlmExtractor:
         # litellm fetches a price map from the network at import unless told not to;
         # it is also slow to import, so it is imported only when a model is called.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
+        import litellm  # noqa: PLC0415 - see above
 
         payload = [{"turn_id": t.turn_id, "role": t.role, "text": t.text} for t in turns]
-        response = litellm.completion(
-            model=self.model,
-            messages=[
-                {"role": "system", "content": PROMPT},
-                {"role": "user", "content": msgspec.json.encode({"turns": payload}).decode()},
-            ],
-            response_format={
+        call: dict[str, Any] = {
+            "timeout": self.timeout_s,
+            "response_format": {
                 "type": "json_schema",
                 "json_schema": {"name": "extraction", "schema": ANSWER_SCHEMA, "strict": False},
             },
-            timeout=self.timeout_s,
-            **self.options,
-        )
+            **self.options,  # settings may override the timeout or the response format
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": PROMPT},
+                {"role": "user", "content": msgspec.json.encode({"turns": payload}).decode()},
+            ],
+        }
+        response = litellm.completion(**call)
         content = response.choices[0].message.content
         if not isinstance(content, str):
             raise msgspec.ValidationError("the answer has no text content")

@@ -16,6 +16,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+import msgspec
+
 from memledger.events.catalogue import (
     EntityObserved,
     Event,
@@ -68,6 +70,16 @@ class Policy:
     max_relationships: int = 50
     auto_promote: bool = False
     broad_scope_writes: bool = False  # may extraction write the user and org scopes?
+
+
+def edge_id(key: str) -> str:
+    """A relationship key short enough to be an id (long names are hashed)."""
+    return key if len(key) <= MAX_NAME_LENGTH else "rel-" + short_hash(key)
+
+
+def clean_text(text: str) -> str:
+    """Control characters replaced by spaces, whitespace collapsed."""
+    return " ".join(_CONTROL.sub(" ", text).split())
 
 
 def clean_name(name: str) -> str:
@@ -190,8 +202,8 @@ def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Pol
         source, target = clean_name(retraction.source_name), clean_name(retraction.target_name)
         if not source or not target:
             continue
-        key = relationship_key(
-            retraction.source_type, source, retraction.relation, retraction.target_type, target
+        key = edge_id(
+            relationship_key(retraction.source_type, source, retraction.relation, retraction.target_type, target)
         )
         event = MemoryRetracted(
             item_id=key,
@@ -210,7 +222,7 @@ def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Pol
             counts.skipped_relationships += 1
             continue
         counts.relationships += 1
-        key = relationship_key(cand.source_type, source, cand.relation, cand.target_type, target)
+        key = edge_id(relationship_key(cand.source_type, source, cand.relation, cand.target_type, target))
         observed = RelationshipObserved(
             relationship_id=key,
             source_name=source,
@@ -233,7 +245,7 @@ def fact_memory_id(scope: str, key_of_scope: str, key: str, statement: str) -> s
 
 
 def _fact(out: _Out, fact: FactCandidate, counts: Counts, *, broad: bool) -> None:
-    statement = " ".join(fact.statement.split())
+    statement = clean_text(fact.statement)
     key = clean_name(fact.key)
     if not statement or not key or not _keep(counts, fact.confidence):
         return
@@ -263,8 +275,10 @@ def directive_scope(directive: DirectiveCandidate) -> ScopeKind:
 
 
 def _directive(out: _Out, directive: DirectiveCandidate, counts: Counts, policy: Policy) -> None:
-    if _refused(counts, directive.statement):
+    statement, key = clean_text(directive.statement), clean_name(directive.key)
+    if not statement or not key or _refused(counts, statement):
         return
+    directive = msgspec.structs.replace(directive, statement=statement, key=key)
     scope, key_of_scope = scope_key(out.turn.scopes, directive_scope(directive))
     if not policy.auto_promote:  # still worth keeping, as an ordinary fact of the turn
         _fact(
@@ -277,6 +291,7 @@ def _directive(out: _Out, directive: DirectiveCandidate, counts: Counts, policy:
                 scope=scope,
             ),
             counts,
+            broad=True,  # the directive named its scope, or the narrowest that fits
         )
         return
     memory_id = "promoted-" + short_hash(scope, key_of_scope, directive.key, directive.statement)

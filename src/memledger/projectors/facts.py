@@ -262,6 +262,8 @@ class FactsReplay:
     def __init__(self) -> None:
         self.state = FactsState()
         self.slots: Slots = {}
+        self.written: set[tuple[str, str]] = set()
+        self.written_conflicts: set[tuple[str, str]] = set()
 
     def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
         state = self.state
@@ -276,4 +278,13 @@ class FactsReplay:
         state.touched_slots.clear()
         state.changed_facts.clear()
         state.changed_conflicts.clear()
-        return _writer(rows, conflict_rows)
+        changes = (
+            bulk.Changes(facts, rows, self.written, keep=_IMMUTABLE),
+            bulk.Changes(conflicts, conflict_rows, self.written_conflicts),
+        )
+
+        def write(tx: Connection) -> None:
+            for change in changes:
+                change.write(tx)
+
+        return write

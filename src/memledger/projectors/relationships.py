@@ -224,6 +224,7 @@ class RelationshipsReplay:
 
     def __init__(self) -> None:
         self.rows = _Rows([])
+        self.written: set[tuple[str, str]] = set()
 
     def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
         rows = self.rows
@@ -231,14 +232,11 @@ class RelationshipsReplay:
         for rec in batch:
             evolve(rows, rec)
         changed = [rows.by_key[k] for k in sorted(rows.changed)]
-        encoded = _encoder.encode(changed) if changed else None
-        # Encoded now: the rows change in later batches, maybe before this one is written.
-        return lambda tx: None if encoded is None else bulk.upsert_encoded(tx, relationships, _FIELDS, encoded)
+        return bulk.Changes(relationships, changed, self.written).write
 
 
 _KEY = ("tenant_id", "relationship_key")
-_FIELDS = tuple(RelationshipRow.__struct_fields__)
-_encoder = msgspec.json.Encoder()
+
 _IDS = ("tenant_id", "item_id")
 _wanted = bulk.key_list("ids", _IDS)
 # Edges observed under any of the ids: one statement for the whole batch, each

@@ -22,9 +22,11 @@ from datetime import UTC, datetime
 import msgspec
 import sqlalchemy as sa
 from apscheduler.schedulers.background import BackgroundScheduler
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import ConcurrencyConflict
+from memledger.errors import ConcurrencyConflict, InvalidCommand, LedgerError
+from memledger.events import codec
 from memledger.events.catalogue import FactExtracted, MemoryReinforced, TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent, Recorded
@@ -50,6 +52,7 @@ class BatchReport:
     refused_secrets: int = 0
     skipped: int = 0
     dropped_low_confidence: int = 0
+    invalid: int = 0
     busy_elsewhere: bool = False
 
 
@@ -126,8 +129,11 @@ class ExtractionWorker:
             try:
                 return self._batch()
             finally:
-                lock_conn.execute(sa.select(sa.func.pg_advisory_unlock(self._lock_key())))
-                lock_conn.commit()
+                try:
+                    lock_conn.execute(sa.select(sa.func.pg_advisory_unlock(self._lock_key())))
+                    lock_conn.commit()
+                except sa_exc.DBAPIError as e:  # the session is gone, and its lock with it
+                    log.warning("could not release the extraction lock: %s", e)
 
     def drain(self, should_stop: Callable[[], bool] = lambda: False) -> BatchReport:
         """Extract batches until nothing is pending; the sum of their reports."""
@@ -166,6 +172,7 @@ class ExtractionWorker:
         settings = {t: tenant_settings.load(tx, t) for t in sorted({t.tenant_id for t in turns})}
         report = BatchReport(turns=len(turns))
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
+        deltas: dict[str, dict[str, int]] = {}
         for turn in turns:
             extraction = results.get(turn.turn_id, TurnExtraction())
             if turn.role == "user" and not extraction.directives:
@@ -176,25 +183,30 @@ class ExtractionWorker:
                 auto_promote=settings[turn.tenant_id].auto_promote,
                 broad_scope_writes=settings[turn.tenant_id].broad_scope_writes,
             )
+            conversation = counts[(turn.tenant_id, conversation_of(turn))]
+            before = _tally(conversation)
             pairs = to_events(
-                turn,
-                extraction,
-                counts[(turn.tenant_id, conversation_of(turn))],
-                policy,
-                extractor=self.extractor.name,
-                version=self.extractor.version,
+                turn, extraction, conversation, policy, extractor=self.extractor.name, version=self.extractor.version
             )
+            deltas[turn.turn_id] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
         _reinforce_known(tx, per_turn)
         for turn, events in per_turn:
-            if not events:
+            valid = _encodable(turn, events)
+            report.invalid += len(events) - len(valid)
+            if not valid:
                 continue
             try:
-                event_store.append(tx, turn.tenant_id, turn_stream(self.extractor, turn.turn_id), events, 0)
-            except ConcurrencyConflict:
-                log.info("turn %s was already extracted by %s; skipped", turn.turn_id, label)
+                result = event_store.append(tx, turn.tenant_id, turn_stream(self.extractor, turn.turn_id), valid, 0)
+            except (ConcurrencyConflict, InvalidCommand) as e:  # extracted before (e.g. after a reset)
+                log.info("turn %s was already extracted by %s; skipped (%s)", turn.turn_id, label, e)
+                result = None
+            if result is None or result.replayed:  # nothing written: its counts do not count
+                conversation = counts[(turn.tenant_id, conversation_of(turn))]
+                for name, delta in deltas[turn.turn_id].items():
+                    setattr(conversation, name, getattr(conversation, name) - delta)
                 continue
-            report.events += len(events)
+            report.events += len(valid)
         counters.save(tx, label, {k: {n: getattr(c, n) for n in counters.COUNT_COLUMNS} for k, c in counts.items()})
 
         def added(*names: str) -> int:
@@ -205,6 +217,24 @@ class ExtractionWorker:
         report.skipped = added("skipped_entities", "skipped_relationships")
         report.dropped_low_confidence = added("dropped_low_confidence")
         return report
+
+
+def _tally(counts: Counts) -> dict[str, int]:
+    return {name: getattr(counts, name) for name in counters.COUNT_COLUMNS}
+
+
+def _encodable(turn: TurnText, events: list[NewEvent]) -> list[NewEvent]:
+    """The events the ledger will take; one it would refuse is logged and dropped, so a
+    single bad candidate can never stop the worker."""
+    kept = []
+    for new in events:
+        try:
+            codec.encode(new.event)
+        except LedgerError as e:
+            log.warning("dropped an extracted event of turn %s that the ledger refuses: %s", turn.turn_id, e)
+            continue
+        kept.append(new)
+    return kept
 
 
 def _with_directives(extraction: TurnExtraction, text: str) -> TurnExtraction:
@@ -246,6 +276,7 @@ class WorkerLoop:
         self.worker = worker
         self.poll_interval_s = poll_interval_s
         self._stop = threading.Event()
+        self._busy = threading.Event()  # a drain is running: no need to wake it
         self.scheduler = BackgroundScheduler(timezone="UTC")
         self.scheduler.add_job(
             self._drain,
@@ -258,7 +289,11 @@ class WorkerLoop:
         )
 
     def _drain(self) -> None:
-        report = self.worker.drain(self._stop.is_set)
+        self._busy.set()
+        try:
+            report = self.worker.drain(self._stop.is_set)
+        finally:
+            self._busy.clear()
         if report.turns:
             log.info("extracted %d turns into %d events", report.turns, report.events)
 
@@ -268,7 +303,8 @@ class WorkerLoop:
         self.scheduler.start()
         try:
             while not (self._stop.is_set() or should_stop()):
-                if self.worker.pending():
+                if not self._busy.is_set() and self.worker.pending():
+                    self._busy.set()  # cleared when the drain it starts ends
                     self.scheduler.modify_job("extract", next_run_time=datetime.now(UTC))
                 self._stop.wait(self.poll_interval_s)
         finally:

@@ -1,0 +1,206 @@
+"""The agent, auditor and key commands as a user runs them: ``memledger`` subprocesses
+on the surfaces' database. A tenant is seeded (two turns, extracted and projected)
+through the library; each command's own process does the rest.
+
+Starting Python and importing memledger costs seconds, so the commands that do not
+depend on each other run at once (``run_cli_together``), in three waves.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from memledger.events.envelope import START
+from memledger.service import ledger_pages
+from memledger.service.record import TurnInput
+from memledger.service.types import Scopes
+from tests.e2e.conftest import ApiServer, Surfaces, run_cli_together
+
+STATEMENT = "Project Condor uses PostgreSQL."
+SCOPE_ARGS = ["--project", "condor", "--session", "c1", "--user", "erin"]
+REQUEST = "Which database does Condor use?"
+Done = subprocess.CompletedProcess[str]
+
+
+@dataclass(frozen=True)
+class Run:
+    """The seeded tenant and what every command printed."""
+
+    tenant: str
+    turn_id: str
+    fact_id: str
+    turn_position: int
+    fact_position: int
+    key_tenant: str
+    results: dict[str, Done]
+
+
+def ok(done: Done) -> str:
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr}"
+    return done.stdout
+
+
+def json_lines(done: Done) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in ok(done).splitlines() if line.strip()]
+
+
+def seed(surfaces: Surfaces, tenant: str, turn_id: str) -> tuple[str, int, int]:
+    """Two turns for ``tenant``, extracted and projected: (fact id, turn's position, fact's position)."""
+    ledger = surfaces.ledger
+    scopes = Scopes(session="c1", project="condor", user="erin")
+    turns = [
+        TurnInput(role="user", text=STATEMENT, scopes=scopes, turn_id=turn_id),
+        TurnInput(role="user", text="I work with Priya on Condor.", scopes=scopes),
+    ]
+    turn_position = ledger.record_turns(tenant, turns)[0]
+    ledger.process()
+    events, _ = ledger_pages.page(ledger.engine, tenant, after=START, limit=1000, types=["fact.extracted"])
+    fact = next(e for e in events if e.event.statement == STATEMENT)  # type: ignore[attr-defined]
+    return fact.event.memory_id, turn_position, fact.position  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def run(surfaces: Surfaces, server: ApiServer) -> Run:
+    tenant, turn_id, key_tenant = (f"{p}-{uuid.uuid4().hex[:8]}" for p in ("condor", "t", "keys"))
+    fact_id, turn_position, fact_position = seed(surfaces, tenant, turn_id)
+    t = ["--tenant", tenant]
+    first = run_cli_together(
+        surfaces.env,
+        {
+            "keys create": ["keys", "create", "--tenant", key_tenant, "--label", "laptop", "--json"],
+            "search": ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--json"],
+            "search text": ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS],
+            "graph": ["graph", "Condor", *t, "--json"],
+            "provenance": ["provenance", fact_id, *t, "--json"],
+            "history": ["history", "--key", "condor: database", *t],
+            "context": ["context", REQUEST, *t, *SCOPE_ARGS, "--json"],
+            "as of the turn": ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(turn_position), "--json"],
+            "as of the fact": ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(fact_position), "--json"],
+            "bad as-of": ["context", REQUEST, *t, "--as-of", "last tuesday"],
+            "missing argument": ["search", *t],
+            "unknown key": ["keys", "revoke", "k-000000000000", "--tenant", key_tenant],
+        },
+    )
+    issued = json.loads(ok(first["keys create"]))
+    served = json.loads(ok(first["context"]))["event_id"]
+    second = run_cli_together(
+        surfaces.env,
+        {
+            "replay": ["context", "replay", served, *t],
+            "replay unknown": ["context", "replay", "context:nothing", *t],
+            "keys list": ["keys", "list", "--tenant", key_tenant],
+            "keys revoke": ["keys", "revoke", issued["key_id"], "--tenant", key_tenant],
+        },
+    )
+    ok(second["keys revoke"])
+    third = run_cli_together(surfaces.env, {"keys list after revoke": ["keys", "list", "--tenant", key_tenant]})
+    return Run(tenant, turn_id, fact_id, turn_position, fact_position, key_tenant, {**first, **second, **third})
+
+
+def test_keys_create_prints_a_working_key_once_as_json(run: Run) -> None:
+    issued = json.loads(ok(run.results["keys create"]))
+    assert set(issued) == {"key_id", "tenant_id", "key"}
+    assert issued["tenant_id"] == run.key_tenant
+    assert issued["key"].startswith("mlk_")
+    assert issued["key_id"].startswith("k-")
+
+
+def test_keys_list_shows_ids_and_labels_never_the_keys(run: Run) -> None:
+    issued = json.loads(run.results["keys create"].stdout)
+    listed = ok(run.results["keys list"])
+    [line] = listed.splitlines()
+    assert line.startswith(issued["key_id"])
+    assert "active" in line
+    assert "laptop" in line
+    assert issued["key"] not in listed
+
+
+def test_keys_revoke_stops_the_key(run: Run, server: ApiServer) -> None:
+    issued = json.loads(run.results["keys create"].stdout)
+    assert ok(run.results["keys revoke"]).strip() == f"revoked {issued['key_id']}"
+    [line] = ok(run.results["keys list after revoke"]).splitlines()
+    assert "revoked" in line
+    response = server.client(issued["key"]).get("/v1/settings")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "unauthorized"
+
+
+def test_revoking_an_unknown_key_exits_3_with_a_message(run: Run) -> None:
+    done = run.results["unknown key"]
+    assert done.returncode == 3
+    assert "has no key" in done.stderr
+
+
+def test_search_prints_the_fact_with_its_turns(run: Run) -> None:
+    items = json_lines(run.results["search"])
+    fact = next(i for i in items if i["item_id"] == run.fact_id)
+    assert fact["text"] == STATEMENT
+    assert fact["source_turns"] == [run.turn_id]
+    text = ok(run.results["search text"])
+    assert any(run.fact_id in line and f"turns: {run.turn_id}" in line for line in text.splitlines())
+
+
+def test_graph_prints_the_relationships_with_their_turns(run: Run) -> None:
+    [answer] = json_lines(run.results["graph"])
+    assert answer["entity"]["entity_id"] == "project:condor"
+    edge = next(e for e in answer["edges"] if e["relation"] == "USES")
+    assert edge["target_name"] == "PostgreSQL"
+    assert edge["source_turns"] == [run.turn_id]
+
+
+def test_provenance_prints_the_chain_back_to_the_turn(run: Run) -> None:
+    [chain] = json_lines(run.results["provenance"])
+    assert chain["item_id"] == run.fact_id
+    assert chain["steps"][0]["type"] == "fact.extracted"
+    assert chain["steps"][0]["position"] == run.fact_position
+    assert [(t["turn_id"], t["text"]) for t in chain["turns"]] == [(run.turn_id, STATEMENT)]
+
+
+def test_history_prints_every_fact_stated_on_the_key(run: Run) -> None:
+    lines = ok(run.results["history"]).splitlines()
+    assert lines == [line for line in lines if line.startswith("#")]
+    assert any(f"#{run.fact_position} " in line and "fact.extracted" in line and STATEMENT in line for line in lines)
+
+
+def test_context_json_cites_the_fact_and_replay_matches(run: Run) -> None:
+    [served] = json_lines(run.results["context"])
+    assert served["event_id"].startswith("context:")
+    assert run.fact_id in [i["item_id"] for i in served["selection"]["items"]]
+    assert f"turns {run.turn_id}" in served["block"]
+    replayed = ok(run.results["replay"])
+    assert served["block"] in replayed
+    assert replayed.rstrip().endswith("matches the served block")
+    assert "DOES NOT MATCH" not in replayed
+
+
+def test_context_replay_of_an_unknown_event_exits_3(run: Run) -> None:
+    done = run.results["replay unknown"]
+    assert done.returncode == 3
+    assert "context:nothing" in done.stderr
+
+
+def test_context_as_of_a_position_shows_memory_as_it_was_then(run: Run) -> None:
+    [then] = json_lines(run.results["as of the turn"])
+    assert then["selection"]["items"] == []
+    assert then["selection"]["as_of"] is not None
+    assert then["selection"]["as_of"].endswith(f":{run.turn_position}")
+    [later] = json_lines(run.results["as of the fact"])
+    assert run.fact_id in [i["item_id"] for i in later["selection"]["items"]]
+    assert later["selection"]["as_of"].endswith(f":{run.fact_position}")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("bad as-of", "--as-of must be a position or an ISO 8601 time"), ("missing argument", "usage: memledger search")],
+)
+def test_a_bad_argument_exits_2_with_a_message(run: Run, name: str, message: str) -> None:
+    done = run.results[name]
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stdout == ""
