@@ -42,7 +42,9 @@ def parse_directives(text: str) -> tuple[DirectiveCandidate, ...]:
         scope_text = (match.group("scope") or "").lower()
         if kind is None or (scope_text and scope_text not in _SCOPES):
             continue
-        statement = match.group("body").strip().rstrip(".")
+        statement = match.group("body").strip().rstrip(".").strip()
+        if not re.search(r"\w", statement):
+            continue  # "decision: ..." says nothing
         scope: ScopeKind | None = scope_text if scope_text else None  # type: ignore[assignment]
         found.append(
             DirectiveCandidate(

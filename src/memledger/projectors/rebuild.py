@@ -11,20 +11,14 @@ never an empty or half-built table.
 from __future__ import annotations
 
 import hashlib
-import logging
-import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from queue import Empty, Full, Queue
-from typing import Any, Protocol
+from collections.abc import Callable
 
 import msgspec
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import LedgerError, NotFound, ProjectionFailed
-from memledger.events.envelope import Cursor, Recorded
+from memledger.errors import NotFound
+from memledger.events.envelope import Cursor
 from memledger.projectors import checkpoints
 from memledger.projectors.base import Projector, live_schema, next_schema, read_models
 from memledger.projectors.runner import (
@@ -34,12 +28,10 @@ from memledger.projectors.runner import (
     create_tables,
     install,
 )
-from memledger.store import db, event_store
-
-log = logging.getLogger(__name__)
+from memledger.projectors.replay import replay
+from memledger.store import db
 
 REBUILD_BATCH = 5000
-REPLAY_BATCH = 10_000
 
 
 def _drop_schema(tx: Connection, schema: str) -> None:
@@ -84,150 +76,6 @@ def build_copy(
         create_indexes(tx, projector, schema)
     catch_up(engine, projector, checkpoint=name, schema_map=schema_map, until=until)
     return name
-
-
-class Replayer(Protocol):
-    """A projector's fold for a copy that nobody else writes: it keeps its state
-    in memory between batches instead of reading it back, and splits a batch into
-    the pure fold and the write, so the write can run while the next batch folds.
-    Valid only while every write it returned has committed, in order."""
-
-    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
-        """Fold ``batch``; return what writes its rows (not the checkpoint)."""
-
-
-@dataclass
-class _Pipe:
-    """A bounded hand-over between two stages; ``None`` ends the stream."""
-
-    queue: Queue[Any] = field(default_factory=lambda: Queue(maxsize=2))
-    stop: threading.Event = field(default_factory=threading.Event)
-
-    def put(self, item: Any) -> bool:
-        while not self.stop.is_set():
-            try:
-                self.queue.put(item, timeout=0.1)
-                return True
-            except Full:
-                continue
-        return False
-
-    def get(self) -> Any:
-        while not self.stop.is_set():
-            try:
-                return self.queue.get(timeout=0.1)
-            except Empty:
-                continue
-        return None
-
-
-def replay(
-    engine: Engine,
-    projector: Projector,
-    replayer: Replayer,
-    checkpoint: str,
-    schema_map: dict[str | None, str | None],
-    *,
-    batch_size: int = REPLAY_BATCH,
-    until: Cursor | None = None,
-    progress: Callable[[int], None] | None = None,
-) -> int:
-    """Fill a copy from its checkpoint with ``replayer``; return the events applied.
-
-    Three stages overlap, so Python and PostgreSQL work at the same time (two
-    cores, not one after the other): a thread reads and decodes the next page of
-    the ledger, this thread folds, and a thread writes each batch with its
-    checkpoint in one transaction (exactly once, as ``run_batch``). On any error
-    it stops after the last batch that committed and returns; the caller's
-    ``catch_up`` goes on from there the ordinary way, which applies, or isolates
-    and records, what failed.
-    """
-    with engine.connect() as conn:
-        start = checkpoints.get(conn, checkpoint)
-    if start is None or start.state != "live":
-        return 0
-    pages, writes = _Pipe(), _Pipe()
-    applied = [0]
-    errors: list[BaseException] = []
-    reader = threading.Thread(
-        target=_read, args=(engine, projector, start.cursor, batch_size, until, pages, errors), daemon=True
-    )
-    writer = threading.Thread(
-        target=_write, args=(engine, checkpoint, schema_map, start.cursor, writes, applied, progress, errors),
-        daemon=True,
-    )
-    reader.start()
-    writer.start()
-    try:
-        while (page := pages.get()) is not None:
-            writes.put((replayer.fold(page), page[-1].cursor, len(page)))
-    except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
-        log.warning("projection %s: replay stopped (%s); going on batch by batch", checkpoint, e)
-        pages.stop.set()
-    writes.put(None)
-    reader.join()
-    writer.join()
-    if errors:
-        log.warning("projection %s: replay stopped (%s); going on batch by batch", checkpoint, errors[0])
-    return applied[0]
-
-
-def _read(
-    engine: Engine,
-    projector: Projector,
-    after: Cursor,
-    batch_size: int,
-    until: Cursor | None,
-    pages: _Pipe,
-    errors: list[BaseException],
-) -> None:
-    try:
-        with engine.connect() as conn:
-            while True:
-                page = event_store.read_all(conn, after=after, limit=batch_size, types=projector.handles)
-                conn.rollback()  # a short read transaction per page: no snapshot held
-                if until is not None:
-                    page = [rec for rec in page if rec.cursor <= until]
-                if not page:
-                    break
-                if not pages.put(page):
-                    return
-                after = page[-1].cursor
-    except (LedgerError, sa_exc.SQLAlchemyError) as e:
-        errors.append(e)
-    pages.put(None)
-
-
-def _write(
-    engine: Engine,
-    checkpoint: str,
-    schema_map: dict[str | None, str | None],
-    after: Cursor,
-    writes: _Pipe,
-    applied: list[int],
-    progress: Callable[[int], None] | None,
-    errors: list[BaseException],
-) -> None:
-    try:
-        while (item := writes.get()) is not None:
-            write, cursor, count = item
-            with db.begin(engine) as tx:
-                # A lost commit after a crash loses its checkpoint too, and a
-                # rebuild starts over, so the copy need not wait for the disk.
-                tx.execute(sa.text("SET LOCAL synchronous_commit = off"))  # text(): a setting
-                conn = tx.execution_options(schema_translate_map=schema_map)
-                cp = checkpoints.lock(conn, checkpoint)
-                if cp is None or cp.cursor != after or cp.state != "live":
-                    raise ProjectionFailed(checkpoint, cursor.position, "the copy moved under the replay")
-                write(conn)
-                checkpoints.advance(conn, checkpoint, cursor, count)
-            after = cursor
-            applied[0] += count
-            if progress is not None:
-                progress(applied[0])
-    except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
-        errors.append(e)
-        writes.stop.set()
 
 
 def rebuild(

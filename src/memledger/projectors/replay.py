@@ -1,0 +1,207 @@
+"""Replaying the ledger into a fresh copy of a projection, fast.
+
+Used by ``rebuild.build_copy``. A projector may offer a ``replayer()``: its fold
+for a copy that nobody else writes, keeping its state in memory between batches
+(so nothing is read back from the copy) and split into the pure fold and the
+write. Then three stages overlap, so that Python and PostgreSQL work at the same
+time on two cores instead of one after the other:
+
+- a thread reads and decodes the next page of the ledger;
+- the calling thread folds it;
+- ``lanes`` threads write the batches, each batch with its checkpoint in one
+  transaction. Batches commit strictly in ledger order: a lane does its writes,
+  then waits for the batch before it to commit before it takes the checkpoint
+  lock, advances it and commits. More than one lane only for a replayer whose
+  batches never touch the same rows (turns: insert-only, deduplicated in memory),
+  so that the database's share (the text search vectors) uses both cores.
+
+Exactly once, as ``runner.run_batch``: a batch's rows and its checkpoint commit
+together, in order. On any error the replay stops after the last batch that
+committed and returns; the caller goes on from there the ordinary way, batch by
+batch, which applies what it can and isolates and records what fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from queue import Empty, Full, Queue
+from typing import Any, Protocol
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection, Engine
+
+from memledger.errors import LedgerError, ProjectionFailed
+from memledger.events.envelope import Cursor, Recorded
+from memledger.projectors import checkpoints
+from memledger.projectors.base import Projector
+from memledger.store import db, event_store
+
+log = logging.getLogger(__name__)
+
+REPLAY_BATCH = 20_000
+# What a failing fold or write may raise; anything else is a bug and propagates.
+_FAILURES = (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError, LookupError)
+
+
+class Replayer(Protocol):
+    """A projector's fold for a copy only it writes, every write of which commits
+    in order. ``fold`` returns what writes the batch's rows (not the checkpoint);
+    it must not depend on anything the fold changes later."""
+
+    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]: ...
+
+
+class _Pipe:
+    """A bounded hand-over between stages that gives up when told to stop."""
+
+    def __init__(self, size: int) -> None:
+        self.queue: Queue[Any] = Queue(maxsize=size)
+        self.stop = threading.Event()
+
+    def put(self, item: Any) -> bool:
+        while not self.stop.is_set():
+            try:
+                self.queue.put(item, timeout=0.1)
+                return True
+            except Full:
+                continue
+        return False
+
+    def get(self) -> Any:
+        while not self.stop.is_set():
+            try:
+                return self.queue.get(timeout=0.1)
+            except Empty:
+                continue
+        return None
+
+
+class _Commits:
+    """The order batches commit in, and what the lanes have committed."""
+
+    def __init__(self, after: Cursor) -> None:
+        self.cond = threading.Condition()
+        self.done = -1  # sequence number of the last committed batch
+        self.after = after
+        self.applied = 0
+        self.failed: BaseException | None = None
+
+    def wait_turn(self, seq: int) -> Cursor:
+        with self.cond:
+            self.cond.wait_for(lambda: self.done == seq - 1 or self.failed is not None)
+            if self.failed is not None:
+                raise ProjectionFailed("replay", 0, "an earlier batch failed")
+            return self.after
+
+    def committed(self, seq: int, cursor: Cursor, count: int) -> int:
+        with self.cond:
+            self.done, self.after = seq, cursor
+            self.applied += count
+            self.cond.notify_all()
+            return self.applied
+
+    def fail(self, error: BaseException) -> None:
+        with self.cond:
+            if self.failed is None:
+                self.failed = error
+            self.cond.notify_all()
+
+
+def replay(
+    engine: Engine,
+    projector: Projector,
+    replayer: Replayer,
+    checkpoint: str,
+    schema_map: dict[str | None, str | None],
+    *,
+    batch_size: int = REPLAY_BATCH,
+    until: Cursor | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Fill a copy from its checkpoint with ``replayer``; return the events applied
+    (every one up to the copy's checkpoint when it returns)."""
+    with engine.connect() as conn:
+        start = checkpoints.get(conn, checkpoint)
+    if start is None or start.state != "live":
+        return 0
+    lanes = max(1, int(getattr(replayer, "lanes", 1)))
+    pages, writes = _Pipe(2), _Pipe(lanes)
+    commits = _Commits(start.cursor)
+    threads = [threading.Thread(target=_read, args=(engine, projector, start.cursor, batch_size, until, pages))]
+    threads += [
+        threading.Thread(target=_lane, args=(engine, checkpoint, schema_map, writes, commits, progress))
+        for _ in range(lanes)
+    ]
+    for thread in threads:
+        thread.start()
+    seq = 0
+    try:
+        while (page := pages.get()) is not None and commits.failed is None:
+            if not writes.put((seq, replayer.fold(page), page[-1].cursor, len(page))):
+                break
+            seq += 1
+    except _FAILURES as e:
+        commits.fail(e)
+    finally:
+        pages.stop.set()
+        for _ in range(lanes):
+            writes.put(None)
+        for thread in threads:
+            thread.join()
+    if commits.failed is not None:
+        log.warning("projection %s: replay stopped (%s); going on batch by batch", checkpoint, commits.failed)
+    return commits.applied
+
+
+def _read(
+    engine: Engine, projector: Projector, after: Cursor, batch_size: int, until: Cursor | None, pages: _Pipe
+) -> None:
+    """Put the pages of the projector's events after ``after`` (up to ``until``), then None."""
+    try:
+        with engine.connect() as conn:
+            while True:
+                page = event_store.read_all(conn, after=after, limit=batch_size, types=projector.handles)
+                conn.rollback()  # a short read transaction per page: no snapshot held
+                if until is not None:
+                    page = [rec for rec in page if rec.cursor <= until]
+                if not page or not pages.put(page):
+                    break
+                after = page[-1].cursor
+    except _FAILURES as e:
+        log.warning("projection replay: reading stopped (%s)", e)
+    pages.put(None)
+
+
+def _lane(
+    engine: Engine,
+    checkpoint: str,
+    schema_map: dict[str | None, str | None],
+    writes: _Pipe,
+    commits: _Commits,
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Write batches, each with its checkpoint, committing in sequence order."""
+    try:
+        while (item := writes.get()) is not None:
+            seq, write, cursor, count = item
+            with db.begin(engine) as tx:
+                # A crash loses an unflushed commit together with its checkpoint,
+                # and the copy is private until swapped in: no need to wait for
+                # the disk at every batch.
+                tx.execute(sa.text("SET LOCAL synchronous_commit = off"))  # text(): a setting
+                conn = tx.execution_options(schema_translate_map=schema_map)
+                write(conn)
+                after = commits.wait_turn(seq)
+                cp = checkpoints.lock(conn, checkpoint)
+                if cp is None or cp.cursor != after or cp.state != "live":
+                    raise ProjectionFailed(checkpoint, cursor.position, "the copy moved under the replay")
+                checkpoints.advance(conn, checkpoint, cursor, count)
+            applied = commits.committed(seq, cursor, count)
+            if progress is not None:
+                progress(applied)
+    except _FAILURES as e:
+        commits.fail(e)
+        writes.stop.set()
