@@ -61,6 +61,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -316,18 +317,22 @@ class Tenant:
         return f"turn-{self.turn // 3}"  # a few items per turn, as extraction gives
 
 
-def _cast(tenant: Tenant, size: Size, entities: int) -> None:
-    """Choose the tenant's entities (``entities`` of them) and sessions."""
-    rng = tenant.rng
+@cache
+def _pools() -> tuple[list[str], list[str], list[str], list[str]]:
+    """Every person, codename, service and organisation name the generator may use."""
     people = [f"{f} {la}" for f in _FIRST for la in _LAST]
-    rng.shuffle(people)
     codenames = [f"{a} {n}" for a in _ADJ for n in _NOUN]
-    rng.shuffle(codenames)
     services = [f"{a} {p}" for a in _AREAS for p in _PARTS]
-    rng.shuffle(services)
-    orgs = [f"{a} {b}" for a in _ORG_A for b in _ORG_B]
-    orgs += [f"{n} {b}" for n in _NOUN for b in _ORG_B] + [f"{x} & {y}" for x in _LAST for y in _LAST if x != y]
-    rng.shuffle(orgs)
+    orgs = [f"{a} {b}" for a in _ORG_A for b in _ORG_B] + [f"{n} {b}" for n in _NOUN for b in _ORG_B]
+    orgs += [f"{x} & {y}" for x in _LAST for y in _LAST if x != y]
+    return people, codenames, services, orgs
+
+
+def _cast(tenant: Tenant, size: Size, entities: int) -> None:
+    """Choose the tenant's entities (about ``entities`` of them) and sessions."""
+    rng = tenant.rng
+    pools = _pools()
+    people, codenames, services, orgs = (rng.sample(pool, min(len(pool), entities)) for pool in pools)
     tenant.tools = rng.sample(_TOOLS, min(len(_TOOLS), max(2, entities // 25)))
     tenant.concepts = rng.sample(_CONCEPTS, min(len(_CONCEPTS), max(1, entities // 100)))
     tenant.services = services[: max(2, min(len(services), entities // 50))]
@@ -482,6 +487,9 @@ def _fake(tenant_id: str, event: Event) -> Recorded:
                     occurred_at=START_AT, recorded_at=START_AT, metadata=Metadata(), event=event)
 
 
+_VECTOR_TEXT = "[" + ",".join(["%.6f"] * 384) + "]"
+
+
 def seed_embeddings(engine: Engine, tenants: Sequence[Tenant], embedder: MiniLmEmbedder) -> dict[str, int]:
     """Compose a vector for each item text (see the module docstring) and cache it."""
     texts: dict[str, tuple[str, list[str]]] = {}  # sha -> (template, words)
@@ -500,7 +508,7 @@ def seed_embeddings(engine: Engine, tenants: Sequence[Tenant], embedder: MiniLmE
         jitter = np.random.default_rng(int(sha[:12], 16)).normal(0.0, 0.03, 384).astype(np.float32)
         total = (1.5 * vectors[template] if template else 0) + sum(vectors[w] for w in words) + jitter
         total /= np.linalg.norm(total)
-        rows.append((embedder.model, sha, "[" + ",".join(f"{x:.6f}" for x in total) + "]"))
+        rows.append((embedder.model, sha, _VECTOR_TEXT % tuple(total.tolist())))
     raw = engine.raw_connection()
     try:
         with raw.cursor() as cur, cur.copy("COPY embedding_cache (model, text_sha256, embedding) FROM STDIN") as copy:

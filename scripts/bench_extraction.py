@@ -33,6 +33,7 @@ from memledger.events.catalogue import TurnRecorded
 from memledger.projectors import registry, runner
 from memledger.service.extraction import WorkerLoop
 from memledger.service.record import TurnInput, record_turns
+from memledger.service.types import Scopes
 from memledger.store import db, migrate
 from memledger.workload import generate
 
@@ -92,6 +93,7 @@ def throughput(database: bootstrap.Database, count: int) -> dict[str, float]:
 
 
 def delay(database: bootstrap.Database, seconds: float, rate: float = 50.0) -> dict[str, float]:
+    scopes = Scopes(session="live", project="nova", user="bench")
     engine = database.engine
     stop = threading.Event()
     loop = WorkerLoop(bootstrap.build_worker(database), interval_s=30.0, poll_interval_s=0.05)
@@ -134,7 +136,7 @@ def delay(database: bootstrap.Database, seconds: float, rate: float = 50.0) -> d
     while time.perf_counter() - begin < seconds:
         turn_id = f"lag-{n}"
         text = f"Project Nova{n} uses PostgreSQL."
-        turn = TurnInput(role="user", text=text, scopes=TurnScopes, turn_id=turn_id)
+        turn = TurnInput(role="user", text=text, scopes=scopes, turn_id=turn_id)
         record_turns(engine, "bench-live", [turn])
         sent[turn_id] = last_sent[0] = time.perf_counter()
         n += 1
@@ -153,17 +155,10 @@ def delay(database: bootstrap.Database, seconds: float, rate: float = 50.0) -> d
     }
 
 
-TurnScopes = None  # set in main: the scopes of the live turns
-
-
 def main() -> None:
-    global TurnScopes
-    from memledger.service.types import Scopes
-
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smaller run, under a minute")
     args = parser.parse_args()
-    TurnScopes = Scopes(session="live", project="nova", user="bench")
     database, base = fresh_database()
     try:
         count = 1000 if args.quick else 5000

@@ -21,8 +21,12 @@ from memledger import bootstrap
 from memledger.config import Settings
 from memledger.formatting import Block
 from memledger.service import context, keys, memory, projections, provenance, search, tenant_settings
+from memledger.service.context import Replay
+from memledger.service.provenance import Provenance, Step
 from memledger.service.record import TurnInput, record_turns
-from memledger.service.types import Scopes, SelectedItem, Selection, TenantSettingsChanged
+from memledger.service.search import GraphAnswer
+from memledger.service.tenant_settings import TenantSettings
+from memledger.service.types import PromotionKind, ScopeKind, Scopes, SelectedItem, Selection, TenantSettingsChanged
 
 Style = Literal["text", "xml"]
 
@@ -113,7 +117,7 @@ class MemoryLedger:
         """Hybrid search over facts, entities, relationships and turns."""
         return search.search(self.engine, tenant_id, scopes, query, k=k)
 
-    def graph(self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None) -> search.GraphAnswer:
+    def graph(self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None) -> GraphAnswer:
         """Relationships around an entity (or "me"), with the turns behind each."""
         return search.query_graph(self.engine, tenant_id, entity, depth=depth, user=user)
 
@@ -121,8 +125,8 @@ class MemoryLedger:
         self,
         tenant_id: str,
         *,
-        kind: memory.PromotionKind,
-        scope: memory.ScopeKind,
+        kind: PromotionKind,
+        scope: ScopeKind,
         scopes: Scopes,
         statement: str | None = None,
         memory_id: str | None = None,
@@ -151,21 +155,22 @@ class MemoryLedger:
         """Record which fact of a conflict stands."""
         memory.resolve_conflict(self.engine, tenant_id, conflict_id, chosen_memory_id, reason=reason, actor="library")
 
-    def provenance(self, tenant_id: str, item_id: str) -> provenance.Provenance:
+    def provenance(self, tenant_id: str, item_id: str) -> Provenance:
         """The events behind an item, back to its turns."""
         return provenance.provenance(self.engine, tenant_id, item_id)
 
-    def history(self, tenant_id: str, key: str) -> list[provenance.Step]:
+    def history(self, tenant_id: str, key: str) -> list[Step]:
         """Every fact ever stated on ``key``, and what happened to each."""
         return provenance.key_history(self.engine, tenant_id, key)
 
-    def replay(self, tenant_id: str, context_event_id: str) -> context.Replay:
+    def replay(self, tenant_id: str, context_event_id: str) -> Replay:
         """Re-render a served block from the ledger and check its hash."""
         return context.replay(self.engine, tenant_id, context_event_id)
 
-    def settings(self, tenant_id: str, **switches: bool) -> tenant_settings.TenantSettings:
+    def settings(self, tenant_id: str, **switches: bool) -> TenantSettings:
         """Change the tenant's switches (capture, recall, auto_promote, broad_scope_writes)."""
-        return tenant_settings.change(self.engine, tenant_id, TenantSettingsChanged(**switches), actor="library")
+        change = TenantSettingsChanged(**switches)  # type: ignore[arg-type]
+        return tenant_settings.change(self.engine, tenant_id, change, actor="library")
 
     def create_key(self, tenant_id: str, label: str = "") -> tuple[str, str]:
         """Issue an API key for the HTTP API and MCP; (key id, key)."""

@@ -109,7 +109,8 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         answer = search.query_graph(
             engine, tenant(ctx), entity, depth=depth, relations=relation_types, entity_types=entity_types, user=user
         )
-        return msgspec.to_builtins(answer)
+        found: dict[str, Any] = msgspec.to_builtins(answer)
+        return found
 
     @server.tool()
     def record_turn(
@@ -161,7 +162,8 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
     def memory_provenance(item_id: str, ctx: Context) -> dict[str, Any]:
         """Where a memory came from: every event that made or changed it (with the extractor and
         version) and the conversation turns behind it."""
-        return msgspec.to_builtins(provenance.provenance(engine, tenant(ctx), item_id))
+        found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, tenant(ctx), item_id))
+        return found
 
     return server
 

@@ -56,7 +56,6 @@ from memledger.events.envelope import Metadata, NewEvent
 from memledger.events.keys import entity_id, relationship_key, slot_id
 from memledger.store import event_store
 
-
 T = TypeVar("T")
 
 

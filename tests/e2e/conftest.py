@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -43,21 +44,28 @@ def run_cli(env: dict[str, str], *args: str, timeout: float = 180) -> subprocess
     return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False)
 
 
-def run_cli_together(
-    env: dict[str, str], commands: dict[str, list[str]], timeout: float = 240
-) -> dict[str, subprocess.CompletedProcess[str]]:
-    """Several ``memledger`` commands at once (each a subprocess; starting Python and
-    importing memledger costs seconds, so they overlap), by name."""
-    started = {
-        name: subprocess.Popen(
-            [*CLI, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        for name, args in commands.items()
-    }
-    done = {}
-    for name, proc in started.items():
-        out, err = proc.communicate(timeout=timeout)
-        done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+Done = subprocess.CompletedProcess[str]
+Step = tuple[str, list[str] | Callable[[dict[str, Done]], list[str]]]
+
+
+def run_cli_chains(env: dict[str, str], chains: list[list[Step]], timeout: float = 300) -> dict[str, Done]:
+    """Chains of ``memledger`` commands, by name: each chain in order, the chains at once.
+    Starting Python and importing memledger costs seconds, so independent commands
+    overlap. A step's arguments may be a function of the results so far (its chain's
+    earlier steps have finished)."""
+    done: dict[str, Done] = {}
+
+    def run_chain(chain: list[Step]) -> None:
+        for name, args in chain:
+            done[name] = run_cli(env, *(args(done) if callable(args) else args), timeout=timeout)
+
+    threads = [threading.Thread(target=run_chain, args=(chain,)) for chain in chains]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    missing = [name for chain in chains for name, _ in chain if name not in done]
+    assert not missing, f"commands that never ran (see the chain's exception above): {missing}"
     return done
 
 

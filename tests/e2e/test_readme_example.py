@@ -21,7 +21,7 @@ def test_readme_example_runs_and_prints_a_cited_memory_block(
     for name, value in database.env.items():
         monkeypatch.setenv(name, value)
     source = code.group(1).replace('"acme"', repr(f"readme-{uuid.uuid4().hex[:8]}"))  # a tenant of its own
-    exec(compile(source, str(README), "exec"), {"__name__": "readme"})  # noqa: S102
+    exec(compile(source, str(README), "exec"), {"__name__": "readme"})
     out = capsys.readouterr().out
     assert "BEGIN PERSISTENT MEMORY" in out
     assert "Phoenix uses PostgreSQL" in out

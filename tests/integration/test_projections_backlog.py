@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 CLI = [sys.executable, "-m", "memledger.cli.main"]
 T0 = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)
+KILLS = 2
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +120,7 @@ def test_a_runner_killed_in_the_middle_of_a_batch_loses_and_repeats_nothing(back
     rng = random.Random()
     expected = {p.name: handled_events(backlog, p) for p in read_models()}
     kills = 0
-    for _ in range(3):
+    for _ in range(KILLS):
         before = _applied(backlog)
         process = _run_projections(backlog)
         try:
@@ -135,7 +136,7 @@ def test_a_runner_killed_in_the_middle_of_a_batch_loses_and_repeats_nothing(back
         after = _applied(backlog)
         assert all(after.get(name, 0) >= count for name, count in before.items())
         assert sum(after.values()) < sum(expected.values()), "killed before it finished the backlog"
-    assert kills == 3
+    assert kills == KILLS
 
     done = subprocess.run(
         [*CLI, "projections", "run", "--once", *READ_MODELS],

@@ -3,12 +3,14 @@
 
 The module works in a database of its own, so the live projections see only these
 events and nobody else's; each test writes under its own tenant. ``catch_up`` runs
-with tiny batches here, so the closing ``verify`` (a rebuild in 5000-event batches)
-also proves a rebuild equals incremental application.
+with tiny batches here, so the closing comparison with a rebuild (5000-event
+batches) also proves a rebuild equals incremental application.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
@@ -31,7 +33,7 @@ from memledger.events.catalogue import (
     Scopes,
     TurnRecorded,
 )
-from memledger.events.envelope import NewEvent
+from memledger.events.envelope import Cursor, NewEvent
 from memledger.events.keys import entity_id, relationship_key, slot_id
 from memledger.projectors import checkpoints, rebuild, runner
 from memledger.projectors.base import Projector
@@ -109,18 +111,18 @@ def rows(engine: Engine, table: sa.Table, tenant: str, *, by: str) -> dict[str, 
     return {row[by]: dict(row) for row in found}
 
 
-def checksums(engine: Engine, tables: Sequence[sa.Table]) -> list[tuple[int, str]]:
+def table_sums(engine: Engine, tables: Sequence[sa.Table]) -> list[tuple[int, str]]:
     with engine.connect() as conn:
         return [rebuild.table_checksum(conn, table) for table in tables]
 
 
 def assert_reapplying_changes_nothing(engine: Engine, projector: Projector, *tables: sa.Table) -> None:
-    before = checksums(engine, tables)
+    before = table_sums(engine, tables)
     with engine.connect() as conn:
         cp = checkpoints.get(conn, projector.name)
     assert runner.catch_up(engine, projector, batch_size=SMALL_BATCH) == 0
     assert runner.catch_up(engine, projector) == 0
-    assert checksums(engine, tables) == before
+    assert table_sums(engine, tables) == before
     with engine.connect() as conn:
         assert checkpoints.get(conn, projector.name) == cp
 
@@ -438,6 +440,64 @@ def test_a_symmetric_relation_seen_both_ways_is_one_edge_and_reinforcement_raise
     assert_reapplying_changes_nothing(models, RelationshipsProjector(), relationships)
 
 
+def test_a_batch_rolled_back_with_its_checkpoint_is_applied_once_later(models: Engine, tenant: str) -> None:
+    """A crash before the commit loses the rows and the checkpoint together."""
+    runner.catch_up(models, EntitiesProjector())
+    writer = Writer(models, tenant)
+    writer.append(*(EntityObserved(name="Grafana", entity_type="tool", confidence=0.7) for _ in range(3)))
+    before = table_sums(models, [entities])
+    with models.connect() as conn:
+        cp = checkpoints.get(conn, "entities")
+
+    with models.connect() as conn:
+        crashed = conn.begin()
+        assert runner.apply_next_batch(conn, EntitiesProjector(), checkpoint="entities") == 3
+        crashed.rollback()
+
+    assert table_sums(models, [entities]) == before
+    with models.connect() as conn:
+        assert checkpoints.get(conn, "entities") == cp
+    assert runner.catch_up(models, EntitiesProjector()) == 3
+    assert rows(models, entities, tenant, by="entity_id")["tool:grafana"]["mention_count"] == 3
+
+
+# --- read your writes -----------------------------------------------------------------
+
+
+def _cursor_of(engine: Engine, event_id: str, tenant: str) -> Cursor:
+    with engine.connect() as conn:
+        found = [r for r in event_store.read_all(conn, tenant_id=tenant, limit=10_000) if r.event_id == event_id]
+    assert len(found) == 1
+    return found[0].cursor
+
+
+def test_wait_for_returns_once_the_live_runner_has_applied_an_append(models: Engine, tenant: str) -> None:
+    runner.catch_up(models, FactsProjector())
+    writer = Writer(models, tenant)
+    (appended,) = writer.append(fact("rw", "Phoenix caches with Redis", 0.9, key="cache"))
+    target = _cursor_of(models, appended, tenant)
+
+    assert runner.wait_for(models, FactsProjector(), target, timeout=0.2) is False, "nobody applies it"
+
+    stop = threading.Event()
+    follower = threading.Thread(
+        target=lambda: runner.follow(models, [FactsProjector()], poll_interval=0.02, should_stop=stop.is_set),
+        daemon=True,
+    )
+    follower.start()
+    try:
+        assert runner.wait_for(models, FactsProjector(), target, timeout=30) is True
+        assert rows(models, facts, tenant, by="memory_id")["rw"]["status"] == "active", "the write is readable"
+    finally:
+        stop.set()
+        follower.join(timeout=30)
+
+    (turn,) = writer.append(TurnRecorded(turn_id="rw-turn", role="user", text="not a fact"))
+    started = time.monotonic()
+    assert runner.wait_for(models, FactsProjector(), _cursor_of(models, turn, tenant), timeout=5) is True
+    assert time.monotonic() - started < 1, "an event the projection does not handle is not waited for"
+
+
 # --- the whole module: rebuilds equal what was applied in tiny batches -----------------
 
 
@@ -452,7 +512,7 @@ def _tamper(engine: Engine, tenant: str) -> dict[str, tuple[int, str]]:
     """A fact projected, then changed by hand; returns the checksums from before."""
     Writer(engine, tenant).append(fact("tamper", "Phoenix is written in Rust", 0.9, key="language"))
     runner.catch_up(engine, FactsProjector())
-    before = {t.name: c for t, c in zip((facts, conflicts), checksums(engine, [facts, conflicts]), strict=True)}
+    before = {t.name: c for t, c in zip((facts, conflicts), table_sums(engine, [facts, conflicts]), strict=True)}
     with engine.begin() as tx:
         changed = tx.execute(
             sa.update(facts)
@@ -476,7 +536,7 @@ def test_a_row_changed_by_hand_differs_from_a_rebuild_and_rebuild_repairs_it(
     rebuild.rebuild(models, FactsProjector())
 
     assert_equals_rebuild(models, FactsProjector())
-    assert dict(zip(("facts", "conflicts"), checksums(models, [facts, conflicts]), strict=True)) == before
+    assert dict(zip(("facts", "conflicts"), table_sums(models, [facts, conflicts]), strict=True)) == before
     assert rows(models, facts, tenant, by="memory_id")["tamper"]["statement"] == "Phoenix is written in Rust"
     with models.connect() as conn:
         # text(): a catalogue query.

@@ -24,7 +24,7 @@ from memledger.events.catalogue import FactExtracted, Scopes, TurnRecorded
 from memledger.events.envelope import NewEvent, Recorded
 from memledger.projectors import checkpoints, runner
 from memledger.projectors.facts import FactsProjector, facts
-from memledger.projectors.status import status
+from memledger.projectors.status import ProjectionStatus, status
 from memledger.projectors.turns import TurnsProjector, turns
 from memledger.service import projections as service
 from memledger.store import db, event_store
@@ -136,7 +136,7 @@ def _positions(engine: Engine) -> dict[str, int]:
         return {rec.event_id: rec.position for rec in event_store.read_all(conn, limit=10_000)}
 
 
-def _status(engine: Engine) -> Any:
+def _status(engine: Engine) -> ProjectionStatus:
     with engine.connect() as conn:
         return status(conn, FactsProjector(), datetime.now(UTC))
 
@@ -272,6 +272,8 @@ def _run_all(url: str, barrier: Any, batch_size: int, results: Any) -> None:
     engine = db.create_engine(db.to_psycopg_url(url), pool_size=2)
     try:
         barrier.wait(timeout=120)
+        for projector in read_models():  # both install at once: safe to race
+            runner.install(engine, projector)
         results.put({p.name: runner.catch_up(engine, p, batch_size=batch_size) for p in read_models()})
     except Exception as e:  # reported to the test, which fails with it
         results.put(f"{type(e).__name__}: {e}")
@@ -284,8 +286,6 @@ def test_two_runner_processes_apply_every_event_exactly_once(database: TestDatab
     appends = avoiding_facts_bugs(workload.generate(seed=7, tenants=2, turns=350, start=T0))
     with fresh_database(database, "proj_two_runners") as engine:
         append_in_transactions(engine, coalesce(appends, 500))
-        for projector in read_models():
-            runner.install(engine, projector)
         expected = {p.name: handled_events(engine, p) for p in read_models()}
         assert sum(expected.values()) > 2500
 

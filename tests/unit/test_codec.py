@@ -23,6 +23,8 @@ from memledger.errors import EventDecodeError, InvalidEvent, LedgerError, Unknow
 from memledger.events import codec
 from memledger.events.catalogue import (
     ALL_EVENT_TYPES,
+    ApiKeyIssued,
+    ApiKeyRevoked,
     ConflictResolved,
     ContextServed,
     EntityObserved,
@@ -38,7 +40,6 @@ from memledger.events.catalogue import (
     TenantSettingsChanged,
     TurnRecorded,
 )
-from memledger.events.catalogue import ApiKeyIssued, ApiKeyRevoked
 from memledger.events.upcasters import UPCASTERS, turn_recorded_v1_to_v2
 
 FIXTURES = Path(__file__).parent / "fixtures" / "events"

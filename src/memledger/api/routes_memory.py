@@ -231,13 +231,15 @@ def get_graph(
         entity_types=entity_type,
         user=user,
     )
-    return msgspec.to_builtins(answer)
+    found: dict[str, Any] = msgspec.to_builtins(answer)
+    return found
 
 
 @router.get("/v1/provenance/{item_id}", tags=["auditors"])
 def get_provenance(item_id: str, request: Request, tenant_id: Tenant) -> dict[str, Any]:
     """The chain of events behind an item, with extractor versions, back to its turns."""
-    return msgspec.to_builtins(provenance.provenance(database_of(request).engine, tenant_id, item_id))
+    found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(database_of(request).engine, tenant_id, item_id))
+    return found
 
 
 @router.get("/v1/settings", response_model=SettingsOut, tags=["operators"])

@@ -54,7 +54,7 @@ class Scopes(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     org: Name | None = None
 
 
-class TurnRecorded(Event, tag="turn.recorded"):
+class TurnRecorded(Event, tag="turn.recorded", frozen=True):
     """A user or assistant turn of a conversation, as it was said."""
 
     schema_version: ClassVar[int] = 2
@@ -65,7 +65,7 @@ class TurnRecorded(Event, tag="turn.recorded"):
     subject: Name | None = None  # whose words these are, for erasure; defaults to scopes.user
 
 
-class FactExtracted(Event, tag="fact.extracted"):
+class FactExtracted(Event, tag="fact.extracted", frozen=True):
     """A fact about a subject (``key``) in one scope, with its source turns."""
 
     memory_id: Name
@@ -81,7 +81,7 @@ class FactExtracted(Event, tag="fact.extracted"):
     valid_to: datetime | None = None
 
 
-class EntityObserved(Event, tag="entity.observed"):
+class EntityObserved(Event, tag="entity.observed", frozen=True):
     """A named entity seen in a turn; merged with others on name, type and tenant."""
 
     name: Name
@@ -92,7 +92,7 @@ class EntityObserved(Event, tag="entity.observed"):
     source_turns: TurnIds = ()
 
 
-class RelationshipObserved(Event, tag="relationship.observed"):
+class RelationshipObserved(Event, tag="relationship.observed", frozen=True):
     """A typed, directed edge between two entities (or from the user)."""
 
     relationship_id: Name
@@ -106,7 +106,7 @@ class RelationshipObserved(Event, tag="relationship.observed"):
     source_turns: TurnIds = ()
 
 
-class MemoryReinforced(Event, tag="memory.reinforced"):
+class MemoryReinforced(Event, tag="memory.reinforced", frozen=True):
     """An item was mentioned again: its confidence rises and last-seen moves."""
 
     item_id: Name
@@ -115,7 +115,7 @@ class MemoryReinforced(Event, tag="memory.reinforced"):
     source_turns: TurnIds = ()
 
 
-class MemoryPromoted(Event, tag="memory.promoted"):
+class MemoryPromoted(Event, tag="memory.promoted", frozen=True):
     """A memory copied to a longer-lived scope, with the kind of lesson it is."""
 
     memory_id: Name
@@ -129,7 +129,7 @@ class MemoryPromoted(Event, tag="memory.promoted"):
     source_turns: TurnIds = ()
 
 
-class MemoryRetracted(Event, tag="memory.retracted"):
+class MemoryRetracted(Event, tag="memory.retracted", frozen=True):
     """Soft delete of a fact, entity or relationship; nothing is lost."""
 
     item_id: Name
@@ -138,7 +138,7 @@ class MemoryRetracted(Event, tag="memory.retracted"):
     source_turns: TurnIds = ()
 
 
-class MemoryRestored(Event, tag="memory.restored"):
+class MemoryRestored(Event, tag="memory.restored", frozen=True):
     """Undo of a retraction."""
 
     item_id: Name
@@ -146,7 +146,7 @@ class MemoryRestored(Event, tag="memory.restored"):
     reason: str = ""
 
 
-class ConflictResolved(Event, tag="conflict.resolved"):
+class ConflictResolved(Event, tag="conflict.resolved", frozen=True):
     """A person chose which of several conflicting facts stands."""
 
     conflict_id: Name
@@ -155,7 +155,7 @@ class ConflictResolved(Event, tag="conflict.resolved"):
     resolved_by: Name | None = None
 
 
-class ContextServed(Event, tag="context.served"):
+class ContextServed(Event, tag="context.served", frozen=True):
     """Which memory a context block held, for which request, rendered how."""
 
     request: str
@@ -176,7 +176,7 @@ class ContextServed(Event, tag="context.served"):
     read_cursors: dict[str, str] = {}
 
 
-class SubjectErased(Event, tag="subject.erased"):
+class SubjectErased(Event, tag="subject.erased", frozen=True):
     """A person's words were erased on request."""
 
     subject: Name
@@ -184,7 +184,7 @@ class SubjectErased(Event, tag="subject.erased"):
     turn_ids: TurnIds = ()
 
 
-class TenantSettingsChanged(Event, tag="tenant.settings_changed"):
+class TenantSettingsChanged(Event, tag="tenant.settings_changed", frozen=True):
     """A tenant's switches changed; fields left None keep their previous value."""
 
     capture: bool | None = None
@@ -194,7 +194,7 @@ class TenantSettingsChanged(Event, tag="tenant.settings_changed"):
     changed_by: Name | None = None
 
 
-class ApiKeyIssued(Event, tag="api_key.issued"):
+class ApiKeyIssued(Event, tag="api_key.issued", frozen=True):
     """An API key bound to this tenant was created; only its hash is kept."""
 
     key_id: Name
@@ -203,7 +203,7 @@ class ApiKeyIssued(Event, tag="api_key.issued"):
     issued_by: Name | None = None
 
 
-class ApiKeyRevoked(Event, tag="api_key.revoked"):
+class ApiKeyRevoked(Event, tag="api_key.revoked", frozen=True):
     """An API key stopped working."""
 
     key_id: Name

@@ -80,9 +80,9 @@ def encode(event: Event) -> bytes:
     if decoded != event:  # e.g. bytes given for a str field, which msgspec encodes as base64
         raise InvalidEvent(tag, _first_difference(event, decoded), "has a value of the wrong type")
     if b"\\u0000" in data:  # cheap test first; the walk finds the field, if any
-        path = _find(msgspec.to_builtins(event), "$", lambda text: "\x00" in text)
-        if path is not None:
-            raise InvalidEvent(tag, path, "holds a NUL character, which PostgreSQL cannot store")
+        nul_path = _find(msgspec.to_builtins(event), "$", lambda text: "\x00" in text)
+        if nul_path is not None:
+            raise InvalidEvent(tag, nul_path, "holds a NUL character, which PostgreSQL cannot store")
     return data
 
 

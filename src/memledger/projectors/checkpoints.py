@@ -53,7 +53,7 @@ _COLUMNS = (
 def _row(row: sa.Row[tuple[object, ...]]) -> Checkpoint:
     values = tuple(row)
     cursor = Cursor(int(str(values[3])), int(str(values[4])))
-    return Checkpoint(*values[:3], cursor, *values[5:])  # type: ignore[arg-type]
+    return Checkpoint(*values[:3], cursor, *values[5:])  # type: ignore[arg-type, call-arg]
 
 
 def _xid8(value: int) -> sa.ColumnElement[int]:

@@ -13,8 +13,8 @@ batches arrived in, so a rebuild gives the same rows as live application.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 
 import msgspec
 

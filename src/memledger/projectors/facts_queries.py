@@ -74,7 +74,8 @@ def _visible(
 
 
 def _hits(conn: Connection, stmt: sa.Select[Any]) -> list[FactHit]:
-    return [FactHit(*row[:12], rank=i) for i, row in enumerate(conn.execute(stmt).all(), start=1)]
+    rows = conn.execute(stmt).all()
+    return [FactHit(*row[:12], rank=i) for i, row in enumerate(rows, start=1)]  # type: ignore[misc]
 
 
 def search_text(
@@ -173,4 +174,4 @@ def list_conflicts(
     if states is not None:
         stmt = stmt.where(c.c.state.in_(sorted(states)))
     stmt = stmt.order_by(c.c.updated_at.desc(), c.c.conflict_id).limit(limit)
-    return [ConflictView(*row) for row in conn.execute(stmt).all()]
+    return [ConflictView(*row) for row in conn.execute(stmt).all()]  # type: ignore[call-arg]

@@ -149,7 +149,7 @@ def walk(
         )
         next_frontier: set[str] = set()
         for row in conn.execute(stmt).all():
-            edge = Edge(*row, hop=hop)
+            edge = Edge(*row, hop=hop)  # type: ignore[call-arg]
             if edge.relationship_key in seen_edges:
                 continue
             far = edge.target_entity_id if edge.source_entity_id in frontier else edge.source_entity_id
@@ -173,4 +173,4 @@ def edges_by_key(conn: Connection, tenant_id: str, keys: Iterable[str]) -> list[
     stmt = sa.select(*_EDGE_COLUMNS).where(
         relationships.c.tenant_id == tenant_id, relationships.c.relationship_key.in_(wanted)
     )
-    return [Edge(*row, hop=0) for row in conn.execute(stmt).all()]
+    return [Edge(*row, hop=0) for row in conn.execute(stmt).all()]  # type: ignore[call-arg]

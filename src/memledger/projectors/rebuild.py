@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import NotFound
 from memledger.events.envelope import Cursor
 from memledger.projectors import checkpoints
+from memledger.projectors import replay as replaying
 from memledger.projectors.base import Projector, live_schema, next_schema, read_models
 from memledger.projectors.runner import (
     apply_next_batch,
@@ -28,7 +29,6 @@ from memledger.projectors.runner import (
     create_tables,
     install,
 )
-from memledger.projectors.replay import replay
 from memledger.store import db
 
 REBUILD_BATCH = 5000
@@ -65,7 +65,10 @@ def build_copy(
     done = 0
     replayer = getattr(projector, "replayer", None)
     if replayer is not None:
-        done = replay(engine, projector, replayer(), name, schema_map, until=until, progress=progress)
+        done = replaying.replay(
+            engine, projector, replayer(), name, schema_map,
+            batch_size=replaying.REPLAY_BATCH, until=until, progress=progress,
+        )
     # What the replay left (all of it, for a projector without one; the rest,
     # event by event with failures recorded, if a batch failed).
     catch_up(

@@ -137,22 +137,24 @@ def replay(
     ]
     for thread in threads:
         thread.start()
-    seq = 0
+    seq, stopped = 0, None
     try:
         while (page := pages.get()) is not None and commits.failed is None:
             if not writes.put((seq, replayer.fold(page), page[-1].cursor, len(page))):
                 break
             seq += 1
     except _FAILURES as e:
-        commits.fail(e)
+        stopped = e  # the batches handed over before still get written
     finally:
         pages.stop.set()
         for _ in range(lanes):
             writes.put(None)
         for thread in threads:
             thread.join()
-    if commits.failed is not None:
-        log.warning("projection %s: replay stopped (%s); going on batch by batch", checkpoint, commits.failed)
+    if stopped is not None or commits.failed is not None:
+        log.warning(
+            "projection %s: replay stopped (%s); going on batch by batch", checkpoint, stopped or commits.failed
+        )
     return commits.applied
 
 

@@ -7,6 +7,7 @@ from datetime import datetime
 import msgspec
 from sqlalchemy.engine import Connection
 
+from memledger.events.envelope import START
 from memledger.projectors import checkpoints
 from memledger.projectors.base import Projector
 from memledger.store import event_store
@@ -33,7 +34,7 @@ def status(conn: Connection, projector: Projector, now: datetime) -> ProjectionS
     """The status of one projection; ``state`` is "not installed" if it never ran."""
     cp = checkpoints.get(conn, projector.name)
     if cp is None:
-        pending = event_store.count_after(conn, event_store.START, types=projector.handles)
+        pending = event_store.count_after(conn, START, types=projector.handles)
         return ProjectionStatus(
             projector.name, 0, projector.version, 0, "0:0", 0, pending, 0.0, "not installed"
         )

@@ -26,4 +26,4 @@ def summarise(conn: Connection, kind: str) -> dict[tuple[str, str], str]:
     """(tenant, item id) -> "described | columns" for every item of ``kind``."""
     columns = next(cols for k, _, cols in SUMMARIES if k == kind)
     rows = conn.execute(sa.select(*columns)).all()
-    return {(r[0], r[1]): " | ".join(str(v) for v in r[2:]) for r in rows}
+    return {(str(r[0]), str(r[1])): " | ".join(str(v) for v in r[2:]) for r in rows}

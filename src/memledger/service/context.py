@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 import msgspec
 import sqlalchemy as sa
@@ -153,7 +154,7 @@ def build_context(
     engine: Engine,
     request: SelectRequest,
     *,
-    style: str = "text",
+    style: Literal["text", "xml"] = "text",
     max_tokens: int | None = None,
     token_model: str | None = None,
     vector_search: VectorSearch | None = None,
@@ -170,7 +171,7 @@ def build_context(
         selection,
         style=style,
         max_chars=request.budget_chars,
-        max_tokens=max_tokens,  # type: ignore[arg-type]
+        max_tokens=max_tokens,
         count_tokens=token_counter(token_model),
     )
     kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
@@ -184,7 +185,7 @@ def build_context(
         block_hash=block.sha256,
         as_of=selection.as_of,
         empty_reason=selection.empty_reason,
-        style=style,  # type: ignore[arg-type]
+        style=style,
         max_chars=request.budget_chars,
         max_tokens=max_tokens,
         token_model=token_model,

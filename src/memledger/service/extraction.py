@@ -168,7 +168,7 @@ class ExtractionWorker:
         label = f"{self.extractor.name}@{self.extractor.version}"
         keys = {(t.tenant_id, conversation_of(t)) for t in turns}
         saved = counters.load(tx, label, keys)
-        counts = {key: Counts(**saved.get(key, {})) for key in keys}
+        counts = {key: Counts(**saved.get(key, {})) for key in keys}  # type: ignore[arg-type]
         settings = {t: tenant_settings.load(tx, t) for t in sorted({t.tenant_id for t in turns})}
         report = BatchReport(turns=len(turns))
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
@@ -210,7 +210,7 @@ class ExtractionWorker:
         counters.save(tx, label, {k: {n: getattr(c, n) for n in counters.COUNT_COLUMNS} for k, c in counts.items()})
 
         def added(*names: str) -> int:
-            now = sum(getattr(c, n) for c in counts.values() for n in names)
+            now: int = sum(getattr(c, n) for c in counts.values() for n in names)
             return now - sum(s.get(n, 0) for s in saved.values() for n in names)
 
         report.refused_secrets = added("refused_secrets")

@@ -21,8 +21,8 @@ def parse_cursor(text: str | None, engine: Engine) -> Cursor:
         return START
     try:
         if ":" in text:
-            tx, position = text.split(":", 1)
-            return Cursor(int(tx), int(position))
+            tx, at = text.split(":", 1)
+            return Cursor(int(tx), int(at))
         position = int(text)
     except ValueError:
         raise InvalidCommand(f"after must be a position N or a cursor TX:N, not {text!r}") from None

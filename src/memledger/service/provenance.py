@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 
 import msgspec
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import NotFound
 from memledger.events.catalogue import FactExtracted, TurnRecorded
-from memledger.events.envelope import Recorded
+from memledger.events.envelope import START, Recorded
 from memledger.store import event_store
 from memledger.store.identifiers import check_identifier
 
@@ -119,7 +120,7 @@ def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
     return steps
 
 
-def _pages(conn: object, tenant_id: str) -> list[list[Recorded]]:
+def _pages(conn: Connection, tenant_id: str) -> Iterator[list[Recorded]]:
     types = [
         "fact.extracted",
         "memory.promoted",
@@ -128,10 +129,10 @@ def _pages(conn: object, tenant_id: str) -> list[list[Recorded]]:
         "memory.restored",
         "conflict.resolved",
     ]
-    pages, after = [], event_store.START
+    after = START
     while True:
-        page = event_store.read_all(conn, after=after, limit=5000, tenant_id=tenant_id, types=types)  # type: ignore[arg-type]
+        page = event_store.read_all(conn, after=after, limit=5000, tenant_id=tenant_id, types=types)
         if not page:
-            return pages
-        pages.append(page)
+            return
+        yield page
         after = page[-1].cursor

@@ -75,7 +75,8 @@ def query_graph(
                 conn, tenant_id, [w for w in normalise_name(entity).split() if w.isalnum()], entity
             )
             exact = [h for h in hits if normalise_name(h.name) == normalise_name(entity) or h.entity_id == entity]
-            found = (exact or hits or [None])[0]
+            candidates = exact or hits
+            found = candidates[0] if candidates else None
             if found is None:
                 return GraphAnswer(entity=None, edges=[])
             start = [found.entity_id]

@@ -1,6 +1,6 @@
 """Types the surfaces (API, CLI, MCP) pass to and get from the service layer."""
 
-from memledger.events.catalogue import Scopes, TenantSettingsChanged
+from memledger.events.catalogue import PromotionKind, ScopeKind, Scopes, TenantSettingsChanged
 from memledger.selection.types import SelectedItem, Selection
 
-__all__ = ["Scopes", "SelectedItem", "Selection", "TenantSettingsChanged"]
+__all__ = ["PromotionKind", "ScopeKind", "Scopes", "SelectedItem", "Selection", "TenantSettingsChanged"]

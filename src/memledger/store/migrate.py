@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -34,8 +35,6 @@ def downgrade(engine: Engine, revision: str = "base") -> None:
 
 
 def _run(engine: Engine, action: object) -> None:
-    import sqlalchemy as sa
-
     config = alembic_config()
     with engine.begin() as conn:
         conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
