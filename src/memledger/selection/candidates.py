@@ -10,8 +10,7 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id
 from memledger.projectors import facts_queries, graph_queries
-from memledger.projectors.facts_queries import FactHit
-from memledger.projectors.graph_queries import Edge, EntityHit
+from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate
 from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words, speaks_of_self
@@ -22,55 +21,6 @@ PER_CHANNEL = 40
 def scope_pairs(scopes: Scopes) -> list[tuple[str, str]]:
     """(scope, key) for each scope the request has, narrowest first."""
     return [(s, key) for s in SCOPE_ORDER if (key := getattr(scopes, s))]
-
-
-def fact_item(hit: FactHit) -> SelectedItem:
-    """A fact as a selectable item."""
-    return SelectedItem(
-        item_id=hit.memory_id,
-        kind="fact",
-        text=hit.statement,
-        confidence=hit.confidence,
-        score=0.0,
-        scope=hit.scope,  # type: ignore[arg-type]
-        scope_key=hit.scope_key,
-        category=hit.category,
-        conflicted=hit.conflicted,
-        conflict_id=hit.slot_id if hit.conflicted else None,
-        source_turns=tuple(hit.source_turns),
-        valid_from=hit.valid_from,
-    )
-
-
-def entity_item(hit: EntityHit) -> SelectedItem:
-    """An entity as a selectable item."""
-    described = f"{hit.name} ({hit.entity_type})" + (f": {hit.description}" if hit.description else "")
-    return SelectedItem(
-        item_id=hit.entity_id,
-        kind="entity",
-        text=described,
-        confidence=hit.confidence,
-        score=0.0,
-        source_turns=tuple(hit.source_turns),
-    )
-
-
-def edge_text(edge: Edge) -> str:
-    """An edge as a sentence: "alice USES FastAPI (for Phoenix)"."""
-    context = f" ({edge.context})" if edge.context else ""
-    return f"{edge.source_name} {edge.relation} {edge.target_name}{context}"
-
-
-def edge_item(edge: Edge) -> SelectedItem:
-    """A relationship as a selectable item."""
-    return SelectedItem(
-        item_id=edge.relationship_key,
-        kind="relationship",
-        text=edge_text(edge),
-        confidence=edge.confidence,
-        score=0.0,
-        source_turns=tuple(edge.source_turns),
-    )
 
 
 def _add(pool: dict[str, Candidate], item: SelectedItem, channel: str, rank: int, **extra: object) -> Candidate:

@@ -15,55 +15,11 @@ from memledger.events.keys import entity_id, normalise_name
 from memledger.projectors.entities import EntityRow
 from memledger.projectors.facts_fold import FactRow
 from memledger.projectors.relationships import RelationshipRow
+from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import Candidate
-from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words, speaks_of_self
 
 LIVE = ("active", "low_confidence")
-
-
-def fact_item(row: FactRow) -> SelectedItem:
-    """A folded fact as a selectable item (the same fields the live path gives)."""
-    return SelectedItem(
-        item_id=row.memory_id,
-        kind="fact",
-        text=row.statement,
-        confidence=row.confidence,
-        score=0.0,
-        scope=row.scope,  # type: ignore[arg-type]
-        scope_key=row.scope_key,
-        category=row.category,
-        conflicted=row.conflicted,
-        conflict_id=row.slot_id if row.conflicted else None,
-        source_turns=tuple(row.source_turns),
-        valid_from=row.valid_from,
-    )
-
-
-def entity_item(row: EntityRow) -> SelectedItem:
-    """A folded entity as a selectable item."""
-    described = f"{row.name} ({row.entity_type})" + (f": {row.description}" if row.description else "")
-    return SelectedItem(
-        item_id=row.entity_id,
-        kind="entity",
-        text=described,
-        confidence=row.confidence,
-        score=0.0,
-        source_turns=tuple(row.source_turns),
-    )
-
-
-def edge_item(row: RelationshipRow) -> SelectedItem:
-    """A folded relationship as a selectable item."""
-    context = f" ({row.context})" if row.context else ""
-    return SelectedItem(
-        item_id=row.relationship_key,
-        kind="relationship",
-        text=f"{row.source_name} {row.relation} {row.target_name}{context}",
-        confidence=row.confidence,
-        score=0.0,
-        source_turns=tuple(row.source_turns),
-    )
 
 
 def _overlap(words: list[str], text: str) -> float:

@@ -24,7 +24,7 @@ from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block, render
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
-from memledger.selection import candidates, from_state
+from memledger.selection import candidates, from_state, items
 from memledger.selection.rank import (
     GENERAL_MIN_CONFIDENCE,
     choose,
@@ -273,9 +273,9 @@ def _states_for(conn: Connection, tenant_id: str, served: ContextServed) -> dict
 
 def _item_from(states: dict[str, history.LedgerState], item_id: str) -> SelectedItem | None:
     if (fact := states["facts"].facts.get(item_id)) is not None:
-        return from_state.fact_item(fact)
+        return items.fact_item(fact)
     if (entity := states["entities"].entities.get(item_id)) is not None:
-        return from_state.entity_item(entity)
+        return items.entity_item(entity)
     if (edge := states["relationships"].relationships.get(item_id)) is not None:
-        return from_state.edge_item(edge)
+        return items.edge_item(edge)
     return None
