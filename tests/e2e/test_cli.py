@@ -244,11 +244,6 @@ def test_tail_bad_after_exits_2_naming_the_value(database: SessionDatabase) -> N
     assert result.stdout == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: the message now comes from service.ledger_pages.parse_cursor and says "
-    "'after must be ...', not the option '--after' the user typed",
-)
 def test_tail_bad_after_names_the_option_as_typed(database: SessionDatabase) -> None:
     result = run(database.env, "events", "tail", "--after", "x")
 
@@ -256,11 +251,6 @@ def test_tail_bad_after_names_the_option_as_typed(database: SessionDatabase) -> 
     assert "--after" in result.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: parse_cursor does not range-check; an xid8 or bigint overflow escapes as a raw "
-    "sqlalchemy DataError (traceback, exit 1), and a negative tx is read as a huge xid8 (silently nothing)",
-)
 @pytest.mark.parametrize(
     "after",
     ["18446744073709551616:1", "1:9223372036854775808", "9223372036854775808", "-1:0"],

@@ -40,7 +40,7 @@ def tail_command(args: argparse.Namespace) -> int:
         return args.limit is not None and printed >= args.limit
 
     try:
-        after = ledger_pages.parse_cursor(args.after, database.engine)
+        after = ledger_pages.parse_cursor(args.after, database.engine, "--after")
         if not args.follow:  # one pass over what is there now
             while not done():
                 page = ledger_pages.read_page(database.engine, after=after, tenant_id=args.tenant, types=args.types)

@@ -22,12 +22,14 @@ from memledger.errors import (
     InvalidCommand,
     LedgerError,
     NotFound,
+    UnknownEventType,
 )
 
 # One table from error to exit code (STYLE.md section 6).
 EXIT_CODES: tuple[tuple[type[LedgerError], int], ...] = (
     (InvalidCommand, 2),
     (NotFound, 3),
+    (UnknownEventType, 2),
     (ConcurrencyConflict, 4),
     (DatabaseUnavailable, 5),
     (LedgerError, 1),
@@ -63,6 +65,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # an interrupt can surface wrapped in a driver error
+        if _interrupted(e):
+            return 130
+        raise
+
+
+def _interrupted(error: BaseException) -> bool:
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 if __name__ == "__main__":

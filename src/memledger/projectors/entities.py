@@ -70,7 +70,7 @@ _entity_id = lru_cache(maxsize=1 << 16)(entity_id)
 
 
 def _observe(row: EntityRow | None, rec: Recorded, event: EntityObserved) -> EntityRow:
-    aliases = [a for a in event.aliases]
+    aliases = list(event.aliases)
     if row is None:
         return EntityRow(
             tenant_id=rec.tenant_id,
@@ -137,9 +137,8 @@ def _keys(batch: Sequence[Recorded]) -> set[tuple[str, str]]:
         event = rec.event
         if isinstance(event, EntityObserved):
             keys.add((rec.tenant_id, _entity_id(event.entity_type, event.name)))
-        elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored):
-            if event.item_kind == "entity":
-                keys.add((rec.tenant_id, event.item_id))
+        elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored) and event.item_kind == "entity":
+            keys.add((rec.tenant_id, event.item_id))
     return keys
 
 

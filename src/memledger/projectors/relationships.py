@@ -186,10 +186,11 @@ def _referenced(batch: Sequence[Recorded]) -> tuple[set[tuple[str, str]], set[tu
         event = rec.event
         if isinstance(event, RelationshipObserved):
             keys.add((rec.tenant_id, key_of(event)))
-        elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored):
-            if event.item_kind == "relationship":
-                keys.add((rec.tenant_id, event.item_id))
-                ids.add((rec.tenant_id, event.item_id))
+        elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored) and (
+            event.item_kind == "relationship"
+        ):
+            keys.add((rec.tenant_id, event.item_id))
+            ids.add((rec.tenant_id, event.item_id))
     return keys, ids
 
 

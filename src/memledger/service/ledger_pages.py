@@ -14,18 +14,25 @@ from memledger.store.follow import Wakeup
 from memledger.store.follow import follow as store_follow
 from memledger.store.identifiers import check_identifier
 
+MAX_TX = 2**64
+MAX_POSITION = 2**63
 
-def parse_cursor(text: str | None, engine: Engine) -> Cursor:
+
+def parse_cursor(text: str | None, engine: Engine, name: str = "after") -> Cursor:
     """A cursor from "TX:POSITION", a plain position, or nothing (the start)."""
     if not text:
         return START
     try:
         if ":" in text:
-            tx, at = text.split(":", 1)
-            return Cursor(int(tx), int(at))
+            tx, at = (int(part) for part in text.split(":", 1))
+            if not (0 <= tx < MAX_TX and 0 <= at < MAX_POSITION):
+                raise ValueError(text)
+            return Cursor(tx, at)
         position = int(text)
+        if position >= MAX_POSITION:
+            raise ValueError(text)
     except ValueError:
-        raise InvalidCommand(f"after must be a position N or a cursor TX:N, not {text!r}") from None
+        raise InvalidCommand(f"{name} must be a position N or a cursor TX:N, not {text!r}") from None
     if position <= 0:
         return START
     with engine.connect() as conn:
