@@ -119,28 +119,29 @@ def vector_search(database: Database, embedder: Embedder | None = None) -> Vecto
     Only the request is embedded here (the offline model is loaded now, so the first
     request does not pay for it); items were embedded by the embeddings projector.
     Vectors of another model than the configured one raise ``EmbeddingMismatch``.
+    Cheap to call per request: the embedder and the request vectors are cached per process.
     """
     chosen = embedder or build_embedder(database.settings)
     if isinstance(chosen, MiniLmEmbedder):
         chosen.load()
 
-    @lru_cache(maxsize=256)  # an agent often asks the same thing again
-    def embed_query(text: str) -> tuple[float, ...]:
-        return tuple(chosen.embed([text])[0])
-
     def search(conn: Connection, tenant_id: str, query_text: str) -> list[str]:
         if not query_text.strip():
             return []
-        found = embeddings.nearest(
-            conn, tenant_id, embed_query(query_text), chosen.model, kinds=("fact",), k=PER_CHANNEL
-        )
+        vector = _query_vector(chosen, query_text)
+        found = embeddings.nearest(conn, tenant_id, vector, chosen.model, kinds=("fact",), k=PER_CHANNEL)
         return [n.item_id for n in found]
 
     return search
 
 
+@lru_cache(maxsize=1024)  # agents often ask the same thing again
+def _query_vector(embedder: Embedder, text: str) -> tuple[float, ...]:
+    return tuple(embedder.embed([text])[0])
+
+
 class Background:
-    """The projectors and the extraction worker, running in threads of this process."""
+    """The projectors, the sealer and the extraction worker, in threads of this process."""
 
     def __init__(self, database: Database) -> None:
         self._stop = threading.Event()
@@ -171,7 +172,7 @@ class Background:
             thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Ask both to finish their current batch and wait for them."""
+        """Ask each to finish its current batch, and wait for them."""
         self._stop.set()
         self.loop.stop()
         for thread in self.threads:
@@ -179,5 +180,5 @@ class Background:
 
 
 def start_background(database: Database) -> Background:
-    """Run the projectors and the extraction worker beside a server."""
+    """Run the projectors, the sealer and the extraction worker beside a server."""
     return Background(database)

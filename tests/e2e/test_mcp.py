@@ -67,6 +67,7 @@ async def _calls(session: ClientSession, surfaces: Surfaces, t: Transcript) -> N
         t.instructions = (await session.initialize()).instructions
         t.tools = {tool.name: tool for tool in (await session.list_tools()).tools}
         call = session.call_tool
+        await call("memory_context", {"request": "warming up"})  # loads the embedding model (see conftest.warm_up)
         turn = {"role": "user", "text": STATEMENT, "turn_id": t.turn_id, **SCOPE}
         t.results["record"] = await call("record_turn", turn)
         t.results["record again"] = await call("record_turn", turn)
@@ -161,6 +162,7 @@ def test_a_failed_tool_call_is_an_error_result_not_a_broken_session(transcript: 
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="src bug: mcp_server lets LedgerError escape its tools; MCPServer reports any non-ToolError "
     "as 'Error executing tool X' (and logs a crash), so the agent never learns why",
 )

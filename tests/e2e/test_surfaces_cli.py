@@ -88,18 +88,22 @@ def run(surfaces: Surfaces) -> Run:
                 ("keys revoke", lambda done: ["keys", "revoke", issued(done)["key_id"], "--tenant", key_tenant]),
                 ("keys list after revoke", ["keys", "list", "--tenant", key_tenant]),
             ],
-            [
+            [  # one context at a time: a starved CPU would push selection past its deadline
                 ("context", ["context", REQUEST, *t, *SCOPE_ARGS, "--json"]),
                 ("replay", lambda done: ["context", "replay", served_event(done), *t]),
+                ("as of the turn", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(turn_position), "--json"]),
+                ("as of the fact", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(fact_position), "--json"]),
             ],
-            [("search", ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--json"])],
-            [("graph", ["graph", "Condor", *t, "--json"])],
-            [("provenance", ["provenance", fact_id, *t, "--json"])],
-            [("history", ["history", "--key", "condor: database", *t])],
-            [("as of the turn", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(turn_position), "--json"])],
-            [("as of the fact", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(fact_position), "--json"])],
-            [("bad as-of", ["context", REQUEST, *t, "--as-of", "last tuesday"])],
-            [("missing argument", ["search", *t])],
+            [
+                ("search", ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--json"]),
+                ("graph", ["graph", "Condor", *t, "--json"]),
+                ("provenance", ["provenance", fact_id, *t, "--json"]),
+            ],
+            [
+                ("history", ["history", "--key", "condor: database", *t]),
+                ("bad as-of", ["context", REQUEST, *t, "--as-of", "last tuesday"]),
+                ("missing argument", ["search", *t]),
+            ],
         ],
     )
     return Run(tenant, turn_id, fact_id, turn_position, fact_position, key_tenant, results)
@@ -165,6 +169,7 @@ def test_history_prints_every_fact_stated_on_the_key(run: Run) -> None:
 def test_context_json_cites_the_fact_and_replay_matches(run: Run) -> None:
     [served] = json_lines(run.results["context"])
     assert served["event_id"].startswith("context:")
+    assert served["selection"]["empty_reason"] is None, served["selection"]
     assert run.fact_id in [i["item_id"] for i in served["selection"]["items"]]
     assert f"turns {run.turn_id}" in served["block"]
     replayed = ok(run.results["replay"])

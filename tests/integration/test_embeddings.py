@@ -28,6 +28,7 @@ from memledger.events.catalogue import (
     Event,
     FactExtracted,
     MemoryPromoted,
+    MemoryRetracted,
     Scopes,
     TurnRecorded,
 )
@@ -41,6 +42,7 @@ from memledger.projectors.embeddings import (
     text_hashes,
     text_sha256,
 )
+from memledger.service import context, projections
 from memledger.store import embedding_cache, event_store
 from tests.integration.test_projections_support import assert_equals_rebuild, checksums, fresh_database
 
@@ -326,3 +328,29 @@ def test_bootstrap_vector_search_finds_a_fact_by_meaning(vectors_db: Engine) -> 
         assert search(conn, tenant, "what does she eat")[0] == "diet"
         assert search(conn, tenant, "   ") == []
         assert search(conn, new_tenant(), "Does she have a puppy?") == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: selection.candidates.gather takes the vector channel's ids through "
+    "facts_queries.by_ids (facts of any status) and checks only scope and confidence, so a "
+    "retracted (or superseded) fact close in meaning to the request is selected. Fix: give the "
+    "vector hits the same visibility as search_text (status active/low_confidence, categories).",
+)
+def test_a_retracted_fact_never_comes_back_through_the_vector_channel(vectors_db: Engine) -> None:
+    tenant = new_tenant()
+    Writer(vectors_db, tenant).append(
+        fact("pet", "pet", "Ada owns a dog"),
+        fact("pet-now", "pet", "Ada has no animals anymore"),
+        MemoryRetracted(item_id="pet", item_kind="fact"),
+    )
+    projections.install_all(vectors_db)
+    projections.catch_up_all(vectors_db, ["facts", "embeddings"])
+    database = bootstrap.Database(engine=vectors_db, url=vectors_db.url, embedded=False, settings=Settings())
+    request = context.SelectRequest(
+        tenant_id=tenant, scopes=Scopes(user="ada"), request="Does she have a puppy?", deadline_ms=5000
+    )
+
+    selection = context.select(vectors_db, request, vector_search=bootstrap.vector_search(database))
+
+    assert "pet" not in [item.item_id for item in selection.items]

@@ -23,6 +23,7 @@ from memledger.projectors import checkpoints, rebuild, registry, runner
 from memledger.projectors import replay as replaying
 from memledger.projectors.base import Projector, live_schema
 from memledger.projectors.facts import FactsProjector
+from memledger.projectors.turns import TurnsReplay
 from memledger.store import db, event_store, migrate
 from tests.conftest import TestDatabase
 
@@ -46,8 +47,9 @@ def ledger(database: TestDatabase) -> Iterator[Engine]:
         engine.dispose()
         admin = sa.create_engine(database.server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
+            quoted = admin.dialect.identifier_preparer.quote(name)
             # text(): DDL on a database name of our own, quoted by the dialect.
-            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {admin.dialect.identifier_preparer.quote(name)} WITH (FORCE)"))
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
         admin.dispose()
 
 
@@ -55,6 +57,8 @@ def ledger(database: TestDatabase) -> Iterator[Engine]:
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rebuild, "REBUILD_BATCH", BATCH)
     monkeypatch.setattr(replaying, "REPLAY_BATCH", BATCH)
+    monkeypatch.setattr(replaying, "REPLAY_PAGE", 300)  # batches read in pages: 300 + 300 + 100
+    monkeypatch.setattr(TurnsReplay, "flush_every", BATCH)
 
 
 class Plain:
@@ -127,11 +131,14 @@ class Stumbling:
         inner, calls = self.inner.replayer(), [0]
 
         class Failing:
-            def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
+            def evolve(self, page: Sequence[Recorded]) -> None:
+                inner.evolve(page)
+
+            def flush(self) -> Callable[[Connection], None]:
                 calls[0] += 1
                 if calls[0] == 3:
                     raise ValueError("stumbled")
-                return inner.fold(batch)
+                return inner.flush()
 
         return Failing()
 

@@ -127,9 +127,7 @@ _facts_bugs = pytest.mark.xfail(
 )
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=_facts_bugs) if n == "facts" else n for n in READ_MODELS]
-)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_facts_bugs) if n == "facts" else n for n in READ_MODELS])
 def test_a_rebuild_equals_the_live_projection_row_for_row(run: Run, name: str) -> None:
     cp = run.checkpoints[name]
     assert (cp.state, cp.error) == ("live", None)

@@ -152,9 +152,7 @@ def fact(
 # --- turns ----------------------------------------------------------------------------
 
 
-def test_turns_are_projected_searchable_and_a_turn_id_keeps_its_first_recording(
-    models: Engine, tenant: str
-) -> None:
+def test_turns_are_projected_searchable_and_a_turn_id_keeps_its_first_recording(models: Engine, tenant: str) -> None:
     writer = Writer(models, tenant)
     scopes = Scopes(session="s1", project="phoenix", user="u-ada", org="acme")
     first = writer.append(
@@ -189,9 +187,7 @@ def test_turns_are_projected_searchable_and_a_turn_id_keeps_its_first_recording(
 # --- facts ----------------------------------------------------------------------------
 
 
-def test_facts_and_their_conflict_are_projected_and_a_persons_choice_wins(
-    models: Engine, tenant: str
-) -> None:
+def test_facts_and_their_conflict_are_projected_and_a_persons_choice_wins(models: Engine, tenant: str) -> None:
     writer = Writer(models, tenant)
     slot = slot_id("project", "phoenix", "database")
     writer.append(fact("pg", "Phoenix stores its data in PostgreSQL", 0.9, turns_=("t1",)))
@@ -238,12 +234,16 @@ def test_facts_and_their_conflict_are_projected_and_a_persons_choice_wins(
         "ada",
     )
     with models.connect() as conn:  # the generated search column is filled
-        hit = conn.execute(
-            sa.select(facts.c.memory_id).where(
-                facts.c.tenant_id == tenant,
-                facts.c.tsv.op("@@")(sa.func.plainto_tsquery("english", "mysql")),
+        hit = (
+            conn.execute(
+                sa.select(facts.c.memory_id).where(
+                    facts.c.tenant_id == tenant,
+                    facts.c.tsv.op("@@")(sa.func.plainto_tsquery("english", "mysql")),
+                )
             )
-        ).scalars().all()
+            .scalars()
+            .all()
+        )
     assert hit == ["my"]
     assert_reapplying_changes_nothing(models, FactsProjector(), facts, conflicts)
 
@@ -319,9 +319,7 @@ def test_a_promotion_becomes_a_fact_in_the_wider_scope(models: Engine, tenant: s
 # --- entities -------------------------------------------------------------------------
 
 
-def test_entities_merge_on_normalised_name_and_type_with_aliases_and_mentions(
-    models: Engine, tenant: str
-) -> None:
+def test_entities_merge_on_normalised_name_and_type_with_aliases_and_mentions(models: Engine, tenant: str) -> None:
     writer = Writer(models, tenant)
     writer.append(
         EntityObserved(name="Alice Chen", entity_type="person", confidence=0.6, source_turns=("t1",)),
@@ -523,9 +521,7 @@ def _tamper(engine: Engine, tenant: str) -> dict[str, tuple[int, str]]:
     return before
 
 
-def test_a_row_changed_by_hand_differs_from_a_rebuild_and_rebuild_repairs_it(
-    models: Engine, tenant: str
-) -> None:
+def test_a_row_changed_by_hand_differs_from_a_rebuild_and_rebuild_repairs_it(models: Engine, tenant: str) -> None:
     before = _tamper(models, tenant)
 
     diffs = {d.table: d for d in compare_with_rebuild(models, FactsProjector())}

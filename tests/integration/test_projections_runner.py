@@ -283,17 +283,15 @@ def _run_all(url: str, barrier: Any, batch_size: int, results: Any) -> None:
 
 
 def test_two_runner_processes_apply_every_event_exactly_once(database: TestDatabase) -> None:
-    appends = avoiding_facts_bugs(workload.generate(seed=7, tenants=2, turns=350, start=T0))
+    appends = avoiding_facts_bugs(workload.generate(seed=7, tenants=2, turns=260, start=T0))
     with fresh_database(database, "proj_two_runners") as engine:
         append_in_transactions(engine, coalesce(appends, 500))
         expected = {p.name: handled_events(engine, p) for p in read_models()}
-        assert sum(expected.values()) > 2500
+        assert sum(expected.values()) > 2000
 
         spawn = multiprocessing.get_context("spawn")
         barrier, results = spawn.Barrier(2), spawn.Queue()
-        workers = [
-            spawn.Process(target=_run_all, args=(url_of(engine), barrier, 25, results)) for _ in range(2)
-        ]
+        workers = [spawn.Process(target=_run_all, args=(url_of(engine), barrier, 30, results)) for _ in range(2)]
         for worker in workers:
             worker.start()
         try:

@@ -121,9 +121,7 @@ def read_models() -> tuple[Projector, ...]:
     return tuple(registry.by_name(name) for name in READ_MODELS)
 
 
-def wait_until_visible(
-    engine: Engine, count: int, *, tenant: str | None = None, timeout: float = 120.0
-) -> None:
+def wait_until_visible(engine: Engine, count: int, *, tenant: str | None = None, timeout: float = 120.0) -> None:
     """Wait until gap-safe readers see ``count`` events (of ``tenant``). A write
     transaction left open anywhere on the server (another test run, say) holds them
     back until it ends."""
@@ -173,9 +171,7 @@ def coalesce(appends: Sequence[Append], per_append: int) -> list[Append]:
     return out
 
 
-def append_in_transactions(
-    engine: Engine, appends: Sequence[Append], per_tx: int = 1, *, wait: bool = True
-) -> int:
+def append_in_transactions(engine: Engine, appends: Sequence[Append], per_tx: int = 1, *, wait: bool = True) -> int:
     """Append everything, ``per_tx`` appends per transaction, and (if ``wait``) wait
     until gap-safe readers see it all. Returns the number of events the ledger holds."""
     for start in range(0, len(appends), per_tx):

@@ -212,9 +212,7 @@ def test_a_persons_resolution_overrides_the_automatic_rules() -> None:
             ledger.rec(extracted("strong", "We use PostgreSQL", 0.95, valid_from=at(1))),
             ledger.rec(extracted("weak", "We use MySQL", 0.75, valid_from=at(2))),
             ledger.rec(
-                ConflictResolved(
-                    conflict_id=SLOT, chosen_memory_id="weak", reason="we migrated", resolved_by="ana"
-                ),
+                ConflictResolved(conflict_id=SLOT, chosen_memory_id="weak", reason="we migrated", resolved_by="ana"),
                 event_id="resolution",
             ),
         ]

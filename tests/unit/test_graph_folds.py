@@ -445,9 +445,7 @@ _graph_event: st.SearchStrategy[Event] = st.one_of(
     events=st.lists(st.tuples(_graph_event, st.integers(0, 5)), min_size=1, max_size=25),
     cuts=st.lists(st.integers(0, 25), max_size=6),
 )
-def test_entities_and_edges_are_the_same_whatever_the_batches(
-    events: list[tuple[Event, int]], cuts: list[int]
-) -> None:
+def test_entities_and_edges_are_the_same_whatever_the_batches(events: list[tuple[Event, int]], cuts: list[int]) -> None:
     ledger = Ledger()
     recorded = [ledger.rec(e, at=T0 + timedelta(hours=h)) for e, h in events]
     bounds = sorted({0, len(recorded), *(c % (len(recorded) + 1) for c in cuts)})

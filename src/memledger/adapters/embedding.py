@@ -56,6 +56,8 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
+    def __hash__(self) -> int: ...  # embedders are process-wide objects, cached by identity
+
 
 def sha256_of(data: bytes) -> str:
     """Hex sha256 of ``data``."""

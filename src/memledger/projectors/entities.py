@@ -167,14 +167,19 @@ class EntitiesProjector:
 
 class EntitiesReplay:
     """``EntitiesProjector.apply`` for a copy that only this object writes, every
-    batch of which commits: the rows stay in memory, so nothing is read back."""
+    write of which commits in order: the rows stay in memory, so nothing is read
+    back. ``evolve`` takes a batch a page at a time; ``flush`` returns what writes
+    the rows the batch changed."""
 
     def __init__(self) -> None:
         self.rows: dict[tuple[str, str], EntityRow] = {}
+        self.changed: set[tuple[str, str]] = set()
         self.written: set[tuple[str, str]] = set()
 
-    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
-        changed: set[tuple[str, str]] = set()
-        for rec in batch:
-            evolve(self.rows, rec, changed)
+    def evolve(self, page: Sequence[Recorded]) -> None:
+        for rec in page:
+            evolve(self.rows, rec, self.changed)
+
+    def flush(self) -> Callable[[Connection], None]:
+        changed, self.changed = self.changed, set()
         return bulk.Changes(entities, [self.rows[k] for k in sorted(changed)], self.written).write

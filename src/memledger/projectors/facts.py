@@ -256,8 +256,9 @@ class FactsProjector:
 
 class FactsReplay:
     """``FactsProjector.apply`` for a copy that only this object writes, every
-    batch of which commits: the state stays in memory, so nothing is read back.
-    ``fold`` works out a batch's rows; the callable it returns writes them."""
+    write of which commits in order: the state stays in memory, so nothing is
+    read back. ``evolve`` takes the events of a batch a page at a time; ``flush``
+    ends the batch (resolves the touched slots) and returns what writes its rows."""
 
     def __init__(self) -> None:
         self.state = FactsState()
@@ -265,13 +266,16 @@ class FactsReplay:
         self.written: set[tuple[str, str]] = set()
         self.written_conflicts: set[tuple[str, str]] = set()
 
-    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
+    def evolve(self, page: Sequence[Recorded]) -> None:
         state = self.state
         known = len(state.facts)
-        for rec in batch:
+        for rec in page:
             evolve(state, rec)
         if len(state.facts) > known:  # new facts: dicts keep insertion order
             _by_slot(list(state.facts.values())[known:], self.slots)
+
+    def flush(self) -> Callable[[Connection], None]:
+        state = self.state
         rows, conflict_rows = _resolve_changed(state, self.slots)
         for conflict in conflict_rows:
             state.conflicts[(conflict.tenant_id, conflict.conflict_id)] = conflict

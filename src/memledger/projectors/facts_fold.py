@@ -13,7 +13,7 @@ batches arrived in, so a rebuild gives the same rows as live application.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 
 import msgspec
@@ -252,7 +252,7 @@ def _winners(claims: list[_Claim], manual: str | None) -> tuple[list[_Claim], st
         for claim in claims:
             if any(f.memory_id == manual for f in claim.members):
                 return [claim], "manual", "chosen by a person"
-    if len(claims) == 1:
+    if len(claims) <= 1:
         return claims, "none", "no disagreement"
     top = max(c.lead.confidence for c in claims)
     best = [c for c in claims if c.lead.confidence == top]
@@ -262,7 +262,7 @@ def _winners(claims: list[_Claim], manual: str | None) -> tuple[list[_Claim], st
     newest = max(c.lead.valid_from for c in best)
     latest = [c for c in best if c.lead.valid_from == newest]
     if len(latest) == 1:
-        return latest, "newer", f"equal confidence {top:g}; newer valid time {newest.isoformat()}"
+        return latest, "newer", f"equal confidence {top:g}; newer valid time {newest.astimezone(UTC).isoformat()}"
     return latest, "ambiguous", f"equal confidence {top:g} and equal valid time: kept all, flagged"
 
 
@@ -278,10 +278,12 @@ def resolve_slot(facts: list[FactRow], conflict: ConflictRow | None) -> Conflict
     claim_of = {id(member): claim for claim in claims for member in claim.members}
     for fact in facts:
         _set_status(fact, win_leads, claim_of.get(id(fact)), leader, ambiguous)
-    if len(claims) < 2 and conflict is None:
+    if len(_claims(facts)) < 2 and conflict is None:
         return None
     if conflict is None:
         conflict = _new_conflict(facts[0], _Stamp(facts[0].updated_at, facts[0].last_position))
+    first = min(facts, key=lambda f: f.first_position)
+    conflict.scope, conflict.scope_key, conflict.key = first.scope, first.scope_key, first.key
     conflict.memory_ids = [f.memory_id for f in sorted(candidates, key=lambda f: f.first_position)]
     conflict.winner_ids = sorted(win_leads)
     conflict.state = "dissolved" if len(claims) < 2 else ("open" if ambiguous else "resolved")

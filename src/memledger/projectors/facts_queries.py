@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
 from memledger.projectors.facts import conflicts, facts
@@ -125,6 +126,99 @@ def recent(
         .limit(limit)
     )
     return _hits(conn, stmt)
+
+
+class FactChannels(msgspec.Struct, frozen=True):
+    """What ``search_text``, ``recent`` and ``by_ids`` return, fetched together."""
+
+    text: list[FactHit]
+    recent: list[FactHit]
+    by_id: list[FactHit]
+
+
+def channels(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Sequence[tuple[str, str]],
+    words: Sequence[str],
+    memory_ids: Sequence[str],
+    *,
+    min_confidence: float,
+    categories: Iterable[str] | None,
+    text_limit: int,
+    recent_limit: int,
+) -> FactChannels:
+    """``search_text``, ``recent`` and ``by_ids`` in one statement: the same rows in
+    the same order as the three calls, for one round trip instead of three (a
+    request's latency is mostly round trips and their scheduling on a busy server).
+    """
+    parts: list[sa.Select[Any]] = []
+    if words and scopes:
+        parts.append(_text_part(tenant_id, scopes, words, min_confidence, categories, text_limit))
+    if scopes:
+        parts.append(_recent_part(tenant_id, scopes, min_confidence, categories, recent_limit))
+    if memory_ids:
+        ids = sa.bindparam("memory_ids", list(memory_ids), type_=ARRAY(sa.Text))
+        parts.append(
+            sa.select(sa.literal("by_id").label("channel"), *_HIT_COLUMNS, sa.literal(0)).where(
+                facts.c.tenant_id == tenant_id, facts.c.memory_id == sa.any_(ids)
+            )
+        )
+    out: dict[str, list[FactHit]] = {"text": [], "recent": [], "by_id": []}
+    if not parts:
+        return FactChannels(**out)
+    for row in conn.execute(sa.union_all(*parts)).all():
+        out[row[0]].append(FactHit(*row[1:13], rank=row[13]))
+    for name in ("text", "recent"):
+        out[name].sort(key=lambda hit: hit.rank)
+    out["by_id"] = [msgspec.structs.replace(hit, rank=i) for i, hit in enumerate(out["by_id"], start=1)]
+    return FactChannels(**out)
+
+
+def _text_part(
+    tenant_id: str,
+    scopes: Sequence[tuple[str, str]],
+    words: Sequence[str],
+    min_confidence: float,
+    categories: Iterable[str] | None,
+    limit: int,
+) -> sa.Select[Any]:
+    """``search_text``'s rows, numbered in its order."""
+    query = sa.func.to_tsquery("english", " | ".join(words))
+    matched = (
+        sa.select(*_HIT_COLUMNS, facts.c.tsv)
+        .where(*_visible(tenant_id, scopes, min_confidence, categories), facts.c.tsv.op("@@")(query))
+        .limit(_MATCH_CAP)
+        .subquery()
+    )
+    rank = sa.func.ts_rank(matched.c.tsv, query).label("text_rank")
+    best = (
+        sa.select(*(matched.c[c.name] for c in _HIT_COLUMNS), rank)
+        .order_by(rank.desc(), matched.c.memory_id)
+        .limit(limit)
+        .subquery()
+    )
+    number = sa.func.row_number().over(order_by=(best.c.text_rank.desc(), best.c.memory_id))
+    return sa.select(sa.literal("text").label("channel"), *(best.c[c.name] for c in _HIT_COLUMNS), number)
+
+
+def _recent_part(
+    tenant_id: str,
+    scopes: Sequence[tuple[str, str]],
+    min_confidence: float,
+    categories: Iterable[str] | None,
+    limit: int,
+) -> sa.Select[Any]:
+    """``recent``'s rows, numbered in its order."""
+    latest = (
+        sa.select(*_HIT_COLUMNS)
+        .where(*_visible(tenant_id, scopes, min_confidence, categories))
+        .order_by(facts.c.updated_at.desc(), facts.c.memory_id)
+        .limit(limit)
+        .subquery()
+    )
+    number = sa.func.row_number().over(order_by=(latest.c.updated_at.desc(), latest.c.memory_id))
+    return sa.select(sa.literal("recent").label("channel"), *(latest.c[c.name] for c in _HIT_COLUMNS), number)
 
 
 def by_ids(conn: Connection, tenant_id: str, memory_ids: Sequence[str]) -> list[FactHit]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
 from memledger.events.keys import normalise_name
@@ -122,34 +124,29 @@ def walk(
 ) -> list[Edge]:
     """Active edges reachable from the ``start`` entity ids within ``depth`` hops
     (never more than 3), each edge once at the hop it was first reached. Edges are
-    followed in both directions; ``entity_types`` filters the far end of an edge."""
+    followed in both directions; ``entity_types`` filters the far end of an edge.
+
+    Each hop reads the ``limit_per_hop`` most confident edges touching its frontier.
+    The first two hops are read in one statement (the second hop's frontier worked
+    out in SQL exactly as below), so a 2-hop walk costs one round trip, not two.
+    """
     depth = max(1, min(depth, MAX_DEPTH))
     frontier = set(start)
     seen_nodes = set(frontier)
     seen_edges: set[str] = set()
     found: list[Edge] = []
     wanted_relations = sorted(set(relations)) if relations is not None else None
-    wanted_types = set(entity_types) if entity_types is not None else None
+    wanted_types = sorted(set(entity_types)) if entity_types is not None else None
+    read: dict[int, list[Any]] = {}
+    if depth >= 2 and frontier:
+        read = _two_hops(conn, tenant_id, frontier, wanted_relations, wanted_types, limit_per_hop)
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        ids = sorted(frontier)
-        where = [
-            relationships.c.tenant_id == tenant_id,
-            relationships.c.status == "active",
-            sa.or_(relationships.c.source_entity_id.in_(ids), relationships.c.target_entity_id.in_(ids)),
-        ]
-        if wanted_relations is not None:
-            where.append(relationships.c.relation.in_(wanted_relations))
-        stmt = (
-            sa.select(*_EDGE_COLUMNS)
-            .where(*where)
-            .order_by(relationships.c.confidence.desc(), relationships.c.relationship_key)
-            .limit(limit_per_hop)
-        )
+        rows = read[hop] if hop in read else _hop(conn, tenant_id, frontier, wanted_relations, limit_per_hop)
         next_frontier: set[str] = set()
-        for row in conn.execute(stmt).all():
-            edge = Edge(*row, hop=hop)  # type: ignore[call-arg]
+        for row in rows:
+            edge = Edge(*row, hop=hop)
             if edge.relationship_key in seen_edges:
                 continue
             far = edge.target_entity_id if edge.source_entity_id in frontier else edge.source_entity_id
@@ -163,6 +160,72 @@ def walk(
                 next_frontier.add(far)
         frontier = next_frontier
     return found
+
+
+def _touching(
+    nodes: sa.ColumnElement[Any], tenant_id: str, relations: Sequence[str] | None
+) -> list[sa.ColumnElement[bool]]:
+    """Active edges of the tenant with either end in the array ``nodes``."""
+    r = relationships.c
+    where = [
+        r.tenant_id == tenant_id,
+        r.status == "active",
+        sa.or_(r.source_entity_id == sa.any_(nodes), r.target_entity_id == sa.any_(nodes)),
+    ]
+    if relations is not None:
+        where.append(r.relation == sa.any_(sa.bindparam("relations", list(relations), type_=ARRAY(sa.Text))))
+    return where
+
+
+def _hop(
+    conn: Connection, tenant_id: str, frontier: set[str], relations: Sequence[str] | None, limit: int
+) -> Sequence[Any]:
+    nodes = sa.bindparam("frontier", sorted(frontier), type_=ARRAY(sa.Text))
+    stmt = (
+        sa.select(*_EDGE_COLUMNS)
+        .where(*_touching(nodes, tenant_id, relations))
+        .order_by(relationships.c.confidence.desc(), relationships.c.relationship_key)
+        .limit(limit)
+    )
+    return conn.execute(stmt).all()
+
+
+def _two_hops(
+    conn: Connection,
+    tenant_id: str,
+    start: set[str],
+    relations: Sequence[str] | None,
+    entity_types: Sequence[str] | None,
+    limit: int,
+) -> dict[int, list[Any]]:
+    """The rows hop 1 and hop 2 of ``walk`` read, in their order, in one statement.
+
+    Hop 2's frontier is the far ends of hop 1's edges (the far end is the target
+    when the source is a start node, else the source), of a wanted type, that are
+    not start nodes: what ``walk``'s loop computes from the same rows.
+    """
+    r = relationships.c
+    nodes = sa.bindparam("start", sorted(start), type_=ARRAY(sa.Text))
+    order = (r.confidence.desc(), r.relationship_key)
+    first = sa.select(*_EDGE_COLUMNS).where(*_touching(nodes, tenant_id, relations)).order_by(*order).limit(limit)
+    hop1 = first.cte("hop1")
+    far = sa.case((hop1.c.source_entity_id == sa.any_(nodes), hop1.c.target_entity_id), else_=hop1.c.source_entity_id)
+    far_type = sa.case((far == hop1.c.target_entity_id, hop1.c.target_type), else_=hop1.c.source_type)
+    reached = sa.select(sa.func.array_agg(sa.distinct(far))).where(far != sa.all_(nodes))
+    if entity_types is not None:
+        reached = reached.where(far_type == sa.any_(sa.bindparam("types", list(entity_types), type_=ARRAY(sa.Text))))
+    # coalesce: an array expression (not "= ANY (subquery)"), and {} when hop 1 found nothing
+    frontier = sa.func.coalesce(reached.scalar_subquery(), sa.cast(sa.literal([], ARRAY(sa.Text)), ARRAY(sa.Text)))
+    second = sa.select(*_EDGE_COLUMNS).where(*_touching(frontier, tenant_id, relations)).order_by(*order).limit(limit)
+    hop2 = second.cte("hop2")
+    stmt = sa.union_all(
+        sa.select(sa.literal(1).label("hop"), *hop1.c),
+        sa.select(sa.literal(2).label("hop"), *hop2.c),
+    ).order_by(sa.literal_column("hop"), sa.literal_column("confidence").desc(), sa.literal_column("relationship_key"))
+    out: dict[int, list[Any]] = {1: [], 2: []}
+    for row in conn.execute(stmt).all():
+        out[row[0]].append(row[1:])
+    return out
 
 
 def edges_by_key(conn: Connection, tenant_id: str, keys: Iterable[str]) -> list[Edge]:

@@ -160,14 +160,14 @@ def verify(
         with db.begin(engine) as tx:
             locked = checkpoints.lock(tx, projector.name)  # the live copy holds still
             assert locked is not None
+            live_sums = [table_checksum(tx, table) for table in projection_tables(projector)]
             mapped = tx.execution_options(schema_translate_map={live: scratch_schema})
             while apply_next_batch(mapped, projector, checkpoint=scratch, until=locked.cursor):
                 pass
             diffs = []
-            for table in projection_tables(projector):
-                live_count, live_sum = table_checksum(tx, table)
+            for table, (live_count, live_sum) in zip(projection_tables(projector), live_sums, strict=True):
                 copy_count, copy_sum = table_checksum(mapped, table)
-                diffs.append(TableDiff(table.name, live_count, copy_count, live_sum, copy_sum))
+                diffs.append(TableDiff(str(table.name), live_count, copy_count, live_sum, copy_sum))
     finally:
         with db.begin(engine) as tx:
             _drop_schema(tx, scratch_schema)

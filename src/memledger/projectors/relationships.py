@@ -221,19 +221,22 @@ class RelationshipsProjector:
 
 class RelationshipsReplay:
     """``RelationshipsProjector.apply`` for a copy that only this object writes,
-    every batch of which commits: the edges stay in memory, so nothing is read back."""
+    every write of which commits in order: the edges stay in memory, so nothing is
+    read back. ``evolve`` takes a batch a page at a time; ``flush`` returns what
+    writes the edges the batch changed."""
 
     def __init__(self) -> None:
         self.rows = _Rows([])
         self.written: set[tuple[str, str]] = set()
 
-    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]:
+    def evolve(self, page: Sequence[Recorded]) -> None:
+        for rec in page:
+            evolve(self.rows, rec)
+
+    def flush(self) -> Callable[[Connection], None]:
         rows = self.rows
-        rows.changed = set()
-        for rec in batch:
-            evolve(rows, rec)
-        changed = [rows.by_key[k] for k in sorted(rows.changed)]
-        return bulk.Changes(relationships, changed, self.written).write
+        changed, rows.changed = rows.changed, set()
+        return bulk.Changes(relationships, [rows.by_key[k] for k in sorted(changed)], self.written).write
 
 
 _KEY = ("tenant_id", "relationship_key")

@@ -41,17 +41,24 @@ from memledger.store import db, event_store
 
 log = logging.getLogger(__name__)
 
-REPLAY_BATCH = 20_000
+REPLAY_BATCH = 50_000  # events per batch (one write transaction), unless the replayer says
+REPLAY_PAGE = 5_000  # events per read of the ledger
 # What a failing fold or write may raise; anything else is a bug and propagates.
 _FAILURES = (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError, LookupError)
 
 
 class Replayer(Protocol):
     """A projector's fold for a copy only it writes, every write of which commits
-    in order. ``fold`` returns what writes the batch's rows (not the checkpoint);
-    it must not depend on anything the fold changes later."""
+    in order. A batch is the events ``evolve`` took since the last ``flush``;
+    ``flush`` returns what writes the batch's rows (not the checkpoint), which
+    must not depend on anything a later ``evolve`` changes.
 
-    def fold(self, batch: Sequence[Recorded]) -> Callable[[Connection], None]: ...
+    Optional attributes: ``flush_every`` (events per batch) and ``lanes``
+    (writers side by side; only for batches that never write the same rows)."""
+
+    def evolve(self, page: Sequence[Recorded]) -> None: ...
+
+    def flush(self) -> Callable[[Connection], None]: ...
 
 
 class _Pipe:
@@ -122,27 +129,26 @@ def replay(
     progress: Callable[[int], None] | None = None,
 ) -> int:
     """Fill a copy from its checkpoint with ``replayer``; return the events applied
-    (every one up to the copy's checkpoint when it returns)."""
+    (every one up to the copy's checkpoint when it returns). A batch holds
+    ``batch_size`` events (or the replayer's ``flush_every``), read in pages."""
     with engine.connect() as conn:
         start = checkpoints.get(conn, checkpoint)
     if start is None or start.state != "live":
         return 0
     lanes = max(1, int(getattr(replayer, "lanes", 1)))
-    pages, writes = _Pipe(2), _Pipe(lanes)
+    batch = max(1, int(getattr(replayer, "flush_every", batch_size)))
+    pages, writes = _Pipe(4), _Pipe(lanes)
     commits = _Commits(start.cursor)
-    threads = [threading.Thread(target=_read, args=(engine, projector, start.cursor, batch_size, until, pages))]
-    threads += [
+    reader = threading.Thread(target=_read, args=(engine, projector, start.cursor, batch, until, pages))
+    threads = [reader] + [
         threading.Thread(target=_lane, args=(engine, checkpoint, schema_map, writes, commits, progress))
         for _ in range(lanes)
     ]
     for thread in threads:
         thread.start()
-    seq, stopped = 0, None
+    stopped: BaseException | None = None
     try:
-        while (page := pages.get()) is not None and commits.failed is None:
-            if not writes.put((seq, replayer.fold(page), page[-1].cursor, len(page))):
-                break
-            seq += 1
+        _fold(replayer, pages, writes, commits, batch)
     except _FAILURES as e:
         stopped = e  # the batches handed over before still get written
     finally:
@@ -158,19 +164,38 @@ def replay(
     return commits.applied
 
 
+def _fold(replayer: Replayer, pages: _Pipe, writes: _Pipe, commits: _Commits, batch: int) -> None:
+    """Evolve page after page; hand each full batch (and the last) to the lanes."""
+    seq, pending, cursor = 0, 0, None
+    while (page := pages.get()) is not None and commits.failed is None:
+        replayer.evolve(page)
+        pending, cursor = pending + len(page), page[-1].cursor
+        if pending >= batch:
+            if not writes.put((seq, replayer.flush(), cursor, pending)):
+                return
+            seq, pending = seq + 1, 0
+    if pending and cursor is not None and commits.failed is None:
+        writes.put((seq, replayer.flush(), cursor, pending))
+
+
 def _read(
-    engine: Engine, projector: Projector, after: Cursor, batch_size: int, until: Cursor | None, pages: _Pipe
+    engine: Engine, projector: Projector, after: Cursor, batch: int, until: Cursor | None, pages: _Pipe
 ) -> None:
-    """Put the pages of the projector's events after ``after`` (up to ``until``), then None."""
+    """Put the pages of the projector's events after ``after`` (up to ``until``),
+    then None. Pages end where batches do, so a batch is what one ``read_all``
+    of ``batch`` events would return."""
+    read = 0
     try:
         with engine.connect() as conn:
             while True:
-                page = event_store.read_all(conn, after=after, limit=batch_size, types=projector.handles)
+                limit = min(REPLAY_PAGE, batch - read % batch)
+                page = event_store.read_all(conn, after=after, limit=limit, types=projector.handles)
                 conn.rollback()  # a short read transaction per page: no snapshot held
                 if until is not None:
                     page = [rec for rec in page if rec.cursor <= until]
                 if not page or not pages.put(page):
                     break
+                read += len(page)
                 after = page[-1].cursor
     except _FAILURES as e:
         log.warning("projection replay: reading stopped (%s)", e)

@@ -113,15 +113,20 @@ def run_batch(
     isolates it, records the failure and raises ``ProjectionFailed``."""
     name = checkpoint or projector.name
     try:
-        with db.begin(engine) as tx:
+        with engine.begin() as tx:
             conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
             return apply_next_batch(conn, projector, checkpoint=name, batch_size=batch_size, until=until)
-    except (ProjectionFailed, DatabaseUnavailable):
+    except ProjectionFailed:
         raise
+    except sa_exc.DBAPIError as e:
+        state = getattr(e.orig, "sqlstate", None) or ""
+        if isinstance(e, sa_exc.OperationalError) or state[:2] in ("08", "53", "57") or state == "25006":
+            raise db.translate(e) from e
+        log.warning("projection %s: batch failed (%s); isolating the event", name, e)
+        return _isolate_failure(engine, projector, name, schema_map, batch_size, until)
     except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
         log.warning("projection %s: batch failed (%s); isolating the event", name, e)
-        _isolate_failure(engine, projector, name, schema_map, batch_size, until)
-        raise  # the batch failed as a whole but no single event did: a transient error
+        return _isolate_failure(engine, projector, name, schema_map, batch_size, until)
 
 
 def _isolate_failure(
@@ -131,7 +136,7 @@ def _isolate_failure(
     schema_map: dict[str | None, str | None] | None,
     batch_size: int,
     until: Cursor | None,
-) -> None:
+) -> int:
     """Apply the failed batch event by event; stop and record at the first that fails."""
     with db.begin(engine) as tx:
         conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
@@ -153,7 +158,9 @@ def _isolate_failure(
                 break
             applied.append(rec)
         else:
-            return
+            if applied:
+                checkpoints.advance(conn, name, applied[-1].cursor, len(applied))
+            return len(applied)
     raise failure
 
 

@@ -51,20 +51,25 @@ def gather(
     words = query_words(request)
     pool: dict[str, Candidate] = {}
     cats = None if categories is None else sorted(categories)
-    text_hits = facts_queries.search_text(
-        conn, tenant_id, pairs, words, min_confidence=min_confidence, categories=cats, limit=PER_CHANNEL
-    )
-    for hit in text_hits:
+    found = facts_queries.channels(
+        conn,
+        tenant_id,
+        pairs,
+        words,
+        vector_fact_ids,
+        min_confidence=min_confidence,
+        categories=cats,
+        text_limit=PER_CHANNEL,
+        recent_limit=PER_CHANNEL // 2,
+    )  # search_text, recent and by_ids in one round trip
+    for hit in found.text:
         _add(pool, fact_item(hit), "text", hit.rank, key=hit.key, seen_at=hit.updated_at)
-    for hit in facts_queries.recent(
-        conn, tenant_id, pairs, min_confidence=min_confidence, categories=cats, limit=PER_CHANNEL // 2
-    ):
+    for hit in found.recent:
         _add(pool, fact_item(hit), "recent", hit.rank, key=hit.key, seen_at=hit.updated_at)
     if vector_fact_ids:
         allowed = set(pairs)
-        vector_hits = facts_queries.by_ids(conn, tenant_id, vector_fact_ids)
         order = {memory_id: i for i, memory_id in enumerate(vector_fact_ids, start=1)}
-        for hit in vector_hits:
+        for hit in found.by_id:
             if (hit.scope, hit.scope_key) in allowed and hit.confidence >= min_confidence:
                 _add(pool, fact_item(hit), "vector", order[hit.memory_id], key=hit.key, seen_at=hit.updated_at)
     _graph(conn, tenant_id, scopes, request, words, pool)

@@ -149,17 +149,19 @@ class Change(msgspec.Struct, frozen=True):
 def diff(engine: Engine, label: str) -> list[Change]:
     """What switching to the shadow ``label`` would add, lose or change."""
     changes: list[Change] = []
-    with engine.connect() as conn:
-        for kind, name, _ in SUMMARIES:
+    for kind, name, _ in SUMMARIES:
+        # Two connections: execution_options changes a connection in place.
+        with engine.connect() as conn:
             live = summarise(conn, kind)
-            mapped = conn.execution_options(schema_translate_map={live_schema(name): shadow_schema(name, label)})
+        shadow_map = {live_schema(name): shadow_schema(name, label)}
+        with engine.connect().execution_options(schema_translate_map=shadow_map) as mapped:
             shadow = summarise(mapped, kind)
-            for key in sorted(live.keys() | shadow.keys()):
-                before, after = live.get(key), shadow.get(key)
-                if before == after:
-                    continue
-                change = "added" if before is None else "lost" if after is None else "changed"
-                changes.append(Change(kind, change, key[0], key[1], before, after))
+        for key in sorted(live.keys() | shadow.keys()):
+            before, after = live.get(key), shadow.get(key)
+            if before == after:
+                continue
+            change = "added" if before is None else "lost" if after is None else "changed"
+            changes.append(Change(kind, change, key[0], key[1], before, after))
     return changes
 
 

@@ -31,8 +31,9 @@ def search(
     categories: Iterable[str] | None = None,
 ) -> list[SelectedItem]:
     """The ``k`` best items for ``query``: facts of the given scopes, entities and
-    relationships (hybrid: full text, recency, graph), and turns (full text); each
-    cites its source turn ids (the caller's own ids when it gave them)."""
+    relationships (hybrid: full text and graph), and turns (full text, any of the
+    query's words); each cites its source turn ids (the caller's own ids when it gave
+    them). Ranked by ``_rank``."""
     check_identifier("tenant_id", tenant_id)
     wanted = set(kinds) if kinds is not None else {"fact", "entity", "relationship", "turn"}
     with engine.connect() as conn:
@@ -45,63 +46,35 @@ def search(
                     item_id=turn_id, kind="turn", text=text, confidence=1.0, score=0.0, source_turns=(turn_id,)
                 )
                 pool.append(Candidate(item=item, ranks={"text": rank}))
-    # The recent channel says nothing about the query (context selection wants it;
-    # a search ranks what matches): it neither adds an item nor raises its score.
-    for cand in pool:
-        cand.ranks.pop("recent", None)
-    import os
-    variant = os.environ.get("SV", "")
-    if "support" in variant:
-        _support(pool)
-    if "noboost" in variant:
-        for c in pool:
-            c.hops = None
-    if "nohop" in variant:
-        for c in pool:
-            if c.hops and set(c.ranks) == {"graph"}:
-                c.hops = None
-    matching = (c for c in pool if c.item.kind in wanted and c.ranks)
-    ranked = fuse(matching, datetime.now(UTC))
-    if "cover" in variant:
-        qw = {_stem(w) for w in query_words(query)}
-        def cov(c):
-            iw = {_stem(w) for w in query_words(c.item.text.replace("_", " "), limit=200)}
-            return len(qw & iw) / max(1, len(qw))
-        ranked.sort(key=lambda c: -(c.item.score * (0.5 + 0.5 * cov(c))))
-    if "demote" in variant:
-        words = set(query_words(query))
-        if "excl" in variant:
-            for c in pool:
-                if c.hops == 0:
-                    words -= set(query_words(c.item.text.split(" (")[0]))
-        ranked.sort(key=lambda c: not _evidence(c, words))
+    ranked = _rank([c for c in pool if c.item.kind in wanted], query, datetime.now(UTC))
     return [c.item for c in ranked[:k]]
 
 
-def _stem(w: str) -> str:
-    for suf in ("ing", "es", "s", "ed"):
-        if w.endswith(suf) and len(w) > len(suf) + 2:
-            return w[: -len(suf)]
-    return w
+def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
+    """A search's order: what the query itself found first, then the graph around it.
+
+    Context selection and search share the channels but not the question. Here the
+    recent channel, which knows nothing of the query, neither adds an item nor raises
+    one. And an edge reached only by walking from an entity the query names, whose
+    text shares no other word with the query ("alice USES Go" for "which CI builds
+    Phoenix?"), comes after every item with evidence of its own (a text match, the
+    named entity itself, or a shared word), in fused order within each group; else
+    the walk's hop boosts let dozens of neighbours outrank the matching turns.
+    """
+    for cand in pool:
+        cand.ranks.pop("recent", None)
+    ranked = fuse((c for c in pool if c.ranks), now)
+    words = set(query_words(query))
+    for cand in ranked:
+        if cand.hops == 0:  # the named entity's own words are evidence of nothing else
+            words -= set(query_words(cand.item.text.split(" (", 1)[0]))
+    return sorted(ranked, key=lambda c: not _has_evidence(c, words))
 
 
-def _support(pool: list[Candidate]) -> None:
-    best: dict[str, int] = {}
-    for c in pool:
-        if c.item.kind != "turn":
-            rank = c.ranks.get("text")
-            if rank is not None:
-                for t in c.item.source_turns:
-                    best[t] = min(best.get(t, rank), rank)
-    for c in pool:
-        if c.item.kind == "turn" and c.item.item_id in best:
-            c.ranks["cited"] = best[c.item.item_id]
-
-
-def _evidence(c: Candidate, words: set[str]) -> bool:
-    if set(c.ranks) - {"graph"} or c.hops == 0 or c.item.kind == "entity":
+def _has_evidence(cand: Candidate, words: set[str]) -> bool:
+    if cand.hops == 0 or set(cand.ranks) != {"graph"}:
         return True
-    return bool(words & set(query_words(c.item.text.replace("_", " "), limit=64)))
+    return not words.isdisjoint(query_words(cand.item.text, limit=64))
 
 
 class GraphAnswer(msgspec.Struct, frozen=True):
