@@ -99,12 +99,6 @@ def test_verify_all_says_same_and_exits_zero(ledger: Engine) -> None:
     assert "DIFFERENT" not in result.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: rebuild.verify fills TableDiff.table with table.name, a SQLAlchemy "
-    "quoted_name that msgspec cannot encode, so `projections verify NAME --json` dies with "
-    "TypeError (exit 1, a traceback); fix: TableDiff(str(table.name), ...)",
-)
 def test_verify_json_prints_one_object_per_table(ledger: Engine) -> None:
     service.catch_up_all(ledger, ["relationships"])
 

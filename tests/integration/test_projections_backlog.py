@@ -32,7 +32,6 @@ from tests.integration.test_projections_support import (
     READ_MODELS,
     append_in_transactions,
     assert_equals_rebuild,
-    avoiding_facts_bugs,
     checksums,
     coalesce,
     count_events,
@@ -53,7 +52,7 @@ KILLS = 2
 @pytest.fixture(scope="module")
 def backlog(database: TestDatabase) -> Iterator[Engine]:
     """A database holding some 20,000 events and no projection yet."""
-    appends = avoiding_facts_bugs(workload.generate(seed=11, tenants=3, turns=1700, start=T0))
+    appends = list(workload.generate(seed=11, tenants=3, turns=1700, start=T0))
     with fresh_database(database, "proj_backlog", pool_size=6) as engine:
         total = append_in_transactions(engine, coalesce(appends, 1000))
         assert total >= 20_000
@@ -209,7 +208,7 @@ def test_readers_never_see_an_empty_or_shrinking_table_while_a_rebuild_swaps_in(
 
 def test_a_rebuild_while_a_writer_appends_and_a_live_runner_follows_catches_up(backlog: Engine) -> None:
     _catch_up_all(backlog)
-    more = coalesce(avoiding_facts_bugs(workload.generate(seed=12, tenants=2, turns=500, start=T0)), 40)
+    more = coalesce(list(workload.generate(seed=12, tenants=2, turns=500, start=T0)), 40)
     stop = threading.Event()
     errors: list[BaseException] = []
 

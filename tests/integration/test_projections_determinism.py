@@ -118,16 +118,9 @@ def test_the_stream_is_large_and_was_projected_while_it_was_appended(run: Run) -
     assert run.applied_while_appending < sum(run.handled.values()), "and had to catch up"
 
 
-_facts_bugs = pytest.mark.xfail(
-    strict=True,
-    reason="src bugs in facts_fold (strict xfails in tests/unit/test_facts_fold.py): a "
-    "conflict row takes its key from whichever fact created it (the chosen one when a "
-    "ConflictResolved arrives before the row exists), and a conflict dissolved within one "
-    "batch leaves no row; live batches and a rebuild's 5000-event batches then differ",
-)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_facts_bugs) if n == "facts" else n for n in READ_MODELS])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=()) if n == "facts" else n for n in READ_MODELS])
 def test_a_rebuild_equals_the_live_projection_row_for_row(run: Run, name: str) -> None:
     cp = run.checkpoints[name]
     assert (cp.state, cp.error) == ("live", None)

@@ -541,13 +541,6 @@ def test_a_row_changed_by_hand_differs_from_a_rebuild_and_rebuild_repairs_it(mod
     assert not {s for s in schemas if s.startswith("proj_facts_")}, "no copy is left behind"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: rebuild.verify maps its transaction with tx.execution_options("
-    "schema_translate_map=...), which in SQLAlchemy 2 changes that connection in place "
-    "and returns it, so the 'live' checksum is taken from the scratch copy too: verify "
-    "reports every table equal whatever the live rows hold",
-)
 def test_verify_reports_a_row_changed_by_hand(scratch: Engine) -> None:
     runner.install(scratch, FactsProjector())
     _tamper(scratch, "t-tamper")
@@ -562,12 +555,6 @@ def test_verify_reports_a_row_changed_by_hand(scratch: Engine) -> None:
 # --- known bugs, each in a database of its own ----------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: retracting the only fact of a slot raises ValueError in "
-    "facts_fold._winners (max() of no claims), so one ordinary retraction stops the "
-    "facts projection for every tenant",
-)
 def test_retracting_the_only_fact_of_a_slot_does_not_stop_the_projection(scratch: Engine) -> None:
     writer = Writer(scratch, "t-lone")
     writer.append(fact("only", "Phoenix is written in Go", 0.9, key="language"))
@@ -581,12 +568,6 @@ def test_retracting_the_only_fact_of_a_slot_does_not_stop_the_projection(scratch
     assert rows(scratch, facts, "t-lone", by="memory_id")["only"]["status"] == "retracted"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: the conflict's reason quotes valid_from.isoformat(); a valid_from "
-    "from the payload keeps its UTC offset, one reloaded from the table comes back in "
-    "the session's zone, so live batches and a rebuild write different conflicts rows",
-)
 def test_a_rebuild_equals_live_application_when_valid_times_carry_an_offset(scratch: Engine) -> None:
     plus_two = timezone(timedelta(hours=2))
     writer = Writer(scratch, "t-offset")

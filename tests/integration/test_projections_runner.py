@@ -31,7 +31,6 @@ from memledger.store import db, event_store
 from tests.integration.test_projections_support import (
     append_in_transactions,
     assert_equals_rebuild,
-    avoiding_facts_bugs,
     coalesce,
     fresh_database,
     handled_events,
@@ -218,13 +217,6 @@ def test_reset_failure_of_a_live_projection_changes_nothing(scratch: Engine) -> 
         assert checkpoints.get(conn, "facts") == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: runner.run_batch runs the batch in db.begin, which turns every "
-    "DBAPIError (here a DataError from the projector's own SQL) into DatabaseUnavailable; "
-    "run_batch re-raises that without isolating the event, so the projection is never "
-    "marked failed, status shows nothing, and follow() dies with the error",
-)
 def test_an_event_whose_sql_fails_stops_the_projection_with_a_failed_status(scratch: Engine) -> None:
     _append_facts_and_turns(scratch, 6)
     refusing = Refusing({"fact-03"}, sql=True)
@@ -238,13 +230,6 @@ def test_an_event_whose_sql_fails_stops_the_projection_with_a_failed_status(scra
     assert _memory_ids(scratch) == ["m00", "m01", "m02"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: when a batch fails as a whole but each event applies alone, "
-    "runner._isolate_failure commits the events it applied one by one without advancing "
-    "the checkpoint (its for/else just returns), so the next run applies them again: "
-    "facts are reinforced twice",
-)
 def test_a_batch_that_fails_once_as_a_whole_is_applied_exactly_once(scratch: Engine) -> None:
     _append_facts_and_turns(scratch, 10)
     flaky = FailsOnceAsAWhole()
@@ -283,7 +268,7 @@ def _run_all(url: str, barrier: Any, batch_size: int, results: Any) -> None:
 
 
 def test_two_runner_processes_apply_every_event_exactly_once(database: TestDatabase) -> None:
-    appends = avoiding_facts_bugs(workload.generate(seed=7, tenants=2, turns=260, start=T0))
+    appends = list(workload.generate(seed=7, tenants=2, turns=260, start=T0))
     with fresh_database(database, "proj_two_runners") as engine:
         append_in_transactions(engine, coalesce(appends, 500))
         expected = {p.name: handled_events(engine, p) for p in read_models()}

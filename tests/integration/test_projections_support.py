@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -18,7 +18,6 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine
 
-from memledger.events.catalogue import FactExtracted, MemoryPromoted, MemoryRestored, MemoryRetracted
 from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, rebuild, registry
 from memledger.projectors.base import Projector, live_schema
@@ -133,29 +132,6 @@ def wait_until_visible(engine: Engine, count: int, *, tenant: str | None = None,
             return
         assert time.monotonic() < deadline, f"only {seen} of {count} events became visible"
         time.sleep(0.05)
-
-
-def avoiding_facts_bugs(appends: Iterable[Append]) -> list[Append]:
-    """The workload without what makes the facts projection depend on batch
-    boundaries today (strict xfails in ``tests/unit/test_facts_fold.py``): fact
-    retractions and restores are dropped, and fact keys are lower-cased so that a
-    conflict's key cannot depend on which fact created it. Tests of other properties
-    (exactly once, crashes, rebuilds) use it to keep all four projections in play."""
-    out = []
-    for append in appends:
-        kept = []
-        for new in append.events:
-            event = new.event
-            if isinstance(event, MemoryRetracted | MemoryRestored) and event.item_kind == "fact":
-                continue
-            if isinstance(event, FactExtracted | MemoryPromoted):
-                lowered = msgspec.structs.replace(event, key=event.key.lower())
-                kept.append(msgspec.structs.replace(new, event=lowered))
-            else:
-                kept.append(new)
-        if kept:
-            out.append(Append(append.tenant_id, append.stream_id, kept))
-    return out
 
 
 def coalesce(appends: Sequence[Append], per_append: int) -> list[Append]:

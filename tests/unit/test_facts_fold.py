@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 
 import msgspec
-import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
@@ -279,13 +278,6 @@ def test_retracting_the_winner_restores_the_superseded_fact_and_restore_brings_i
     assert tables.conflicts[(TENANT, SLOT)].state == "resolved"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="src bug: facts_fold._winners calls max() on no claims when every fact of a "
-    "slot is retracted (ValueError: max() arg is an empty sequence), so retracting a "
-    "fact alone in its slot stops the facts projection",
-)
 def test_retracting_the_only_fact_of_a_slot_marks_it_retracted() -> None:
     ledger = Ledger()
     tables = Tables()
@@ -299,13 +291,6 @@ def test_retracting_the_only_fact_of_a_slot_marks_it_retracted() -> None:
     assert tables.facts[(TENANT, "m1")].status == "active"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: resolve_slot creates a conflict row only when it sees two candidate "
-    "claims at the end of a batch, so a disagreement retracted within the same batch "
-    "leaves no row while one retracted in a later batch leaves a 'dissolved' row: live "
-    "application and a rebuild (5000-event batches) disagree",
-)
 def test_a_conflict_retracted_in_the_same_batch_or_the_next_gives_the_same_rows() -> None:
     ledger = Ledger()
     events = [
@@ -575,12 +560,6 @@ def test_folding_in_one_batch_or_in_many_gives_the_same_rows(
     _same_rows_whatever_the_batches(events, cuts)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bugs (see the xfail tests of single cases): retracting every fact of a "
-    "slot raises ValueError; a conflict retracted within one batch leaves no conflict "
-    "row; a conflict's key comes from the fact that happened to create it",
-)
 @settings(max_examples=150, deadline=None, derandomize=True, phases=[Phase.generate])
 @given(events=_sequences(CASED_KEYS, retractions=True), cuts=_cuts)
 def test_folding_with_retractions_and_cased_keys_in_one_batch_or_in_many_gives_the_same_rows(
@@ -608,13 +587,6 @@ def _check_invariants(tables: Tables) -> None:
                 assert row.superseded_by is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: facts_fold._winners writes newest.isoformat() into the conflict's "
-    "reason, so the text depends on the UTC offset of a valid_from that came from the "
-    "payload (kept as written) or from the database (session zone): batch boundaries "
-    "change the conflicts row",
-)
 def test_batch_boundaries_do_not_change_a_reason_that_quotes_valid_time() -> None:
     """A tie broken by valid time is explained with that time. The reason must not
     depend on the offset the time was written with: PostgreSQL hands it back in the
@@ -637,13 +609,6 @@ def test_batch_boundaries_do_not_change_a_reason_that_quotes_valid_time() -> Non
     assert reloaded.snapshot()[1] == whole.snapshot()[1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: a conflict row takes scope, scope key and key from whichever fact "
-    "created it: the slot's first fact when resolve_slot creates it, the chosen fact when "
-    "a ConflictResolved arrives first (facts_fold._resolve_by_person); keys differing only "
-    "in case then give different rows live and after a rebuild",
-)
 def test_a_conflicts_key_does_not_depend_on_the_batch_that_created_it() -> None:
     ledger = Ledger()
     events = [

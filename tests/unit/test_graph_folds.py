@@ -10,7 +10,6 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import msgspec
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,12 +125,6 @@ def test_aliases_are_not_repeated_and_never_repeat_the_name() -> None:
     assert len(alice.aliases) == len(set(alice.aliases))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug (minor): entities._observe filters the entity's own name out of the "
-    "aliases of later mentions but not of the first one, so a first mention listing its "
-    "own name as an alias keeps it",
-)
 def test_the_first_mention_does_not_list_the_name_among_the_aliases() -> None:
     ledger = Ledger()
     alice = fold_entities([ledger.rec(observed("Alice", aliases=("Alice", "Al")))])["person:alice"]

@@ -77,7 +77,7 @@ def _observe(row: EntityRow | None, rec: Recorded, event: EntityObserved) -> Ent
             entity_id=_entity_id(event.entity_type, event.name),
             name=event.name,
             entity_type=event.entity_type,
-            aliases=merge_ordered([], aliases),
+            aliases=merge_ordered([], [a for a in aliases if a != event.name]),
             description=event.description or None,
             mention_count=1,
             confidence=round(event.confidence, 6),
