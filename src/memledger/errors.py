@@ -112,7 +112,7 @@ class InvalidEvent(InvalidCommand):
         return f"invalid {self.event_type} event at {self.field}: {self.message}"
 
 
-class EmbeddingFailed(LedgerError):  # noqa: N818 - named like ExtractionFailed
+class EmbeddingFailed(LedgerError):
     """The embedding model could not be loaded or called (a file failing its sha256
     check, a provider's error, an answer of the wrong shape)."""
 

@@ -330,13 +330,6 @@ def test_bootstrap_vector_search_finds_a_fact_by_meaning(vectors_db: Engine) -> 
         assert search(conn, new_tenant(), "Does she have a puppy?") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: selection.candidates.gather takes the vector channel's ids through "
-    "facts_queries.by_ids (facts of any status) and checks only scope and confidence, so a "
-    "retracted (or superseded) fact close in meaning to the request is selected. Fix: give the "
-    "vector hits the same visibility as search_text (status active/low_confidence, categories).",
-)
 def test_a_retracted_fact_never_comes_back_through_the_vector_channel(vectors_db: Engine) -> None:
     tenant = new_tenant()
     Writer(vectors_db, tenant).append(

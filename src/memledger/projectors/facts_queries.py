@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -151,70 +152,91 @@ def channels(
     """``search_text``, ``recent`` and ``by_ids`` in one statement: the same rows in
     the same order as the three calls, for one round trip instead of three (a
     request's latency is mostly round trips and their scheduling on a busy server).
+    The statement is built once per shape (scopes, words, categories, ids present)
+    and takes everything else as parameters.
     """
-    parts: list[sa.Select[Any]] = []
-    if words and scopes:
-        parts.append(_text_part(tenant_id, scopes, words, min_confidence, categories, text_limit))
-    if scopes:
-        parts.append(_recent_part(tenant_id, scopes, min_confidence, categories, recent_limit))
-    if memory_ids:
-        ids = sa.bindparam("memory_ids", list(memory_ids), type_=ARRAY(sa.Text))
-        parts.append(
-            sa.select(sa.literal("by_id").label("channel"), *_HIT_COLUMNS, sa.literal(0)).where(
-                facts.c.tenant_id == tenant_id, facts.c.memory_id == sa.any_(ids)
-            )
-        )
+    scopes = list(scopes)
+    text, recent, by_id = bool(words and scopes), bool(scopes), bool(memory_ids)
     out: dict[str, list[FactHit]] = {"text": [], "recent": [], "by_id": []}
-    if not parts:
+    if not (text or recent or by_id):
         return FactChannels(**out)
-    for row in conn.execute(sa.union_all(*parts)).all():
-        out[row[0]].append(FactHit(*row[1:13], rank=row[13]))
+    params: dict[str, Any] = {
+        "tenant_id": tenant_id,
+        "min_confidence": min_confidence,
+        "categories": None if categories is None else sorted(categories),
+        "tsquery": " | ".join(words),
+        "text_limit": text_limit,
+        "recent_limit": recent_limit,
+        "memory_ids": list(memory_ids),
+    }
+    for i, (scope, key) in enumerate(scopes):
+        params[f"scope_{i}"], params[f"scope_key_{i}"] = scope, key
+    stmt = _channels_statement(len(scopes), text, recent, by_id, categories is not None)
+    for row in conn.execute(stmt, params).all():
+        out[row[0]].append(FactHit(*row[1:13], rank=row[13]))  # type: ignore[misc]
     for name in ("text", "recent"):
         out[name].sort(key=lambda hit: hit.rank)
     out["by_id"] = [msgspec.structs.replace(hit, rank=i) for i, hit in enumerate(out["by_id"], start=1)]
     return FactChannels(**out)
 
 
-def _text_part(
-    tenant_id: str,
-    scopes: Sequence[tuple[str, str]],
-    words: Sequence[str],
-    min_confidence: float,
-    categories: Iterable[str] | None,
-    limit: int,
-) -> sa.Select[Any]:
+@lru_cache(maxsize=64)
+def _channels_statement(pairs: int, text: bool, recent: bool, by_id: bool, categories: bool) -> sa.Executable:
+    """The union of the channels asked for, with bound parameters (see ``channels``)."""
+    p = sa.bindparam
+    c = facts.c
+    in_scope = (
+        sa.and_(c.scope == p(f"scope_{i}", type_=sa.Text), c.scope_key == p(f"scope_key_{i}", type_=sa.Text))
+        for i in range(pairs)
+    )
+    where = [
+        facts.c.tenant_id == p("tenant_id", type_=sa.Text),
+        sa.or_(*in_scope),
+        facts.c.status.in_(["active", "low_confidence"]),
+        facts.c.confidence >= p("min_confidence", type_=sa.Float),
+    ]
+    if categories:
+        where.append(facts.c.category == sa.any_(p("categories", type_=ARRAY(sa.Text))))
+    parts: list[sa.Select[Any]] = []
+    if text:
+        parts.append(_text_part(where, sa.func.to_tsquery("english", p("tsquery", type_=sa.Text))))
+    if recent:
+        parts.append(_recent_part(where))
+    if by_id:
+        ids = p("memory_ids", type_=ARRAY(sa.Text))
+        parts.append(
+            # The same visibility as the other channels: a retracted or superseded fact
+            # must not come back because its vector is near the request.
+            sa.select(sa.literal("by_id").label("channel"), *_HIT_COLUMNS, sa.literal(0)).where(
+                *where, facts.c.memory_id == sa.any_(ids)
+            )
+        )
+    return parts[0] if len(parts) == 1 else sa.union_all(*parts)
+
+
+def _text_part(where: list[sa.ColumnElement[bool]], query: sa.ColumnElement[Any]) -> sa.Select[Any]:
     """``search_text``'s rows, numbered in its order."""
-    query = sa.func.to_tsquery("english", " | ".join(words))
     matched = (
-        sa.select(*_HIT_COLUMNS, facts.c.tsv)
-        .where(*_visible(tenant_id, scopes, min_confidence, categories), facts.c.tsv.op("@@")(query))
-        .limit(_MATCH_CAP)
-        .subquery()
+        sa.select(*_HIT_COLUMNS, facts.c.tsv).where(*where, facts.c.tsv.op("@@")(query)).limit(_MATCH_CAP).subquery()
     )
     rank = sa.func.ts_rank(matched.c.tsv, query).label("text_rank")
     best = (
         sa.select(*(matched.c[c.name] for c in _HIT_COLUMNS), rank)
         .order_by(rank.desc(), matched.c.memory_id)
-        .limit(limit)
+        .limit(sa.bindparam("text_limit", type_=sa.Integer))
         .subquery()
     )
     number = sa.func.row_number().over(order_by=(best.c.text_rank.desc(), best.c.memory_id))
     return sa.select(sa.literal("text").label("channel"), *(best.c[c.name] for c in _HIT_COLUMNS), number)
 
 
-def _recent_part(
-    tenant_id: str,
-    scopes: Sequence[tuple[str, str]],
-    min_confidence: float,
-    categories: Iterable[str] | None,
-    limit: int,
-) -> sa.Select[Any]:
+def _recent_part(where: list[sa.ColumnElement[bool]]) -> sa.Select[Any]:
     """``recent``'s rows, numbered in its order."""
     latest = (
         sa.select(*_HIT_COLUMNS)
-        .where(*_visible(tenant_id, scopes, min_confidence, categories))
+        .where(*where)
         .order_by(facts.c.updated_at.desc(), facts.c.memory_id)
-        .limit(limit)
+        .limit(sa.bindparam("recent_limit", type_=sa.Integer))
         .subquery()
     )
     number = sa.func.row_number().over(order_by=(latest.c.updated_at.desc(), latest.c.memory_id))
