@@ -7,17 +7,22 @@ every request carries an API key (``Authorization: Bearer <key>`` or
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import functools
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 import msgspec
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from memledger import bootstrap
 from memledger.bootstrap import Database
-from memledger.errors import InvalidCommand, Unauthorized
+from memledger.errors import InvalidCommand, LedgerError, Unauthorized
 from memledger.service import context, keys, memory, provenance, search
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
+
+T = TypeVar("T")
 
 INSTRUCTIONS = """memledger is the user's long-term memory. Call memory_context before answering
 anything that may depend on what the user said in earlier conversations (their preferences, decisions,
@@ -29,6 +34,19 @@ a project or for good, and memory_provenance when asked where a memory came from
 
 def _scopes(session: str | None, project: str | None, user: str | None, org: str | None) -> Scopes:
     return Scopes(session=session, project=project, user=user, org=org)
+
+
+def _explained(tool: Callable[..., T]) -> Callable[..., T]:
+    """A tool whose refusals reach the agent as a readable error, not a crash."""
+
+    @functools.wraps(tool)
+    def run(*args: Any, **kwargs: Any) -> T:
+        try:
+            return tool(*args, **kwargs)
+        except LedgerError as e:
+            raise ToolError(f"{type(e).__name__}: {e}") from e
+
+    return run
 
 
 def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServer:
@@ -49,6 +67,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         return found
 
     @server.tool()
+    @_explained
     def memory_context(
         request: str,
         ctx: Context,
@@ -75,6 +94,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         return served.block.text
 
     @server.tool()
+    @_explained
     def memory_search(
         query: str,
         ctx: Context,
@@ -93,6 +113,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         ]
 
     @server.tool()
+    @_explained
     def query_graph(
         entity: str,
         ctx: Context,
@@ -113,6 +134,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         return found
 
     @server.tool()
+    @_explained
     def record_turn(
         role: Literal["user", "assistant"],
         text: str,
@@ -130,6 +152,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         return {"positions": [p for r in results for p in r.positions], "replayed": any(r.replayed for r in results)}
 
     @server.tool()
+    @_explained
     def promote_memory(
         kind: Literal["decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"],
         scope: Literal["session", "project", "user", "org"],
@@ -159,6 +182,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         return {"memory_id": new_id}
 
     @server.tool()
+    @_explained
     def memory_provenance(item_id: str, ctx: Context) -> dict[str, Any]:
         """Where a memory came from: every event that made or changed it (with the extractor and
         version) and the conversation turns behind it."""

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memledger.api import errors, routes_memory, routes_ops
+from memledger.api.schemas import ErrorOut
 from memledger.bootstrap import Database
 from memledger.errors import LedgerError
 
@@ -16,7 +19,21 @@ DEFAULT_MAX_BODY = 2 * 1024 * 1024
 
 def create_app(database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY) -> FastAPI:
     """The HTTP API over ``database``. Every request but /health needs an API key."""
+    errors_documented: dict[int | str, dict[str, Any]] = {
+        status: {"model": ErrorOut, "description": description}
+        for status, description in (
+            (400, "a malformed request"),
+            (401, "no valid API key"),
+            (403, "refused by the tenant's switches (e.g. capture is off)"),
+            (404, "no such item for this tenant"),
+            (409, "a concurrency conflict"),
+            (413, "the request body is too large"),
+            (422, "a field failed validation (the error names it)"),
+            (503, "the database is unavailable"),
+        )
+    }
     app = FastAPI(
+        responses=errors_documented,
         title="memledger",
         version="1",
         description="An event-sourced memory ledger for LLM agents. Every request is authenticated with an "
@@ -25,6 +42,7 @@ def create_app(database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY) ->
     app.state.database = database
     app.add_exception_handler(LedgerError, errors.ledger_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)
+    app.add_exception_handler(StarletteHTTPException, errors.http_error)
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

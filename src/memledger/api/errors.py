@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memledger.errors import (
     ConcurrencyConflict,
@@ -57,10 +58,33 @@ async def ledger_error(request: Request, error: Exception) -> JSONResponse:
     return error_response(status, code, str(error), field if isinstance(field, str) else None)
 
 
+def _is_model_name(part: object) -> bool:
+    return isinstance(part, str) and part[:1].isupper() and part.endswith("In")
+
+
 async def validation_error(request: Request, error: Exception) -> JSONResponse:
-    """A request that fails its schema: 422 naming the first field that was wrong."""
+    """A request that fails its schema: 422 naming the first field that was wrong.
+
+    A body that may take two shapes (one turn, or {"turns": [...]}) is judged by the
+    shape it has, so the error names the field of that shape."""
     assert isinstance(error, RequestValidationError)
-    first = error.errors()[0] if error.errors() else {}
-    location = ".".join(str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path"))
+    errors = list(error.errors())
+    body = getattr(error, "body", None)
+    batch = isinstance(body, dict) and "turns" in body
+    shaped = [e for e in errors if ("TurnsIn" in e.get("loc", ())) == batch]
+    first = (shaped or errors or [{}])[0]
+    location = ".".join(
+        str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path") and not _is_model_name(part)
+    )
     message = f"{location or 'request'}: {first.get('msg', 'invalid')}"
     return error_response(422, "validation_error", message, location or None)
+
+
+_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
+
+
+async def http_error(request: Request, error: Exception) -> JSONResponse:
+    """Starlette's own errors (unknown route, wrong method) in the same JSON shape."""
+    assert isinstance(error, StarletteHTTPException)
+    code = _HTTP_CODES.get(error.status_code, "http_error")
+    return error_response(error.status_code, code, str(error.detail))

@@ -41,7 +41,8 @@ def _scopes(scopes: ScopesIn) -> Scopes:
 
 
 def _query_scopes(session: str | None, project: str | None, user: str | None, org: str | None) -> Scopes:
-    return Scopes(session=session, project=project, user=user, org=org)
+    """Scopes from query parameters; an empty one (``?session=``) means none."""
+    return Scopes(session=session or None, project=project or None, user=user or None, org=org or None)
 
 
 def _items(selection: Selection) -> list[Item]:

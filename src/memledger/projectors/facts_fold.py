@@ -278,7 +278,7 @@ def resolve_slot(facts: list[FactRow], conflict: ConflictRow | None) -> Conflict
     claim_of = {id(member): claim for claim in claims for member in claim.members}
     for fact in facts:
         _set_status(fact, win_leads, claim_of.get(id(fact)), leader, ambiguous)
-    if len(_claims(facts)) < 2 and conflict is None:
+    if conflict is None and len({_normalised(f.statement) for f in facts}) < 2:  # claims of all facts
         return None
     if conflict is None:
         conflict = _new_conflict(facts[0], _Stamp(facts[0].updated_at, facts[0].last_position))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -86,21 +87,27 @@ def named_in(conn: Connection, tenant_id: str, words: Sequence[str], text: str, 
     """Active entities whose name or an alias appears, as whole words, in ``text``."""
     if not words:
         return []
-    query = sa.func.to_tsquery("simple", " | ".join(words))
-    stmt = (
-        sa.select(*_ENTITY_COLUMNS)
-        .where(entities.c.tenant_id == tenant_id, entities.c.status == "active", entities.c.tsv.op("@@")(query))
-        .order_by(entities.c.mention_count.desc(), entities.c.entity_id)
-        .limit(200)
-    )
     haystack = f" {normalise_name(text)} "
     hits = []
-    for row in conn.execute(stmt).all():
+    for row in conn.execute(_NAMED_IN, {"tenant_id": tenant_id, "tsquery": " | ".join(words)}).all():
         hit = EntityHit(*row)
         names = [hit.name, *hit.aliases]
         if any(f" {normalise_name(n)} " in haystack for n in names if normalise_name(n)):
             hits.append(hit)
     return hits[:limit]
+
+
+# Built once: a statement built per call costs more Python than its round trip.
+_NAMED_IN = (
+    sa.select(*_ENTITY_COLUMNS)
+    .where(
+        entities.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+        entities.c.status == "active",
+        entities.c.tsv.op("@@")(sa.func.to_tsquery("simple", sa.bindparam("tsquery", type_=sa.Text))),
+    )
+    .order_by(entities.c.mention_count.desc(), entities.c.entity_id)
+    .limit(200)
+)
 
 
 def entities_by_id(conn: Connection, tenant_id: str, entity_ids: Iterable[str]) -> list[EntityHit]:
@@ -146,7 +153,7 @@ def walk(
         rows = read[hop] if hop in read else _hop(conn, tenant_id, frontier, wanted_relations, limit_per_hop)
         next_frontier: set[str] = set()
         for row in rows:
-            edge = Edge(*row, hop=hop)
+            edge = Edge(*row, hop=hop)  # type: ignore[misc]
             if edge.relationship_key in seen_edges:
                 continue
             far = edge.target_entity_id if edge.source_entity_id in frontier else edge.source_entity_id
@@ -162,32 +169,35 @@ def walk(
     return found
 
 
-def _touching(
-    nodes: sa.ColumnElement[Any], tenant_id: str, relations: Sequence[str] | None
-) -> list[sa.ColumnElement[bool]]:
+def _touching(nodes: sa.ColumnElement[Any], relations: bool) -> list[sa.ColumnElement[bool]]:
     """Active edges of the tenant with either end in the array ``nodes``."""
     r = relationships.c
     where = [
-        r.tenant_id == tenant_id,
+        r.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
         r.status == "active",
         sa.or_(r.source_entity_id == sa.any_(nodes), r.target_entity_id == sa.any_(nodes)),
     ]
-    if relations is not None:
-        where.append(r.relation == sa.any_(sa.bindparam("relations", list(relations), type_=ARRAY(sa.Text))))
+    if relations:
+        where.append(r.relation == sa.any_(sa.bindparam("relations", type_=ARRAY(sa.Text))))
     return where
 
 
 def _hop(
     conn: Connection, tenant_id: str, frontier: set[str], relations: Sequence[str] | None, limit: int
 ) -> Sequence[Any]:
-    nodes = sa.bindparam("frontier", sorted(frontier), type_=ARRAY(sa.Text))
-    stmt = (
+    params = {"tenant_id": tenant_id, "frontier": sorted(frontier), "relations": relations, "limit": limit}
+    return conn.execute(_hop_statement(relations is not None), params).all()
+
+
+@lru_cache(maxsize=4)
+def _hop_statement(relations: bool) -> sa.Select[Any]:
+    nodes = sa.bindparam("frontier", type_=ARRAY(sa.Text))
+    return (
         sa.select(*_EDGE_COLUMNS)
-        .where(*_touching(nodes, tenant_id, relations))
+        .where(*_touching(nodes, relations))
         .order_by(relationships.c.confidence.desc(), relationships.c.relationship_key)
-        .limit(limit)
+        .limit(sa.bindparam("limit", type_=sa.Integer))
     )
-    return conn.execute(stmt).all()
 
 
 def _two_hops(
@@ -198,34 +208,42 @@ def _two_hops(
     entity_types: Sequence[str] | None,
     limit: int,
 ) -> dict[int, list[Any]]:
-    """The rows hop 1 and hop 2 of ``walk`` read, in their order, in one statement.
+    """The rows hop 1 and hop 2 of ``walk`` read, in their order, in one statement."""
+    params = {
+        "tenant_id": tenant_id,
+        "start": sorted(start),
+        "relations": relations,
+        "types": entity_types,
+        "limit": limit,
+    }
+    out: dict[int, list[Any]] = {1: [], 2: []}
+    for row in conn.execute(_two_hops_statement(relations is not None, entity_types is not None), params).all():
+        out[row[0]].append(row[1:])
+    return out
 
-    Hop 2's frontier is the far ends of hop 1's edges (the far end is the target
+
+@lru_cache(maxsize=4)
+def _two_hops_statement(relations: bool, entity_types: bool) -> sa.Executable:
+    """Hop 2's frontier is the far ends of hop 1's edges (the far end is the target
     when the source is a start node, else the source), of a wanted type, that are
-    not start nodes: what ``walk``'s loop computes from the same rows.
-    """
+    not start nodes: what ``walk``'s loop computes from the same rows."""
     r = relationships.c
-    nodes = sa.bindparam("start", sorted(start), type_=ARRAY(sa.Text))
+    nodes = sa.bindparam("start", type_=ARRAY(sa.Text))
     order = (r.confidence.desc(), r.relationship_key)
-    first = sa.select(*_EDGE_COLUMNS).where(*_touching(nodes, tenant_id, relations)).order_by(*order).limit(limit)
-    hop1 = first.cte("hop1")
+    limit = sa.bindparam("limit", type_=sa.Integer)
+    hop1 = sa.select(*_EDGE_COLUMNS).where(*_touching(nodes, relations)).order_by(*order).limit(limit).cte("hop1")
     far = sa.case((hop1.c.source_entity_id == sa.any_(nodes), hop1.c.target_entity_id), else_=hop1.c.source_entity_id)
     far_type = sa.case((far == hop1.c.target_entity_id, hop1.c.target_type), else_=hop1.c.source_type)
     reached = sa.select(sa.func.array_agg(sa.distinct(far))).where(far != sa.all_(nodes))
-    if entity_types is not None:
-        reached = reached.where(far_type == sa.any_(sa.bindparam("types", list(entity_types), type_=ARRAY(sa.Text))))
+    if entity_types:
+        reached = reached.where(far_type == sa.any_(sa.bindparam("types", type_=ARRAY(sa.Text))))
     # coalesce: an array expression (not "= ANY (subquery)"), and {} when hop 1 found nothing
     frontier = sa.func.coalesce(reached.scalar_subquery(), sa.cast(sa.literal([], ARRAY(sa.Text)), ARRAY(sa.Text)))
-    second = sa.select(*_EDGE_COLUMNS).where(*_touching(frontier, tenant_id, relations)).order_by(*order).limit(limit)
-    hop2 = second.cte("hop2")
-    stmt = sa.union_all(
+    hop2 = sa.select(*_EDGE_COLUMNS).where(*_touching(frontier, relations)).order_by(*order).limit(limit).cte("hop2")
+    return sa.union_all(
         sa.select(sa.literal(1).label("hop"), *hop1.c),
         sa.select(sa.literal(2).label("hop"), *hop2.c),
     ).order_by(sa.literal_column("hop"), sa.literal_column("confidence").desc(), sa.literal_column("relationship_key"))
-    out: dict[int, list[Any]] = {1: [], 2: []}
-    for row in conn.execute(stmt).all():
-        out[row[0]].append(row[1:])
-    return out
 
 
 def edges_by_key(conn: Connection, tenant_id: str, keys: Iterable[str]) -> list[Edge]:

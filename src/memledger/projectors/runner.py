@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import DatabaseUnavailable, LedgerError, ProjectionFailed
+from memledger.errors import LedgerError, ProjectionFailed
 from memledger.events.envelope import Cursor, Recorded
 from memledger.projectors import checkpoints
 from memledger.projectors.base import Projector, live_schema, load_sql

@@ -12,13 +12,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand, NotFound
+from memledger.errors import InvalidCommand, LedgerError, NotFound
+from memledger.events import codec
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block, render
@@ -136,6 +137,26 @@ def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
     return event_store.cursor_at(conn, int(as_of))
 
 
+def _check_scopes(scopes: Scopes) -> None:
+    """Refuse scope keys the ledger could not record (so every served block is recorded)."""
+    try:
+        codec.encode(
+            ContextServed(
+                request="", scopes=scopes, item_ids=(), selector_version="1", formatter_version="1", block_hash="0" * 64
+            )
+        )
+    except LedgerError as e:
+        raise InvalidCommand(f"invalid scopes: {e}") from e
+
+
+def _render(selection: Selection, **options: Any) -> Block:
+    """The block, or InvalidCommand when the budget cannot hold even its frame."""
+    try:
+        return render(selection, **options)
+    except ValueError as e:
+        raise InvalidCommand(str(e)) from e
+
+
 @dataclass(frozen=True)
 class ServedContext:
     """A rendered block and the event that recorded it."""
@@ -162,12 +183,15 @@ def build_context(
 ) -> ServedContext:
     """Select, render and record a ``ContextServed`` event. Recording is best effort:
     if the ledger cannot take it, the agent still gets its block."""
+    if max_tokens is not None and max_tokens < 1:
+        raise InvalidCommand(f"max_tokens must be at least 1, not {max_tokens}")
     if style not in ("text", "xml"):
         raise InvalidCommand(f"style must be text or xml, not {style!r}")
     if request.budget_chars < MIN_BUDGET_CHARS:
         raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
+    _check_scopes(request.scopes)
     selection = select(engine, request, vector_search=vector_search)
-    block = render(
+    block = _render(
         selection,
         style=style,
         max_chars=request.budget_chars,

@@ -52,6 +52,9 @@ def page(
     """Up to ``limit`` of the tenant's events after ``after`` (recorded between
     ``since`` and ``until``, if given), and the cursor to continue from (None at the end)."""
     check_identifier("tenant_id", tenant_id)
+    for name, moment in (("since", since), ("until", until)):
+        if moment is not None and moment.tzinfo is None:
+            raise InvalidCommand(f"{name} needs a timezone (e.g. 2026-11-21T10:42:00+00:00)")
     if not 1 <= limit <= 1000:
         raise InvalidCommand(f"limit must be between 1 and 1000, not {limit}")
     found: list[Recorded] = []

@@ -42,6 +42,7 @@ def _append(engine: Engine, tenant_id: str, stream: str, event: Event, actor: st
 def item_kind(engine: Engine, tenant_id: str, item_id: str) -> ItemKind:
     """Whether ``item_id`` names a fact, an entity or a relationship of the tenant."""
     check_identifier("tenant_id", tenant_id)
+    check_identifier("item_id", item_id)
     with engine.connect() as conn:
         if facts_queries.by_ids(conn, tenant_id, [item_id]):
             return "fact"

@@ -75,6 +75,7 @@ def _entity_key(item_id: str) -> tuple[str, str] | None:
 def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
     """The events behind ``item_id`` (a fact, entity or relationship id) and their turns."""
     check_identifier("tenant_id", tenant_id)
+    check_identifier("item_id", item_id)
     with engine.connect() as conn:
         found = event_store.events_about(conn, tenant_id, item_id, entity=_entity_key(item_id))
         if not found:

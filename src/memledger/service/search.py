@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import msgspec
 from sqlalchemy.engine import Engine
 
+from memledger.errors import InvalidCommand
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.projectors import graph_queries, turns
@@ -35,6 +36,8 @@ def search(
     query's words); each cites its source turn ids (the caller's own ids when it gave
     them). Ranked by ``_rank``."""
     check_identifier("tenant_id", tenant_id)
+    if "\x00" in query:
+        raise InvalidCommand("the query holds a NUL character")
     wanted = set(kinds) if kinds is not None else {"fact", "entity", "relationship", "turn"}
     with engine.connect() as conn:
         pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)

@@ -521,7 +521,9 @@ def has_events_between(
     return bool(conn.execute(sa.select(sa.exists().where(*where))).scalar())
 
 
-def events_about(conn: Connection, tenant_id: str, item_id: str, *, entity: tuple[str, str] | None = None) -> list[Recorded]:
+def events_about(
+    conn: Connection, tenant_id: str, item_id: str, *, entity: tuple[str, str] | None = None
+) -> list[Recorded]:
     """The tenant's events whose payload names ``item_id`` (as a memory, item,
     relationship or chosen id), or that observed ``entity`` (type, lower-cased name),
     in ledger order. A scan of one tenant's events: for audits, not hot paths."""
