@@ -160,12 +160,6 @@ def test_a_failed_tool_call_is_an_error_result_not_a_broken_session(transcript: 
     assert "Traceback" not in json.dumps(transcript.results["unknown provenance"].model_dump(mode="json"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="src bug: mcp_server lets LedgerError escape its tools; MCPServer reports any non-ToolError "
-    "as 'Error executing tool X' (and logs a crash), so the agent never learns why",
-)
 def test_a_failed_tool_call_tells_the_agent_why(transcript: Transcript) -> None:
     unknown = transcript.results["unknown provenance"].content[0].text
     assert "fact-0000000000000000" in unknown
