@@ -215,8 +215,8 @@ def append(
 
     Bad input raises before the database is touched. Runs in the caller's
     transaction; the events become visible when it commits. With ``notify``, a
-    notification on ``NOTIFY_CHANNEL`` goes out when the transaction commits
-    (a hint for followers, which poll anyway).
+    notification on ``NOTIFY_CHANNEL`` goes out when the transaction commits,
+    also for a retried batch (a hint for followers, which poll anyway).
     """
     tenant_id = check_identifier("tenant_id", tenant_id)
     stream_id = check_identifier("stream_id", stream_id)
