@@ -12,20 +12,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 import pytest
 
-from memledger import bootstrap
-from memledger.errors import ProjectionFailed
-from memledger.events.envelope import START
-from memledger.service import ledger_pages, projections
-from memledger.service.types import Scopes
-from tests.e2e.conftest import MAX_BODY_BYTES, ApiServer, Caller, CliKey, Surfaces, scratch_ledger
-
-if TYPE_CHECKING:
-    from tests.conftest import TestDatabase
+from tests.e2e.conftest import MAX_BODY_BYTES, ApiServer, Caller, CliKey, Surfaces
 
 NewCaller = Callable[[str], Caller]
 
@@ -301,12 +293,6 @@ def test_retract_then_restore_change_what_search_finds(
     assert kinds == ["memory.retracted", "memory.restored"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="src bug: selection's vector channel (selection/candidates.gather via facts_queries.by_ids) "
-    "serves facts whatever their status, so a retracted (or superseded) fact stays in context",
-)
 def test_a_retracted_fact_leaves_the_context_block(
     conflicting: tuple[Caller, dict[str, str]], surfaces: Surfaces
 ) -> None:
@@ -318,31 +304,26 @@ def test_a_retracted_fact_leaves_the_context_block(
     served = caller.http.get("/v1/memory/context", params=params).json()
     assert served["empty_reason"] is None, served  # a block was selected (not failed open) ...
     assert facts["Redis"] in served["item_ids"]
-    assert gone not in served["item_ids"]  # ... without the retracted fact
+    assert gone not in served["item_ids"]  # ... without the retracted fact, by any channel (vectors too)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ProjectionFailed,
-    reason="src bug: retracting the only fact of a slot halts the facts projection "
-    "(projectors/facts_fold._winners: max() of no claims)",
-)
-def test_retracting_the_only_fact_of_a_slot_keeps_the_facts_projection_running(database: TestDatabase) -> None:
-    # Its own database: on a shared one the failure would halt the facts projection for every later test.
-    # Only the worker and the facts projection run (no embedding model to load).
-    ledger, drop = scratch_ledger(database, "retract")
-    try:
-        scope = Scopes(session="i1", project="ibis")
-        ledger.record_turn("t", "user", "Project Ibis uses Redis.", scopes=scope, turn_id="ibis-1")
-        bootstrap.build_worker(ledger.database).drain()
-        projections.catch_up_all(ledger.engine, ["facts"])
-        events, _ = ledger_pages.page(ledger.engine, "t", after=START, types=["fact.extracted"])
-        fact_id = events[0].event.memory_id  # type: ignore[attr-defined]
-        ledger.retract("t", fact_id, reason="wrong")
-        projections.catch_up_all(ledger.engine, ["facts"])
-        assert all(i.item_id != fact_id for i in ledger.search("t", "Ibis Redis", scopes=scope))
-    finally:
-        drop()
+def test_retracting_the_only_fact_of_a_slot_and_restoring_it(new_caller: NewCaller, surfaces: Surfaces) -> None:
+    caller = new_caller("ibis")
+    assert caller.http.post("/v1/turns", json=turn("Project Ibis uses Redis.", "ibis", "ibis-1")).status_code == 202
+    surfaces.catch_up()
+
+    def searched() -> list[str]:
+        return fact_ids(caller.http.get("/v1/search", params={"q": "Ibis Redis", "project": "ibis"}).json())
+
+    [fact] = searched()
+    assert caller.http.post(f"/v1/memory/{fact}/retract", json={"reason": "wrong"}).status_code == 202
+    surfaces.catch_up()  # the facts projection keeps running (it used to halt on a slot left empty)
+    assert searched() == []
+    facts = next(p for p in caller.http.get("/v1/projections").json() if p["name"] == "facts")
+    assert (facts["state"], facts["error"]) == ("live", None)
+    assert caller.http.post(f"/v1/memory/{fact}/restore", json={}).status_code == 202
+    surfaces.catch_up()
+    assert searched() == [fact]
 
 
 def test_promotion_copies_a_statement_into_the_project_scope(new_caller: NewCaller, surfaces: Surfaces) -> None:
@@ -388,7 +369,9 @@ def test_events_come_in_pages_linked_by_next_after(new_caller: NewCaller) -> Non
     positions = [e["position"] for e in everything["events"]]
     assert positions == sorted(positions)
     assert len(positions) == 6  # the key's issue, then five turns
-    paged, after, pages = [], None, 0
+    paged: list[int] = []
+    after: str | None = None
+    pages = 0
     while True:
         page = caller.http.get("/v1/events", params={"limit": 2, **({"after": after} if after else {})}).json()
         pages += 1
@@ -579,22 +562,20 @@ def test_validation_errors_name_the_field(
     assert error["message"].startswith(f"{field}: ")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="src bug: POST /v1/turns takes TurnIn | TurnsIn, and the error handler reports the first "
-    "union arm's first error ('TurnIn.role'), even for a batch whose fault is elsewhere",
-)
 @pytest.mark.parametrize(
     ("body", "field"),
     [
         ({"role": "bot", "text": "x"}, "role"),
+        ({"role": "user"}, "text"),
         ({"turns": [{"role": "user", "text": "x", "bogus": 1}]}, "turns.0.bogus"),
         ({"turns": [{"role": "bot", "text": "x"}]}, "turns.0.role"),
+        ({"turns": []}, "turns"),
     ],
-    ids=["one turn", "batch unknown field", "batch bad role"],
+    ids=["one turn", "one turn without text", "batch unknown field", "batch bad role", "empty batch"],
 )
-def test_validation_errors_of_turns_name_the_field(new_caller: NewCaller, body: dict[str, Any], field: str) -> None:
+def test_validation_errors_of_turns_name_the_field_of_the_shape_sent(
+    new_caller: NewCaller, body: dict[str, Any], field: str
+) -> None:
     error = error_of(new_caller("turnfield").http.post("/v1/turns", json=body), 422, "validation_error")
     assert error["field"] == field
 
@@ -617,66 +598,58 @@ def test_bodies_over_the_limit_are_refused_with_413(new_caller: NewCaller) -> No
     assert caller.http.post("/v1/turns", json=turn("x" * 1000, "p")).status_code == 202
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="src bug: Starlette's HTTPExceptions (unknown route, wrong method, unparsable JSON) bypass "
-    "the error table and answer {'detail': ...}",
-)
 @pytest.mark.parametrize(
-    ("method", "path", "content"),
-    [("GET", "/v1/nothing", None), ("DELETE", "/v1/search", None), ("POST", "/v1/memory/select", b'{"request": ')],
-    ids=["unknown route", "wrong method", "unparsable JSON"],
+    ("method", "path", "status", "code"),
+    [("GET", "/v1/nothing", 404, "not_found"), ("DELETE", "/v1/search", 405, "method_not_allowed")],
+    ids=["unknown route", "wrong method"],
 )
-def test_unknown_routes_methods_and_unparsable_bodies_answer_in_the_error_format(
-    new_caller: NewCaller, method: str, path: str, content: bytes | None
+def test_unknown_routes_and_methods_answer_in_the_error_format(
+    new_caller: NewCaller, method: str, path: str, status: int, code: str
 ) -> None:
-    headers = {"content-type": "application/json"}
-    response = new_caller("routes").http.request(method, path, content=content, headers=headers)
-    assert response.status_code in {400, 404, 405}
-    assert set(response.json()) == {"error"}
+    error_of(new_caller("routes").http.request(method, path), status, code)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="src bug: these inputs raise past the error table and the server answers 500",
-)
+def test_an_unparsable_body_answers_in_the_error_format(new_caller: NewCaller) -> None:
+    response = new_caller("json").http.post(
+        "/v1/memory/select", content=b'{"request": ', headers={"content-type": "application/json"}
+    )
+    error_of(response, 422, "validation_error")
+
+
+def test_an_unparsable_body_names_no_field(new_caller: NewCaller) -> None:
+    response = new_caller("json").http.post(
+        "/v1/memory/select", content=b'{"request": ', headers={"content-type": "application/json"}
+    )
+    assert "field" not in response.json()["error"]
+
+
 @pytest.mark.parametrize(
-    ("path", "params"),
+    ("path", "params", "status", "code"),
     [
-        ("/v1/memory/context", {"request": "x", "max_tokens": 1}),  # render's ValueError
-        ("/v1/search", {"q": "\x00"}),  # psycopg DataError: NUL in a text parameter
-        ("/v1/provenance/%00", {}),
-        ("/v1/events", {"after": str(2**64)}),  # bigint out of range in cursor_at
-        ("/v1/events", {"since": "2020-01-01T00:00:00"}),  # naive vs aware datetimes compared
+        ("/v1/memory/context", {"request": "x", "max_tokens": 1}, 400, "invalid_request"),
+        ("/v1/search", {"q": "\x00"}, 400, "invalid_request"),
+        ("/v1/provenance/%00", {}, 422, "invalid_identifier"),
+        ("/v1/events", {"since": "2020-01-01T00:00:00"}, 400, "invalid_request"),
+        ("/v1/events", {"after": str(2**64)}, 400, "invalid_request"),
     ],
-    ids=[
-        "max_tokens below the block header",
-        "NUL in search",
-        "NUL in an item id",
-        "after beyond bigint",
-        "naive since",
-    ],
+    ids=["max_tokens below the block header", "NUL in search", "NUL in an item id", "naive since", "huge after"],
 )
 def test_bad_input_is_a_client_error_not_a_server_error(
-    new_caller: NewCaller, path: str, params: dict[str, Any]
+    new_caller: NewCaller, path: str, params: dict[str, Any], status: int, code: str
 ) -> None:
-    response = new_caller("fivehundred").http.get(path, params=params)
-    assert 400 <= response.status_code < 500, response.text
-    assert "error" in response.json()
+    error_of(new_caller("badinput").http.get(path, params=params), status, code)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="src bug: an empty scope key is accepted by GET /v1/memory/context, the block is served, but "
-    "its ContextServed event fails validation and is dropped: the event_id returned names nothing",
-)
-def test_a_served_context_is_always_recorded_or_refused(new_caller: NewCaller) -> None:
+def test_a_turn_time_with_an_extreme_utc_offset_is_recorded_or_refused_as_bad_input(new_caller: NewCaller) -> None:
+    caller = new_caller("offset")
+    response = caller.http.post("/v1/turns", json={**turn("hi", "p"), "occurred_at": "2026-01-01T00:00:00-23:00"})
+    assert response.status_code in {202, 422}, response.text
+
+
+def test_an_empty_scope_key_means_no_scope_and_the_block_is_recorded(new_caller: NewCaller) -> None:
     caller = new_caller("emptyscope")
     response = caller.http.get("/v1/memory/context", params={"request": "anything", "project": ""})
-    if response.status_code == 422:
-        return
-    served = {e["event_id"] for e in all_events(caller, type="context.served")}
-    assert response.json()["event_id"] in served
+    assert response.status_code == 200
+    [served] = all_events(caller, type="context.served")
+    assert served["event_id"] == response.json()["event_id"]
+    assert served["payload"]["scopes"].get("project") is None

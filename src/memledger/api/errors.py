@@ -73,6 +73,8 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
     batch = isinstance(body, dict) and "turns" in body
     shaped = [e for e in errors if ("TurnsIn" in e.get("loc", ())) == batch]
     first = (shaped or errors or [{}])[0]
+    if first.get("type") == "json_invalid":
+        return error_response(422, "validation_error", f"the request body is not valid JSON: {first.get('msg', '')}")
     location = ".".join(
         str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path") and not _is_model_name(part)
     )

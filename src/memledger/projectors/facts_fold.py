@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
+from operator import attrgetter
 
 import msgspec
 
@@ -222,12 +223,14 @@ def _new_conflict(fact: FactRow, rec: Recorded | _Stamp) -> ConflictRow:
     )
 
 
-@dataclass(frozen=True)
 class _Claim:
     """Candidates of a slot that say the same thing; ``lead`` speaks for them."""
 
-    lead: FactRow
-    members: tuple[FactRow, ...]
+    __slots__ = ("lead", "members")
+
+    def __init__(self, lead: FactRow, members: tuple[FactRow, ...]) -> None:
+        self.lead = lead
+        self.members = members
 
 
 @lru_cache(maxsize=1 << 16)
@@ -235,15 +238,26 @@ def _normalised(statement: str) -> str:
     return normalise_statement(statement)  # pure, and costly (NFKC and a regex): cached
 
 
+_first_position = attrgetter("first_position")
+
+
+def _lead_order(fact: FactRow) -> tuple[float, float, int]:
+    return (-fact.confidence, -fact.valid_from.timestamp(), fact.first_position)
+
+
 def _claims(candidates: list[FactRow]) -> list[_Claim]:
     groups: dict[str, list[FactRow]] = {}
-    for fact in sorted(candidates, key=lambda f: f.first_position):
-        groups.setdefault(_normalised(fact.statement), []).append(fact)
-    claims = []
-    for members in groups.values():
-        lead = min(members, key=lambda f: (-f.confidence, -f.valid_from.timestamp(), f.first_position))
-        claims.append(_Claim(lead, tuple(members)))
-    return claims
+    for fact in sorted(candidates, key=_first_position):
+        statement = _normalised(fact.statement)
+        group = groups.get(statement)
+        if group is None:
+            groups[statement] = [fact]
+        else:
+            group.append(fact)
+    return [
+        _Claim(members[0] if len(members) == 1 else min(members, key=_lead_order), tuple(members))
+        for members in groups.values()
+    ]
 
 
 def _winners(claims: list[_Claim], manual: str | None) -> tuple[list[_Claim], str, str]:
@@ -282,9 +296,9 @@ def resolve_slot(facts: list[FactRow], conflict: ConflictRow | None) -> Conflict
         return None
     if conflict is None:
         conflict = _new_conflict(facts[0], _Stamp(facts[0].updated_at, facts[0].last_position))
-    first = min(facts, key=lambda f: f.first_position)
+    first = min(facts, key=_first_position)
     conflict.scope, conflict.scope_key, conflict.key = first.scope, first.scope_key, first.key
-    conflict.memory_ids = [f.memory_id for f in sorted(candidates, key=lambda f: f.first_position)]
+    conflict.memory_ids = [f.memory_id for f in sorted(candidates, key=_first_position)]
     conflict.winner_ids = sorted(win_leads)
     conflict.state = "dissolved" if len(claims) < 2 else ("open" if ambiguous else "resolved")
     conflict.resolution, conflict.reason = (rule, reason) if len(claims) >= 2 else ("none", reason)

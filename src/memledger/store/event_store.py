@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -99,7 +99,7 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
                 schema_version=type(new.event).schema_version,
                 payload=msgspec.Raw(payload),
                 metadata=msgspec.Raw(_check_metadata(index, new.metadata)),
-                occurred_at=new.occurred_at,
+                occurred_at=new.occurred_at.astimezone(UTC),  # PostgreSQL refuses offsets beyond 15:59
             )
         )
     return rows
