@@ -23,8 +23,10 @@
       accepted turns over the phase; latency is per request.
    b. single turns (for comparison, a third of the time): the same with one turn
       per request.
-   c. context, sustained: each client GETs /v1/memory/context in a loop, one of 24
-      questions about the seeded projects, with one of the tenant's session scopes.
+   c. context, sustained: each client GETs /v1/memory/context in a loop: a question
+      about one of the seeded projects (three forms), each request's text different (it
+      names a ticket), so the process's cache of query embeddings never answers for the
+      model; with the scopes of one of the tenant's sessions.
    d. context at ``--rate`` (50) requests/s: open loop, each request sent at its
       scheduled time by whichever client is free; latency is from the scheduled
       time (so queueing counts), which is the figure held to the target.
@@ -49,16 +51,19 @@ import json
 import os
 import platform
 import pstats
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +73,7 @@ from sqlalchemy.engine import URL
 
 from memledger import bootstrap
 from memledger.config import Settings
+from memledger.formatting import render
 from memledger.library import MemoryLedger
 from memledger.service import context, keys
 from memledger.service.record import TurnInput
@@ -137,6 +143,7 @@ def bench_database() -> Iterator[BenchDatabase]:
         yield BenchDatabase(db.ensure_database(server, "memledger_bench_api"), postmaster)
     finally:
         stop()
+        shutil.rmtree(pgdata.parent, ignore_errors=True)
 
 
 def free_port() -> int:
@@ -206,8 +213,10 @@ def seed(ledger: MemoryLedger, turns: int) -> None:
 
 
 def context_params(n: int) -> dict[str, str]:
+    """The n-th context request: every one a different text (an agent asks about the turn
+    at hand), so no cache of query embeddings answers for the model."""
     p = PROJECTS[n % 8]
-    question = QUESTIONS[(n // 8) % 3].format(p=p)
+    question = QUESTIONS[(n // 8) % 3].format(p=p) + f" I am working on ticket {p[:3].upper()}-{n}."
     return {"request": question, "session": f"ctx-s{n % 8}", "project": p.lower(), "user": "alice"}
 
 
@@ -229,7 +238,7 @@ class Phase:
     name: str
     latencies: list[float] = field(default_factory=list)
     items: int = 0
-    failures: dict[int, int] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
     def summary(self) -> dict[str, float]:
@@ -244,14 +253,15 @@ class Phase:
         }
 
 
-Send = Callable[[httpx.AsyncClient, int, int], Awaitable[tuple[httpx.Response, int]]]
+# A request of client i, its n-th (-1: warm-up): what failed (None: nothing) and the items it did.
+Send = Callable[[httpx.AsyncClient, int, int], Awaitable[tuple[str | None, int]]]
 
 
-def _count(phase: Phase, response: httpx.Response, items: int) -> None:
-    if response.is_success:
+def _count(phase: Phase, failure: str | None, items: int) -> None:
+    if failure is None:
         phase.items += items
     else:
-        phase.failures[response.status_code] = phase.failures.get(response.status_code, 0) + 1
+        phase.failures[failure] = phase.failures.get(failure, 0) + 1
 
 
 async def closed_loop(name: str, base: str, send: Send, clients: int, seconds: float) -> Phase:
@@ -268,9 +278,9 @@ async def closed_loop(name: str, base: str, send: Send, clients: int, seconds: f
             n = 0
             while loop.time() < deadline:
                 sent = time.perf_counter()
-                response, items = await send(http, i, n)
+                failure, items = await send(http, i, n)
                 phase.latencies.append(time.perf_counter() - sent)
-                _count(phase, response, items)
+                _count(phase, failure, items)
                 n += 1
 
         await asyncio.gather(*(client(i) for i in range(clients)))
@@ -294,9 +304,9 @@ async def open_loop(name: str, base: str, send: Send, clients: int, seconds: flo
             for k in next_due:
                 due = start + k / rate
                 await asyncio.sleep(max(0.0, due - loop.time()))
-                response, items = await send(http, i, k)
+                failure, items = await send(http, i, k)
                 phase.latencies.append(loop.time() - due)
-                _count(phase, response, items)
+                _count(phase, failure, items)
 
         await asyncio.gather(*(client(i) for i in range(clients)))
         phase.seconds = loop.time() - start
@@ -304,7 +314,7 @@ async def open_loop(name: str, base: str, send: Send, clients: int, seconds: flo
 
 
 def turn_sender(keys_by_tenant: list[str], batch: int) -> Send:
-    async def send(http: httpx.AsyncClient, client: int, n: int) -> tuple[httpx.Response, int]:
+    async def send(http: httpx.AsyncClient, client: int, n: int) -> tuple[str | None, int]:
         key = keys_by_tenant[client % len(keys_by_tenant)]
         turns = [
             {
@@ -317,16 +327,22 @@ def turn_sender(keys_by_tenant: list[str], batch: int) -> Send:
         ]
         body = {"turns": turns} if batch > 1 else turns[0]
         response = await http.post("/v1/turns", json=body, headers={"Authorization": f"Bearer {key}"})
-        return response, batch
+        return (None if response.status_code == 202 else str(response.status_code)), batch
 
     return send
 
 
 def context_sender(key: str) -> Send:
-    async def send(http: httpx.AsyncClient, client: int, n: int) -> tuple[httpx.Response, int]:
+    async def send(http: httpx.AsyncClient, client: int, n: int) -> tuple[str | None, int]:
+        """Items: 1 for a block with memory in it. A block that failed open (selection
+        overran its deadline or raised) is a failure, though the API answers 200."""
         params = context_params(client * 7 + n)
         response = await http.get("/v1/memory/context", params=params, headers={"Authorization": f"Bearer {key}"})
-        return response, 1
+        if response.status_code != 200:
+            return str(response.status_code), 0
+        served = response.json()
+        reason = served["empty_reason"] or ""
+        return (reason if reason.startswith("memory unavailable") else None), int(bool(served["item_ids"]))
 
     return send
 
@@ -354,23 +370,23 @@ def _wall_ms(fn: Callable[[], object], times: int) -> float:
     return quantile_ms(samples, 0.5)
 
 
-def breakdown(ledger: MemoryLedger, base: str, key: str, requests: int = 60) -> dict[str, Any]:
-    """Median cost of each stage of the context path, in this process, and a profile."""
+def breakdown(ledger: MemoryLedger, base: str, server_pid: int, key: str, requests: int = 60) -> dict[str, Any]:
+    """Median cost of each stage of the context path, in this process, and a profile;
+    the same from 16 threads at once; the server's CPU per request for one client."""
     engine, database = ledger.engine, ledger.database
     embedder = bootstrap.build_embedder(database.settings)
-    search = bootstrap.vector_search(database)
-    asks = [context_params(n) for n in range(requests)]
+    search = bootstrap.vector_search(database)  # its query cache never hits: every request is new
 
     def request(n: int) -> context.SelectRequest:
-        p = asks[n % len(asks)]
+        p = context_params(n)
         scopes = Scopes(session=p["session"], project=p["project"], user=p["user"])
         return context.SelectRequest(tenant_id=CONTEXT_TENANT, scopes=scopes, request=p["request"])
 
     counter = iter(range(10**9))
-    out = {
+    out: dict[str, Any] = {
         "key_lookup_cpu_p50_ms": _timed_ms(lambda: keys.tenant_for(engine, key), requests),
         "embed_query_cpu_p50_ms": _timed_ms(
-            lambda: embedder.embed([f"{asks[next(counter) % 24]['request']} {next(counter)}"]), requests
+            lambda: embedder.embed([context_params(next(counter))["request"]]), requests
         ),
         "select_cpu_p50_ms": _timed_ms(
             lambda: context.select(engine, request(next(counter)), vector_search=search), requests
@@ -382,16 +398,28 @@ def breakdown(ledger: MemoryLedger, base: str, key: str, requests: int = 60) -> 
             lambda: context.build_context(engine, request(next(counter)), vector_search=search), requests
         ),
     }
+    selection = context.select(engine, request(next(counter)), vector_search=search)
+    out["render_cpu_p50_ms"] = _timed_ms(lambda: render(selection, max_chars=5000), requests)
+    out["items_selected"] = len(selection.items)
+    with ThreadPoolExecutor(16) as pool:  # as the server's threadpool runs them
+        start = time.process_time()
+        asked = [request(next(counter)) for _ in range(8 * 16)]
+        list(pool.map(lambda ask: context.build_context(engine, ask, vector_search=search), asked))
+        out["build_context_16_threads_cpu_ms_per_request"] = 1000 * (time.process_time() - start) / (8 * 16)
     headers = {"Authorization": f"Bearer {key}"}
     with httpx.Client(base_url=base, headers=headers) as http:
         out["http_settings_wall_p50_ms"] = _wall_ms(lambda: http.get("/v1/settings"), requests)
+        before = cpu_seconds(server_pid)
         out["http_context_single_client_wall_p50_ms"] = _wall_ms(
-            lambda: http.get("/v1/memory/context", params=asks[next(counter) % len(asks)]), requests
+            lambda: http.get("/v1/memory/context", params=context_params(next(counter))), requests
+        )
+        out["http_context_single_client_server_cpu_ms_per_request"] = (
+            1000 * (cpu_seconds(server_pid) - before) / requests
         )
     profiler = cProfile.Profile()
     profiler.enable()
-    for n in range(requests):
-        context.build_context(engine, request(n), vector_search=search)
+    for _ in range(requests):
+        context.build_context(engine, request(next(counter)), vector_search=search)
     profiler.disable()
     text = io.StringIO()
     stats = pstats.Stats(profiler, stream=text)
@@ -442,7 +470,11 @@ def measured(
 ) -> dict[str, Any]:
     """Run a phase; its summary, with the CPU the server process and PostgreSQL spent,
     and the connections opened, per request."""
-    pg = (lambda: postgres_cpu_seconds(bench.postmaster)) if bench.postmaster else (lambda: float("nan"))
+    postmaster = bench.postmaster
+
+    def pg() -> float:
+        return postgres_cpu_seconds(postmaster) if postmaster else float("nan")
+
     server_before, pg_before, sessions_before = cpu_seconds(server_pid), pg(), sessions(engine)
     phase = phase_run()
     summary: dict[str, Any] = phase.summary()
@@ -504,14 +536,14 @@ def run(bench: BenchDatabase, args: argparse.Namespace) -> dict[str, Any]:
         with api_server(url) as (base, pid):
             turns, one, ctx = turn_sender(writer_keys, args.batch), turn_sender(writer_keys, 1), context_sender(ctx_key)
             n, secs = args.clients, args.seconds
-            phases: list[tuple[str, Callable[[], Awaitable[Phase]]]] = [
+            phases: list[tuple[str, Callable[[], Coroutine[Any, Any, Phase]]]] = [
                 ("turns", lambda: closed_loop("turns", base, turns, n, secs)),
                 ("single turns", lambda: closed_loop("single turns", base, one, n, secs / 3)),
                 ("context", lambda: closed_loop("context", base, ctx, n, secs)),
                 ("context at rate", lambda: open_loop("context at rate", base, ctx, n, secs, args.rate)),
             ]
             for name, phase in phases:
-                out[name] = measured(lambda phase=phase: asyncio.run(phase()), pid, bench, engine)
+                out[name] = measured(partial(asyncio.run, phase()), pid, bench, engine)
             missed = (
                 out["turns"]["items_per_s"] < TARGET_TURNS_PER_S
                 or out["context at rate"]["p99_ms"] >= TARGET_CONTEXT_P99_MS
@@ -519,7 +551,7 @@ def run(bench: BenchDatabase, args: argparse.Namespace) -> dict[str, Any]:
             if args.profile or missed:
                 out["breakdown"] = {
                     **turns_breakdown(ledger, base, writer_keys[0], args.batch),
-                    **breakdown(ledger, base, ctx_key),
+                    **breakdown(ledger, base, pid, ctx_key),
                 }
     finally:
         ledger.close()
@@ -531,6 +563,7 @@ def report(out: dict[str, Any], args: argparse.Namespace) -> None:
         f"\nmode: {'quick' if args.quick else 'full'}; {args.clients} clients; {args.seconds:g} s per phase; "
         f"{os.cpu_count()} CPUs; load average at the end {os.getloadavg()[0]:.1f}"
     )
+    print("(items: turns recorded; context blocks with memory in them. failures: non-2xx, and blocks failed open)")
     print(
         f"{'phase':16} {'requests/s':>11} {'items/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'failures':>9}"
         f" {'server CPU ms/req':>18} {'PG CPU ms/req':>14} {'connects/req':>13}"
@@ -579,6 +612,8 @@ def report(out: dict[str, Any], args: argparse.Namespace) -> None:
         "postgres_cpu_ms_per_request": {n: out[n]["postgres_cpu_ms_per_request"] for n in PHASES},
         "connections_opened_per_request": {n: out[n]["connections_opened_per_request"] for n in PHASES},
         "failures": sum(out[n]["failures"] for n in PHASES),
+        "failures_by_phase": {n: out[n]["failure_statuses"] for n in PHASES if out[n]["failures"]},
+        "context_blocks_with_memory": out["context"]["items_per_s"] / max(out["context"]["requests_per_s"], 1e-9),
         "targets_met": {"turns_per_s": met_turns, "context_p99_ms": met_context},
         **({"breakdown": out["breakdown"]} if "breakdown" in out else {}),
         "clients": args.clients,
