@@ -11,7 +11,7 @@
    or descriptions, observed again in other casings) and 50,000 relationships (works
    on, works with, knows, uses, depends on, part of, the users' own edges), popular
    items far more connected than the rest. Plus 100 other tenants of 400 facts, 40
-   entities and 200 relationships each. ``--quick``: 10,000 / 1,000 / 5,000 and 10
+   entities and 200 relationships each. ``--quick``: 5,000 / 500 / 2,500 and 10
    tenants of 100 / 10 / 50. Events are generated directly (``FactExtracted``,
    ``EntityObserved``, ``RelationshipObserved``; seed 7, deterministic), appended
    500 per stream ("extraction:<batch>", as the worker appends a batch's events) and
@@ -36,10 +36,12 @@
    each coding, formatting and general, each naming one or two entities of the big
    tenant and carrying the scopes of one of its sessions. ``build_context`` (select
    with the vector channel, render, record ``ContextServed``) is timed per request
-   after 20 warm-up requests: p50/p95/p99. Then the same requests again from 8
-   threads at once (a fresh ``vector_search``, so its query cache is cold). Then the
-   embedder alone on the same requests (``embedding_p50_ms``), and ``select`` with
-   and without the vector channel, to show where the time goes.
+   after 20 warm-up requests: p50/p95/p99, with the time spent inside SQL statements
+   and their number. Then as many other requests, drawn alike, from 8 threads at
+   once (other requests: query vectors are cached per process, see ``bootstrap``).
+   Then the embedder alone on the first requests (``embedding_p50_ms``), and
+   ``select`` with and without the vector channel on a third set, to show where the
+   time goes.
 
 The last line printed is one JSON object with every figure.
 """
@@ -108,7 +110,7 @@ class Size:
 
 
 FULL = Size(100_000, 10_000, 50_000, 300, 80, 3000, 5, 100, 400, 40, 200, 500)
-QUICK = Size(10_000, 1_000, 5_000, 60, 20, 400, 2, 10, 100, 10, 50, 100)
+QUICK = Size(5_000, 500, 2_500, 40, 12, 200, 2, 10, 100, 10, 50, 100)
 
 # -- vocabulary ---------------------------------------------------------------------------
 
@@ -581,31 +583,77 @@ def quantiles(samples: Sequence[float]) -> dict[str, float]:
 @dataclass
 class Outcome:
     seconds: list[float] = field(default_factory=list)
+    sql_seconds: list[float] = field(default_factory=list)
+    statements: int = 0
     failed_open: int = 0
     empty: int = 0
     items: int = 0
 
 
-def _one(engine: Engine, request: context.SelectRequest, search: Any, outcome: Outcome, lock: Any) -> None:
+class StatementClock:
+    """Time spent in statements (send, server, fetch) per thread, via engine events."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.local = threading.local()
+        sa.event.listen(engine, "before_cursor_execute", self._before)
+        sa.event.listen(engine, "after_cursor_execute", self._after)
+
+    def _before(self, *_: Any) -> None:
+        self.local.started = time.perf_counter()
+
+    def _after(self, *_: Any) -> None:
+        self.local.seconds = getattr(self.local, "seconds", 0.0) + time.perf_counter() - self.local.started
+        self.local.count = getattr(self.local, "count", 0) + 1
+
+    def take(self) -> tuple[float, int]:
+        """(seconds, statements) since the last call, in this thread."""
+        out = (getattr(self.local, "seconds", 0.0), getattr(self.local, "count", 0))
+        self.local.seconds, self.local.count = 0.0, 0
+        return out
+
+
+def _one(engine: Engine, request: context.SelectRequest, search: Any, outcome: Outcome, lock: Any,
+         clock: StatementClock) -> None:
+    clock.take()
     started = time.perf_counter()
     served = context.build_context(engine, request, vector_search=search)
     elapsed = time.perf_counter() - started
+    sql, statements = clock.take()
     with lock:
         outcome.seconds.append(elapsed)
+        outcome.sql_seconds.append(sql)
+        outcome.statements += statements
         reason = served.selection.empty_reason or ""
         outcome.failed_open += reason.startswith("memory unavailable")
         outcome.empty += bool(reason)
         outcome.items += len(served.selection.items)
 
 
-def run_serial(engine: Engine, requests: Sequence[context.SelectRequest], search: Any) -> Outcome:
+def run_serial(engine: Engine, requests: Sequence[context.SelectRequest], search: Any,
+               clock: StatementClock) -> Outcome:
     outcome, lock = Outcome(), threading.Lock()
     for request in requests:
-        _one(engine, request, search, outcome, lock)
+        _one(engine, request, search, outcome, lock, clock)
     return outcome
 
 
-def run_concurrent(engine: Engine, requests: Sequence[context.SelectRequest], search: Any, threads: int) -> Outcome:
+def server_cpu_seconds(engine: Engine) -> float | None:
+    """CPU time used so far by this database's backends (a local server only: /proc)."""
+    with engine.connect() as conn:
+        # text(): the backends of this database, for the CPU accounting of the report.
+        pids = conn.execute(sa.text("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")).scalars()
+        total = 0.0
+        for pid in pids.all():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                return None
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def run_concurrent(engine: Engine, requests: Sequence[context.SelectRequest], search: Any, threads: int,
+                   clock: StatementClock) -> Outcome:
     outcome, lock = Outcome(), threading.Lock()
     queue = list(reversed(requests))
 
@@ -615,7 +663,7 @@ def run_concurrent(engine: Engine, requests: Sequence[context.SelectRequest], se
                 if not queue:
                     return
                 request = queue.pop()
-            _one(engine, request, search, outcome, lock)
+            _one(engine, request, search, outcome, lock, clock)
 
     pool = [threading.Thread(target=worker) for _ in range(threads)]
     started = time.perf_counter()
@@ -706,26 +754,39 @@ def measure(url: URL, main: Tenant, size: Size, args: argparse.Namespace, out: d
     settings = Settings()
     engine = db.create_engine(url, pool_size=max(5, args.threads))
     database = bootstrap.Database(engine, url, False, settings)
-    requests = make_requests(main, args.requests or size.requests)
-    warm = make_requests(main, len(requests) + 20)[len(requests):]
+    # Query vectors are cached per process (bootstrap), so each pass gets requests of
+    # its own, drawn alike: no pass is served embeddings another pass computed.
+    count = args.requests or size.requests
+    pool = make_requests(main, 3 * count + 20)
+    requests, others, selects, warm = pool[:count], pool[count : 2 * count], pool[2 * count : 3 * count], pool[-20:]
     search = bootstrap.vector_search(database, embedder)
-    run_serial(engine, warm, search)
+    clock = StatementClock(engine)
+    run_serial(engine, warm, search, clock)
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
         profiler.enable()
-    serial = run_serial(engine, requests, search)
+    server_before, client_before = server_cpu_seconds(engine), time.process_time()
+    serial = run_serial(engine, requests, search, clock)
+    client_cpu, server_after = time.process_time() - client_before, server_cpu_seconds(engine)
     if profiler:
         profiler.disable()
         profiler.dump_stats(args.profile)
     out["single"] = quantiles(serial.seconds)
-    out["single"].update(failed_open=serial.failed_open, empty=serial.empty,
-                         mean_items=round(serial.items / len(requests), 1))
-    concurrent = run_concurrent(engine, requests, bootstrap.vector_search(database, embedder), args.threads)
+    out["single"].update(
+        failed_open=serial.failed_open, empty=serial.empty, mean_items=round(serial.items / len(requests), 1),
+        statements_per_request=round(serial.statements / len(requests), 1),
+        in_statements_p50_ms=quantiles(serial.sql_seconds)["p50_ms"],
+        client_cpu_ms_mean=round(1000 * client_cpu / len(requests), 1),
+    )
+    if server_before is not None and server_after is not None:  # backends that ended are not counted
+        out["single"]["server_cpu_ms_mean"] = round(1000 * (server_after - server_before) / len(requests), 1)
+    concurrent = run_concurrent(engine, others, search, args.threads, clock)
     out["concurrent"] = quantiles(concurrent.seconds)
-    out["concurrent"].update(failed_open=concurrent.failed_open, threads=args.threads)
+    out["concurrent"].update(failed_open=concurrent.failed_open, threads=args.threads,
+                             in_statements_p50_ms=quantiles(concurrent.sql_seconds)["p50_ms"])
     out["embedder_alone"] = quantiles(time_embedder(embedder, requests))
-    out["select_with_vectors"] = quantiles(time_select(engine, requests, bootstrap.vector_search(database, embedder)))
-    out["select_without_vectors"] = quantiles(time_select(engine, requests, None))
+    out["select_with_vectors"] = quantiles(time_select(engine, selects, search))
+    out["select_without_vectors"] = quantiles(time_select(engine, selects, None))
     out["requests"] = len(requests)
     engine.dispose()
 
@@ -751,7 +812,7 @@ def report(out: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a tenant of 10,000 facts, 100 requests")
+    parser.add_argument("--quick", action="store_true", help="a tenant of 5,000 facts, 100 requests")
     parser.add_argument("--requests", type=int, default=None)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--profile", default=None, help="write a cProfile of the single-caller pass here")
