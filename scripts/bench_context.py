@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import itertools
 import json
 import os
 import platform
@@ -555,8 +556,10 @@ def make_requests(tenant: Tenant, count: int) -> list[context.SelectRequest]:
     rng = random.Random(SEED + 1)
     seen: set[str] = set()
     out = []
-    while len(out) < count:
-        _, template = _REQUESTS[len(out) % len(_REQUESTS)]
+    for attempt in itertools.count():
+        if len(out) == count:
+            break
+        _, template = _REQUESTS[attempt % len(_REQUESTS)]  # the next template on a repeat: a small tenant runs out
         session, user, _, project, org = rng.choice(tenant.sessions)
         text = template.format(
             person=_fill(rng, tenant.people), project=_fill(rng, tenant.projects), mine=project,
