@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from functools import cache
+from operator import attrgetter
 from typing import Any, TypeVar
 
 import msgspec
@@ -64,12 +65,14 @@ def _insert_new(table: sa.Table, fields: tuple[str, ...]) -> Any:
 
 @cache
 def _update(table: sa.Table, fields: tuple[str, ...], keep: frozenset[str]) -> Any:
-    recordset = _recordset(table, fields)
     keys = [c.name for c in table.primary_key.columns]
+    settable = [f for f in fields if f not in keys and f not in keep]
+    # Only the columns it uses: the server skips converting the others' values.
+    recordset = _recordset(table, (*keys, *settable))
     return (
         table.update()
         .where(*(table.c[k] == recordset.c[k] for k in keys))
-        .values({f: recordset.c[f] for f in fields if f not in keys and f not in keep})
+        .values({f: recordset.c[f] for f in settable})
     )
 
 
@@ -211,15 +214,15 @@ class Changes:
         self.table = table
         self.keep = keep
         self.fields = tuple(type(rows[0]).__struct_fields__) if rows else ()
-        key = [c.name for c in table.primary_key.columns]
+        ident = attrgetter(*(c.name for c in table.primary_key.columns))
         new: list[msgspec.Struct] = []
         old: list[msgspec.Struct] = []
         for row in rows:
-            ident = (getattr(row, key[0]), getattr(row, key[1]))
-            if ident in written:
+            key = ident(row)
+            if key in written:
                 old.append(row)
             else:
-                written.add(ident)
+                written.add(key)
                 new.append(row)
         self.new = _encoder.encode(new) if new else None
         self.old = _encoder.encode(old) if old else None

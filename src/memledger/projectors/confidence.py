@@ -16,7 +16,15 @@ def reinforce(current: float, observed: float | None = None) -> float:
 
 
 def merge_ordered(existing: list[str], new: tuple[str, ...] | list[str]) -> list[str]:
-    """``existing`` followed by the items of ``new`` it lacks, in order."""
+    """``existing`` followed by the items of ``new`` it lacks, in order.
+
+    Returns ``existing`` itself when nothing is new (callers never mutate these
+    lists in place); the one-item case is the usual one of a rebuild, which runs
+    this for every mention it replays."""
+    if not new:
+        return existing
+    if len(new) == 1:
+        return existing if new[0] in existing else [*existing, new[0]]
     seen = set(existing)
     out = list(existing)
     for item in new:

@@ -90,13 +90,15 @@ def _observe(row: EntityRow | None, rec: Recorded, event: EntityObserved) -> Ent
         )
     if event.name != row.name:
         aliases.insert(0, event.name)
-    row.aliases = merge_ordered(row.aliases, [a for a in aliases if a != row.name])
+    if aliases:
+        row.aliases = merge_ordered(row.aliases, [a for a in aliases if a != row.name])
     row.description = event.description or row.description
     row.mention_count += 1
     row.confidence = reinforce(row.confidence, event.confidence)
     row.source_turns = merge_ordered(row.source_turns, event.source_turns)
     _seen(row, rec)
     return row
+
 
 
 def _seen(row: EntityRow, rec: Recorded) -> None:

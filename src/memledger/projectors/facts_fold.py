@@ -98,13 +98,17 @@ class FactsState:
     changed_conflicts: set[tuple[str, str]] = field(default_factory=set)
 
 
+# Pure and costly (NFKC and a regex), and a ledger has few slots and many facts.
+_slot_id = lru_cache(maxsize=1 << 16)(slot_id)
+
+
 def new_fact(rec: Recorded, event: FactExtracted | MemoryPromoted) -> FactRow:
     """The row of a freshly extracted or promoted fact."""
     promoted = isinstance(event, MemoryPromoted)
     return FactRow(
         tenant_id=rec.tenant_id,
         memory_id=event.memory_id,
-        slot_id=slot_id(event.scope, event.scope_key, event.key),
+        slot_id=_slot_id(event.scope, event.scope_key, event.key),
         scope=event.scope,
         scope_key=event.scope_key,
         key=event.key,

@@ -84,8 +84,9 @@ class RelationshipRow(msgspec.Struct):
     source_turns: list[str]
 
 
-# Pure and costly (NFKC and a regex per name), and a ledger repeats few edges many times.
-_key = lru_cache(maxsize=1 << 16)(relationship_key)
+# Pure and costly (NFKC and a regex per name), and a ledger repeats few edges many
+# times (spelt a few ways each: the cache is large enough not to thrash).
+_key = lru_cache(maxsize=1 << 18)(relationship_key)
 _entity_id = lru_cache(maxsize=1 << 16)(entity_id)
 
 
@@ -124,6 +125,7 @@ def _new(rec: Recorded, event: RelationshipObserved) -> RelationshipRow:
     )
 
 
+
 def _seen(row: RelationshipRow, rec: Recorded) -> None:
     row.last_seen_at = max(row.last_seen_at, rec.occurred_at)
     row.last_position = rec.position
@@ -156,7 +158,7 @@ def evolve(rows: _Rows, rec: Recorded) -> None:
         if row is None:
             rows.put(_new(rec, event))
             return
-        row.relationship_ids = merge_ordered(row.relationship_ids, [event.relationship_id])
+        row.relationship_ids = merge_ordered(row.relationship_ids, (event.relationship_id,))
         row.context = event.context or row.context
         row.mention_count += 1
         row.confidence = reinforce(row.confidence, event.confidence)
