@@ -124,6 +124,24 @@ def test_rebuild_swaps_in_a_copy_and_the_projection_stays_live(ledger: Engine) -
     assert after.cursor == before.cursor
 
 
+def test_rebuild_with_jobs_rebuilds_each_in_its_own_process_and_they_equal_the_live_rows(ledger: Engine) -> None:
+    service.catch_up_all(ledger, ["entities", "relationships"])
+    before = {s.name: s for s in service.statuses(ledger)}
+
+    result = projections(ledger, "rebuild", "entities", "relationships", "--jobs", "2")
+
+    assert result.returncode == 0, result.stderr
+    for name in ("entities", "relationships"):
+        applied = before[name].applied_events
+        assert applied > 0
+        assert f"{name}: rebuilt from {applied:,} events in " in result.stdout
+    after = {s.name: s for s in service.statuses(ledger)}
+    assert {n: (after[n].state, after[n].cursor) for n in ("entities", "relationships")} == {
+        n: ("live", before[n].cursor) for n in ("entities", "relationships")
+    }
+    assert all(d.equal for n in ("entities", "relationships") for d in service.verify(ledger, n))
+
+
 def test_an_unknown_projection_exits_3_and_lists_the_names_there_are(ledger: Engine) -> None:
     result = projections(ledger, "rebuild", "nosuch")
 

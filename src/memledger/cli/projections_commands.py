@@ -29,6 +29,9 @@ def register(commands: Any) -> None:
     run.set_defaults(handler=run_command)
     rebuild = sub.add_parser("rebuild", help="rebuild beside the live copy, then swap")
     rebuild.add_argument("names", nargs="+", help="projection names, or: all")
+    rebuild.add_argument(
+        "--jobs", type=int, default=1, help="rebuild this many projections at once, each in its own process"
+    )
     rebuild.set_defaults(handler=rebuild_command)
     verify = sub.add_parser("verify", help="compare the live rows with a scratch rebuild")
     verify.add_argument("names", nargs="+", help="projection names, or: all")
@@ -97,6 +100,10 @@ def rebuild_command(args: argparse.Namespace) -> int:
     """Rebuild each named projection with no downtime."""
     database = bootstrap.connect(Settings())
     try:
+        if args.jobs > 1:
+            for name, applied, seconds in projections.rebuild_side_by_side(database.engine, args.names, args.jobs):
+                print(f"{name}: rebuilt from {applied:,} events in {seconds:.1f} s and swapped in", flush=True)
+            return 0
         for projector in projections.select(args.names):
             applied = projections.rebuild(database.engine, projector.name, _progress(projector.name))
             print(file=sys.stderr)
