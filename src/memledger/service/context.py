@@ -10,7 +10,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -34,7 +34,7 @@ from memledger.selection.rank import (
     request_category,
 )
 from memledger.selection.types import SelectedItem, Selection
-from memledger.service import history, tenant_settings
+from memledger.service import history, scope_ids, tenant_settings
 from memledger.store import db, event_store
 from memledger.store.identifiers import check_identifier
 
@@ -69,6 +69,7 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
     started = time.monotonic()
     try:
         check_identifier("tenant_id", request.tenant_id)
+        request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
         selection = _select(engine, request, vector_search)
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         reason = "deadline exceeded" if _is_timeout(e) else f"{type(e).__name__}: {e}"
@@ -190,6 +191,21 @@ def build_context(
     if request.budget_chars < MIN_BUDGET_CHARS:
         raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
     _check_scopes(request.scopes)
+    try:  # select and record by the stored ids (select, given them, keeps them as they are)
+        request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
+    except InvalidCommand:
+        raise
+    except LedgerError as e:  # fail open, as select does; without the ids nothing can be recorded
+        log.warning("context for tenant %s failed open: %s", request.tenant_id, e)
+        failed = Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
+        block = _render(
+            failed,
+            style=style,
+            max_chars=request.budget_chars,
+            max_tokens=max_tokens,
+            count_tokens=token_counter(token_model),
+        )
+        return ServedContext(block=block, selection=failed, event_id="")
     selection = select(engine, request, vector_search=vector_search)
     block = _render(
         selection,

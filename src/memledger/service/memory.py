@@ -26,6 +26,7 @@ from memledger.events.catalogue import (
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.extraction.policy import short_hash
 from memledger.projectors import facts_queries, graph_queries
+from memledger.service import scope_ids
 from memledger.store import db, event_store
 from memledger.store.event_store import AppendResult
 from memledger.store.identifiers import check_identifier
@@ -86,7 +87,9 @@ def promote(
     """Copy a memory (or a new statement) to a longer-lived scope; returns the new id.
 
     Explicit promotion always works, whatever the tenant's automatic-promotion switch.
+    The target scope's key is given raw (or as the stored id we showed) and stored hashed.
     """
+    scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     scope_key = getattr(scopes, scope)
     if not scope_key:
         raise InvalidCommand(f"promotion to the {scope} scope needs the {scope} scope key")

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from memledger.errors import Refused
 from memledger.events.catalogue import Role, Scopes, TurnRecorded
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.service import tenant_settings
+from memledger.service import scope_ids, tenant_settings
 from memledger.store import db, event_store
 from memledger.store.event_store import AppendResult
 
@@ -30,7 +30,7 @@ class TurnInput(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def conversation_stream(scopes: Scopes) -> str:
-    """The stream a conversation's turns go to: one per session."""
+    """The stream a conversation's turns go to: one per session (give the stored scopes)."""
     return f"conversation:{scopes.session or 'default'}"
 
 
@@ -53,6 +53,13 @@ def to_new_event(turn: TurnInput, *, now: datetime, make_id: Callable[[], object
     )
 
 
+def stored_turn(key: scope_ids.TenantKey, turn: TurnInput) -> TurnInput:
+    """``turn`` with its scope keys and subject as ``key``'s tenant stores them."""
+    scopes = key.stored_scopes(turn.scopes)
+    subject = key.stored_id("user", turn.subject, field="subject") if turn.subject else scopes.user
+    return msgspec.structs.replace(turn, scopes=scopes, subject=subject)
+
+
 def record_turns(
     engine: Engine,
     tenant_id: str,
@@ -63,13 +70,21 @@ def record_turns(
 ) -> list[AppendResult]:
     """Append turns, one conversation stream per session, in one transaction.
 
-    All or nothing: a bad turn raises and no turn of the call is written.
+    All or nothing: a bad turn raises and no turn of the call is written. Scope keys
+    and subjects are stored as the tenant stores them (``scope_ids``): the session's
+    stored id names the stream, and the subject defaults to the stored user.
     """
+    for turn in turns:  # refuse a bad id before the tenant's key is looked up (or made)
+        scope_ids.check_scopes(turn.scopes)
+        if turn.subject:
+            scope_ids.check_raw("subject", turn.subject)
+    key = scope_ids.key_for(engine, tenant_id)
     now = datetime.now(UTC)
     by_stream: dict[str, list[NewEvent]] = {}
     for turn in turns:
-        new = to_new_event(turn, now=now, make_id=uuid.uuid4)
-        by_stream.setdefault(conversation_stream(turn.scopes), []).append(new)
+        stored = stored_turn(key, turn)
+        new = to_new_event(stored, now=now, make_id=uuid.uuid4)
+        by_stream.setdefault(conversation_stream(stored.scopes), []).append(new)
     with db.begin(engine) as tx:
         if not tenant_settings.load(tx, tenant_id).capture:
             raise Refused(

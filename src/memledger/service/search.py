@@ -17,6 +17,7 @@ from memledger.selection import candidates
 from memledger.selection.rank import Candidate, fuse
 from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words
+from memledger.service import scope_ids
 from memledger.store.identifiers import check_identifier
 
 
@@ -34,10 +35,11 @@ def search(
     """The ``k`` best items for ``query``: facts of the given scopes, entities and
     relationships (hybrid: full text and graph), and turns (full text, any of the
     query's words); each cites its source turn ids (the caller's own ids when it gave
-    them). Ranked by ``_rank``."""
+    them). Ranked by ``_rank``. Raw scope keys are looked up by their stored ids."""
     check_identifier("tenant_id", tenant_id)
     if "\x00" in query:
         raise InvalidCommand("the query holds a NUL character")
+    scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     wanted = set(kinds) if kinds is not None else {"fact", "entity", "relationship", "turn"}
     with engine.connect() as conn:
         pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)
@@ -98,8 +100,10 @@ def query_graph(
     user: str | None = None,
 ) -> GraphAnswer:
     """Relationships around ``entity`` (a name, an entity id, or "user"/"me" for the
-    speaker, given ``user``), up to ``depth`` hops (at most 3), read both ways."""
+    speaker, given ``user``, raw or stored), up to ``depth`` hops (at most 3), read both ways."""
     check_identifier("tenant_id", tenant_id)
+    if user:
+        user = scope_ids.stored_id(engine, tenant_id, "user", user)
     with engine.connect() as conn:
         if normalise_name(entity) in {"user", "me", "i", "myself"} and user:
             start = [entity_id("user", user)]

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Identity,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     SmallInteger,
@@ -134,4 +135,18 @@ event_chain = Table(
     Column("hash", Text, nullable=False),
     PrimaryKeyConstraint("tenant_id", "seq"),
     UniqueConstraint("tenant_id", "position"),
+)
+
+# The per-tenant key that scope ids (session, project, user, org keys and subjects) are
+# stored under as keyed hashes (service/scope_ids.py). Created on a tenant's first use;
+# a NULL secret means the tenant's ids are stored as given (it predates hashing, or its
+# deployment had hashing off when it was first seen). Migrated, never rebuilt: a new
+# secret would move every raw id to another scope.
+tenant_secrets = Table(
+    "tenant_secrets",
+    metadata,
+    Column("tenant_id", Text, nullable=False),
+    Column("secret", LargeBinary),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    PrimaryKeyConstraint("tenant_id"),
 )
