@@ -17,27 +17,46 @@ from memledger.errors import InvalidCommand
 from memledger.extraction.protocol import Extractor
 from memledger.projectors import embeddings, registry
 from memledger.selection.candidates import PER_CHANNEL
-from memledger.service import integrity, projections
+from memledger.service import integrity, projections, scope_ids
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
 from memledger.store import db, migrate
 
 
 @dataclass(frozen=True)
 class Database:
-    """An engine on a migrated memledger database, and where it came from."""
+    """Two engines on a migrated memledger database, and where it came from.
+
+    ``engine`` is the owner's: migrations, projectors, the extraction worker, the
+    sealer, rebuild, verify, erase and API-key lookup, the paths that work across
+    tenants. ``app_engine`` is the application role's, fenced by row-level security
+    (``store.row_security``): every request path takes ``for_tenant(tenant_id)`` and
+    can then see and write that tenant's rows only. It connects on first use.
+    """
 
     engine: Engine
     url: URL
     embedded: bool
     settings: Settings
+    app_engine: Engine
 
     def describe(self) -> str:
         """Which server is in use, for people (no password)."""
         where = f"embedded PostgreSQL in {self.settings.pgdata}" if self.embedded else "external PostgreSQL"
         return f"{where}: {self.url.render_as_string(hide_password=True)}"
 
+    def for_tenant(self, tenant_id: str) -> Engine:
+        """The application role's engine, fenced to ``tenant_id`` (``InvalidIdentifier``
+        for a blank or malformed tenant id)."""
+        return db.for_tenant(self.app_engine, tenant_id)
+
+    def check_app_role(self) -> None:
+        """Connect as the application role now, and refuse one that row-level security
+        would not fence (a superuser, BYPASSRLS, the owner): servers call this at start."""
+        db.check_app_role(self.app_engine)
+
     def close(self) -> None:
-        """Release the pool's connections."""
+        """Release the pools' connections."""
+        self.app_engine.dispose()
         self.engine.dispose()
 
 
@@ -58,11 +77,29 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
         idle_in_transaction_timeout_ms=settings.idle_in_transaction_timeout_ms,
         pool_size=settings.pool_size,
     )
+    app_engine = db.create_app_engine(
+        app_url(settings, url),
+        idle_in_transaction_timeout_ms=settings.idle_in_transaction_timeout_ms,
+        pool_size=settings.pool_size,
+    )
+    for each in (engine, app_engine):
+        scope_ids.set_default(each, settings.hash_scope_ids)
     registry.use_embedder(build_embedder(settings))
     if run_migrations:
         migrate.upgrade(engine)
         projections.install_all(engine)
-    return Database(engine=engine, url=url, embedded=embedded, settings=settings)
+    return Database(engine=engine, url=url, embedded=embedded, settings=settings, app_engine=app_engine)
+
+
+def app_url(settings: Settings, owner_url: URL) -> URL:
+    """The application role's URL: ``MEMLEDGER_APP_DATABASE_URL`` (on the owner's
+    database if it names none), else the owner's with user ``memledger_app`` and
+    ``MEMLEDGER_APP_PASSWORD``."""
+    if settings.app_database_url:
+        given = db.to_psycopg_url(settings.app_database_url)
+        return given if given.database else given.set(database=owner_url.database)
+    password = settings.app_password.get_secret_value() if settings.app_password else None
+    return db.app_url(owner_url, password)
 
 
 def build_extractor(settings: Settings) -> Extractor:

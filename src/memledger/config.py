@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -23,6 +23,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMLEDGER_", frozen=True, extra="ignore")
 
     database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    # The application role's connection (row-level security fences it to one tenant per
+    # transaction). Unset: DATABASE_URL's (or the embedded server's) with the user
+    # memledger_app and app_password (the embedded server trusts local users).
+    app_database_url: str | None = None
+    app_password: SecretStr | None = None
     home: Path = Field(default_factory=_default_home)
     database_name: str = "memledger"
     max_payload_bytes: int = Field(default=1024 * 1024, gt=0)
@@ -30,6 +35,9 @@ class Settings(BaseSettings):
     idle_in_transaction_timeout_ms: int = Field(default=60_000, ge=0)
     poll_interval_s: float = Field(default=0.1, gt=0)
     notify_on_append: bool = False
+    # Store scope keys and subjects as keyed hashes (service/scope_ids.py). Decides for
+    # tenants first seen from now on; a tenant keeps what it had when first seen.
+    hash_scope_ids: bool = True
     pool_size: int = Field(default=5, ge=1)
     extractor: Literal["heuristic", "llm"] = "heuristic"
     llm_model: str | None = None

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
+from sqlalchemy.engine import Engine
+
 from memledger import bootstrap
 from memledger.config import Settings
 from memledger.formatting import Block
@@ -36,12 +38,23 @@ class MemoryLedger:
 
     def __init__(self, database: bootstrap.Database) -> None:
         self.database = database
-        self.engine = database.engine
+        self.engine = database.engine  # the owner's: extraction, projection, keys
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> MemoryLedger:
-        """Connect (starting the embedded PostgreSQL if no ``DATABASE_URL``), migrate, return."""
-        return cls(bootstrap.connect(settings or Settings()))
+        """Connect (starting the embedded PostgreSQL if no ``DATABASE_URL``), migrate, return.
+        Every call naming a tenant runs as the application role, fenced to that tenant
+        by row-level security: it can neither see nor write another tenant's rows."""
+        database = bootstrap.connect(settings or Settings())
+        try:
+            database.check_app_role()
+        except BaseException:
+            database.close()
+            raise
+        return cls(database)
+
+    def _as(self, tenant_id: str) -> Engine:
+        return self.database.for_tenant(tenant_id)
 
     def close(self) -> None:
         """Release the database connections."""
@@ -66,11 +79,11 @@ class MemoryLedger:
         """Append one turn; returns its ledger position at once (extraction happens later).
         The same ``turn_id`` recorded twice is written once."""
         turn = TurnInput(role=role, text=text, scopes=scopes, turn_id=turn_id, occurred_at=occurred_at)
-        return record_turns(self.engine, tenant_id, [turn])[0].positions[0]
+        return record_turns(self._as(tenant_id), tenant_id, [turn])[0].positions[0]
 
     def record_turns(self, tenant_id: str, turns: Sequence[TurnInput]) -> list[int]:
         """Append a batch of turns, all or nothing; their positions."""
-        return [p for r in record_turns(self.engine, tenant_id, turns) for p in r.positions]
+        return [p for r in record_turns(self._as(tenant_id), tenant_id, turns) for p in r.positions]
 
     def process(self) -> int:
         """Extract every pending turn and bring the read models up to date, now (inline mode).
@@ -97,7 +110,7 @@ class MemoryLedger:
             tenant_id=tenant_id, scopes=scopes, request=request, budget_chars=budget_chars, as_of=as_of
         )
         served = context.build_context(
-            self.engine,
+            self._as(tenant_id),
             select,
             style=style,
             max_tokens=max_tokens,
@@ -111,15 +124,15 @@ class MemoryLedger:
     ) -> Selection:
         """The items chosen for ``request`` and why, unformatted."""
         select = context.SelectRequest(tenant_id=tenant_id, scopes=scopes, request=request, as_of=as_of)
-        return context.select(self.engine, select, vector_search=bootstrap.vector_search(self.database))
+        return context.select(self._as(tenant_id), select, vector_search=bootstrap.vector_search(self.database))
 
     def search(self, tenant_id: str, query: str, *, scopes: Scopes = Scopes(), k: int = 10) -> list[SelectedItem]:
         """Hybrid search over facts, entities, relationships and turns."""
-        return search.search(self.engine, tenant_id, scopes, query, k=k)
+        return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k)
 
     def graph(self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None) -> GraphAnswer:
         """Relationships around an entity (or "me"), with the turns behind each."""
-        return search.query_graph(self.engine, tenant_id, entity, depth=depth, user=user)
+        return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user)
 
     def promote(
         self,
@@ -133,7 +146,7 @@ class MemoryLedger:
     ) -> str:
         """Remember something in a longer-lived scope; returns the new memory id."""
         return memory.promote(
-            self.engine,
+            self._as(tenant_id),
             tenant_id,
             kind=kind,
             scope=scope,
@@ -145,33 +158,36 @@ class MemoryLedger:
 
     def retract(self, tenant_id: str, item_id: str, reason: str = "") -> str:
         """Soft-delete an item; returns its kind."""
-        return memory.retract(self.engine, tenant_id, item_id, reason=reason, actor="library")
+        return memory.retract(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
 
     def restore(self, tenant_id: str, item_id: str, reason: str = "") -> str:
         """Undo a retraction; returns the item's kind."""
-        return memory.restore(self.engine, tenant_id, item_id, reason=reason, actor="library")
+        return memory.restore(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
 
     def resolve_conflict(self, tenant_id: str, conflict_id: str, chosen_memory_id: str, reason: str = "") -> None:
         """Record which fact of a conflict stands."""
-        memory.resolve_conflict(self.engine, tenant_id, conflict_id, chosen_memory_id, reason=reason, actor="library")
+        memory.resolve_conflict(
+            self._as(tenant_id), tenant_id, conflict_id, chosen_memory_id, reason=reason, actor="library"
+        )
 
     def provenance(self, tenant_id: str, item_id: str) -> Provenance:
         """The events behind an item, back to its turns."""
-        return provenance.provenance(self.engine, tenant_id, item_id)
+        return provenance.provenance(self._as(tenant_id), tenant_id, item_id)
 
     def history(self, tenant_id: str, key: str) -> list[Step]:
         """Every fact ever stated on ``key``, and what happened to each."""
-        return provenance.key_history(self.engine, tenant_id, key)
+        return provenance.key_history(self._as(tenant_id), tenant_id, key)
 
     def replay(self, tenant_id: str, context_event_id: str) -> Replay:
         """Re-render a served block from the ledger and check its hash."""
-        return context.replay(self.engine, tenant_id, context_event_id)
+        return context.replay(self._as(tenant_id), tenant_id, context_event_id)
 
     def settings(self, tenant_id: str, **switches: bool) -> TenantSettings:
         """Change the tenant's switches (capture, recall, auto_promote, broad_scope_writes)."""
         change = TenantSettingsChanged(**switches)  # type: ignore[arg-type]
-        return tenant_settings.change(self.engine, tenant_id, change, actor="library")
+        return tenant_settings.change(self._as(tenant_id), tenant_id, change, actor="library")
 
     def create_key(self, tenant_id: str, label: str = "") -> tuple[str, str]:
-        """Issue an API key for the HTTP API and MCP; (key id, key)."""
+        """Issue an API key for the HTTP API and MCP; (key id, key). An operator's act:
+        it runs as the owner, which also brings the key lookup up to date at once."""
         return keys.create(self.engine, tenant_id, label=label, issued_by="library")

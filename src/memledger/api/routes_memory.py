@@ -7,9 +7,9 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 
-from memledger.api.deps import database_of, tenant
+from memledger.api.deps import Fenced, Tenant, database_of
 from memledger.api.schemas import (
     ChangedOut,
     ContextOut,
@@ -33,7 +33,6 @@ from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes, Selection, TenantSettingsChanged
 
 router = APIRouter()
-Tenant = Annotated[str, Depends(tenant)]
 
 
 def _scopes(scopes: ScopesIn) -> Scopes:
@@ -50,7 +49,7 @@ def _items(selection: Selection) -> list[Item]:
 
 
 @router.post("/v1/turns", status_code=202, response_model=TurnsAccepted, tags=["agents"])
-def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant) -> TurnsAccepted:
+def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant, engine: Fenced) -> TurnsAccepted:
     """Record one turn or a batch. Returns at once with the ledger positions;
     extraction happens later, in the background worker."""
     turns = body.turns if isinstance(body, TurnsIn) else [body]
@@ -66,7 +65,7 @@ def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant) -> T
         for t in turns
     ]
     database = database_of(request)
-    results = record_turns(database.engine, tenant_id, inputs, max_payload_bytes=database.settings.max_payload_bytes)
+    results = record_turns(engine, tenant_id, inputs, max_payload_bytes=database.settings.max_payload_bytes)
     positions = [p for r in results for p in r.positions]
     replayed = sum(len(r.positions) for r in results if r.replayed)
     return TurnsAccepted(positions=sorted(positions), turn_ids=[t.turn_id or "" for t in inputs], replayed=replayed)
@@ -76,6 +75,7 @@ def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant) -> T
 def get_context(
     request: Request,
     tenant_id: Tenant,
+    engine: Fenced,
     q: Annotated[str, Query(alias="request", min_length=1, max_length=10_000)],
     session: str | None = None,
     project: str | None = None,
@@ -98,7 +98,7 @@ def get_context(
         as_of=as_of,
     )
     served = context.build_context(
-        database.engine,
+        engine,
         select,
         style=style,
         max_tokens=max_tokens,
@@ -119,7 +119,7 @@ def get_context(
 
 
 @router.post("/v1/memory/select", response_model=SelectionOut, tags=["agents"])
-def post_select(body: SelectIn, request: Request, tenant_id: Tenant) -> SelectionOut:
+def post_select(body: SelectIn, request: Request, tenant_id: Tenant, engine: Fenced) -> SelectionOut:
     """The items the selector would choose, and why each was chosen, unformatted."""
     database = database_of(request)
     select = context.SelectRequest(
@@ -130,7 +130,7 @@ def post_select(body: SelectIn, request: Request, tenant_id: Tenant) -> Selectio
         min_confidence=body.min_confidence,
         as_of=body.as_of,
     )
-    selection = context.select(database.engine, select, vector_search=vector_search(database))
+    selection = context.select(engine, select, vector_search=vector_search(database))
     return SelectionOut(
         request=selection.request,
         items=_items(selection),
@@ -141,18 +141,18 @@ def post_select(body: SelectIn, request: Request, tenant_id: Tenant) -> Selectio
 
 @router.get("/v1/memory/conflicts", tags=["auditors"])
 def get_conflicts(
-    request: Request, tenant_id: Tenant, state: Literal["open", "resolved", "dissolved"] | None = None
+    tenant_id: Tenant, engine: Fenced, state: Literal["open", "resolved", "dissolved"] | None = None
 ) -> list[dict[str, Any]]:
     """The tenant's conflicts: which facts disagree, the resolution chosen and why."""
-    found = memory.conflicts(database_of(request).engine, tenant_id, state)
+    found = memory.conflicts(engine, tenant_id, state)
     return [msgspec.to_builtins(c) for c in found]
 
 
 @router.post("/v1/memory/conflicts/{conflict_id}/resolve", status_code=202, tags=["auditors"])
-def resolve_conflict(conflict_id: str, body: ResolveIn, request: Request, tenant_id: Tenant) -> dict[str, str]:
+def resolve_conflict(conflict_id: str, body: ResolveIn, tenant_id: Tenant, engine: Fenced) -> dict[str, str]:
     """Record which fact of a conflict stands (appends ConflictResolved)."""
     memory.resolve_conflict(
-        database_of(request).engine,
+        engine,
         tenant_id,
         conflict_id,
         body.chosen_memory_id,
@@ -163,10 +163,10 @@ def resolve_conflict(conflict_id: str, body: ResolveIn, request: Request, tenant
 
 
 @router.post("/v1/memory/promote", status_code=202, response_model=PromoteOut, tags=["agents"])
-def promote(body: PromoteIn, request: Request, tenant_id: Tenant) -> PromoteOut:
+def promote(body: PromoteIn, tenant_id: Tenant, engine: Fenced) -> PromoteOut:
     """Copy a memory (or a new statement) to a longer-lived scope, with its kind."""
     new_id = memory.promote(
-        database_of(request).engine,
+        engine,
         tenant_id,
         kind=body.kind,
         scope=body.scope,
@@ -180,23 +180,23 @@ def promote(body: PromoteIn, request: Request, tenant_id: Tenant) -> PromoteOut:
 
 
 @router.post("/v1/memory/{item_id}/retract", status_code=202, response_model=ChangedOut, tags=["agents"])
-def retract(item_id: str, body: ReasonIn, request: Request, tenant_id: Tenant) -> ChangedOut:
+def retract(item_id: str, body: ReasonIn, tenant_id: Tenant, engine: Fenced) -> ChangedOut:
     """Soft-delete a memory item; nothing is lost, and restore undoes it."""
-    kind = memory.retract(database_of(request).engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
+    kind = memory.retract(engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
     return ChangedOut(item_id=item_id, kind=kind, status="retracted")
 
 
 @router.post("/v1/memory/{item_id}/restore", status_code=202, response_model=ChangedOut, tags=["agents"])
-def restore(item_id: str, body: ReasonIn, request: Request, tenant_id: Tenant) -> ChangedOut:
+def restore(item_id: str, body: ReasonIn, tenant_id: Tenant, engine: Fenced) -> ChangedOut:
     """Undo a retraction."""
-    kind = memory.restore(database_of(request).engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
+    kind = memory.restore(engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
     return ChangedOut(item_id=item_id, kind=kind, status="restored")
 
 
 @router.get("/v1/search", response_model=list[Item], tags=["agents"])
 def get_search(
-    request: Request,
     tenant_id: Tenant,
+    engine: Fenced,
     q: Annotated[str, Query(min_length=1, max_length=10_000)],
     session: str | None = None,
     project: str | None = None,
@@ -206,16 +206,14 @@ def get_search(
     kind: Annotated[list[Literal["fact", "entity", "relationship", "turn"]] | None, Query()] = None,
 ) -> list[Item]:
     """Hybrid search over facts, entities, relationships and turns, each citing its turns."""
-    found = search.search(
-        database_of(request).engine, tenant_id, _query_scopes(session, project, user, org), q, k=k, kinds=kind
-    )
+    found = search.search(engine, tenant_id, _query_scopes(session, project, user, org), q, k=k, kinds=kind)
     return [Item(**msgspec.to_builtins(item)) for item in found]
 
 
 @router.get("/v1/graph", tags=["agents"])
 def get_graph(
-    request: Request,
     tenant_id: Tenant,
+    engine: Fenced,
     entity: Annotated[str, Query(min_length=1, max_length=200)],
     depth: Annotated[int, Query(ge=1, le=3)] = 1,
     relation: Annotated[list[str] | None, Query()] = None,
@@ -224,7 +222,7 @@ def get_graph(
 ) -> dict[str, Any]:
     """Relationships around an entity ("me" for the user), with the turns behind each."""
     answer = search.query_graph(
-        database_of(request).engine,
+        engine,
         tenant_id,
         entity,
         depth=depth,
@@ -237,23 +235,23 @@ def get_graph(
 
 
 @router.get("/v1/provenance/{item_id}", tags=["auditors"])
-def get_provenance(item_id: str, request: Request, tenant_id: Tenant) -> dict[str, Any]:
+def get_provenance(item_id: str, tenant_id: Tenant, engine: Fenced) -> dict[str, Any]:
     """The chain of events behind an item, with extractor versions, back to its turns."""
-    found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(database_of(request).engine, tenant_id, item_id))
+    found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, tenant_id, item_id))
     return found
 
 
 @router.get("/v1/settings", response_model=SettingsOut, tags=["operators"])
-def get_settings(request: Request, tenant_id: Tenant) -> SettingsOut:
+def get_settings(tenant_id: Tenant, engine: Fenced) -> SettingsOut:
     """The tenant's switches."""
-    with database_of(request).engine.connect() as conn:
+    with engine.connect() as conn:
         current = tenant_settings.load(conn, tenant_id)
     return SettingsOut(**msgspec.to_builtins(current))
 
 
 @router.post("/v1/settings", response_model=SettingsOut, tags=["operators"])
-def post_settings(body: SettingsIn, request: Request, tenant_id: Tenant) -> SettingsOut:
+def post_settings(body: SettingsIn, tenant_id: Tenant, engine: Fenced) -> SettingsOut:
     """Change the tenant's switches (recorded as an event); unset fields keep their value."""
     change = TenantSettingsChanged(**body.model_dump(), changed_by=f"api:{tenant_id}")
-    current = tenant_settings.change(database_of(request).engine, tenant_id, change, actor=f"api:{tenant_id}")
+    current = tenant_settings.change(engine, tenant_id, change, actor=f"api:{tenant_id}")
     return SettingsOut(**msgspec.to_builtins(current))

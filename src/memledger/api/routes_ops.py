@@ -6,22 +6,21 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from memledger.api.deps import database_of, tenant
+from memledger.api.deps import Fenced, Tenant, database_of
 from memledger.api.schemas import EventsPage
 from memledger.bootstrap import build_worker
 from memledger.service import health, ledger_pages, projections
 
 router = APIRouter()
-Tenant = Annotated[str, Depends(tenant)]
 
 
 @router.get("/v1/events", response_model=EventsPage, tags=["auditors"])
 def get_events(
-    request: Request,
     tenant_id: Tenant,
+    engine: Fenced,
     after: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     type: Annotated[list[str] | None, Query()] = None,
@@ -29,7 +28,6 @@ def get_events(
     until: datetime | None = None,
 ) -> EventsPage:
     """The tenant's ledger, a page at a time, in its one stable (gap-safe) order."""
-    engine = database_of(request).engine
     found, next_after = ledger_pages.page(
         engine,
         tenant_id,
@@ -46,9 +44,14 @@ def get_events(
 
 
 @router.get("/v1/projections", tags=["operators"])
-def get_projections(request: Request, tenant_id: Tenant) -> list[dict[str, Any]]:
-    """Each projection's version, position, lag in events and seconds, and state."""
-    return [msgspec.to_builtins(s) for s in projections.statuses(database_of(request).engine)]
+def get_projections(engine: Fenced) -> list[dict[str, Any]]:
+    """Each projection's version, position and state, and its lag in the caller's
+    events. A failure's message and event are the operator's business (they may
+    quote another tenant's event): ``memledger projections status`` shows them."""
+    return [
+        msgspec.to_builtins(msgspec.structs.replace(s, error=None, error_event_id=None, error_position=None))
+        for s in projections.statuses(engine)
+    ]
 
 
 @router.get("/health", tags=["operators"])

@@ -1,4 +1,7 @@
-"""Commands for agents and auditors: context, replay, search, graph, provenance, history."""
+"""Commands for agents and auditors: context, replay, search, graph, provenance, history.
+
+Each names its tenant and runs as the application role, fenced to that tenant by
+row-level security (``bootstrap.Database.for_tenant``)."""
 
 from __future__ import annotations
 
@@ -86,7 +89,7 @@ def context_command(args: argparse.Namespace) -> int:
         if args.request == "replay":
             if not args.event_id:
                 raise InvalidCommand("context replay needs the ContextServed event id")
-            replayed = context.replay(database.engine, args.tenant, args.event_id)
+            replayed = context.replay(database.for_tenant(args.tenant), args.tenant, args.event_id)
             print(replayed.block.text)
             verdict = "matches" if replayed.matches else "DOES NOT MATCH"
             print(f"\nreplayed {args.event_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
@@ -99,7 +102,7 @@ def context_command(args: argparse.Namespace) -> int:
             as_of=parse_as_of(args.as_of),
         )
         served = context.build_context(
-            database.engine,
+            database.for_tenant(args.tenant),
             request,
             style=args.style,
             max_tokens=args.max_tokens,
@@ -128,7 +131,7 @@ def search_command(args: argparse.Namespace) -> int:
     """Print the best items for a query."""
     database = bootstrap.connect(Settings())
     try:
-        items = search.search(database.engine, args.tenant, scopes_of(args), args.query, k=args.k)
+        items = search.search(database.for_tenant(args.tenant), args.tenant, scopes_of(args), args.query, k=args.k)
     finally:
         database.close()
     for item in items:
@@ -146,7 +149,7 @@ def graph_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         answer = search.query_graph(
-            database.engine,
+            database.for_tenant(args.tenant),
             args.tenant,
             args.entity,
             depth=args.depth,
@@ -174,7 +177,7 @@ def provenance_command(args: argparse.Namespace) -> int:
     """Print the chain of events behind an item, back to its turns."""
     database = bootstrap.connect(Settings())
     try:
-        found = provenance.provenance(database.engine, args.tenant, args.item_id)
+        found = provenance.provenance(database.for_tenant(args.tenant), args.tenant, args.item_id)
     finally:
         database.close()
     if args.json:
@@ -193,7 +196,7 @@ def history_command(args: argparse.Namespace) -> int:
     """Print every fact ever stated on a key, and what happened to each."""
     database = bootstrap.connect(Settings())
     try:
-        steps = provenance.key_history(database.engine, args.tenant, args.key)
+        steps = provenance.key_history(database.for_tenant(args.tenant), args.tenant, args.key)
     finally:
         database.close()
     for step in steps:

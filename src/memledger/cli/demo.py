@@ -67,7 +67,7 @@ def demo_command(args: argparse.Namespace) -> int:
     """Run the tour (idempotent: a second run records nothing twice)."""
     database = bootstrap.connect(Settings())
     try:
-        engine = database.engine
+        engine = database.for_tenant(DEMO_TENANT)  # what an agent does runs fenced to its tenant
         print(f"database: {database.describe()}\n")
         results = record_turns(engine, DEMO_TENANT, _turns())
         replayed = sum(len(r.positions) for r in results if r.replayed)
@@ -75,7 +75,7 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"1. recorded {written} new turns in 2 sessions ({replayed} were already in the ledger)")
         report = bootstrap.build_worker(database).drain()
         print(f"2. extracted {report.turns} turns into {report.events} events (heuristic extractor)")
-        applied = projections.catch_up_all(engine)
+        applied = projections.catch_up_all(database.engine)
         print(f"3. projected: {', '.join(f'{n} +{a}' for n, a in applied.items())}\n")
 
         scopes = Scopes(session="demo-thursday", project="phoenix", user="alice", org="acme")

@@ -39,18 +39,20 @@ def tail_command(args: argparse.Namespace) -> int:
     def done() -> bool:
         return args.limit is not None and printed >= args.limit
 
+    # One tenant's events: as an auditor, fenced to it. All tenants': the operator's view.
+    engine = database.for_tenant(args.tenant) if args.tenant is not None else database.engine
     try:
-        after = ledger_pages.parse_cursor(args.after, database.engine, "--after")
+        after = ledger_pages.parse_cursor(args.after, engine, "--after")
         if not args.follow:  # one pass over what is there now
             while not done():
-                page = ledger_pages.read_page(database.engine, after=after, tenant_id=args.tenant, types=args.types)
+                page = ledger_pages.read_page(engine, after=after, tenant_id=args.tenant, types=args.types)
                 if not page:
                     break
                 after = page[-1].cursor
                 printed += _print(page, args.limit, printed)
             return 0
         pages = ledger_pages.follow(
-            database.engine,
+            engine,
             after=after,
             tenant_id=args.tenant,
             types=args.types,

@@ -48,6 +48,11 @@ def serve_command(args: argparse.Namespace) -> int:
 
     settings = Settings()
     database = bootstrap.connect(settings)
+    try:
+        database.check_app_role()
+    except BaseException:
+        database.close()
+        raise
     background = bootstrap.start_background(database) if args.workers else None
     try:
         uvicorn.run(
@@ -69,6 +74,7 @@ def mcp_command(args: argparse.Namespace) -> int:
 
     database = bootstrap.connect(Settings())
     try:
+        database.check_app_role()
         run(database, transport=args.transport, tenant_id=args.tenant, host=args.host, port=args.port)
     finally:
         database.close()

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import LedgerError, ProjectionFailed
 from memledger.events.envelope import Cursor, Recorded
-from memledger.projectors import checkpoints
+from memledger.projectors import checkpoints, fences
 from memledger.projectors.base import Projector, live_schema, load_sql
 from memledger.store import db, event_store
 from memledger.store.follow import Wakeup
@@ -44,6 +44,7 @@ def create_tables(tx: Connection, projector: Projector, schema: str, *, indexes:
     if indexes and sql.indexes.strip():
         tx.execute(sa.text(sql.indexes))
     tx.execute(sa.text("SET LOCAL search_path TO DEFAULT"))
+    fences.fence(tx, schema)  # row-level security and the application role's grants
 
 
 def create_indexes(tx: Connection, projector: Projector, schema: str) -> None:

