@@ -14,6 +14,7 @@ in curly quotes, so they read as quotations.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final, Protocol
 
 import msgspec
@@ -122,6 +123,7 @@ def _label(item: SelectedItem) -> str:
     return _SCOPE_LABELS.get(scope, "Other") if scope is not None else "Other"
 
 
+@lru_cache(maxsize=8192)  # pure; ids, kinds, scopes and categories repeat across items and blocks
 def _ident(value: str) -> str:
     return shorten(clean(value), _ID_LIMIT)
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Final
 
 import msgspec
@@ -117,6 +118,7 @@ def clean(text: str) -> str:
     return _BRACKET_TAGS.sub(r"(\1)", text)
 
 
+@lru_cache(maxsize=8192)  # pure; a tenant's memories are rendered again and again
 def neutralise(text: str) -> Neutralised:
     """:func:`clean` ``text``, and flag it when it reads like an order or like markup."""
     return Neutralised(clean(text), is_suspicious(text))
@@ -129,7 +131,11 @@ def is_suspicious(text: str) -> bool:
     every paraphrase. The block's safety rests on :func:`clean` and on quoting;
     the flag only makes an attempt visible.
     """
-    return any(_looks_hostile(folded) for folded in (_fold(text, ""), _fold(text, " ")))
+    if _looks_hostile(_fold(text, "")):
+        return True
+    # Printable text has no invisible character (nor line break) to replace, so the
+    # second folding would give the same text again.
+    return not text.isprintable() and _looks_hostile(_fold(text, " "))
 
 
 def shorten(text: str, limit: int) -> str:
