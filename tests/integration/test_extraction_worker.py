@@ -41,7 +41,7 @@ from memledger.extraction.protocol import (
 )
 from memledger.projectors import checkpoints
 from memledger.projectors.facts import facts
-from memledger.service import projections, tenant_settings
+from memledger.service import projections, scope_ids, tenant_settings
 from memledger.service.extraction import (
     BatchReport,
     ExtractionWorker,
@@ -499,10 +499,12 @@ def test_directives_are_promoted_once_the_tenant_switches_auto_promote_on(engine
     drain(worker, 3)
     promoted = [r.event for r in extracted(engine, tenant, worker.extractor.name)]
     assert all(isinstance(p, MemoryPromoted) for p in promoted)
+    billing = scope_ids.stored_id(engine, tenant, "project", "billing")  # scope keys are stored as keyed hashes
+    s1 = scope_ids.stored_id(engine, tenant, "session", "s1")
     assert [(p.kind, p.scope, p.scope_key) for p in promoted] == [  # type: ignore[attr-defined]
-        ("decision", "project", "billing"),
-        ("terminology", "project", "billing"),  # named user scope, but the turn has no user key: narrower
-        ("lesson_learned", "session", "s1"),  # no project: the session, never user or org
+        ("decision", "project", billing),
+        ("terminology", "project", billing),  # named user scope, but the turn has no user key: narrower
+        ("lesson_learned", "session", s1),  # no project: the session, never user or org
     ]
 
 
@@ -518,7 +520,8 @@ def test_directives_follow_the_tenants_auto_promote_switch(engine: Engine, tenan
     drain(worker, 1)
     promoted = extracted(engine, tenant, worker.extractor.name)[1].event
     assert isinstance(promoted, MemoryPromoted)
-    assert (promoted.kind, promoted.scope, promoted.scope_key) == ("preference", "project", "p1")
+    p1 = scope_ids.stored_id(engine, tenant, "project", "p1")  # scope keys are stored as keyed hashes
+    assert (promoted.kind, promoted.scope, promoted.scope_key) == ("preference", "project", p1)
 
 
 # --- the loop -----------------------------------------------------------------------------------
