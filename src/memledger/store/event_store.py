@@ -7,6 +7,7 @@ Every function takes a ``Connection`` inside a transaction the caller owns
 from __future__ import annotations
 
 import functools
+import secrets
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -52,6 +53,7 @@ class _Row(msgspec.Struct, frozen=True):
     event_type: str
     schema_version: int
     payload: msgspec.Raw
+    private: msgspec.Raw | None  # the event's private fields (codec.split), or None
     metadata: msgspec.Raw
     occurred_at: datetime
 
@@ -87,10 +89,13 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
             raise InvalidCommand(f"events[{index}].occurred_at must be a timezone-aware datetime")
         if not isinstance(new.metadata, Metadata):
             raise InvalidCommand(f"events[{index}].metadata must be a Metadata")
-        payload = codec.encode(new.event)
+        # A fresh salt per event: the payload's digest of the private fields must
+        # not reveal a short text to someone who guesses it.
+        payload, private = codec.split(new.event, secrets.token_hex(16))
         tag = codec.tag_of(new.event)
-        if len(payload) > max_payload_bytes:
-            raise PayloadTooLarge(tag, len(payload), max_payload_bytes)
+        size = len(payload) + (len(private) if private is not None else 0)
+        if size > max_payload_bytes:
+            raise PayloadTooLarge(tag, size, max_payload_bytes)
         rows.append(
             _Row(
                 seq=index + 1,
@@ -98,6 +103,7 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
                 event_type=tag,
                 schema_version=type(new.event).schema_version,
                 payload=msgspec.Raw(payload),
+                private=None if private is None else msgspec.Raw(private),
                 metadata=msgspec.Raw(_check_metadata(index, new.metadata)),
                 occurred_at=new.occurred_at.astimezone(UTC),  # PostgreSQL refuses offsets beyond 15:59
             )
@@ -113,6 +119,7 @@ _recordset = (
         sa.column("event_type", sa.Text),
         sa.column("schema_version", sa.SmallInteger),
         sa.column("payload", JSONB),
+        sa.column("private", JSONB),
         sa.column("metadata", JSONB),
         sa.column("occurred_at", sa.DateTime(timezone=True)),
     )
@@ -150,6 +157,7 @@ _INSERT = (
             "event_type",
             "schema_version",
             "payload",
+            "private",
             "metadata",
             "occurred_at",
         ],
@@ -161,6 +169,7 @@ _INSERT = (
             _batch.c.event_type,
             _batch.c.schema_version,
             _batch.c.payload,
+            _batch.c.private,
             _batch.c.metadata,
             _batch.c.occurred_at,
         )
@@ -284,6 +293,242 @@ def _replayed(tx: Connection, tenant_id: str, stream_id: str, rows: list[_Row]) 
     )
 
 
+# --- many streams in one statement (append_many) ---------------------------------------
+
+
+class StreamAppend(msgspec.Struct, frozen=True):
+    """One stream's part of ``append_many``: what ``append`` takes for one stream."""
+
+    tenant_id: str
+    stream_id: str
+    events: Sequence[NewEvent]
+    expected_version: int | None
+
+
+class _Part(msgspec.Struct, frozen=True):
+    """One stream's rows as sent to PostgreSQL; ``rows`` are ``append``'s, encoded alike."""
+
+    part: int
+    tenant_id: str
+    stream_id: str
+    expected: int  # -1: append wherever the stream is
+    rows: list[_Row]
+
+
+_parts = (
+    sa.func.jsonb_to_recordset(sa.cast(sa.bindparam("parts", type_=sa.Text), JSONB))
+    .table_valued(
+        sa.column("part", sa.Integer),
+        sa.column("tenant_id", sa.Text),
+        sa.column("stream_id", sa.Text),
+        sa.column("expected", sa.Integer),
+        sa.column("rows", JSONB),
+    )
+    .render_derived(name="parts_json", with_types=True)
+)
+_parts_cte = sa.select(_parts).cte("parts")
+# Each part's rows, with the very columns ``append`` expands (``_recordset``), so an
+# event is stored the same whichever function wrote it: every column but ``seq``
+# goes to the events column of its name.
+_part_rows = (
+    sa.func.jsonb_to_recordset(_parts_cte.c.rows)
+    .table_valued(*(sa.column(c.name, c.type) for c in _recordset.c))
+    .render_derived(name="part_rows", with_types=True)
+    .lateral()
+)
+_ROW_FIELDS = [c.name for c in _recordset.c if c.name != "seq"]
+_many = (
+    sa.select(_parts_cte.c.part, _parts_cte.c.tenant_id, _parts_cte.c.stream_id, _part_rows)
+    .select_from(_parts_cte.join(_part_rows, sa.true()))
+    .cte("many")
+)
+_many_known = events.alias("many_known")
+_many_state = sa.select(
+    _parts_cte.c.part,
+    _parts_cte.c.expected,
+    sa.select(sa.func.coalesce(sa.func.max(_many_known.c.stream_version), 0))
+    .where(_many_known.c.tenant_id == _parts_cte.c.tenant_id, _many_known.c.stream_id == _parts_cte.c.stream_id)
+    .scalar_subquery()
+    .label("version"),
+).cte("many_state")
+_stale = _many_state.alias("stale")
+_reused = _many.alias("reused")
+# As ``_INSERT``, for many streams: rows go in only if every stream is at its
+# expected version and no event id of the call exists in its tenant; otherwise
+# nothing is inserted (no position is taken) and ``append_many`` finds out why.
+_INSERT_MANY = (
+    events.insert()
+    .from_select(
+        ["tenant_id", "stream_id", "stream_version", *_ROW_FIELDS],
+        sa.select(
+            _many.c.tenant_id,
+            _many.c.stream_id,
+            _many_state.c.version + _many.c.seq,
+            *(_many.c[name] for name in _ROW_FIELDS),
+        )
+        .select_from(_many.join(_many_state, _many_state.c.part == _many.c.part))
+        .where(
+            ~sa.exists().where(_stale.c.expected >= 0, _stale.c.version != _stale.c.expected),
+            ~sa.exists().where(
+                _many_known.c.tenant_id == _reused.c.tenant_id, _many_known.c.event_id == _reused.c.event_id
+            ),
+        )
+        .order_by(_many.c.part, _many.c.seq),
+    )
+    .returning(events.c.position, events.c.tenant_id, events.c.stream_id, events.c.stream_version)
+)
+
+_lock_pairs = (
+    sa.func.unnest(sa.bindparam("tenants", type_=sa.ARRAY(sa.Text)), sa.bindparam("streams", type_=sa.ARRAY(sa.Text)))
+    .table_valued(sa.column("tenant", sa.Text), sa.column("stream", sa.Text))
+    .render_derived(name="pairs")
+)
+# The same lock key as ``append`` takes, so both kinds of writers of one stream
+# queue on it. Taken in key order, so two callers locking overlapping streams
+# cannot deadlock on each other.
+_lock_keys = (
+    sa.select(sa.func.hashtextextended(_lock_pairs.c.tenant + "\x1f" + _lock_pairs.c.stream, 0).label("key"))
+    .distinct()
+    .order_by(sa.literal_column("key"))
+    .subquery("lock_keys")
+)
+_STREAMS_LOCK = sa.select(sa.select(sa.func.count(sa.func.pg_advisory_xact_lock(_lock_keys.c.key))).scalar_subquery())
+_notified = (
+    sa.select(sa.func.unnest(sa.bindparam("tenants", type_=sa.ARRAY(sa.Text))).label("tenant")).distinct().subquery()
+)
+_STREAMS_LOCK_AND_NOTIFY = _STREAMS_LOCK.add_columns(
+    sa.select(sa.func.count(sa.func.pg_notify(NOTIFY_CHANNEL, _notified.c.tenant))).scalar_subquery()
+)
+
+_VERSIONS = (
+    sa.select(events.c.tenant_id, events.c.stream_id, sa.func.max(events.c.stream_version))
+    .where(sa.tuple_(events.c.tenant_id, events.c.stream_id).in_(sa.bindparam("pairs", expanding=True)))
+    .group_by(events.c.tenant_id, events.c.stream_id)
+)
+
+_EXISTING_MANY = sa.select(
+    events.c.tenant_id, events.c.event_id, events.c.stream_id, events.c.position, events.c.stream_version
+).where(sa.tuple_(events.c.tenant_id, events.c.event_id).in_(sa.bindparam("ids", expanding=True)))
+
+
+def append_many(
+    tx: Connection,
+    appends: Sequence[StreamAppend],
+    *,
+    max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES,
+    notify: bool = False,
+) -> list[AppendResult]:
+    """Append to many streams at once, all or nothing: the results, one per append, in order.
+
+    Each ``StreamAppend`` is checked as ``append`` checks its arguments, and the
+    guarantees are ``append``'s, per stream: optimistic concurrency on
+    ``expected_version`` (0: the stream must be new; None: wherever it is), and
+    idempotency on event ids (a stream whose events were all appended to it before
+    gets its original result with ``replayed`` set, and nothing is written for it).
+    All or nothing across streams: if any stream is stale (``ConcurrencyConflict``)
+    or reuses event ids elsewhere (``InvalidCommand``), nothing is written, and the
+    error names that stream (the first in ``appends`` order). Bad input raises
+    before the database is touched, naming ``appends[i]``; a stream may appear
+    once per call. An empty list writes nothing and returns ``[]``.
+
+    Two statements, whatever the number of streams: the stream locks (the lock
+    ``append`` takes, in key order), then one insert of every event. Runs in the
+    caller's transaction; with ``notify``, one notification per tenant goes out
+    when it commits.
+    """
+    parts = _prepare_many(appends, max_payload_bytes)
+    if not parts:
+        return []
+    tenants = [p.tenant_id for p in parts]
+    locks = {"tenants": tenants, "streams": [p.stream_id for p in parts]}
+    tx.execute(_STREAMS_LOCK_AND_NOTIFY if notify else _STREAMS_LOCK, locks)
+    replayed: dict[int, AppendResult] = {}
+    inserted = _insert_many(tx, parts)
+    if inserted is None:
+        replayed = _refused_many(tx, parts)
+        fresh = [p for p in parts if p.part not in replayed]
+        inserted = _insert_many(tx, fresh) if fresh else {}
+        if inserted is None:  # Unreachable: the locks hold every stream still.
+            raise RuntimeError("append_many inserted nothing, yet no check failed")
+    return [replayed[p.part] if p.part in replayed else inserted[p.part] for p in parts]
+
+
+def _prepare_many(appends: Sequence[StreamAppend], max_payload_bytes: int) -> list[_Part]:
+    """Validate and encode every part (``append``'s checks), naming the part at fault."""
+    if isinstance(appends, StreamAppend) or not isinstance(appends, Sequence):
+        raise InvalidCommand("appends must be a list of StreamAppend")
+    parts: list[_Part] = []
+    seen: dict[tuple[str, str], int] = {}
+    for i, one in enumerate(appends):
+        if not isinstance(one, StreamAppend):
+            raise InvalidCommand(f"appends[{i}] is a {type(one).__name__}, not a StreamAppend")
+        tenant_id = check_identifier(f"appends[{i}].tenant_id", one.tenant_id)
+        stream_id = check_identifier(f"appends[{i}].stream_id", one.stream_id)
+        expected = one.expected_version
+        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool) or expected < 0):
+            raise InvalidCommand(f"appends[{i}].expected_version must be an int >= 0 or None, not {expected!r}")
+        if (tenant_id, stream_id) in seen:
+            raise InvalidCommand(f"appends[{i}] is to the same stream as appends[{seen[tenant_id, stream_id]}]")
+        seen[tenant_id, stream_id] = i
+        try:
+            rows = _prepare(one.events, max_payload_bytes)
+        except PayloadTooLarge:
+            raise
+        except InvalidCommand as e:
+            raise InvalidCommand(f"appends[{i}]: {e}") from e
+        parts.append(_Part(i, tenant_id, stream_id, -1 if expected is None else expected, rows))
+    return parts
+
+
+def _insert_many(tx: Connection, parts: list[_Part]) -> dict[int, AppendResult] | None:
+    """Insert every part's rows; their results by part, or None if the checks let nothing in."""
+    try:
+        inserted = tx.execute(_INSERT_MANY, {"parts": _batch_encoder.encode(parts).decode()}).all()
+    except sa_exc.IntegrityError as e:
+        if violated_constraint(e) == "uq_events_tenant_id_event_id":
+            raise InvalidCommand("an event id of this batch was appended concurrently") from e
+        raise
+    if not inserted:
+        return None
+    by_stream: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for position, tenant_id, stream_id, version in inserted:
+        by_stream.setdefault((tenant_id, stream_id), []).append((version, position))
+    results: dict[int, AppendResult] = {}
+    for p in parts:
+        ordered = sorted(by_stream[p.tenant_id, p.stream_id])
+        results[p.part] = AppendResult(tuple(pos for _, pos in ordered), ordered[-1][0])
+    return results
+
+
+def _refused_many(tx: Connection, parts: list[_Part]) -> dict[int, AppendResult]:
+    """Why the insert wrote nothing: the parts that are retries (their original results),
+    or the first part that is stale (``ConcurrencyConflict``) or reuses event ids
+    (``InvalidCommand``). Still under the stream locks."""
+    wanted = [(p.tenant_id, row.event_id) for p in parts for row in p.rows]
+    found = {(r.tenant_id, r.event_id): r for r in tx.execute(_EXISTING_MANY, {"ids": wanted}).all()}
+    pairs = [(p.tenant_id, p.stream_id) for p in parts]
+    versions = {(r[0], r[1]): int(r[2]) for r in tx.execute(_VERSIONS, {"pairs": pairs}).all()}
+    replayed: dict[int, AppendResult] = {}
+    for p in parts:
+        old = [found.get((p.tenant_id, row.event_id)) for row in p.rows]
+        if any(old):
+            if not all(old) or any(r.stream_id != p.stream_id for r in old if r is not None):
+                clash = sorted(r.event_id for r in old if r is not None)[:3]
+                raise InvalidCommand(
+                    f"appends[{p.part}]: event ids {clash} were already appended in another batch or stream; "
+                    "a retry must resend the same events to the same stream"
+                )
+            kept = [r for r in old if r is not None]
+            replayed[p.part] = AppendResult(
+                tuple(r.position for r in kept), max(r.stream_version for r in kept), replayed=True
+            )
+            continue
+        current = versions.get((p.tenant_id, p.stream_id), 0)
+        if p.expected >= 0 and p.expected != current:
+            raise ConcurrencyConflict(p.tenant_id, p.stream_id, p.expected, current)
+    return replayed
+
+
 _COLUMNS = (
     events.c.tenant_id,
     events.c.position,
@@ -297,6 +542,7 @@ _COLUMNS = (
     sa.cast(events.c.metadata, sa.Text).label("metadata_text"),
     events.c.occurred_at,
     events.c.recorded_at,
+    sa.cast(events.c.private, sa.Text).label("private_text"),
 )
 
 
@@ -331,6 +577,7 @@ def _fetch(conn: Connection, stmt: sa.Select[Any], params: dict[str, Any] | None
 
 
 def _to_recorded(row: Any) -> Recorded:
+    event, erased = codec.decode_stored(row[6], row[7], row[8], row[12])
     return Recorded(
         tenant_id=row[0],
         position=row[1],
@@ -341,7 +588,8 @@ def _to_recorded(row: Any) -> Recorded:
         occurred_at=row[10],
         recorded_at=row[11],
         metadata=_metadata(row[9]),
-        event=codec.decode(row[6], row[7], row[8]),
+        event=event,
+        erased=erased,
     )
 
 
@@ -526,8 +774,9 @@ def events_about(
 ) -> list[Recorded]:
     """The tenant's events whose payload names ``item_id`` (as a memory, item,
     relationship or chosen id), or that observed ``entity`` (type, lower-cased name),
-    in ledger order. A scan of one tenant's events: for audits, not hot paths."""
-    payload = events.c.payload
+    in ledger order. A scan of one tenant's events: for audits, not hot paths.
+    Looks at the private fields too (where ids made of names are kept)."""
+    payload = sa.type_coerce(events.c.payload.op("||")(sa.func.coalesce(events.c.private, sa.text("'{}'::jsonb"))), JSONB)
     named = [
         payload["memory_id"].astext == item_id,
         payload["item_id"].astext == item_id,
@@ -553,3 +802,47 @@ def events_about(
 
 # Public: the gap-safe visibility conditions, for other readers of the events table.
 visible_after = _visible_after
+
+
+# --- erasure ---------------------------------------------------------------------------
+
+_READ_TENANT = (
+    sa.select(*_COLUMNS)
+    .where(
+        events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+        events.c.position > sa.bindparam("after_position", type_=sa.BigInteger),
+    )
+    .order_by(events.c.position)
+    .limit(sa.bindparam("limit", type_=sa.Integer))
+)
+
+
+def read_tenant(conn: Connection, tenant_id: str, *, after_position: int = 0, limit: int = 5000) -> list[Recorded]:
+    """A page of the tenant's events in position order, after ``after_position``:
+    every event committed in the caller's snapshot, not only those gap-safe readers
+    see yet (erasure must miss none). Not a follower's cursor: use ``read_all``."""
+    params = {"tenant_id": check_identifier("tenant_id", tenant_id), "after_position": after_position, "limit": limit}
+    return _fetch(conn, _READ_TENANT, params)
+
+
+_ERASE = (
+    events.update()
+    .where(
+        events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+        events.c.position == sa.any_(sa.bindparam("positions", type_=sa.ARRAY(sa.BigInteger))),
+        events.c.private.is_not(None),
+    )
+    .values(private=sa.null())  # SQL NULL: a JSONB column would take None as JSON null
+)
+
+
+def erase_private(tx: Connection, tenant_id: str, positions: Iterable[int]) -> int:
+    """Erase the private fields of the tenant's events at ``positions``: the one
+    change the ledger's trigger allows. Returns how many events lost theirs (an
+    event erased before, or with none, is left as it is). Nothing else changes, so
+    the hash chain, which covers the payload and its digest, still verifies."""
+    wanted = sorted(set(positions))
+    if not wanted:
+        return 0
+    tenant_id = check_identifier("tenant_id", tenant_id)
+    return int(tx.execute(_ERASE, {"tenant_id": tenant_id, "positions": wanted}).rowcount)
