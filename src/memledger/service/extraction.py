@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -54,6 +55,12 @@ class BatchReport:
     dropped_low_confidence: int = 0
     invalid: int = 0
     busy_elsewhere: bool = False
+
+    def add(self, other: BatchReport) -> None:
+        """Add ``other``'s counts to this report's."""
+        for name in ("turns", "events", "refused_secrets", "skipped", "dropped_low_confidence", "invalid"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.busy_elsewhere |= other.busy_elsewhere
 
 
 @dataclass
@@ -120,56 +127,63 @@ class ExtractionWorker:
 
     def run_once(self) -> BatchReport:
         """Extract one batch, unless another worker of this extractor is busy."""
-        self.install()
-        with self.engine.connect() as lock_conn:
-            got = lock_conn.execute(sa.select(sa.func.pg_try_advisory_lock(self._lock_key()))).scalar()
-            lock_conn.commit()  # hold the session lock outside any transaction
-            if not got:
-                return BatchReport(busy_elsewhere=True)
-            try:
-                return self._batch()
-            finally:
-                try:
-                    lock_conn.execute(sa.select(sa.func.pg_advisory_unlock(self._lock_key())))
-                    lock_conn.commit()
-                except sa_exc.DBAPIError as e:  # the session is gone, and its lock with it
-                    log.warning("could not release the extraction lock: %s", e)
+        return self.drain(max_batches=1)
 
-    def drain(self, should_stop: Callable[[], bool] = lambda: False) -> BatchReport:
-        """Extract batches until nothing is pending; the sum of their reports."""
+    def drain(self, should_stop: Callable[[], bool] = lambda: False, *, max_batches: int | None = None) -> BatchReport:
+        """Extract batches until nothing is pending (or ``max_batches`` are done); the sum
+        of their reports. ``busy_elsewhere`` if another worker of this extractor is busy.
+
+        The extractor's session lock is taken once for the whole drain, on one
+        connection that also reads and writes every batch: per batch, one read and
+        one short write transaction, and no connection checkout.
+        """
+        self.install()
         total = BatchReport()
-        while not should_stop():
-            report = self.run_once()
-            if report.busy_elsewhere or not report.turns:
-                total.busy_elsewhere |= report.busy_elsewhere
-                return total
-            for name in ("turns", "events", "refused_secrets", "skipped", "dropped_low_confidence"):
-                setattr(total, name, getattr(total, name) + getattr(report, name))
+        with self.engine.connect() as conn:
+            if not conn.execute(sa.select(sa.func.pg_try_advisory_lock(self._lock_key()))).scalar():
+                conn.rollback()
+                return BatchReport(busy_elsewhere=True)
+            conn.commit()  # hold the session lock outside any transaction
+            try:
+                after: Cursor | None = None  # where this drain's last batch left the checkpoint
+                while not should_stop() and (max_batches is None or max_batches > 0):
+                    report, after = self._batch(conn, after)
+                    total.add(report)
+                    if report.busy_elsewhere or not report.turns:
+                        break
+                    max_batches = None if max_batches is None else max_batches - 1
+            finally:
+                _unlock(conn, self._lock_key())
         return total
 
-    def _batch(self) -> BatchReport:
-        with self.engine.connect() as conn:
-            start = checkpoints.get(conn, self.name)
-            assert start is not None
-            page = event_store.read_all(conn, after=start.cursor, limit=self.config.batch_turns, types=[TURN_TAG])
+    def _batch(self, conn: Connection, after: Cursor | None) -> tuple[BatchReport, Cursor | None]:
+        """One batch on the locked connection: read turns past the checkpoint, extract
+        them outside any transaction, then append and advance in one transaction.
+        Returns the report and the checkpoint's new cursor."""
+        with _transaction(conn):
+            if after is None:
+                start = checkpoints.get(conn, self.name)
+                assert start is not None
+                after = start.cursor
+            page = event_store.read_all(conn, after=after, limit=self.config.batch_turns, types=[TURN_TAG])
         if not page:
-            return BatchReport()
+            return BatchReport(), after
         turns = [to_turn_text(rec) for rec in page]
         found = self.extractor.extract(turns)  # outside any transaction
-        with db.begin(self.engine) as tx:
-            now = checkpoints.lock(tx, self.name)
-            if now is None or now.cursor != start.cursor:
-                return BatchReport(busy_elsewhere=True)  # someone else did this batch
-            report = self._append(tx, turns, found)
-            checkpoints.advance(tx, self.name, page[-1].cursor, len(page))
-        return report
+        with _transaction(conn):
+            now = checkpoints.lock(conn, self.name)
+            if now is None or now.cursor != after:
+                return BatchReport(busy_elsewhere=True), None  # someone else did this batch
+            report = self._append(conn, turns, found)
+            checkpoints.advance(conn, self.name, page[-1].cursor, len(page))
+        return report, page[-1].cursor
 
     def _append(self, tx: Connection, turns: Sequence[TurnText], results: Mapping[str, TurnExtraction]) -> BatchReport:
         label = f"{self.extractor.name}@{self.extractor.version}"
         keys = {(t.tenant_id, conversation_of(t)) for t in turns}
         saved = counters.load(tx, label, keys)
         counts = {key: Counts(**saved.get(key, {})) for key in keys}  # type: ignore[arg-type]
-        settings = {t: tenant_settings.load(tx, t) for t in sorted({t.tenant_id for t in turns})}
+        settings = tenant_settings.load_many(tx, {t.tenant_id for t in turns})
         report = BatchReport(turns=len(turns))
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
         deltas: dict[str, dict[str, int]] = {}
@@ -191,22 +205,20 @@ class ExtractionWorker:
             deltas[turn.turn_id] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
         _reinforce_known(tx, per_turn)
+        appends: list[tuple[TurnText, event_store.StreamAppend]] = []
         for turn, events in per_turn:
             valid = _encodable(turn, events)
             report.invalid += len(events) - len(valid)
-            if not valid:
-                continue
-            try:
-                result = event_store.append(tx, turn.tenant_id, turn_stream(self.extractor, turn.turn_id), valid, 0)
-            except (ConcurrencyConflict, InvalidCommand) as e:  # extracted before (e.g. after a reset)
-                log.info("turn %s was already extracted by %s; skipped (%s)", turn.turn_id, label, e)
-                result = None
+            if valid:
+                stream = turn_stream(self.extractor, turn.turn_id)
+                appends.append((turn, event_store.StreamAppend(turn.tenant_id, stream, valid, 0)))
+        for (turn, wanted), result in zip(appends, self._append_all(tx, [a for _, a in appends]), strict=True):
             if result is None or result.replayed:  # nothing written: its counts do not count
                 conversation = counts[(turn.tenant_id, conversation_of(turn))]
                 for name, delta in deltas[turn.turn_id].items():
                     setattr(conversation, name, getattr(conversation, name) - delta)
                 continue
-            report.events += len(valid)
+            report.events += len(wanted.events)
         counters.save(tx, label, {k: {n: getattr(c, n) for n in counters.COUNT_COLUMNS} for k, c in counts.items()})
 
         def added(*names: str) -> int:
@@ -217,6 +229,45 @@ class ExtractionWorker:
         report.skipped = added("skipped_entities", "skipped_relationships")
         report.dropped_low_confidence = added("dropped_low_confidence")
         return report
+
+    def _append_all(
+        self, tx: Connection, appends: list[event_store.StreamAppend]
+    ) -> list[event_store.AppendResult | None]:
+        """Every turn's results in one set-wise append. If one turn's stream was written
+        before (extracted already, e.g. after a checkpoint reset), that call writes
+        nothing; then each turn is appended alone, and a turn refused (None) is skipped."""
+        try:
+            return list(event_store.append_many(tx, appends))
+        except (ConcurrencyConflict, InvalidCommand) as e:
+            log.info("a turn of this batch was extracted before; appending turn by turn (%s)", e)
+        results: list[event_store.AppendResult | None] = []
+        for one in appends:
+            try:
+                results.append(event_store.append(tx, one.tenant_id, one.stream_id, one.events, 0))
+            except (ConcurrencyConflict, InvalidCommand) as e:  # extracted before (e.g. after a reset)
+                log.info("%s was already written; skipped (%s)", one.stream_id, e)
+                results.append(None)
+        return results
+
+
+@contextmanager
+def _transaction(conn: Connection) -> Iterator[None]:
+    """A transaction on ``conn`` that commits on success and rolls back on any error,
+    with driver errors raised as ``LedgerError``s (as ``db.begin`` does for an engine)."""
+    try:
+        with conn.begin():
+            yield
+    except sa_exc.DBAPIError as e:
+        raise db.translate(e) from e
+
+
+def _unlock(conn: Connection, key: sa.ColumnElement[int]) -> None:
+    try:
+        conn.rollback()  # a batch that failed may have left its transaction behind
+        conn.execute(sa.select(sa.func.pg_advisory_unlock(key)))
+        conn.commit()
+    except sa_exc.DBAPIError as e:  # the session is gone, and its lock with it
+        log.warning("could not release the extraction lock: %s", e)
 
 
 def _tally(counts: Counts) -> dict[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import msgspec
@@ -46,6 +47,15 @@ def load(conn: Connection, tenant_id: str) -> TenantSettings:
         if isinstance(rec.event, TenantSettingsChanged)
     ]
     return fold(changes)
+
+
+def load_many(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, TenantSettings]:
+    """The current settings of each of ``tenant_ids``, read in one query."""
+    changes: dict[str, list[TenantSettingsChanged]] = {t: [] for t in tenant_ids}
+    for rec in event_store.read_stream_of_tenants(conn, changes, SETTINGS_STREAM):
+        if isinstance(rec.event, TenantSettingsChanged):
+            changes[rec.tenant_id].append(rec.event)
+    return {tenant: fold(events) for tenant, events in changes.items()}
 
 
 def change(engine: Engine, tenant_id: str, change: TenantSettingsChanged, actor: str | None = None) -> TenantSettings:

@@ -34,18 +34,22 @@ def load(
 
 
 def save(tx: Connection, extractor: str, rows: dict[tuple[str, str], dict[str, int]]) -> None:
-    """Write the new totals of each (tenant, conversation)."""
-    for (tenant_id, conversation), counts in sorted(rows.items()):
-        values = {c: counts.get(c, 0) for c in COUNT_COLUMNS}
-        stmt = postgresql.insert(t).values(
-            tenant_id=tenant_id, extractor=extractor, conversation=conversation, **values
+    """Write the new totals of each (tenant, conversation), in one statement (rows in
+    key order, so two writers lock them in the same order)."""
+    if not rows:
+        return
+    values = [
+        {"tenant_id": tenant_id, "extractor": extractor, "conversation": conversation}
+        | {c: counts.get(c, 0) for c in COUNT_COLUMNS}
+        for (tenant_id, conversation), counts in sorted(rows.items())
+    ]
+    stmt = postgresql.insert(t).values(values)
+    tx.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["tenant_id", "extractor", "conversation"],
+            set_={**{c: stmt.excluded[c] for c in COUNT_COLUMNS}, "updated_at": sa.func.now()},
         )
-        tx.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["tenant_id", "extractor", "conversation"],
-                set_={**values, "updated_at": sa.func.now()},
-            )
-        )
+    )
 
 
 def totals(conn: Connection, tenant_id: str | None = None) -> dict[str, int]:

@@ -608,6 +608,26 @@ _READ_STREAM = (
 )
 
 
+def read_stream_of_tenants(conn: Connection, tenant_ids: Iterable[str], stream_id: str) -> list[Recorded]:
+    """Stream ``stream_id`` of every tenant in ``tenant_ids`` (e.g. each one's settings),
+    in one query: by tenant, then stream version."""
+    tenants = sorted({check_identifier("tenant_id", t) for t in tenant_ids})
+    if not tenants:
+        return []
+    params = {"tenants": tenants, "stream_id": check_identifier("stream_id", stream_id)}
+    return _fetch(conn, _READ_STREAM_OF_TENANTS, params)
+
+
+_READ_STREAM_OF_TENANTS = (
+    sa.select(*_COLUMNS)
+    .where(
+        events.c.tenant_id == sa.any_(sa.bindparam("tenants", type_=sa.ARRAY(sa.Text))),
+        events.c.stream_id == sa.bindparam("stream_id", type_=sa.Text),
+    )
+    .order_by(events.c.tenant_id, events.c.stream_version)
+)
+
+
 def _visible_after(after: Cursor) -> list[sa.ColumnElement[bool]]:
     """Conditions that make a read gap-safe.
 
