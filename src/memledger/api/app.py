@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memledger.api import errors, routes_memory, routes_ops
@@ -41,6 +42,7 @@ def create_app(database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY) ->
     )
     app.state.database = database
     app.add_exception_handler(LedgerError, errors.ledger_error)
+    app.add_exception_handler(sa_exc.DBAPIError, errors.database_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memledger.errors import (
@@ -22,6 +23,7 @@ from memledger.errors import (
     Unauthorized,
     UnknownEventType,
 )
+from memledger.store import db
 
 STATUS: tuple[tuple[type[LedgerError], int, str], ...] = (
     (Unauthorized, 401, "unauthorized"),
@@ -46,6 +48,14 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
     if field is not None:
         body["field"] = field
     return JSONResponse(status_code=status, content={"error": body})
+
+
+async def database_error(request: Request, error: Exception) -> JSONResponse:
+    """A driver error that reached a route untranslated (a connection lost outside
+    ``store.db.begin``, as when PostgreSQL restarts): 503 with the reason, never a 500
+    with a stack trace."""
+    assert isinstance(error, sa_exc.DBAPIError)
+    return await ledger_error(request, db.translate(error))
 
 
 async def ledger_error(request: Request, error: Exception) -> JSONResponse:

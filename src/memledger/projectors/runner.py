@@ -25,6 +25,7 @@ from memledger.projectors import checkpoints, fences
 from memledger.projectors.base import Projector, live_schema, load_sql
 from memledger.store import db, event_store
 from memledger.store.follow import Wakeup
+from memledger.store.outage import OUTAGES, Backoff
 
 log = logging.getLogger(__name__)
 
@@ -204,27 +205,54 @@ def follow(
 ) -> None:
     """Keep every projector caught up until ``should_stop``; poll, or wait to be woken.
 
-    A failed projector is left stopped (its status says why); the others go on.
+    A failed projector is left stopped (its status says why); the others go on. It is
+    looked at again every ``RECHECK_FAILED_S``: once ``reset_failure`` (after a fix)
+    has cleared its failure, it goes on by itself. While the database is unavailable
+    (restarting, disk full or read-only) every projector waits, with backoff, and
+    then resumes from its checkpoint.
     """
-    for projector in projectors:
-        install(engine, projector)
-    stopped: set[str] = set()
+    backoff = Backoff("projectors", log)
+    installed: set[str] = set()
+    stopped: dict[str, float] = {}  # a failed projection's name -> when to look at it again
     while not should_stop():
-        busy = False
-        for projector in projectors:
-            if projector.name in stopped:
-                continue
-            try:
-                busy |= run_batch(engine, projector, batch_size=batch_size) > 0
-            except ProjectionFailed as e:
-                log.error("projection %s stopped: %s", projector.name, e)
-                stopped.add(projector.name)
+        try:
+            busy = _follow_round(engine, projectors, installed, stopped, batch_size)
+        except OUTAGES as e:
+            backoff.wait(e, should_stop)
+            continue
+        backoff.succeeded()
         if busy:
             continue
         if wakeup is not None:
             wakeup.wait(poll_interval)
         else:
             time.sleep(poll_interval)
+
+
+RECHECK_FAILED_S = 1.0
+
+
+def _follow_round(
+    engine: Engine, projectors: Sequence[Projector], installed: set[str], stopped: dict[str, float], batch_size: int
+) -> bool:
+    """One batch for each projector that is not stopped; True if any applied events."""
+    busy = False
+    for projector in projectors:
+        if projector.name not in installed:
+            install(engine, projector)
+            installed.add(projector.name)
+        if stopped.get(projector.name, 0.0) > time.monotonic():
+            continue
+        try:
+            busy |= run_batch(engine, projector, batch_size=batch_size) > 0
+        except ProjectionFailed as e:
+            if projector.name not in stopped:
+                log.error("projection %s stopped: %s", projector.name, e)
+            stopped[projector.name] = time.monotonic() + RECHECK_FAILED_S
+            continue
+        if stopped.pop(projector.name, None) is not None:
+            log.info("projection %s goes on: its failure was reset", projector.name)
+    return busy
 
 
 def wait_for(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from memledger.projectors import checkpoints
 from memledger.projectors.facts_queries import live_memory_ids
 from memledger.service import tenant_settings
 from memledger.store import counters, db, event_store
+from memledger.store.outage import OUTAGES, Backoff
 
 log = logging.getLogger(__name__)
 
@@ -321,13 +323,23 @@ def _reinforce_known(tx: Connection, per_turn: list[tuple[TurnText, list[NewEven
 
 class WorkerLoop:
     """The worker as a service: APScheduler runs ``drain`` every ``interval_s``,
-    and a watcher wakes it early when new turns arrive."""
+    and a watcher wakes it early when new turns arrive.
+
+    While the database is unavailable (restarting, disk full or read-only) neither
+    dies: the watcher waits with backoff, and after a drain that failed the next one
+    waits too (each attempt runs the extractor, perhaps a paid model). Nothing is
+    lost meanwhile: the turns stay past the checkpoint until a batch commits.
+    """
 
     def __init__(self, worker: ExtractionWorker, *, interval_s: float = 30.0, poll_interval_s: float = 0.2) -> None:
         self.worker = worker
         self.poll_interval_s = poll_interval_s
         self._stop = threading.Event()
         self._busy = threading.Event()  # a drain is running: no need to wake it
+        self._installed = False
+        self._watch_backoff = Backoff("extraction watcher", log)
+        self._drain_backoff = Backoff("extraction", log, first_s=0.2, max_s=5.0)
+        self._retry_at = 0.0  # no drain is woken before this (monotonic) time
         self.scheduler = BackgroundScheduler(timezone="UTC")
         self.scheduler.add_job(
             self._drain,
@@ -343,20 +355,38 @@ class WorkerLoop:
         self._busy.set()
         try:
             report = self.worker.drain(self._stop.is_set)
+        except OUTAGES as e:
+            self._retry_at = time.monotonic() + self._drain_backoff.failed(e)
+            return
         finally:
             self._busy.clear()
+        self._drain_backoff.succeeded()
         if report.turns:
             log.info("extracted %d turns into %d events", report.turns, report.events)
 
+    def _watch(self) -> None:
+        """Wake a drain if turns wait and none runs (nor waits out a failure)."""
+        if not self._installed:
+            self.worker.install()
+            self._installed = True
+        if not self._busy.is_set() and time.monotonic() >= self._retry_at and self.worker.pending():
+            self._busy.set()  # cleared when the drain it starts ends
+            self.scheduler.modify_job("extract", next_run_time=datetime.now(UTC))
+
     def run(self, should_stop: Callable[[], bool] = lambda: False) -> None:
         """Run until ``should_stop`` (checked every poll interval) or ``stop``."""
-        self.worker.install()
+        def stopping() -> bool:
+            return self._stop.is_set() or should_stop()
+
         self.scheduler.start()
         try:
-            while not (self._stop.is_set() or should_stop()):
-                if not self._busy.is_set() and self.worker.pending():
-                    self._busy.set()  # cleared when the drain it starts ends
-                    self.scheduler.modify_job("extract", next_run_time=datetime.now(UTC))
+            while not stopping():
+                try:
+                    self._watch()
+                except OUTAGES as e:
+                    self._watch_backoff.wait(e, stopping)
+                    continue
+                self._watch_backoff.succeeded()
                 self._stop.wait(self.poll_interval_s)
         finally:
             self._stop.set()

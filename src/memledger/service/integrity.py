@@ -8,6 +8,7 @@ differs), deleted (its link points at nothing), or inserted behind the sealer.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
@@ -18,6 +19,9 @@ from memledger.events.envelope import Cursor
 from memledger.projectors import checkpoints
 from memledger.store import chain, db
 from memledger.store.identifiers import check_identifier
+from memledger.store.outage import OUTAGES, Backoff
+
+log = logging.getLogger(__name__)
 
 SEALER = "chain"
 BATCH = 5000
@@ -111,7 +115,15 @@ def _verify_tenant(conn: object, tenant_id: str, head: Cursor) -> tuple[int, Fin
 
 
 def run_sealer(engine: Engine, *, poll_interval: float = 0.5, should_stop: Callable[[], bool] = lambda: False) -> None:
-    """Keep sealing as the ledger grows, until ``should_stop``."""
+    """Keep sealing as the ledger grows, until ``should_stop``. While the database is
+    unavailable it waits with backoff, then goes on from its checkpoint."""
+    backoff = Backoff("sealer", log)
     while not should_stop():
-        if not seal(engine):
+        try:
+            sealed = seal(engine)
+        except OUTAGES as e:
+            backoff.wait(e, should_stop)
+            continue
+        backoff.succeeded()
+        if not sealed:
             time.sleep(poll_interval)
