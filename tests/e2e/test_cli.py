@@ -26,6 +26,7 @@ from memledger.cli.demo import DEMO_TENANT
 from memledger.events import codec
 from memledger.events.catalogue import MemoryRetracted
 from memledger.events.envelope import NewEvent
+from memledger.service import scope_ids
 from memledger.service.record import TurnInput, conversation_stream
 from memledger.store import event_store, migrate
 from tests.conftest import turn_event
@@ -85,10 +86,15 @@ def demo_run(database: SessionDatabase) -> subprocess.CompletedProcess[str]:
     return run(database.env, "demo")
 
 
-def demo_turns() -> list[TurnInput]:
+def demo_turns(engine: Engine) -> list[TurnInput]:
     """The turns the demo records, in ledger order: ``record_turns`` appends them in one
     transaction, stream by stream in sorted order, each stream in the order given."""
-    return sorted(demo._turns(), key=lambda turn: conversation_stream(turn.scopes))
+    return sorted(demo._turns(), key=lambda turn: demo_stream(engine, turn))
+
+
+def demo_stream(engine: Engine, turn: TurnInput) -> str:
+    """A demo turn's stream, named by its session's stored (hashed) id."""
+    return conversation_stream(scope_ids.stored_scopes(engine, DEMO_TENANT, turn.scopes))
 
 
 def recorded_counts(stdout: str) -> tuple[int, int]:
@@ -114,11 +120,11 @@ def test_demo_records_its_turns_on_the_database_of_database_url(
 ) -> None:
     assert demo_run.returncode == 0, demo_run.stderr
     assert "external PostgreSQL" in demo_run.stdout, "DATABASE_URL was not used"
-    assert recorded_counts(demo_run.stdout) == (len(demo_turns()), 0)
+    assert recorded_counts(demo_run.stdout) == (len(demo_turns(engine)), 0)
     settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
         turns = event_store.read_all(conn, tenant_id=DEMO_TENANT, types=["turn.recorded"])
-    assert [rec.event_id for rec in turns] == [f"turn:{turn.turn_id}" for turn in demo_turns()]
+    assert [rec.event_id for rec in turns] == [f"turn:{turn.turn_id}" for turn in demo_turns(engine)]
 
 
 def test_demo_twice_records_nothing_twice(
@@ -132,7 +138,7 @@ def test_demo_twice_records_nothing_twice(
     again = run(database.env, "demo")
 
     assert again.returncode == 0, again.stderr
-    assert recorded_counts(again.stdout) == (0, len(demo_turns()))
+    assert recorded_counts(again.stdout) == (0, len(demo_turns(engine)))
     settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
         after = event_store.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
@@ -163,14 +169,14 @@ def test_migrate_exits_0_and_leaves_the_database_at_head(database: SessionDataba
     assert migrate.current(database.engine) == migrate.head()
 
 
-def test_tail_prints_the_demo_turns_as_json_lines_in_order(demo_records: list[dict[str, Any]]) -> None:
+def test_tail_prints_the_demo_turns_as_json_lines_in_order(engine: Engine, demo_records: list[dict[str, Any]]) -> None:
     records = demo_records
-    expected = demo_turns()
+    expected = demo_turns(engine)
 
     assert [r["payload"]["text"] for r in records] == [turn.text for turn in expected]
     assert [r["payload"]["role"] for r in records] == [turn.role for turn in expected]
     assert [r["event_id"] for r in records] == [f"turn:{turn.turn_id}" for turn in expected]
-    assert [r["stream_id"] for r in records] == [conversation_stream(turn.scopes) for turn in expected]
+    assert [r["stream_id"] for r in records] == [demo_stream(engine, turn) for turn in expected]
     assert {r["type"] for r in records} == {"turn.recorded"}
     assert {r["tenant_id"] for r in records} == {DEMO_TENANT}
     for stream in {r["stream_id"] for r in records}:
