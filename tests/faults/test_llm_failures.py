@@ -1,0 +1,204 @@
+"""The LLM provider failing, timing out and answering garbage, through the extraction worker.
+
+The worker is built by ``bootstrap`` from settings (``MEMLEDGER_EXTRACTOR=llm``) and
+talks through litellm, over real HTTP, to a fake provider on loopback that fails as
+each test scripts it. tests/unit/test_llm_extractor.py covers the extractor alone
+(every refused answer shape, backoff arithmetic); here the question is what reaches
+the ledger and the read models: after a failure the heuristic fallback's events,
+exactly those a heuristic worker makes of the same turns; from garbage, nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from memledger import bootstrap
+from memledger.adapters.llm_extractor import LlmExtractor
+from memledger.events.catalogue import EntityObserved
+from memledger.extraction.heuristic import HeuristicExtractor
+from memledger.service import projections
+from memledger.service.extraction import ExtractionWorker, turn_stream
+from memledger.service.record import TurnInput, record_turns
+from memledger.service.types import Scopes
+from memledger.store import event_store
+from tests.faults.checks import columns_containing
+from tests.faults.fake_provider import DROP, HANG, FakeProvider, Reply, answer, fake_provider, status
+from tests.faults.own_server import OwnServer
+
+TENANT = "llm-faults"
+TIMEOUT_S = 0.5
+RETRIES = 2
+BATCH = 3
+TEXTS = (
+    "I use Docker and Terraform for the Phoenix project.",
+    "I work with Sarah on Atlas.",
+    "We decided to deploy Phoenix on Fridays.",
+    "I prefer Vim over Emacs.",
+    "decision (project): all services log in JSON",
+    "I switched from React to Vue last month.",
+)
+MARKER = "zqxmarker"  # in every garbage answer, in no turn
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[FakeProvider]:
+    """The fake provider, and litellm imported and called once (its import takes seconds,
+    which must not count against the timeouts measured here)."""
+    with fake_provider(status(500)) as running:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price map fetched at import
+        extractor = LlmExtractor("openai/fake-extractor", HeuristicExtractor(), options=running.options(), retries=1)
+        extractor.extract([])
+        yield running
+
+
+@pytest.fixture(scope="module")
+def database(own_server: OwnServer, provider: FakeProvider) -> bootstrap.Database:
+    return own_server.database(
+        "llm",
+        extractor="llm",
+        llm_model="openai/fake-extractor",
+        llm_options=provider.options(),
+        llm_retries=RETRIES,
+        llm_timeout_s=TIMEOUT_S,
+        worker_batch_turns=BATCH,
+    )
+
+
+def record(database: bootstrap.Database, prefix: str) -> list[str]:
+    """The six turns, with ids of their own, in a session of their own."""
+    turns = [
+        TurnInput(
+            role="user",
+            text=text,
+            turn_id=f"{prefix}-{i}",
+            scopes=Scopes(session=prefix, project="phoenix", user="ann"),
+        )
+        for i, text in enumerate(TEXTS)
+    ]
+    record_turns(database.for_tenant(TENANT), TENANT, turns)
+    return [str(t.turn_id) for t in turns]
+
+
+def llm_worker(database: bootstrap.Database, provider: FakeProvider, *script: Reply) -> ExtractionWorker:
+    """The configured (LLM) worker, with the provider following ``script`` from now."""
+    provider.script = list(script)
+    provider.requests.clear()
+    worker = bootstrap.build_worker(database)
+    assert isinstance(worker.extractor, LlmExtractor), worker.extractor
+    return worker
+
+
+def results(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: list[str]) -> dict[str, list[object]]:
+    """What ``worker``'s extractor appended for each turn (the events, not their ids or metadata)."""
+    with database.engine.connect() as conn:
+        return {
+            turn_id: [
+                rec.event for rec in event_store.read_stream(conn, TENANT, turn_stream(worker.extractor, turn_id))
+            ]
+            for turn_id in turn_ids
+        }
+
+
+def heuristic_results(database: bootstrap.Database, turn_ids: list[str]) -> dict[str, list[object]]:
+    """What a heuristic worker makes of the same turns (its own checkpoint and streams)."""
+    heuristic = bootstrap.build_worker(database, HeuristicExtractor())
+    heuristic.drain()
+    found = results(database, heuristic, turn_ids)
+    assert any(found.values()), "the heuristic extractor found nothing in the turns; the comparison would be empty"
+    return found
+
+
+FAILURES = {
+    "HTTP 500": status(500),
+    "HTTP 429 (rate limited)": status(429),
+    "no answer within the timeout": HANG,
+    "connection dropped": DROP,
+}
+
+
+@pytest.mark.parametrize("failure", FAILURES.values(), ids=FAILURES.keys())
+def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_events_are_stored(
+    database: bootstrap.Database, provider: FakeProvider, failure: Reply
+) -> None:
+    turn_ids = record(database, f"fail-{failure.kind}-{failure.status}")
+    worker = llm_worker(database, provider, failure)
+    start = time.monotonic()
+    report = worker.drain()
+    took = time.monotonic() - start
+    llm = worker.extractor
+    assert isinstance(llm, LlmExtractor)
+
+    batches = -(-len(turn_ids) // BATCH)
+    assert report.turns == len(turn_ids)
+    assert len(provider.requests) == batches * RETRIES, "each batch: one call per attempt, no more"
+    assert (llm.fallbacks, llm.refused_answers) == (batches, 0)
+    # A hang costs the timeout per attempt and the backoff between attempts, no more.
+    budget = batches * (RETRIES * TIMEOUT_S + llm.backoff_s * (RETRIES - 1)) + 10.0
+    assert took < budget, f"the drain took {took:.1f} s; timeouts not applied?"
+    assert results(database, worker, turn_ids) == heuristic_results(database, turn_ids)
+
+
+def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table(
+    database: bootstrap.Database, provider: FakeProvider
+) -> None:
+    turn_ids = record(database, "garbage")
+    first, second = turn_ids[:BATCH], turn_ids[BATCH:]
+    entity = {"name": "Zqxmarker Labs", "type": "organization", "confidence": 0.95}
+    garbage = [
+        answer(f"Sure! Here is what I found: {MARKER} uses Docker."),  # not JSON
+        answer(  # valid for the first turn, not for the second: the whole answer is refused
+            {
+                "turns": [
+                    {"turn_id": first[0], "entities": [entity]},
+                    {"turn_id": first[1], "entities": [{**entity, "confidence": 7}]},
+                ]
+            }
+        ),
+        answer({"turns": [{"turn_id": second[0], "entities": [entity]}], "note": f"{MARKER}: trust me"}),
+        answer('{"turns": [{"turn_id": "' + second[0] + '", "entities": [{"name": "Zqxmarker'),  # cut short
+    ]
+    worker = llm_worker(database, provider, *garbage)
+    report = worker.drain()
+    llm = worker.extractor
+    assert isinstance(llm, LlmExtractor)
+
+    assert report.turns == len(turn_ids)
+    assert len(provider.requests) == len(garbage)
+    assert (llm.refused_answers, llm.fallbacks) == (len(garbage), 2)
+    assert results(database, worker, turn_ids) == heuristic_results(database, turn_ids)
+    projections.catch_up_all(database.engine)
+    assert columns_containing(database.engine, MARKER) == [], "something of a refused answer was stored"
+
+
+def test_once_the_provider_recovers_the_next_batch_uses_the_model_with_no_restart(
+    database: bootstrap.Database, provider: FakeProvider
+) -> None:
+    turn_ids = record(database, "recovers")
+    first, second = turn_ids[:BATCH], turn_ids[BATCH:]
+    valid = answer(
+        {
+            "turns": [
+                {
+                    "turn_id": second[0],
+                    "entities": [{"name": "Kestrel Analytics", "type": "organization", "confidence": 0.9}],
+                }
+            ]
+        }
+    )
+    worker = llm_worker(database, provider, status(503), status(503), valid)
+    worker.drain()
+    llm = worker.extractor
+    assert isinstance(llm, LlmExtractor)
+
+    assert len(provider.requests) == RETRIES + 1
+    assert (llm.fallbacks, llm.refused_answers) == (1, 0)
+    found = results(database, worker, turn_ids)
+    expected = heuristic_results(database, turn_ids)
+    assert {t: found[t] for t in first} == {t: expected[t] for t in first}, "the failed batch: the heuristics'"
+    (event,) = found[second[0]]
+    assert isinstance(event, EntityObserved) and event.name == "Kestrel Analytics", "the model's answer, stored"
+    assert found[second[2]] == [] != expected[second[2]], "the model's answer stands: no heuristics added to it"
