@@ -80,7 +80,7 @@ from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.events.keys import entity_id, relationship_key
 from memledger.projectors import rebuild, registry, runner
 from memledger.projectors.embeddings import item_text, text_sha256
-from memledger.service import context
+from memledger.service import context, scope_ids
 from memledger.store import db, event_store, migrate
 
 TARGETS = {"p50_ms": 20.0, "p99_ms": 60.0, "concurrent_p99_ms": 150.0}
@@ -147,10 +147,18 @@ _TOOLS = _names(
     "Auth0|Keycloak|Okta|Cloudflare|Fastly|Celery|Temporal|Sidekiq|Rails|Spring Boot|Kotlin|Go|Rust|"
     "Java|Python|Ruby|Elixir|Phoenix LiveView|Deno|Bun|Node.js|Express|NestJS|Prisma|SQLAlchemy|Alembic|"
     "Flyway|Liquibase|Metabase|Looker|Tableau|Superset|Kibana|Logstash|Fluentd|Vector|MinIO|S3|Lambda|"
-    "CloudFront|ECS|EKS|GKE|Cloud Run|Heroku|Fly.io|Vercel|Netlify|Supabase|Firebase|Hasura|Postman"
-, "|")
-_ALIASES = {"PostgreSQL": "Postgres", "Kubernetes": "k8s", "VS Code": "vscode", "GitHub Actions": "GHA",
-            "Elasticsearch": "ES", "TypeScript": "TS", "JavaScript": "JS"}
+    "CloudFront|ECS|EKS|GKE|Cloud Run|Heroku|Fly.io|Vercel|Netlify|Supabase|Firebase|Hasura|Postman",
+    "|",
+)
+_ALIASES = {
+    "PostgreSQL": "Postgres",
+    "Kubernetes": "k8s",
+    "VS Code": "vscode",
+    "GitHub Actions": "GHA",
+    "Elasticsearch": "ES",
+    "TypeScript": "TS",
+    "JavaScript": "JS",
+}
 _ADJ = _names(
     "Blue Silver Iron Golden Quiet Rapid Northern Crimson Hidden Bright Hollow Amber Copper Jade Velvet "
     "Stone Swift Lunar Solar Frozen Wild Gentle Bold Misty Scarlet Emerald Obsidian Coral Ivory Onyx "
@@ -176,17 +184,46 @@ _CONCEPTS = _names(
     "connection pooling|read replicas|sharding|vector search|prompt caching|A/B testing|dark launches|"
     "infrastructure as code|least privilege|secret rotation|threat modelling|accessibility audits|"
     "performance budgets|golden paths|platform engineering|DORA metrics|incident review|runbooks|"
-    "property-based testing|contract testing|snapshot testing|mutation testing|code freeze|hotfix policy"
-, "|")
+    "property-based testing|contract testing|snapshot testing|mutation testing|code freeze|hotfix policy",
+    "|",
+)
 _ORG_A = _names(
     "Acme Globex Initech Umbrella Hooli Stark Wayne Northwind Contoso Fabrikam Tyrell Cyberdyne Soylent "
     "Vandelay Wonka Gringotts Oscorp Aperture Massive Dynamic Monarch Pied Piper Sterling Bluth Dunder"
 )
-_ORG_B = ("Labs", "Logistics", "Health", "Capital", "Retail", "Systems", "Media", "Energy", "Foods", "Bank",
-          "Insurance", "Telecom", "Robotics", "Analytics", "Travel", "Games")
+_ORG_B = (
+    "Labs",
+    "Logistics",
+    "Health",
+    "Capital",
+    "Retail",
+    "Systems",
+    "Media",
+    "Energy",
+    "Foods",
+    "Bank",
+    "Insurance",
+    "Telecom",
+    "Robotics",
+    "Analytics",
+    "Travel",
+    "Games",
+)
 _PROJECT_SHARE, _PEOPLE_SHARE = 17, 60  # per cent of the named entities; organisations the rest
-_ROLES = ("staff engineer", "product manager", "designer", "SRE", "data scientist", "engineering manager",
-          "frontend developer", "backend developer", "security lead", "QA engineer", "tech lead", "CTO")
+_ROLES = (
+    "staff engineer",
+    "product manager",
+    "designer",
+    "SRE",
+    "data scientist",
+    "engineering manager",
+    "frontend developer",
+    "backend developer",
+    "security lead",
+    "QA engineer",
+    "tech lead",
+    "CTO",
+)
 
 
 def _fill(rng: random.Random, pool: Sequence[str]) -> str:
@@ -198,60 +235,100 @@ def _fill(rng: random.Random, pool: Sequence[str]) -> str:
 # {tool}, {tool2}, {concept}, {org}, {n}, {word}. Keys name two things mostly, so
 # most facts stand; some slots still get restated (superseded or in conflict).
 _TEMPLATES: tuple[tuple[str, str, str, str], ...] = (
-    ("{service} database", "technical_fact", "the {service} of {project} stores its data in {tool} {n}",
-     "project"),
+    ("{service} database", "technical_fact", "the {service} of {project} stores its data in {tool} {n}", "project"),
     ("{service} owner", "technical_fact", "{person} owns the {service} of {project}", "project org"),
     ("{service} language", "technical_fact", "the {service} is written in {tool}", "project org"),
     ("{service} hosting", "decision", "the {service} runs on {tool} in the {word} region", "project org"),
     ("{service} cache", "decision", "we put {tool} in front of the {service} to cut latency", "project"),
-    ("{service} timeout for {tool}", "constraint",
-     "calls from the {service} to {tool} must finish within {n}0 ms", "project org"),
+    (
+        "{service} timeout for {tool}",
+        "constraint",
+        "calls from the {service} to {tool} must finish within {n}0 ms",
+        "project org",
+    ),
     ("{project} release cadence", "decision", "{project} ships a release every {n} days", "project"),
-    ("{concept} policy for {service}", "constraint",
-     "{concept} is mandatory for the {service} because it touches {word} data", "org project"),
-    ("{service} migration", "task_update",
-     "{who} is halfway through moving the {service} from {tool} to {tool2}", "session"),
-    ("{service} errors with {tool}", "task_update", "the {service} returns 5{n} errors when {tool} is slow",
-     "session"),
-    ("runbook {service} restart", "procedure",
-     "to restart the {service}, drain it in {tool} first, then roll the pods one by one", "project org"),
-    ("{tool} version in {service}", "technical_fact", "the {service} pins {tool} to version {n}.{n}",
-     "project org"),
-    ("lesson {service} {concept}", "lesson_learned",
-     "after the {word} outage we learned to apply {concept} to the {service}", "project org"),
-    ("term {word} {service}", "terminology", "'{word} run' means the {service} batch that runs at night",
-     "org project"),
-    ("{project} goal {service}", "goal", "the {project} goal this quarter is to cut {service} costs by {n}0 %",
-     "project"),
+    (
+        "{concept} policy for {service}",
+        "constraint",
+        "{concept} is mandatory for the {service} because it touches {word} data",
+        "org project",
+    ),
+    (
+        "{service} migration",
+        "task_update",
+        "{who} is halfway through moving the {service} from {tool} to {tool2}",
+        "session",
+    ),
+    ("{service} errors with {tool}", "task_update", "the {service} returns 5{n} errors when {tool} is slow", "session"),
+    (
+        "runbook {service} restart",
+        "procedure",
+        "to restart the {service}, drain it in {tool} first, then roll the pods one by one",
+        "project org",
+    ),
+    ("{tool} version in {service}", "technical_fact", "the {service} pins {tool} to version {n}.{n}", "project org"),
+    (
+        "lesson {service} {concept}",
+        "lesson_learned",
+        "after the {word} outage we learned to apply {concept} to the {service}",
+        "project org",
+    ),
+    (
+        "term {word} {service}",
+        "terminology",
+        "'{word} run' means the {service} batch that runs at night",
+        "org project",
+    ),
+    (
+        "{project} goal {service}",
+        "goal",
+        "the {project} goal this quarter is to cut {service} costs by {n}0 %",
+        "project",
+    ),
     ("editor for {tool}", "preference", "{who} edits {tool} code in {tool2} with a {word} theme", "user"),
-    ("answers about {service}", "preference",
-     "{who} wants {word} answers with code first when asking about the {service}", "user"),
-    ("{tool} code style", "preference", "in {tool} code {who} prefers {word} names and small functions",
-     "user project"),
-    ("{service} release notes format", "preference",
-     "release notes for the {service} are written as {word} bullet lists", "user project org"),
+    (
+        "answers about {service}",
+        "preference",
+        "{who} wants {word} answers with code first when asking about the {service}",
+        "user",
+    ),
+    (
+        "{tool} code style",
+        "preference",
+        "in {tool} code {who} prefers {word} names and small functions",
+        "user project",
+    ),
+    (
+        "{service} release notes format",
+        "preference",
+        "release notes for the {service} are written as {word} bullet lists",
+        "user project org",
+    ),
     ("timezone", "personal_fact", "{who} works from the {word} office", "user"),
     ("on call {service}", "task_update", "{person} is on call for the {service} this week", "session project"),
-    ("{service} review rule", "constraint",
-     "changes to the {service} need a review from {person} before merging", "project org"),
+    (
+        "{service} review rule",
+        "constraint",
+        "changes to the {service} need a review from {person} before merging",
+        "project org",
+    ),
     ("{service} protocol", "technical_fact", "the {service} exposes a {tool} API on port 8{n}", "project org"),
-    ("{project} ci {tool}", "technical_fact", "{project} builds run on {tool} and take about {n} minutes",
-     "project"),
+    ("{project} ci {tool}", "technical_fact", "{project} builds run on {tool} and take about {n} minutes", "project"),
     ("vendor {org} {concept}", "decision", "we signed with {org} for {concept} until 20{n}", "org"),
     ("{service} slo", "constraint", "the {service} keeps an availability SLO of 99.{n} %", "org project"),
-    ("{concept} approach {service}", "decision", "for {concept} in the {service} we chose {tool} over {tool2}",
-     "project org"),
-    ("{project} sync with {person}", "procedure", "the {project} sync is on {word} mornings with {person}",
-     "project"),
-    ("design doc {service}", "task_update", "{who} is writing the {service} design doc with {person}",
-     "session"),
-    ("{service} flaky test {word}", "task_update", "the {word} test of the {service} is flaky on {tool}",
-     "session"),
+    (
+        "{concept} approach {service}",
+        "decision",
+        "for {concept} in the {service} we chose {tool} over {tool2}",
+        "project org",
+    ),
+    ("{project} sync with {person}", "procedure", "the {project} sync is on {word} mornings with {person}", "project"),
+    ("design doc {service}", "task_update", "{who} is writing the {service} design doc with {person}", "session"),
+    ("{service} flaky test {word}", "task_update", "the {word} test of the {service} is flaky on {tool}", "session"),
     ("hobby", "personal_fact", "{who} spends weekends on {word} photography", "user"),
     ("term {concept} at {org}", "terminology", "in {org} documents '{concept}' refers to the {service}", "org"),
     ("lint rule {tool}", "preference", "{who} wants {tool} warnings treated as errors", "user project"),
-    ("docs language {org}", "preference", "customer-facing docs for {org} are written in {word} English",
-     "org user"),
+    ("docs language {org}", "preference", "customer-facing docs for {org} are written in {word} English", "org user"),
     ("{person} contact", "personal_fact", "{person} is the contact for {org} questions", "user org session"),
     ("{project} budget {tool}", "decision", "{project} may spend {n}000 dollars a month on {tool}", "project"),
 )
@@ -366,18 +443,29 @@ def _facts(tenant: Tenant, count: int) -> None:
         scope = rng.choice(scopes)
         key_t, category, text_t, _ = rng.choice(by_scope[scope])
         slots = {
-            "who": who, "person": _fill(rng, tenant.people), "project": project,
-            "service": _fill(rng, tenant.services), "tool": _fill(rng, tenant.tools),
-            "tool2": rng.choice(tenant.tools), "concept": _fill(rng, tenant.concepts),
-            "org": _fill(rng, tenant.orgs), "n": str(rng.randint(1, 9)), "word": rng.choice(_WORDS),
+            "who": who,
+            "person": _fill(rng, tenant.people),
+            "project": project,
+            "service": _fill(rng, tenant.services),
+            "tool": _fill(rng, tenant.tools),
+            "tool2": rng.choice(tenant.tools),
+            "concept": _fill(rng, tenant.concepts),
+            "org": _fill(rng, tenant.orgs),
+            "n": str(rng.randint(1, 9)),
+            "word": rng.choice(_WORDS),
         }
         scope_key = {"session": session, "project": project, "user": user, "org": org}[scope]
         statement = text_t.format(**slots)
         used = [v for k, v in slots.items() if "{" + k + "}" in text_t + key_t and k != "n"]
         event = FactExtracted(
-            memory_id=f"fact-{tenant.tenant_id}-{i}", scope=scope, scope_key=scope_key,  # type: ignore[arg-type]
-            key=key_t.format(**slots), statement=statement, category=category,  # type: ignore[arg-type]
-            confidence=_confidence(rng), source_turns=(tenant.turn_id(),),
+            memory_id=f"fact-{tenant.tenant_id}-{i}",
+            scope=scope,
+            scope_key=scope_key,  # type: ignore[arg-type]
+            key=key_t.format(**slots),
+            statement=statement,
+            category=category,  # type: ignore[arg-type]
+            confidence=_confidence(rng),
+            source_turns=(tenant.turn_id(),),
         )
         blank = text_t.format(**dict.fromkeys(slots, "")).replace("  ", " ")
         tenant.items.append(Item(event, blank, [w for v in used for w in v.split()]))
@@ -385,8 +473,14 @@ def _facts(tenant: Tenant, count: int) -> None:
 
 def _entities(tenant: Tenant) -> None:
     rng = tenant.rng
-    typed = [("person", tenant.people), ("project", tenant.projects), ("project", tenant.services),
-             ("tool", tenant.tools), ("concept", tenant.concepts), ("organization", tenant.orgs)]
+    typed = [
+        ("person", tenant.people),
+        ("project", tenant.projects),
+        ("project", tenant.services),
+        ("tool", tenant.tools),
+        ("concept", tenant.concepts),
+        ("organization", tenant.orgs),
+    ]
     for entity_type, names in typed:
         for name in names:
             for seen in range(1 + int(rng.random() < 0.3)):  # some observed twice, in another casing
@@ -395,12 +489,18 @@ def _entities(tenant: Tenant) -> None:
                 described = rng.random() < 0.3
                 description = None
                 if described:
-                    description = (f"{rng.choice(_ROLES)} at {rng.choice(tenant.orgs)}" if entity_type == "person"
-                                   else f"{entity_type} used by {rng.choice(tenant.projects)}")
+                    description = (
+                        f"{rng.choice(_ROLES)} at {rng.choice(tenant.orgs)}"
+                        if entity_type == "person"
+                        else f"{entity_type} used by {rng.choice(tenant.projects)}"
+                    )
                 event = EntityObserved(
-                    name=shown, entity_type=entity_type,  # type: ignore[arg-type]
-                    confidence=_confidence(rng), aliases=(alias,) if alias else (),
-                    description=description, source_turns=(tenant.turn_id(),),
+                    name=shown,
+                    entity_type=entity_type,  # type: ignore[arg-type]
+                    confidence=_confidence(rng),
+                    aliases=(alias,) if alias else (),
+                    description=description,
+                    source_turns=(tenant.turn_id(),),
                 )
                 words = name.split() + (description.split() if description else [])
                 tenant.items.append(Item(event, "", words))
@@ -437,18 +537,32 @@ def _relationships(tenant: Tenant, count: int) -> None:
             continue
         key = relationship_key(st, sn, rel, tt, tn)
         seen.add(key)
-        tenant.items.append(Item(RelationshipObserved(
-            relationship_id=key, source_name=sn, source_type=st, relation=rel,  # type: ignore[arg-type]
-            target_name=tn, target_type=tt, confidence=_confidence(rng),  # type: ignore[arg-type]
-            context=f"said in {rng.choice(tenant.projects)}" if rng.random() < 0.2 else None,
-            source_turns=(tenant.turn_id(),),
-        ), "", []))
+        tenant.items.append(
+            Item(
+                RelationshipObserved(
+                    relationship_id=key,
+                    source_name=sn,
+                    source_type=st,
+                    relation=rel,  # type: ignore[arg-type]
+                    target_name=tn,
+                    target_type=tt,
+                    confidence=_confidence(rng),  # type: ignore[arg-type]
+                    context=f"said in {rng.choice(tenant.projects)}" if rng.random() < 0.2 else None,
+                    source_turns=(tenant.turn_id(),),
+                ),
+                "",
+                [],
+            )
+        )
 
 
 def make_tenant(tenant_id: str, size: Size, index: int, *, facts: int, entities: int, edges: int) -> Tenant:
     tenant = Tenant(tenant_id, random.Random(SEED * 1_000_003 + index))
-    small = size if index == 0 else Size(0, 0, 0, max(3, entities // 8), max(2, entities // 10),
-                                         max(6, entities // 2), 1, 0, 0, 0, 0, 0)
+    small = (
+        size
+        if index == 0
+        else Size(0, 0, 0, max(3, entities // 8), max(2, entities // 10), max(6, entities // 2), 1, 0, 0, 0, 0, 0)
+    )
     _cast(tenant, small, entities)
     _entities(tenant)
     _facts(tenant, facts)
@@ -468,10 +582,14 @@ def _new_events(tenant: Tenant) -> Iterator[tuple[str, list[NewEvent]]]:
         news = []
         for offset, item in enumerate(chunk):
             at += timedelta(seconds=30)
-            news.append(NewEvent(
-                event=item.event, event_id=f"{tenant.tenant_id}-e{start + offset}", occurred_at=at,
-                metadata=Metadata(correlation_id=stream, extractor="bench", extractor_version="1"),
-            ))
+            news.append(
+                NewEvent(
+                    event=item.event,
+                    event_id=f"{tenant.tenant_id}-e{start + offset}",
+                    occurred_at=at,
+                    metadata=Metadata(correlation_id=stream, extractor="bench", extractor_version="1"),
+                )
+            )
         yield stream, news
 
 
@@ -486,8 +604,18 @@ def append_tenants(engine: Engine, tenants: Sequence[Tenant]) -> int:
 
 
 def _fake(tenant_id: str, event: Event) -> Recorded:
-    return Recorded(tenant_id=tenant_id, position=0, tx_id=0, stream_id="s", stream_version=0, event_id="e",
-                    occurred_at=START_AT, recorded_at=START_AT, metadata=Metadata(), event=event)
+    return Recorded(
+        tenant_id=tenant_id,
+        position=0,
+        tx_id=0,
+        stream_id="s",
+        stream_version=0,
+        event_id="e",
+        occurred_at=START_AT,
+        recorded_at=START_AT,
+        metadata=Metadata(),
+        event=event,
+    )
 
 
 _VECTOR_TEXT = "[" + ",".join(["%.6f"] * 384) + "]"
@@ -562,9 +690,13 @@ def make_requests(tenant: Tenant, count: int) -> list[context.SelectRequest]:
         _, template = _REQUESTS[attempt % len(_REQUESTS)]  # the next template on a repeat: a small tenant runs out
         session, user, _, project, org = rng.choice(tenant.sessions)
         text = template.format(
-            person=_fill(rng, tenant.people), project=_fill(rng, tenant.projects), mine=project,
-            service=_fill(rng, tenant.services), tool=_fill(rng, tenant.tools),
-            concept=_fill(rng, tenant.concepts), org=_fill(rng, tenant.orgs),
+            person=_fill(rng, tenant.people),
+            project=_fill(rng, tenant.projects),
+            mine=project,
+            service=_fill(rng, tenant.services),
+            tool=_fill(rng, tenant.tools),
+            concept=_fill(rng, tenant.concepts),
+            org=_fill(rng, tenant.orgs),
         )
         if text in seen:
             continue
@@ -615,8 +747,9 @@ class StatementClock:
         return out
 
 
-def _one(engine: Engine, request: context.SelectRequest, search: Any, outcome: Outcome, lock: Any,
-         clock: StatementClock) -> None:
+def _one(
+    engine: Engine, request: context.SelectRequest, search: Any, outcome: Outcome, lock: Any, clock: StatementClock
+) -> None:
     clock.take()
     started = time.perf_counter()
     served = context.build_context(engine, request, vector_search=search)
@@ -632,8 +765,9 @@ def _one(engine: Engine, request: context.SelectRequest, search: Any, outcome: O
         outcome.items += len(served.selection.items)
 
 
-def run_serial(engine: Engine, requests: Sequence[context.SelectRequest], search: Any,
-               clock: StatementClock) -> Outcome:
+def run_serial(
+    engine: Engine, requests: Sequence[context.SelectRequest], search: Any, clock: StatementClock
+) -> Outcome:
     outcome, lock = Outcome(), threading.Lock()
     for request in requests:
         _one(engine, request, search, outcome, lock, clock)
@@ -655,8 +789,9 @@ def server_cpu_seconds(engine: Engine) -> float | None:
     return total
 
 
-def run_concurrent(engine: Engine, requests: Sequence[context.SelectRequest], search: Any, threads: int,
-                   clock: StatementClock) -> Outcome:
+def run_concurrent(
+    engine: Engine, requests: Sequence[context.SelectRequest], search: Any, threads: int, clock: StatementClock
+) -> Outcome:
     outcome, lock = Outcome(), threading.Lock()
     queue = list(reversed(requests))
 
@@ -704,15 +839,22 @@ def log(message: str) -> None:
 
 
 @contextmanager
-def bench_server() -> Iterator[URL]:
-    """A fresh database on a server of this process alone (or DATABASE_URL's); dropped after."""
+def bench_server(keep: str | None = None) -> Iterator[URL]:
+    """A fresh database on a server of this process alone (or DATABASE_URL's); dropped
+    after, unless ``keep`` names it (DATABASE_URL's server only): then it is created
+    if missing and kept, so the next run with the same name measures the same data."""
     if os.environ.get("DATABASE_URL"):
         server, _ = bootstrap.server_url(Settings())
         stop: Callable[[], None] = lambda: None  # noqa: E731
+    elif keep:
+        raise SystemExit("--keep needs DATABASE_URL (a server that outlives this process)")
     else:
         server, stop = db.start_temporary(Path(tempfile.mkdtemp(prefix="memledger-bench-ctx-")) / "pgdata")
-    name = f"memledger_bench_ctx_{uuid.uuid4().hex[:10]}"
+    name = keep or f"memledger_bench_ctx_{uuid.uuid4().hex[:10]}"
     url = db.ensure_database(server.set(database="postgres"), name)
+    if keep:
+        yield url
+        return
     try:
         yield url
     finally:
@@ -729,8 +871,17 @@ def build(url: URL, size: Size, out: dict[str, Any], embedder: MiniLmEmbedder) -
     migrate.upgrade(loader)
     started = time.perf_counter()
     main = make_tenant("bench-main", size, 0, facts=size.facts, entities=size.entities, edges=size.relationships)
-    others = [make_tenant(f"bench-t{i:03d}", size, i, facts=size.tenant_facts, entities=size.tenant_entities,
-                          edges=size.tenant_relationships) for i in range(1, size.tenants + 1)]
+    others = [
+        make_tenant(
+            f"bench-t{i:03d}",
+            size,
+            i,
+            facts=size.tenant_facts,
+            entities=size.tenant_entities,
+            edges=size.tenant_relationships,
+        )
+        for i in range(1, size.tenants + 1)
+    ]
     log(f"generate: {time.perf_counter() - started:.1f} s")
     started = time.perf_counter()
     out["events"] = append_tenants(loader, [main, *others])
@@ -742,41 +893,89 @@ def build(url: URL, size: Size, out: dict[str, Any], embedder: MiniLmEmbedder) -
     out["rebuild_seconds"] = project_all(loader, counting)
     out["embeddings"]["embedded_by_projector"] = counting.texts
     with loader.connect() as conn:
-        for table in ("proj_facts.facts", "proj_entities.entities", "proj_relationships.relationships",
-                      "proj_embeddings.embeddings"):
+        for table in (
+            "proj_facts.facts",
+            "proj_entities.entities",
+            "proj_relationships.relationships",
+            "proj_embeddings.embeddings",
+        ):
             # text(): a row count for the report; the table names are constants above.
-            counts = conn.execute(sa.text(
-                f"SELECT count(*) FILTER (WHERE tenant_id = 'bench-main'), count(*) FROM {table}")).one()
+            counts = conn.execute(
+                sa.text(f"SELECT count(*) FILTER (WHERE tenant_id = 'bench-main'), count(*) FROM {table}")
+            ).one()
             out.setdefault("rows_main_all", {})[table.split(".")[1]] = list(counts)
     loader.dispose()
+    mark_built(url, size, out)
     return main
 
 
-def measure(url: URL, main: Tenant, size: Size, args: argparse.Namespace, out: dict[str, Any],
-            embedder: MiniLmEmbedder) -> None:
+def reuse(url: URL, size: Size, out: dict[str, Any]) -> Tenant | None:
+    """The main tenant, regenerated (seeded, so the same), if ``url`` already holds a
+    completed build of ``size``; None if it must be built."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            # text(): a probe of what an earlier run left, for --keep only.
+            ready = conn.execute(sa.text("SELECT to_regclass('bench_build_done') IS NOT NULL")).scalar()
+            row = conn.execute(sa.text("SELECT facts, events FROM bench_build_done")).one() if ready else None
+    finally:
+        engine.dispose()
+    if row is None:
+        return None
+    if row[0] != size.facts:
+        raise SystemExit(f"database was built with {row[0]} facts, not {size.facts}: use another --keep name")
+    migrator = sa.create_engine(url)
+    migrate.upgrade(migrator)  # migrations added since the build
+    migrator.dispose()
+    out.update(events=row[1], reused_database=True, embeddings={}, rows_main_all={})
+    log("reusing the database built by an earlier run")
+    return make_tenant("bench-main", size, 0, facts=size.facts, entities=size.entities, edges=size.relationships)
+
+
+def mark_built(url: URL, size: Size, out: dict[str, Any]) -> None:
+    """Note a completed build, for ``reuse``."""
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        # text(): the benchmark's own marker table, outside memledger's schema.
+        conn.execute(sa.text("CREATE TABLE bench_build_done (facts int, events int)"))
+        conn.execute(sa.text("INSERT INTO bench_build_done VALUES (:f, :e)"), {"f": size.facts, "e": out["events"]})
+    engine.dispose()
+
+
+def measure(
+    url: URL, main: Tenant, size: Size, args: argparse.Namespace, out: dict[str, Any], embedder: MiniLmEmbedder
+) -> None:
     settings = Settings()
-    engine = db.create_engine(url, pool_size=max(5, args.threads))
-    database = bootstrap.Database(engine, url, False, settings)
+    owner = db.create_engine(url, pool_size=max(5, args.threads))
+    app = db.create_app_engine(db.app_url(url, None), pool_size=max(5, args.threads))
+    for each in (owner, app):
+        scope_ids.set_default(each, False)  # the generated facts hold their scope keys as given
+    database = bootstrap.Database(owner, url, False, settings, app)
+    # What the library, HTTP and MCP serve context through: the application role,
+    # fenced by row-level security to the tenant.
+    engine = database.for_tenant(main.tenant_id)
     # Query vectors are cached per process (bootstrap), so each pass gets requests of
     # its own, drawn alike: no pass is served embeddings another pass computed.
     count = args.requests or size.requests
     pool = make_requests(main, 3 * count + 20)
     requests, others, selects, warm = pool[:count], pool[count : 2 * count], pool[2 * count : 3 * count], pool[-20:]
     search = bootstrap.vector_search(database, embedder)
-    clock = StatementClock(engine)
+    clock = StatementClock(app)
     run_serial(engine, warm, search, clock)
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
         profiler.enable()
-    server_before, client_before = server_cpu_seconds(engine), time.process_time()
+    server_before, client_before = server_cpu_seconds(owner), time.process_time()
     serial = run_serial(engine, requests, search, clock)
-    client_cpu, server_after = time.process_time() - client_before, server_cpu_seconds(engine)
+    client_cpu, server_after = time.process_time() - client_before, server_cpu_seconds(owner)
     if profiler:
         profiler.disable()
         profiler.dump_stats(args.profile)
     out["single"] = quantiles(serial.seconds)
     out["single"].update(
-        failed_open=serial.failed_open, empty=serial.empty, mean_items=round(serial.items / len(requests), 1),
+        failed_open=serial.failed_open,
+        empty=serial.empty,
+        mean_items=round(serial.items / len(requests), 1),
         statements_per_request=round(serial.statements / len(requests), 1),
         in_statements_p50_ms=quantiles(serial.sql_seconds)["p50_ms"],
         client_cpu_ms_mean=round(1000 * client_cpu / len(requests), 1),
@@ -785,24 +984,32 @@ def measure(url: URL, main: Tenant, size: Size, args: argparse.Namespace, out: d
         out["single"]["server_cpu_ms_mean"] = round(1000 * (server_after - server_before) / len(requests), 1)
     concurrent = run_concurrent(engine, others, search, args.threads, clock)
     out["concurrent"] = quantiles(concurrent.seconds)
-    out["concurrent"].update(failed_open=concurrent.failed_open, threads=args.threads,
-                             in_statements_p50_ms=quantiles(concurrent.sql_seconds)["p50_ms"])
+    out["concurrent"].update(
+        failed_open=concurrent.failed_open,
+        threads=args.threads,
+        in_statements_p50_ms=quantiles(concurrent.sql_seconds)["p50_ms"],
+    )
     out["embedder_alone"] = quantiles(time_embedder(embedder, requests))
     out["select_with_vectors"] = quantiles(time_select(engine, selects, search))
     out["select_without_vectors"] = quantiles(time_select(engine, selects, None))
     out["requests"] = len(requests)
-    engine.dispose()
+    database.close()
 
 
 def report(out: dict[str, Any]) -> None:
-    print(f"\nmode: {'quick' if out['quick'] else 'full'}; {out['events']:,} events; rows (main tenant, all): "
-          f"{out['rows_main_all']}")
+    print(
+        f"\nmode: {'quick' if out['quick'] else 'full'}; {out['events']:,} events; rows (main tenant, all): "
+        f"{out['rows_main_all']}"
+    )
     print(f"embeddings: {out['embeddings']}")
     for name in ("single", "concurrent", "embedder_alone", "select_with_vectors", "select_without_vectors"):
         print(f"{name:>24}: {out[name]}")
     figures = {
-        "p50_ms": out["single"]["p50_ms"], "p95_ms": out["single"]["p95_ms"], "p99_ms": out["single"]["p99_ms"],
-        "concurrent_p99_ms": out["concurrent"]["p99_ms"], "embedding_p50_ms": out["embedder_alone"]["p50_ms"],
+        "p50_ms": out["single"]["p50_ms"],
+        "p95_ms": out["single"]["p95_ms"],
+        "p99_ms": out["single"]["p99_ms"],
+        "concurrent_p99_ms": out["concurrent"]["p99_ms"],
+        "embedding_p50_ms": out["embedder_alone"]["p50_ms"],
     }
     for key, target in TARGETS.items():
         print(f"target {key} <= {target:g}: {figures[key]} {'met' if figures[key] <= target else 'MISSED'}")
@@ -819,13 +1026,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=None)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--profile", default=None, help="write a cProfile of the single-caller pass here")
+    parser.add_argument(
+        "--keep",
+        default=None,
+        metavar="DATABASE",
+        help="build into this database of DATABASE_URL's server once and keep it; later runs "
+        "with the same name skip the build and measure the same data (A/B comparisons)",
+    )
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
     out: dict[str, Any] = {"quick": args.quick}
     embedder = MiniLmEmbedder(threads=1)
     embedder.load()
-    with bench_server() as url:
-        main_tenant = build(url, size, out, embedder)
+    with bench_server(args.keep) as url:
+        main_tenant = reuse(url, size, out) if args.keep else None
+        if main_tenant is None:
+            main_tenant = build(url, size, out, embedder)
         measure(url, main_tenant, size, args, out, embedder)
     report(out)
     return 0

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import sqlalchemy as sa
@@ -231,34 +231,51 @@ def nearest(
     empty answer). A tenant with no vectors gets []. Uses the HNSW index with
     iterative scans, so the tenant filter does not starve the top ``k``; sets
     ``hnsw.iterative_scan`` for the caller's transaction only (SET LOCAL).
+
+    The search asks for ``model``'s vectors only, and a tenant's vectors all come
+    from one model; so rows found prove the model matches, and the tenant's stored
+    model is looked up (one more statement) only when none are found.
     """
     wanted = sorted(set(kinds))
     if k <= 0 or not wanted:
         return []
+    if len(query_vector) == DIM:
+        # The index returns its ef_search nearest rows of all tenants; without
+        # iterative scans the tenant filter would drop most (PERFORMANCE-NOTES.md).
+        conn.execute(_ITERATIVE_SCAN)
+        params = {"tenant_id": tenant_id, "kinds": wanted, "model": model, "query": list(query_vector), "k": k}
+        found = [Neighbour(r[0], r[1], float(r[2])) for r in conn.execute(_NEAREST, params).all()]
+        if found:
+            return found
     stored = stored_models(conn, [tenant_id]).get(tenant_id)
-    if stored is None:
-        return []
-    if stored != (model, len(query_vector)):
+    if stored is not None and stored != (model, len(query_vector)):
         raise EmbeddingMismatch(tenant_id, stored[0], stored[1], model, len(query_vector))
-    # The index returns its ef_search nearest rows of all tenants; without
-    # iterative scans the tenant filter would drop most (PERFORMANCE-NOTES.md).
-    conn.execute(sa.select(sa.func.set_config("hnsw.iterative_scan", "relaxed_order", True)))
-    query = sa.bindparam("query", list(query_vector), type_=Vector(DIM))
+    return []
+
+
+_ITERATIVE_SCAN = sa.select(sa.func.set_config("hnsw.iterative_scan", "relaxed_order", True))
+
+
+def _nearest_statement() -> sa.Select[Any]:
+    query = sa.bindparam("query", type_=Vector(DIM))
     distance = embeddings.c.embedding.cosine_distance(sa.cast(query, Vector(DIM)))
     relaxed = (
         sa.select(embeddings.c.item_kind, embeddings.c.item_id, distance.label("distance"))
         .where(
-            embeddings.c.tenant_id == tenant_id,
-            embeddings.c.item_kind.in_(wanted),
-            embeddings.c.model == model,
+            embeddings.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+            embeddings.c.item_kind == sa.any_(sa.bindparam("kinds", type_=ARRAY(sa.Text))),
+            embeddings.c.model == sa.bindparam("model", type_=sa.Text),
         )
         .order_by(distance)
-        .limit(k)
+        .limit(sa.bindparam("k", type_=sa.Integer))
         .subquery()
     )
     # relaxed_order may return rows slightly out of order: sort the k found exactly.
-    stmt = sa.select(relaxed).order_by(relaxed.c.distance, relaxed.c.item_kind, relaxed.c.item_id)
-    return [Neighbour(r[0], r[1], float(r[2])) for r in conn.execute(stmt).all()]
+    return sa.select(relaxed).order_by(relaxed.c.distance, relaxed.c.item_kind, relaxed.c.item_id)
+
+
+# Built once: building it per query cost more Python than the query's round trip.
+_NEAREST = _nearest_statement()
 
 
 def text_hashes(conn: Connection, tenant_id: str, items: Iterable[tuple[str, str]]) -> set[str]:

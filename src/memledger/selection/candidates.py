@@ -47,15 +47,39 @@ def gather(
     """Facts from full text, recency and (if given) vectors; entities named in the
     request and the graph around them (2 hops; the user's own edges when the request
     speaks of "I"/"my")."""
+    pool = gather_facts(
+        conn,
+        tenant_id,
+        scopes,
+        request,
+        min_confidence=min_confidence,
+        categories=categories,
+        vector_fact_ids=vector_fact_ids,
+    )
+    add_graph(conn, tenant_id, scopes, request, pool)
+    return list(pool.values())
+
+
+def gather_facts(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Scopes,
+    request: str,
+    *,
+    min_confidence: float,
+    categories: Iterable[str] | None,
+    vector_fact_ids: Sequence[str] = (),
+) -> dict[str, Candidate]:
+    """The facts ``gather`` finds (full text, recency, vectors), by item id: one
+    round trip. ``add_graph`` adds the rest of ``gather``'s candidates to them."""
     pairs = scope_pairs(scopes)
-    words = query_words(request)
     pool: dict[str, Candidate] = {}
     cats = None if categories is None else sorted(categories)
     found = facts_queries.channels(
         conn,
         tenant_id,
         pairs,
-        words,
+        query_words(request),
         vector_fact_ids,
         min_confidence=min_confidence,
         categories=cats,
@@ -72,13 +96,15 @@ def gather(
         for hit in found.by_id:
             if (hit.scope, hit.scope_key) in allowed and hit.confidence >= min_confidence:
                 _add(pool, fact_item(hit), "vector", order[hit.memory_id], key=hit.key, seen_at=hit.updated_at)
-    _graph(conn, tenant_id, scopes, request, words, pool)
-    return list(pool.values())
+    return pool
 
 
-def _graph(
-    conn: Connection, tenant_id: str, scopes: Scopes, request: str, words: list[str], pool: dict[str, Candidate]
-) -> None:
+def add_graph(conn: Connection, tenant_id: str, scopes: Scopes, request: str, pool: dict[str, Candidate]) -> None:
+    """Add to ``pool`` the entities named in ``request`` and the edges within 2 hops of
+    them (and of the user, when the request speaks of "I"/"my"). Entity ids
+    ("type:name") and relationship keys ("a|REL|b") never equal a fact's memory id,
+    so this adds candidates and changes none that ``gather_facts`` found."""
+    words = query_words(request)
     named = graph_queries.named_in(conn, tenant_id, words, request)
     start = {hit.entity_id for hit in named}
     for rank, hit in enumerate(named, start=1):

@@ -119,6 +119,23 @@ def choose(
     """Pick items scope by scope (session first), most relevant first within a scope,
     skipping facts shadowed by a narrower scope's fact on the same key, while the
     budget has room. Entities, relationships and turns come after the facts."""
+    return choose_until_full(
+        ranked, categories=categories, min_confidence=min_confidence, budget_chars=budget_chars, max_items=max_items
+    )[0]
+
+
+def choose_until_full(
+    ranked: Sequence[Candidate],
+    *,
+    categories: frozenset[str] | None,
+    min_confidence: float,
+    budget_chars: int,
+    max_items: int = 50,
+) -> tuple[list[SelectedItem], bool]:
+    """``choose``, and whether it stopped full: an item did not fit the budget, or
+    ``max_items`` were chosen. Then any item that would be ranked in a later group
+    (entities, relationships and turns come after every fact) could not be chosen:
+    adding such candidates to ``ranked`` would not change the choice."""
     chosen: list[SelectedItem] = []
     used = 0
     taken: dict[str, str] = {}  # fact key -> the scope that answered it
@@ -137,9 +154,9 @@ def choose(
                 continue  # a narrower scope already answered this key
             cost = estimate_chars(cand.item)
             if used + cost > budget_chars or len(chosen) >= max_items:
-                return chosen
+                return chosen, True
             chosen.append(cand.item)
             used += cost
             if key is not None:
                 taken.setdefault(key, scope)
-    return chosen
+    return chosen, len(chosen) >= max_items

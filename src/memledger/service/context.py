@@ -28,7 +28,8 @@ from memledger.projectors import checkpoints
 from memledger.selection import candidates, from_state, items
 from memledger.selection.rank import (
     GENERAL_MIN_CONFIDENCE,
-    choose,
+    Candidate,
+    choose_until_full,
     fuse,
     relevant_categories,
     request_category,
@@ -112,7 +113,7 @@ def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch 
             as_of = str(until) if isinstance(until, Cursor) else until.isoformat()
         else:
             vector_ids = vector_search(conn, request.tenant_id, request.request) if vector_search else []
-            pool = candidates.gather(
+            found = candidates.gather_facts(
                 conn,
                 request.tenant_id,
                 request.scopes,
@@ -121,10 +122,26 @@ def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch 
                 categories=categories,
                 vector_fact_ids=vector_ids,
             )
-            as_of = None
+            # Every fact is chosen before any graph item: when the facts alone fill the
+            # budget, the graph could add nothing, so it is not walked (same choice).
+            items, full = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
+            if not full:
+                candidates.add_graph(conn, request.tenant_id, request.scopes, request.request, found)
+                items, _ = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
+            conn.rollback()
+            return _selection(request, items, None)
         conn.rollback()
-    ranked = fuse(pool, now)
-    items = choose(ranked, categories=categories, min_confidence=min_conf, budget_chars=request.budget_chars)
+    items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
+    return _selection(request, items, as_of)
+
+
+def _choose(
+    ranked: list[Candidate], categories: frozenset[str] | None, min_confidence: float, budget_chars: int
+) -> tuple[list[SelectedItem], bool]:
+    return choose_until_full(ranked, categories=categories, min_confidence=min_confidence, budget_chars=budget_chars)
+
+
+def _selection(request: SelectRequest, items: list[SelectedItem], as_of: str | None) -> Selection:
     if not items:
         return Selection(request=request.request, empty_reason="no memory matches this request", as_of=as_of)
     return Selection(request=request.request, items=tuple(items), as_of=as_of)
@@ -215,36 +232,37 @@ def build_context(
         count_tokens=token_counter(token_model),
     )
     kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
-    served = ContextServed(
-        request=request.request,
-        scopes=request.scopes,
-        item_ids=tuple(item.item_id for item in kept),
-        item_scores=tuple(item.score for item in kept),
-        selector_version=SELECTOR_VERSION,
-        formatter_version=FORMATTER_VERSION,
-        block_hash=block.sha256,
-        as_of=selection.as_of,
-        empty_reason=selection.empty_reason,
-        style=style,
-        max_chars=request.budget_chars,
-        max_tokens=max_tokens,
-        token_model=token_model,
-        read_cursors=_read_cursors(engine) if selection.as_of is None else {},
-    )
     event_id = f"context:{uuid.uuid4()}"
-    new = NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC), metadata=Metadata(actor=actor))
     try:
-        with db.begin(engine) as tx:
+        with db.begin(engine) as tx:  # one transaction: the read models' cursors, then the event
+            served = ContextServed(
+                request=request.request,
+                scopes=request.scopes,
+                item_ids=tuple(item.item_id for item in kept),
+                item_scores=tuple(item.score for item in kept),
+                selector_version=SELECTOR_VERSION,
+                formatter_version=FORMATTER_VERSION,
+                block_hash=block.sha256,
+                as_of=selection.as_of,
+                empty_reason=selection.empty_reason,
+                style=style,
+                max_chars=request.budget_chars,
+                max_tokens=max_tokens,
+                token_model=token_model,
+                read_cursors=_read_cursors(tx) if selection.as_of is None else {},
+            )
+            meta = Metadata(actor=actor)
+            new = NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC), metadata=meta)
             event_store.append(tx, request.tenant_id, CONTEXT_STREAM, [new], None)
     except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
         log.warning("could not record ContextServed for tenant %s: %s", request.tenant_id, e)
     return ServedContext(block=block, selection=selection, event_id=event_id)
 
 
-def _read_cursors(engine: Engine) -> dict[str, str]:
-    with engine.connect() as conn:
-        found = {name: checkpoints.get(conn, name) for name in READ_MODELS}
-    return {name: str(cp.cursor) for name, cp in found.items() if cp is not None}
+def _read_cursors(conn: Connection) -> dict[str, str]:
+    """Where each read model stood (one statement), for a replay to rebuild its state."""
+    found = {cp.name: str(cp.cursor) for cp in checkpoints.all_checkpoints(conn)}
+    return {name: found[name] for name in READ_MODELS if name in found}
 
 
 @dataclass(frozen=True)
