@@ -39,7 +39,8 @@ A_TURNS = (
 )
 B_TURNS = (
     "Project Phoenix uses Quokkabase.",
-    "Quokkabase depends on Zephyrinelib.",
+    "The Phoenix service depends on the Quokkabase service.",
+    "The Quokkabase service depends on the Zephyrinelib service.",  # two hops from Phoenix
     "Project Snorkelwave uses Redis.",
     "Project Snorkelwave uses Memcached.",  # two caches: a conflict
 )
