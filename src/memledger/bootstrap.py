@@ -19,7 +19,7 @@ from memledger.projectors import embeddings, registry
 from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import integrity, projections, scope_ids
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
-from memledger.store import db, migrate
+from memledger.store import db, migrate, row_security
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,9 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
     if run_migrations:
         migrate.upgrade(engine)
         projections.install_all(engine)
+        if settings.app_password and not settings.app_database_url:
+            with db.begin(engine) as tx:
+                row_security.set_app_password(tx, settings.app_password.get_secret_value())
     return Database(engine=engine, url=url, embedded=embedded, settings=settings, app_engine=app_engine)
 
 

@@ -377,3 +377,20 @@ def test_a_rebuilt_projection_keeps_its_fence(two: TwoTenants) -> None:
         assert enabled.scalar_one()
     assert _count(two.as_a(), "SELECT count(*) FROM proj_facts.facts WHERE tenant_id = :b", b=two.b) == 0
     assert _count(two.as_a(), "SELECT count(*) FROM proj_facts.facts") > 0
+
+
+def test_the_application_role_s_password_is_set_as_a_verifier(two: TwoTenants) -> None:
+    secret = f"pw-{uuid.uuid4().hex}"
+    try:
+        with two.owner.begin() as tx:
+            row_security.set_app_password(tx, secret)
+        with two.owner.connect() as conn:
+            # text(): the stored verifier, readable by a superuser only.
+            stored = conn.execute(
+                sa.text("SELECT rolpassword FROM pg_authid WHERE rolname = :r"), {"r": row_security.APP_ROLE}
+            ).scalar_one()
+        assert stored.startswith("SCRAM-SHA-256$") and secret not in stored
+    finally:
+        with two.owner.begin() as tx:
+            # text(): back to no password (the embedded server trusts local connections).
+            tx.execute(sa.text(f"ALTER ROLE {row_security.APP_ROLE} PASSWORD NULL"))

@@ -65,6 +65,18 @@ END
 $$
 """
 
+# The password travels in a transaction-local setting, so that no statement text
+# (which the server may log) holds it; %L quotes it as a literal.
+_SET_PASSWORD = f"""
+DO $$
+BEGIN
+    EXECUTE format('ALTER ROLE {APP_ROLE} PASSWORD %L', current_setting('memledger.app_password'));
+END
+$$
+"""
+
+_PASSWORD_LOCK = 7_221_004_519
+
 _TENANT_TABLES = sa.text(
     "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
     " JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped"
@@ -87,6 +99,15 @@ def drop_app_role(tx: Connection) -> None:
     """Drop ``APP_ROLE`` unless another database still grants it something."""
     # text(): as in ensure_app_role.
     tx.execute(sa.text(_DROP_ROLE))
+
+
+def set_app_password(tx: Connection, password: str) -> None:
+    """Give ``APP_ROLE`` ``password`` (for a server that asks the role for one). Needs
+    the right to alter the role: a superuser, or the role with CREATEROLE that made it."""
+    tx.execute(sa.select(sa.func.pg_advisory_xact_lock(_PASSWORD_LOCK)))  # processes starting together
+    tx.execute(sa.select(sa.func.set_config("memledger.app_password", password, True)))
+    # text(): a DO block; the password is read from the setting above, never inlined.
+    tx.execute(sa.text(_SET_PASSWORD))
 
 
 def app_role_exists(tx: Connection) -> bool:
