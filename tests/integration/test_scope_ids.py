@@ -28,7 +28,7 @@ from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import TurnRecorded
 from memledger.events.envelope import NewEvent
 from memledger.library import MemoryLedger
-from memledger.service import scope_ids
+from memledger.service import context, scope_ids
 from memledger.service.record import TurnInput
 from memledger.service.types import Scopes
 from memledger.store import db, event_store, migrate
@@ -275,6 +275,19 @@ def test_a_caller_rolling_back_keeps_the_secret_it_caused(ledger: MemoryLedger, 
     scope_ids.forget_cached()
 
     assert scope_ids.stored_id(ledger.engine, tenant, "session", "s-1") == during
+
+
+def test_context_fails_open_when_the_tenant_key_cannot_be_read(tenant: str) -> None:
+    unreachable = db.create_engine(sa.engine.make_url("postgresql+psycopg://nobody@127.0.0.1:9/none"), pool_size=1)
+    try:
+        request = context.SelectRequest(tenant_id=tenant, scopes=LIBRARY, request=REQUEST)
+        served = context.build_context(unreachable, request)
+    finally:
+        unreachable.dispose()
+
+    assert served.selection.empty_reason is not None
+    assert served.selection.empty_reason.startswith("memory unavailable (DatabaseUnavailable")
+    assert "END PERSISTENT MEMORY" in served.block.text and not served.selection.items
 
 
 # --- the switch ----------------------------------------------------------------------
