@@ -394,3 +394,34 @@ def test_the_application_role_s_password_is_set_as_a_verifier(two: TwoTenants) -
         with two.owner.begin() as tx:
             # text(): back to no password (the embedded server trusts local connections).
             tx.execute(sa.text(f"ALTER ROLE {row_security.APP_ROLE} PASSWORD NULL"))
+
+
+def test_fenced_full_text_search_keeps_its_gin_index(two: TwoTenants) -> None:
+    """Under row-level security a condition is an index condition only if its function
+    is LEAKPROOF; migration 0008 marks the full-text match so (see row_security)."""
+    with two.owner.begin() as tx:
+        # text(): 3,000 turns of A, of which one mentions the word, so that only the GIN
+        # index is worth using; rolled back at the end. Then the plan as the app role.
+        tx.execute(
+            sa.text(
+                "INSERT INTO proj_turns.turns (tenant_id, turn_id, role, text, stream_id, event_id, position,"
+                " occurred_at, recorded_at) SELECT :a, 'bulk-' || n, 'user',"
+                " CASE WHEN n = 1 THEN 'xylograph' ELSE 'turn number ' || n END, 's', 'e-' || n, n, now(), now()"
+                " FROM generate_series(1, 3000) AS n"
+            ),
+            {"a": two.a},
+        )
+        tx.execute(sa.text("ANALYZE proj_turns.turns"))
+        tx.execute(sa.text(f"SET LOCAL ROLE {row_security.APP_ROLE}"))
+        tx.execute(sa.select(sa.func.set_config(row_security.TENANT_SETTING, two.a, True)))
+        plan = "\n".join(
+            tx.execute(
+                sa.text("EXPLAIN SELECT turn_id FROM proj_turns.turns WHERE tsv @@ to_tsquery('english', 'xylograph')")
+            ).scalars()
+        )
+        found = tx.execute(
+            sa.text("SELECT count(*) FROM proj_turns.turns WHERE tsv @@ to_tsquery('english', 'xylograph')")
+        )
+        assert found.scalar_one() == 1
+        tx.rollback()
+    assert "Bitmap Index Scan on turns_tsv" in plan, plan

@@ -77,6 +77,16 @@ $$
 
 _PASSWORD_LOCK = 7_221_004_519
 
+# Under row-level security PostgreSQL uses a query's condition as an index condition
+# only if its function is LEAKPROOF (it may then run on rows the fence hides, so it
+# must reveal nothing of them). The full-text match is not marked so, which leaves
+# the GIN indexes of facts, entities and turns unused for the application role: each
+# search would read every row of the tenant (7.7 ms instead of 0.1 ms at 6,000 facts).
+# ts_match_vq raises no error and has no effect that depends on the row's tsvector,
+# so it is marked LEAKPROOF, in this database only; only a superuser may.
+LEAKPROOF_FUNCTIONS = ("pg_catalog.ts_match_vq(tsvector, tsquery)",)
+_IS_SUPERUSER = sa.text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+
 _TENANT_TABLES = sa.text(
     "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
     " JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped"
@@ -108,6 +118,18 @@ def set_app_password(tx: Connection, password: str) -> None:
     tx.execute(sa.select(sa.func.set_config("memledger.app_password", password, True)))
     # text(): a DO block; the password is read from the setting above, never inlined.
     tx.execute(sa.text(_SET_PASSWORD))
+
+
+def mark_leakproof(tx: Connection, *, leakproof: bool = True) -> bool:
+    """Mark ``LEAKPROOF_FUNCTIONS`` LEAKPROOF (or not) if the connected role is a
+    superuser; return whether it could. Without it, full-text search by the
+    application role stays correct and fenced, only slower."""
+    if not tx.execute(_IS_SUPERUSER).scalar_one():
+        return False
+    for function in LEAKPROOF_FUNCTIONS:
+        # text(): DDL on a constant function signature.
+        tx.execute(sa.text(f"ALTER FUNCTION {function} {'' if leakproof else 'NOT '}LEAKPROOF"))
+    return True
 
 
 def app_role_exists(tx: Connection) -> bool:
