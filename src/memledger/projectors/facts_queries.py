@@ -199,7 +199,11 @@ def _channels_statement(pairs: int, text: bool, recent: bool, by_id: bool, categ
         where.append(facts.c.category == sa.any_(p("categories", type_=ARRAY(sa.Text))))
     parts: list[sa.Select[Any]] = []
     if text:
-        parts.append(_text_part(where, sa.func.to_tsquery("english", p("tsquery", type_=sa.Text))))
+        # A scalar subquery, so PostgreSQL parses the query once per execution: in a
+        # generic plan (psycopg prepares a statement run often), to_tsquery of a
+        # parameter would be parsed and stemmed again for every row it is matched on.
+        query = sa.select(sa.func.to_tsquery("english", p("tsquery", type_=sa.Text))).scalar_subquery()
+        parts.append(_text_part(where, query))
     if recent:
         parts.append(_recent_part(where))
     if by_id:

@@ -234,15 +234,26 @@ def _two_hops_statement(relations: bool, entity_types: bool) -> sa.Executable:
     hop1 = sa.select(*_EDGE_COLUMNS).where(*_touching(nodes, relations)).order_by(*order).limit(limit).cte("hop1")
     far = sa.case((hop1.c.source_entity_id == sa.any_(nodes), hop1.c.target_entity_id), else_=hop1.c.source_entity_id)
     far_type = sa.case((far == hop1.c.target_entity_id, hop1.c.target_type), else_=hop1.c.source_type)
-    reached = sa.select(sa.func.array_agg(sa.distinct(far))).where(far != sa.all_(nodes))
+    reached = sa.select(far.label("node")).where(far != sa.all_(nodes)).distinct()
     if entity_types:
         reached = reached.where(far_type == sa.any_(sa.bindparam("types", type_=ARRAY(sa.Text))))
-    # coalesce: an array expression (not "= ANY (subquery)"), and {} when hop 1 found nothing
-    frontier = sa.func.coalesce(reached.scalar_subquery(), sa.cast(sa.literal([], ARRAY(sa.Text)), ARRAY(sa.Text)))
-    hop2 = sa.select(*_EDGE_COLUMNS).where(*_touching(frontier, relations)).order_by(*order).limit(limit).cte("hop2")
+    frontier = reached.cte("frontier")
+    # The edges touching the frontier, found by joining it with each end's index. (An
+    # "= ANY (array built in the statement)" test is not a leakproof qual under
+    # row-level security, so PostgreSQL would scan every edge of every tenant.) An
+    # edge with both ends in the frontier is found twice: UNION keeps it once.
+    ends = []
+    for end in (r.source_entity_id, r.target_entity_id):
+        where = [r.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), r.status == "active"]
+        if relations:
+            where.append(r.relation == sa.any_(sa.bindparam("relations", type_=ARRAY(sa.Text))))
+        ends.append(sa.select(*_EDGE_COLUMNS).join_from(frontier, relationships, end == frontier.c.node).where(*where))
+    touching = sa.union(*ends).subquery("touching")
+    hop2 = sa.select(touching).order_by(touching.c.confidence.desc(), touching.c.relationship_key).limit(limit)
+    hop2_cte = hop2.cte("hop2")
     return sa.union_all(
         sa.select(sa.literal(1).label("hop"), *hop1.c),
-        sa.select(sa.literal(2).label("hop"), *hop2.c),
+        sa.select(sa.literal(2).label("hop"), *hop2_cte.c),
     ).order_by(sa.literal_column("hop"), sa.literal_column("confidence").desc(), sa.literal_column("relationship_key"))
 
 
