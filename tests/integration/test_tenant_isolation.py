@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
+from memledger import bootstrap
 from memledger.config import Settings
 from memledger.errors import DatabaseUnavailable, LedgerError, NotFound
 from memledger.events import NewEvent, Scopes, TurnRecorded
@@ -425,3 +426,21 @@ def test_fenced_full_text_search_keeps_its_gin_index(two: TwoTenants) -> None:
         assert found.scalar_one() == 1
         tx.rollback()
     assert "Bitmap Index Scan on turns_tsv" in plan, plan
+
+
+def test_a_start_marks_the_full_text_match_leakproof_again_after_a_restore_dropped_it(two: TwoTenants) -> None:
+    def marked() -> bool:
+        with two.owner.connect() as conn:
+            # text(): a catalogue query.
+            query = (
+                "SELECT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure"
+            )
+            return bool(conn.execute(sa.text(query)).scalar_one())
+
+    assert marked()
+    with two.owner.begin() as tx:
+        # text(): what a dump and restore leaves: the built-in function as it ships.
+        tx.execute(sa.text("ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) NOT LEAKPROOF"))
+    assert not marked()
+    bootstrap.connect(Settings(DATABASE_URL=two.owner.url.render_as_string(hide_password=False))).close()
+    assert marked()

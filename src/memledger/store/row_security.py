@@ -85,6 +85,7 @@ _PASSWORD_LOCK = 7_221_004_519
 # ts_match_vq raises no error and has no effect that depends on the row's tsvector,
 # so it is marked LEAKPROOF, in this database only; only a superuser may.
 LEAKPROOF_FUNCTIONS = ("pg_catalog.ts_match_vq(tsvector, tsquery)",)
+_LEAKPROOF_LOCK = 7_221_004_520
 _IS_SUPERUSER = sa.text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
 
 _TENANT_TABLES = sa.text(
@@ -126,9 +127,14 @@ def mark_leakproof(tx: Connection, *, leakproof: bool = True) -> bool:
     application role stays correct and fenced, only slower."""
     if not tx.execute(_IS_SUPERUSER).scalar_one():
         return False
+    tx.execute(sa.select(sa.func.pg_advisory_xact_lock(_LEAKPROOF_LOCK)))  # processes starting together
     for function in LEAKPROOF_FUNCTIONS:
-        # text(): DDL on a constant function signature.
-        tx.execute(sa.text(f"ALTER FUNCTION {function} {'' if leakproof else 'NOT '}LEAKPROOF"))
+        # text(): a catalogue query and DDL on a constant function signature. Altered only
+        # when needed: a dump and restore (or pg_upgrade) drops the mark, the next start
+        # puts it back, and a start that finds it changes nothing.
+        marked = tx.execute(sa.text(f"SELECT proleakproof FROM pg_proc WHERE oid = '{function}'::regprocedure"))
+        if marked.scalar_one() != leakproof:
+            tx.execute(sa.text(f"ALTER FUNCTION {function} {'' if leakproof else 'NOT '}LEAKPROOF"))
     return True
 
 
