@@ -178,6 +178,7 @@ class TextLayout:
         return f"## {_label(entry.item)} memory{key}"
 
     @staticmethod
+    @lru_cache(maxsize=4096)  # pure; the fitting composes a block once per candidate item
     def _line(entry: Entry) -> str:
         meta = entry.meta
         about = [meta.kind, f"confidence {entry.item.confidence:.2f}"]
@@ -218,6 +219,7 @@ class XmlLayout:
         return f"<memory {_attributes(attrs)}>"
 
     @staticmethod
+    @lru_cache(maxsize=4096)  # pure; the fitting composes a block once per candidate item
     def _item(entry: Entry) -> str:
         meta = entry.meta
         attrs = {"id": meta.item_id, "kind": meta.kind, "scope": meta.scope}
