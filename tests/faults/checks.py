@@ -52,7 +52,7 @@ def extracted_turns(engine: Engine, worker: ExtractionWorker) -> set[str]:
     prefix = f"extraction:{worker.extractor.name}@{worker.extractor.version}:"
     with engine.connect() as conn:
         streams = conn.execute(
-            sa.select(events.c.stream_id.distinct()).where(events.c.stream_id.startswith(prefix, autoescape=True))
+            sa.select(events.c.stream_id).distinct().where(events.c.stream_id.startswith(prefix, autoescape=True))
         ).scalars()
         return {stream.removeprefix(prefix) for stream in streams}
 

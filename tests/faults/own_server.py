@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
 from memledger import bootstrap
+from memledger.adapters.embedding import MiniLmEmbedder
 from memledger.config import Settings
 from memledger.store import db
 
@@ -46,19 +47,18 @@ class DataDisk:
     def fill(self) -> int:
         """Write a file until the disk is full; the bytes it took."""
         written = 0
-        chunk = b"\0" * (1 << 20)
-        with self.ballast.open("ab") as f:
-            while True:
+        chunk = 1 << 20
+        fd = os.open(self.ballast, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            while chunk >= 512:
                 try:
-                    f.write(chunk)
-                    f.flush()
-                    written += len(chunk)
+                    written += os.write(fd, b"\0" * chunk)
                 except OSError as e:
                     if e.errno != errno.ENOSPC:
                         raise
-                    chunk = chunk[: len(chunk) // 2]
-                    if len(chunk) < 512:
-                        break
+                    chunk //= 2
+        finally:
+            os.close(fd)
         assert self.free_bytes() < 64 * 1024, f"{self.path} still has {self.free_bytes()} bytes free"
         return written
 
@@ -171,6 +171,9 @@ class OwnServer:
         options = {**QUICK, **settings}
         database = bootstrap.connect(Settings(DATABASE_URL=url.render_as_string(hide_password=False), **options))
         self.databases.append(database)
+        embedder = bootstrap.build_embedder(database.settings)
+        if isinstance(embedder, MiniLmEmbedder):
+            embedder.load()  # once per process: seconds of CPU that must not count in the tests' waits
         return database
 
     def destroy(self) -> None:

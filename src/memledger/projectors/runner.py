@@ -25,7 +25,7 @@ from memledger.projectors import checkpoints, fences
 from memledger.projectors.base import Projector, live_schema, load_sql
 from memledger.store import db, event_store
 from memledger.store.follow import Wakeup
-from memledger.store.outage import OUTAGES, Backoff
+from memledger.store.outage import OUTAGES, Backoff, is_outage
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +121,7 @@ def run_batch(
     except ProjectionFailed:
         raise
     except sa_exc.DBAPIError as e:
-        state = getattr(e.orig, "sqlstate", None) or ""
-        if isinstance(e, sa_exc.OperationalError) or state[:2] in ("08", "53", "57") or state == "25006":
+        if is_outage(e):  # not the events' fault: never isolate them nor mark the projection failed
             raise db.translate(e) from e
         log.warning("projection %s: batch failed (%s); isolating the event", name, e)
         return _isolate_failure(engine, projector, name, schema_map, batch_size, until)

@@ -41,6 +41,7 @@ _UNAVAILABLE_STATES = {
     "57P01": "the database server shut down",
     "57P02": "the database server crashed",
     "57P03": "the database server is starting up",
+    "58030": "the database disk failed (I/O error)",
 }
 
 
@@ -193,6 +194,8 @@ def check_app_role(app_engine: Engine) -> None:
 def translate(error: sa_exc.DBAPIError) -> LedgerError:
     """The LedgerError for a driver error that callers cannot fix by changing input."""
     state = getattr(error.orig, "sqlstate", None) or ""
+    if "Read-only file system" in str(error.orig):  # EROFS: PostgreSQL reports it as 42501 too
+        return DatabaseUnavailable(f"the database disk is read-only: {str(error.orig).strip()}")
     if state == "42501":  # insufficient_privilege: a grant, the tenant fence or the append-only trigger
         return LedgerError(f"the database refused: {str(error.orig).strip()}")
     reason = _UNAVAILABLE_STATES.get(state)

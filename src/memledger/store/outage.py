@@ -23,6 +23,24 @@ from memledger.errors import DatabaseUnavailable
 OUTAGES: tuple[type[BaseException], ...] = (DatabaseUnavailable, sa_exc.DBAPIError)
 
 
+# SQLSTATE classes that say the server cannot do the work now, whatever the work:
+# connection (08), insufficient resources such as a full disk (53), operator
+# intervention such as a shutdown (57), system errors such as I/O (58).
+_OUTAGE_CLASSES = ("08", "53", "57", "58")
+
+
+def is_outage(error: sa_exc.DBAPIError) -> bool:
+    """True if ``error`` says the database is unavailable (down, restarting, disk full or
+    read-only), so the same work will succeed later; False if the work itself failed."""
+    state = getattr(error.orig, "sqlstate", None) or ""
+    return (
+        isinstance(error, sa_exc.OperationalError)
+        or state[:2] in _OUTAGE_CLASSES
+        or state == "25006"  # read_only_sql_transaction: a standby, or default_transaction_read_only
+        or "Read-only file system" in str(error.orig)  # EROFS, which PostgreSQL reports as 42501
+    )
+
+
 class Backoff:
     """Waits after failures that double from ``first_s`` to ``max_s``; a success resets them.
 
