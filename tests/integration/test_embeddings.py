@@ -318,7 +318,11 @@ def test_bootstrap_vector_search_finds_a_fact_by_meaning(vectors_db: Engine) -> 
     )
     runner.catch_up(vectors_db, registry.by_name("embeddings"))
     database = bootstrap.Database(
-        engine=vectors_db, url=vectors_db.url, embedded=False, settings=Settings(embedding_model="minilm")
+        engine=vectors_db,
+        url=vectors_db.url,
+        embedded=False,
+        settings=Settings(embedding_model="minilm"),
+        app_engine=vectors_db,  # unused here: the vector channel reads through the caller's connection
     )
     search = bootstrap.vector_search(database)
 
@@ -339,7 +343,9 @@ def test_a_retracted_fact_never_comes_back_through_the_vector_channel(vectors_db
     )
     projections.install_all(vectors_db)
     projections.catch_up_all(vectors_db, ["facts", "embeddings"])
-    database = bootstrap.Database(engine=vectors_db, url=vectors_db.url, embedded=False, settings=Settings())
+    database = bootstrap.Database(
+        engine=vectors_db, url=vectors_db.url, embedded=False, settings=Settings(), app_engine=vectors_db
+    )
     request = context.SelectRequest(
         tenant_id=tenant, scopes=Scopes(user="ada"), request="Does she have a puppy?", deadline_ms=5000
     )
