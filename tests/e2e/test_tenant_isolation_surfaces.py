@@ -60,6 +60,7 @@ class Pair:
     b_entities: list[str]
     b_relationships: list[str]
     b_context_event: str
+    b_stored_scopes: dict[str, str]  # B's session and project as B's rows store them (keyed hashes)
 
     @property
     def b_entity(self) -> str:
@@ -112,6 +113,8 @@ def pair(new_caller: Callable[[str], Caller], surfaces: Surfaces) -> Pair:
     reached = {e[side] for e in graph["edges"] for side in ("source_entity_id", "target_entity_id")}
     entities = sorted(reached - {SHARED_ENTITY})  # B's alone: A has a Phoenix of its own
     served = b.http.get("/v1/memory/context", params={"request": "Which database does Phoenix use?", **SCOPES})
+    stream = b.http.get("/v1/events", params={"type": "turn.recorded"}).json()["events"][0]["stream_id"]
+    assert stream.startswith("conversation:hid.session.") and conflict["scope_key"].startswith("hid.project.")
     assert {"project:quokkabase", "project:zephyrinelib"} <= set(entities), graph  # B's own view: the control
     assert "Quokkabase" in served.json()["block"]
     return Pair(
@@ -126,6 +129,7 @@ def pair(new_caller: Callable[[str], Caller], surfaces: Surfaces) -> Pair:
         b_entities=entities,
         b_relationships=[e["relationship_key"] for e in graph["edges"]],
         b_context_event=served.json()["event_id"],
+        b_stored_scopes={"session": stream.split(":", 1)[1], "project": conflict["scope_key"]},
     )
 
 
@@ -154,6 +158,8 @@ def test_http_reads_with_b_s_words_and_ids_find_nothing_of_b(pair: Pair) -> None
     reads: list[tuple[str, dict[str, Any]]] = [
         ("/v1/search", {"q": B_QUERY}),
         ("/v1/search", {"q": B_QUERY, **SCOPES}),
+        ("/v1/search", {"q": B_QUERY, **pair.b_stored_scopes}),  # B's stored ids are passed back as they are
+        ("/v1/memory/context", {"request": B_QUERY, **pair.b_stored_scopes}),
         ("/v1/memory/context", {"request": B_QUERY, **SCOPES}),
         ("/v1/memory/context", {"request": B_QUERY, **SCOPES, "as_of": max(pair.b_positions)}),
         ("/v1/graph", {"entity": "Phoenix", "depth": 3}),
@@ -223,6 +229,8 @@ def test_the_library_finds_nothing_of_b_for_tenant_a(pair: Pair, surfaces: Surfa
     ledger, a, scopes = surfaces.ledger, pair.a.tenant, Scopes(**SCOPES)
     answers: list[tuple[Any, list[str]]] = [
         (ledger.search(a, B_QUERY, scopes=scopes), [B_QUERY]),
+        (ledger.search(a, B_QUERY, scopes=Scopes(**pair.b_stored_scopes)), [B_QUERY]),
+        (ledger.context(a, B_QUERY, scopes=Scopes(**pair.b_stored_scopes)).text, [B_QUERY]),
         (ledger.context(a, B_QUERY, scopes=scopes).text, [B_QUERY]),
         (ledger.select(a, B_QUERY, scopes=scopes, as_of=max(pair.b_positions)).items, [B_QUERY]),
         (ledger.graph(a, "Phoenix", depth=3), []),
