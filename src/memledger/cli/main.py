@@ -10,6 +10,7 @@ from memledger.cli import (
     context_commands,
     db_commands,
     demo,
+    erasure_commands,
     events_commands,
     extraction_commands,
     integrity_commands,
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     context_commands.register(commands)
     serve_commands.register(commands)
     integrity_commands.register(commands)
+    erasure_commands.register(commands)
     return parser
 
 

@@ -40,9 +40,17 @@ PromotionKind = Literal[
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    """Base of every event. Subclasses set a stable ``tag`` and a ``schema_version``."""
+    """Base of every event. Subclasses set a stable ``tag`` and a ``schema_version``.
+
+    ``private_fields`` names the fields that hold what a person said (or ids made
+    from it in plain text). The ledger keeps them apart from the chained payload,
+    so that erasure can remove them (see ``codec.split``). They hold strings,
+    lists of strings or None only, so their digest is the same when recomputed
+    from what PostgreSQL returns.
+    """
 
     schema_version: ClassVar[int] = 1
+    private_fields: ClassVar[tuple[str, ...]] = ()
 
 
 class Scopes(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -58,6 +66,7 @@ class TurnRecorded(Event, tag="turn.recorded", frozen=True):
     """A user or assistant turn of a conversation, as it was said."""
 
     schema_version: ClassVar[int] = 2
+    private_fields: ClassVar[tuple[str, ...]] = ("text",)
     turn_id: Name
     role: Role
     text: str
@@ -68,6 +77,7 @@ class TurnRecorded(Event, tag="turn.recorded", frozen=True):
 class FactExtracted(Event, tag="fact.extracted", frozen=True):
     """A fact about a subject (``key``) in one scope, with its source turns."""
 
+    private_fields: ClassVar[tuple[str, ...]] = ("key", "statement", "value")
     memory_id: Name
     scope: ScopeKind
     scope_key: Name
@@ -84,6 +94,7 @@ class FactExtracted(Event, tag="fact.extracted", frozen=True):
 class EntityObserved(Event, tag="entity.observed", frozen=True):
     """A named entity seen in a turn; merged with others on name, type and tenant."""
 
+    private_fields: ClassVar[tuple[str, ...]] = ("name", "aliases", "description")
     name: Name
     entity_type: EntityType
     confidence: Confidence
@@ -95,6 +106,8 @@ class EntityObserved(Event, tag="entity.observed", frozen=True):
 class RelationshipObserved(Event, tag="relationship.observed", frozen=True):
     """A typed, directed edge between two entities (or from the user)."""
 
+    # relationship_id is made of the endpoint names (keys.relationship_key).
+    private_fields: ClassVar[tuple[str, ...]] = ("relationship_id", "source_name", "target_name", "context")
     relationship_id: Name
     source_name: Name
     source_type: EntityType | Literal["user"]
@@ -109,6 +122,8 @@ class RelationshipObserved(Event, tag="relationship.observed", frozen=True):
 class MemoryReinforced(Event, tag="memory.reinforced", frozen=True):
     """An item was mentioned again: its confidence rises and last-seen moves."""
 
+    # An entity's or relationship's id is made of names ("tool:postgresql").
+    private_fields: ClassVar[tuple[str, ...]] = ("item_id",)
     item_id: Name
     item_kind: ItemKind
     confidence: Confidence | None = None
@@ -118,6 +133,7 @@ class MemoryReinforced(Event, tag="memory.reinforced", frozen=True):
 class MemoryPromoted(Event, tag="memory.promoted", frozen=True):
     """A memory copied to a longer-lived scope, with the kind of lesson it is."""
 
+    private_fields: ClassVar[tuple[str, ...]] = ("key", "statement")
     memory_id: Name
     kind: PromotionKind
     scope: ScopeKind
@@ -132,6 +148,7 @@ class MemoryPromoted(Event, tag="memory.promoted", frozen=True):
 class MemoryRetracted(Event, tag="memory.retracted", frozen=True):
     """Soft delete of a fact, entity or relationship; nothing is lost."""
 
+    private_fields: ClassVar[tuple[str, ...]] = ("item_id", "reason")
     item_id: Name
     item_kind: ItemKind
     reason: str = ""
@@ -141,6 +158,7 @@ class MemoryRetracted(Event, tag="memory.retracted", frozen=True):
 class MemoryRestored(Event, tag="memory.restored", frozen=True):
     """Undo of a retraction."""
 
+    private_fields: ClassVar[tuple[str, ...]] = ("item_id", "reason")
     item_id: Name
     item_kind: ItemKind
     reason: str = ""
@@ -149,6 +167,8 @@ class MemoryRestored(Event, tag="memory.restored", frozen=True):
 class ConflictResolved(Event, tag="conflict.resolved", frozen=True):
     """A person chose which of several conflicting facts stands."""
 
+    # A conflict's id is its slot, made of the facts' key ("project:apollo:editor").
+    private_fields: ClassVar[tuple[str, ...]] = ("conflict_id", "reason")
     conflict_id: Name
     chosen_memory_id: Name
     reason: str = ""
@@ -158,6 +178,7 @@ class ConflictResolved(Event, tag="conflict.resolved", frozen=True):
 class ContextServed(Event, tag="context.served", frozen=True):
     """Which memory a context block held, for which request, rendered how."""
 
+    private_fields: ClassVar[tuple[str, ...]] = ("request", "item_ids")
     request: str
     scopes: Scopes
     item_ids: tuple[Name, ...]
@@ -177,11 +198,20 @@ class ContextServed(Event, tag="context.served", frozen=True):
 
 
 class SubjectErased(Event, tag="subject.erased", frozen=True):
-    """A person's words were erased on request."""
+    """A person's words were erased on request (``whole_tenant``: everyone's).
+
+    ``erased_events`` counts the events whose private fields this erasure removed;
+    ``verify`` checks that every erased event of a tenant is accounted for.
+    ``turn_ids`` lists the erased turns, unless there were more than fit
+    (``turns`` counts them either way).
+    """
 
     subject: Name
     reason: str = ""
     turn_ids: TurnIds = ()
+    whole_tenant: bool = False
+    turns: int = 0
+    erased_events: int = 0
 
 
 class TenantSettingsChanged(Event, tag="tenant.settings_changed", frozen=True):

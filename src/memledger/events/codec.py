@@ -3,13 +3,20 @@
 Pure functions. ``encode`` validates (msgspec validates only when decoding, so an
 event built in code is checked by decoding what was encoded); ``decode`` turns a
 stored payload into its Struct, through the upcaster chain when it is old.
+
+Erasable content (``split``, ``decode_stored``): an event's ``private_fields`` are
+stored apart from its payload, with a random salt, and the payload keeps only a
+digest of them, so the hash chain (which covers the payload) still detects any
+change to them while they exist, and erasing them leaves the chain intact.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable
-from typing import Any
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -147,3 +154,140 @@ def decode(tag: str, version: int, payload: bytes | str) -> Event:
         raise EventDecodeError(tag, field, message) from e
     except (msgspec.DecodeError, RecursionError) as e:
         raise EventDecodeError(tag, "$", str(e) or type(e).__name__) from e
+
+
+# --- erasable content -----------------------------------------------------------
+
+DIGEST_KEY = "_private"  # in the payload: sha256 of the salt and the private fields
+SALT_KEY = "_salt"  # in the private part: the random salt of that digest
+ERASED = "[erased]"  # what an erased text field reads as
+_DIGEST_MARK = f'"{DIGEST_KEY}"'
+_SORTED = msgspec.json.Encoder(order="sorted")
+
+
+class Split(NamedTuple):
+    """An event as the ledger stores it: the chained payload, and the private part
+    (None for an event without private fields)."""
+
+    payload: bytes
+    private: bytes | None
+
+
+def private_digest(salt: str, fields: Mapping[str, Any]) -> str:
+    """sha256 over the salt and the private fields' canonical JSON (keys sorted).
+
+    The fields are strings, lists of strings or None, so the JSON is the same
+    whether made from the event or from what PostgreSQL returns.
+    """
+    digest = hashlib.sha256(salt.encode())
+    digest.update(b"\x1f")
+    digest.update(_SORTED.encode(dict(fields)))
+    return digest.hexdigest()
+
+
+def split(event: Event, salt: str) -> Split:
+    """The payload (private fields replaced by their digest) and the private part
+    (the fields and ``salt``). Validates as ``encode`` does; ``salt`` must be random
+    (the caller's: this module is pure), so a digest of a short text cannot be
+    found by trying candidates."""
+    data = encode(event)
+    names = type(event).private_fields
+    if not names:
+        return Split(data, None)
+    if not salt:
+        raise ValueError("a salt is needed to split an event with private fields")
+    public = msgspec.json.decode(data)
+    private = {name: public.pop(name) for name in names if name in public}
+    public[DIGEST_KEY] = private_digest(salt, private)
+    private[SALT_KEY] = salt
+    return Split(_ENCODER.encode(public), _ENCODER.encode(private))
+
+
+def decode_stored(tag: str, version: int, payload: str, private: str | None) -> tuple[Event, bool]:
+    """The event a stored row holds, and whether it was erased.
+
+    With its private part, the two JSON objects are joined as text (their keys
+    never overlap) and decoded in one pass. Without it, the event is either one
+    stored before private parts existed (its fields are in the payload) or an
+    erased one, whose private fields read as ``ERASED`` (or their default, or empty).
+    """
+    if private is not None:
+        return decode(tag, version, payload[:-1] + ", " + private[1:]), False
+    cls = event_class(tag)
+    if not cls.private_fields or _DIGEST_MARK not in payload:
+        return decode(tag, version, payload), False
+    return _decode_erased(cls, tag, version, payload), True
+
+
+def _decode_erased(cls: type[Event], tag: str, version: int, payload: str) -> Event:
+    try:
+        data: Any = msgspec.json.decode(payload)
+        if not isinstance(data, dict):
+            raise EventDecodeError(tag, "$", "payload is not a JSON object")
+        if version < cls.schema_version:
+            data = upcast(tag, version, cls.schema_version, data)
+        for name, value in _placeholders(cls).items():
+            data.setdefault(name, value)
+        return msgspec.convert(data, cls)
+    except msgspec.ValidationError as e:
+        field, message = _split(e)
+        raise EventDecodeError(tag, field, message) from e
+    except KeyError as e:
+        raise EventDecodeError(tag, "schema_version", f"no upcaster for {e}") from e
+    except (msgspec.DecodeError, RecursionError) as e:
+        raise EventDecodeError(tag, "$", str(e) or type(e).__name__) from e
+
+
+_PLACEHOLDERS: dict[type[Event], dict[str, Any]] = {}
+
+
+def _placeholders(cls: type[Event]) -> dict[str, Any]:
+    """What each private field of ``cls`` reads as once erased: its default if it
+    has one, () for a required tuple, else ``ERASED``."""
+    found = _PLACEHOLDERS.get(cls)
+    if found is None:
+        found = {}
+        for info in msgspec.structs.fields(cls):
+            if info.name not in cls.private_fields:
+                continue
+            if info.default is not msgspec.NODEFAULT:
+                found[info.name] = msgspec.to_builtins(info.default)
+            elif info.default_factory is not msgspec.NODEFAULT:
+                found[info.name] = msgspec.to_builtins(info.default_factory())
+            else:
+                found[info.name] = [] if _is_tuple(info.type) else ERASED
+        _PLACEHOLDERS[cls] = found
+    return found
+
+
+def _is_tuple(annotation: Any) -> bool:
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return typing.get_origin(annotation) is tuple or annotation is tuple
+
+
+def is_erased(payload: str, private: str | None) -> bool:
+    """Whether a stored row is an event whose private part was erased."""
+    return private is None and _DIGEST_MARK in payload
+
+
+def private_intact(payload: str, private: str | None) -> bool:
+    """Whether a stored row's private part still matches the digest in its payload.
+
+    True for a row without one (erased, or an event with no private fields, or
+    one stored before they existed); False if the private part was changed, or
+    appears where the payload names no digest.
+    """
+    if private is None:
+        return True
+    try:
+        public = msgspec.json.decode(payload)
+        fields = msgspec.json.decode(private)
+    except msgspec.DecodeError:
+        return False
+    if not isinstance(public, dict) or not isinstance(fields, dict):
+        return False
+    digest, salt = public.get(DIGEST_KEY), fields.pop(SALT_KEY, None)
+    if not isinstance(digest, str) or not isinstance(salt, str):
+        return False
+    return private_digest(salt, fields) == digest

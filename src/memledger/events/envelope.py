@@ -52,7 +52,11 @@ START = Cursor(0, 0)
 
 
 class Recorded(msgspec.Struct, frozen=True, kw_only=True):
-    """An event as the ledger holds it."""
+    """An event as the ledger holds it.
+
+    ``erased``: its private fields were erased (they read as placeholders, see
+    ``codec.decode_stored``); projections skip such an event.
+    """
 
     tenant_id: str
     position: int
@@ -64,6 +68,7 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
     recorded_at: datetime
     metadata: Metadata
     event: Event
+    erased: bool = False
 
     @property
     def cursor(self) -> Cursor:

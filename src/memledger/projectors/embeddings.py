@@ -89,7 +89,10 @@ def text_sha256(text: str) -> str:
 
 
 def item_text(rec: Recorded) -> tuple[ItemKey, ItemText] | None:
-    """The item an event gives text to, and that text; None for other events. Pure."""
+    """The item an event gives text to, and that text; None for other events and
+    for erased ones (their text is gone). Pure."""
+    if rec.erased:
+        return None
     event = rec.event
     match event:
         case TurnRecorded():
@@ -284,6 +287,23 @@ def text_hashes(conn: Connection, tenant_id: str, items: Iterable[tuple[str, str
     if not keys:
         return set()
     stmt = sa.select(embeddings.c.text_sha256).where(_in_keys(keys))
+    return set(conn.execute(stmt).scalars())
+
+
+def hashes_in_use(conn: Connection, text_sha256s: Iterable[str], *, other_than: str) -> set[str]:
+    """Erasure: which of these text hashes rows of tenants other than ``other_than``
+    hold (their cache entries must stay: the cache is shared)."""
+    hashes = sorted(set(text_sha256s))
+    if not hashes:
+        return set()
+    stmt = (
+        sa.select(embeddings.c.text_sha256)
+        .where(
+            embeddings.c.text_sha256 == sa.any_(sa.bindparam("hashes", hashes, type_=ARRAY(sa.Text))),
+            embeddings.c.tenant_id != other_than,
+        )
+        .distinct()
+    )
     return set(conn.execute(stmt).scalars())
 
 

@@ -6,6 +6,10 @@ meanwhile, then one short transaction locks the live checkpoint (pausing the
 live runner), applies the last few events, renames the schemas and moves the
 checkpoint. Readers see the old rows until that commit and the new ones after;
 never an empty or half-built table.
+
+Erased events never reach a copy (``replay`` and ``runner`` skip them), so a
+rebuild after an erasure stays erased, and equals the live copy that the runner
+refolded at the erasure record.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from memledger.errors import NotFound
 from memledger.events.envelope import Cursor
 from memledger.projectors import checkpoints
 from memledger.projectors import replay as replaying
-from memledger.projectors.base import Projector, live_schema, next_schema, read_models
+from memledger.projectors.base import Projector, live_schema, next_schema
 from memledger.projectors.runner import (
     apply_next_batch,
     catch_up,
@@ -29,6 +33,7 @@ from memledger.projectors.runner import (
     create_tables,
     install,
 )
+from memledger.projectors.runner import projection_tables as _tables
 from memledger.store import db
 
 REBUILD_BATCH = 5000
@@ -111,6 +116,11 @@ def rebuild(
     return built.applied_events
 
 
+def projection_tables(projector: Projector) -> list[sa.Table]:
+    """The Table objects of a projection (declared against its live schema)."""
+    return _tables(projector)
+
+
 class TableDiff(msgspec.Struct, frozen=True):
     """The comparison of one table between the live copy and a fresh rebuild."""
 
@@ -136,12 +146,6 @@ def table_checksum(conn: Connection, table: sa.Table) -> tuple[int, str]:
         digest.update(value.encode())
         count += 1
     return count, digest.hexdigest()
-
-
-def projection_tables(projector: Projector) -> list[sa.Table]:
-    """The Table objects of a projection (declared against its live schema)."""
-    schema = live_schema(projector.name)
-    return [t for t in read_models.sorted_tables if t.schema == schema]
 
 
 def verify(

@@ -19,6 +19,13 @@ Exactly once, as ``runner.run_batch``: a batch's rows and its checkpoint commit
 together, in order. On any error the replay stops after the last batch that
 committed and returns; the caller goes on from there the ordinary way, batch by
 batch, which applies what it can and isolates and records what fails.
+
+Erasure: erased events are skipped (a fresh copy never holds them). An erasure
+record that was committed before the replay started needs nothing more: every
+event it erased was erased before the replay read it. One that appears during the
+replay may have erased events the fold already took, so the replay stops just
+before it and the ordinary way goes on from there, refolding the tenant
+(``runner.refold``).
 """
 
 from __future__ import annotations
@@ -27,16 +34,18 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from queue import Empty, Full, Queue
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import LedgerError, ProjectionFailed
-from memledger.events.envelope import Cursor, Recorded
+from memledger.events.catalogue import SubjectErased
+from memledger.events.envelope import START, Cursor, Recorded
 from memledger.projectors import checkpoints
 from memledger.projectors.base import Projector
+from memledger.projectors.runner import ERASURE, reads
 from memledger.store import db, event_store
 
 log = logging.getLogger(__name__)
@@ -84,6 +93,15 @@ class _Pipe:
             except Empty:
                 continue
         return None
+
+
+class _Page(NamedTuple):
+    """What the reader hands the fold: the events to fold (erased ones and erasure
+    records left out) and where the page it read ends."""
+
+    events: list[Recorded]
+    cursor: Cursor
+    read: int  # events read, folded or not
 
 
 class _Commits:
@@ -168,8 +186,8 @@ def _fold(replayer: Replayer, pages: _Pipe, writes: _Pipe, commits: _Commits, ba
     """Evolve page after page; hand each full batch (and the last) to the lanes."""
     seq, pending, cursor = 0, 0, None
     while (page := pages.get()) is not None and commits.failed is None:
-        replayer.evolve(page)
-        pending, cursor = pending + len(page), page[-1].cursor
+        replayer.evolve(page.events)
+        pending, cursor = pending + page.read, page.cursor
         if pending >= batch:
             if not writes.put((seq, replayer.flush(), cursor, pending)):
                 return
@@ -181,25 +199,54 @@ def _fold(replayer: Replayer, pages: _Pipe, writes: _Pipe, commits: _Commits, ba
 def _read(
     engine: Engine, projector: Projector, after: Cursor, batch: int, until: Cursor | None, pages: _Pipe
 ) -> None:
-    """Put the pages of the projector's events after ``after`` (up to ``until``),
-    then None. Pages end where batches do, so a batch is what one ``read_all``
-    of ``batch`` events would return."""
+    """Put the pages of the projector's events after ``after`` (up to ``until``,
+    or to an erasure record the replay did not know of at its start), then None.
+    Pages end where batches do, so a batch is what one ``read_all`` of ``batch``
+    events would return."""
     read = 0
     try:
         with engine.connect() as conn:
+            known = _erasures(conn)
             while True:
                 limit = min(REPLAY_PAGE, batch - read % batch)
-                page = event_store.read_all(conn, after=after, limit=limit, types=projector.handles)
+                page = event_store.read_all(conn, after=after, limit=limit, types=reads(projector))
                 conn.rollback()  # a short read transaction per page: no snapshot held
                 if until is not None:
                     page = [rec for rec in page if rec.cursor <= until]
-                if not page or not pages.put(page):
+                page, stop = _before_new_erasure(page, known)
+                if page and not pages.put(_Page(_foldable(page), page[-1].cursor, len(page))):
+                    break
+                if stop or not page:
                     break
                 read += len(page)
                 after = page[-1].cursor
     except _FAILURES as e:
         log.warning("projection replay: reading stopped (%s)", e)
     pages.put(None)
+
+
+def _erasures(conn: Connection) -> set[str]:
+    """The event ids of the erasure records readers see now."""
+    known: set[str] = set()
+    after = START
+    while page := event_store.read_all(conn, after=after, limit=REPLAY_PAGE, types=[ERASURE]):
+        known.update(rec.event_id for rec in page)
+        after = page[-1].cursor
+    conn.rollback()
+    return known
+
+
+def _before_new_erasure(page: list[Recorded], known: set[str]) -> tuple[list[Recorded], bool]:
+    """The page up to the first erasure record not in ``known``, and whether there was one."""
+    for i, rec in enumerate(page):
+        if isinstance(rec.event, SubjectErased) and rec.event_id not in known:
+            return page[:i], True
+    return page, False
+
+
+def _foldable(page: list[Recorded]) -> list[Recorded]:
+    """The events a fold takes: not erased, not erasure records."""
+    return [rec for rec in page if not rec.erased and not isinstance(rec.event, SubjectErased)]
 
 
 def _lane(

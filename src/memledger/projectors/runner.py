@@ -20,9 +20,11 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import LedgerError, ProjectionFailed
-from memledger.events.envelope import Cursor, Recorded
+from memledger.events.catalogue import SubjectErased
+from memledger.events.codec import tag_of
+from memledger.events.envelope import START, Cursor, Recorded
 from memledger.projectors import checkpoints, fences
-from memledger.projectors.base import Projector, live_schema, load_sql
+from memledger.projectors.base import Projector, live_schema, load_sql, read_models
 from memledger.store import db, event_store
 from memledger.store.follow import Wakeup
 from memledger.store.outage import OUTAGES, Backoff, is_outage
@@ -73,6 +75,64 @@ def install(engine: Engine, projector: Projector) -> None:
         checkpoints.ensure(tx, projector.name, projector.version, schema)
 
 
+ERASURE = tag_of(SubjectErased)
+REFOLD_PAGE = 5000
+
+
+def reads(projector: Projector) -> frozenset[str]:
+    """The tags the runner reads for ``projector``: those it handles, and erasures."""
+    return projector.handles | {ERASURE}
+
+
+def projection_tables(projector: Projector) -> list[sa.Table]:
+    """The Table objects of a projection (declared against its live schema)."""
+    schema = live_schema(projector.name)
+    return [t for t in read_models.sorted_tables if t.schema == schema]
+
+
+def apply_page(tx: Connection, projector: Projector, page: Sequence[Recorded]) -> None:
+    """Fold a page read with ``reads(projector)`` into the projection.
+
+    Erased events are skipped. At an erasure record, the tenant is refolded
+    (``refold``), so the rows hold nothing of what was erased, exactly as a
+    rebuild (which never sees the erased events) would give them.
+    """
+    run: list[Recorded] = []
+    for rec in page:
+        if isinstance(rec.event, SubjectErased):
+            if run:
+                projector.apply(tx, run)
+                run = []
+            refold(tx, projector, rec.tenant_id, rec.cursor)
+        elif not rec.erased:
+            run.append(rec)
+    if run:
+        projector.apply(tx, run)
+
+
+def refold(tx: Connection, projector: Projector, tenant_id: str, until: Cursor) -> int:
+    """Delete the tenant's rows from every table of the projection and fold its
+    events before ``until`` again, skipping erased ones, through the projector's
+    own ``apply``, in the caller's transaction. Returns how many events were folded.
+
+    A projection's rows of one tenant depend only on that tenant's events (every
+    key starts with the tenant), so this gives the rows a rebuild would.
+    """
+    for table in projection_tables(projector):
+        tx.execute(table.delete().where(table.c.tenant_id == tenant_id))
+    after, folded = START, 0
+    while True:
+        page = event_store.read_all(tx, after=after, limit=REFOLD_PAGE, tenant_id=tenant_id, types=projector.handles)
+        before = [rec for rec in page if rec.cursor < until]
+        kept = [rec for rec in before if not rec.erased]
+        if kept:
+            projector.apply(tx, kept)
+            folded += len(kept)
+        if len(before) < REFOLD_PAGE:
+            return folded
+        after = before[-1].cursor
+
+
 def apply_next_batch(
     tx: Connection,
     projector: Projector,
@@ -91,13 +151,13 @@ def apply_next_batch(
         raise ProjectionFailed(checkpoint, 0, "not installed")
     if cp.state == "failed":
         raise ProjectionFailed(checkpoint, cp.error_position or 0, cp.error or "failed")
-    page = event_store.read_all(tx, after=cp.cursor, limit=batch_size, types=projector.handles)
+    page = event_store.read_all(tx, after=cp.cursor, limit=batch_size, types=reads(projector))
     if until is not None:
         page = [rec for rec in page if rec.cursor <= until]
     if not page:
         return 0
     with tx.begin_nested():
-        projector.apply(tx, page)
+        apply_page(tx, projector, page)
     checkpoints.advance(tx, checkpoint, page[-1].cursor, len(page))
     return len(page)
 
@@ -143,14 +203,14 @@ def _isolate_failure(
         conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
         cp = checkpoints.lock(conn, name)
         assert cp is not None
-        page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=projector.handles)
+        page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
         if until is not None:
             page = [rec for rec in page if rec.cursor <= until]
         applied: list[Recorded] = []
         for rec in page:
             try:
                 with conn.begin_nested():
-                    projector.apply(conn, [rec])
+                    apply_page(conn, projector, [rec])
             except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
                 if applied:
                     checkpoints.advance(conn, name, applied[-1].cursor, len(applied))
@@ -270,7 +330,7 @@ def wait_for(
             cp = checkpoints.get(conn, projector.name)
             if cp is not None and (
                 cp.cursor >= target
-                or not event_store.has_events_between(conn, cp.cursor, target, types=projector.handles)
+                or not event_store.has_events_between(conn, cp.cursor, target, types=reads(projector))
             ):
                 return True
         if time.monotonic() >= deadline:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 import msgspec
 from sqlalchemy.engine import Engine
 
+from memledger.events import codec
+from memledger.events.catalogue import SubjectErased
 from memledger.events.envelope import Cursor
 from memledger.projectors import checkpoints
 from memledger.store import chain, db
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 SEALER = "chain"
 BATCH = 5000
+ERASURE_TAG = codec.tag_of(SubjectErased)
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -93,6 +96,7 @@ def verify(engine: Engine, tenant_id: str | None = None) -> Verification:
 def _verify_tenant(conn: object, tenant_id: str, head: Cursor) -> tuple[int, Finding | None]:
     previous = chain.GENESIS
     count = 0
+    erasures = _Erasures(chain.erasure_payloads(conn, tenant_id, ERASURE_TAG))  # type: ignore[arg-type]
     for checked in chain.walk(conn, tenant_id):  # type: ignore[arg-type]
         count += 1
         if checked.event is None:
@@ -105,13 +109,51 @@ def _verify_tenant(conn: object, tenant_id: str, head: Cursor) -> tuple[int, Fin
             return count, Finding(
                 tenant_id, checked.position, checked.event_id, "altered: its content no longer matches its hash"
             )
+        if not codec.private_intact(checked.event.payload, checked.private):
+            return count, Finding(
+                tenant_id,
+                checked.position,
+                checked.event_id,
+                "altered: its private content no longer matches the digest in its payload",
+            )
+        erasures.see(checked.event, checked.private)
         previous = checked.stored_hash
+    unaccounted = erasures.unaccounted()
+    if unaccounted is not None:
+        return count, Finding(tenant_id, unaccounted[0], unaccounted[1], unaccounted[2])
     extra = chain.unsealed_before(conn, tenant_id, head, count)  # type: ignore[arg-type]
     if extra > 0:
         return count, Finding(
             tenant_id, head.position, "", f"{extra} event(s) appeared behind the sealer (inserted out of order)"
         )
     return count, None
+
+
+class _Erasures:
+    """Counts a tenant's erased events against what its SubjectErased events say they
+    erased: the trigger lets the application role null ``private``, so an erasure
+    done behind the service's back (with no record) shows here. The records are
+    every committed one (an erasure commits its record with its updates), the
+    erased events those of the chain."""
+
+    def __init__(self, records: list[str]) -> None:
+        self.erased = 0
+        self.recorded = sum(int(msgspec.json.decode(r).get("erased_events", 0)) for r in records)
+        self.last: tuple[int, str] | None = None
+
+    def see(self, event: chain.RawEvent, private: str | None) -> None:
+        if codec.is_erased(event.payload, private):
+            self.erased += 1
+            self.last = (event.position, event.event_id)
+
+    def unaccounted(self) -> tuple[int, str, str] | None:
+        if self.erased <= self.recorded or self.last is None:
+            return None
+        return (
+            *self.last,
+            f"erased without a record: {self.erased} event(s) lost their private content, "
+            f"SubjectErased events account for {self.recorded}",
+        )
 
 
 def run_sealer(engine: Engine, *, poll_interval: float = 0.5, should_stop: Callable[[], bool] = lambda: False) -> None:

@@ -3,6 +3,10 @@
 A link's hash is sha256 over the previous link's hash and the event's stored
 bytes as PostgreSQL returns them (jsonb has one canonical text form), so any
 change to a stored event, or a deleted one, breaks the chain at that event.
+
+The chain does not cover ``events.private`` (erasure removes it): the payload
+holds a salted digest of it instead, which verification checks separately
+(``events.codec.private_intact``).
 """
 
 from __future__ import annotations
@@ -113,13 +117,15 @@ def extend(tx: Connection, links: Sequence[tuple[str, int, int, str, str]]) -> N
 
 
 class Checked(msgspec.Struct, frozen=True):
-    """One link as verification sees it: the stored hash and the event now in the ledger."""
+    """One link as verification sees it: the stored hash and the event now in the
+    ledger, with its private part (None: erased, or the event has none)."""
 
     seq: int
     position: int
     event_id: str
     stored_hash: str
     event: RawEvent | None
+    private: str | None = None
 
 
 def walk(conn: Connection, tenant_id: str, page: int = 5000) -> Iterator[Checked]:
@@ -136,6 +142,7 @@ def walk(conn: Connection, tenant_id: str, page: int = 5000) -> Iterator[Checked
                 event_chain.c.event_id,
                 event_chain.c.hash,
                 events.c.event_id.label("present"),
+                sa.cast(events.c.private, sa.Text),
                 *_RAW,
             )
             .select_from(joined)
@@ -147,7 +154,7 @@ def walk(conn: Connection, tenant_id: str, page: int = 5000) -> Iterator[Checked
         if not rows:
             return
         for row in rows:
-            yield Checked(row[0], row[1], row[2], row[3], None if row[4] is None else _raw(row[5:]))
+            yield Checked(row[0], row[1], row[2], row[3], None if row[4] is None else _raw(row[6:]), row[5])
         after = rows[-1][0]
 
 
@@ -173,3 +180,11 @@ def chain_length(conn: Connection, tenant_id: str) -> int:
     """How many of the tenant's events are sealed."""
     stmt = sa.select(sa.func.count()).where(event_chain.c.tenant_id == tenant_id)
     return int(conn.execute(stmt).scalar_one())
+
+
+def erasure_payloads(conn: Connection, tenant_id: str, erasure_tag: str) -> list[str]:
+    """The payloads of every committed erasure record of the tenant (sealed or not)."""
+    stmt = sa.select(sa.cast(events.c.payload, sa.Text)).where(
+        events.c.tenant_id == tenant_id, events.c.event_type == erasure_tag
+    )
+    return [str(r[0]) for r in conn.execute(stmt).all()]

@@ -7,6 +7,7 @@ Every function takes a ``Connection`` inside a transaction the caller owns
 from __future__ import annotations
 
 import functools
+import secrets
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -52,6 +53,7 @@ class _Row(msgspec.Struct, frozen=True):
     event_type: str
     schema_version: int
     payload: msgspec.Raw
+    private: msgspec.Raw | None  # the event's private fields (codec.split), or None
     metadata: msgspec.Raw
     occurred_at: datetime
 
@@ -87,10 +89,13 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
             raise InvalidCommand(f"events[{index}].occurred_at must be a timezone-aware datetime")
         if not isinstance(new.metadata, Metadata):
             raise InvalidCommand(f"events[{index}].metadata must be a Metadata")
-        payload = codec.encode(new.event)
+        # A fresh salt per event: the payload's digest of the private fields must
+        # not reveal a short text to someone who guesses it.
+        payload, private = codec.split(new.event, secrets.token_hex(16))
         tag = codec.tag_of(new.event)
-        if len(payload) > max_payload_bytes:
-            raise PayloadTooLarge(tag, len(payload), max_payload_bytes)
+        size = len(payload) + (len(private) if private is not None else 0)
+        if size > max_payload_bytes:
+            raise PayloadTooLarge(tag, size, max_payload_bytes)
         rows.append(
             _Row(
                 seq=index + 1,
@@ -98,6 +103,7 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
                 event_type=tag,
                 schema_version=type(new.event).schema_version,
                 payload=msgspec.Raw(payload),
+                private=None if private is None else msgspec.Raw(private),
                 metadata=msgspec.Raw(_check_metadata(index, new.metadata)),
                 occurred_at=new.occurred_at.astimezone(UTC),  # PostgreSQL refuses offsets beyond 15:59
             )
@@ -113,6 +119,7 @@ _recordset = (
         sa.column("event_type", sa.Text),
         sa.column("schema_version", sa.SmallInteger),
         sa.column("payload", JSONB),
+        sa.column("private", JSONB),
         sa.column("metadata", JSONB),
         sa.column("occurred_at", sa.DateTime(timezone=True)),
     )
@@ -150,6 +157,7 @@ _INSERT = (
             "event_type",
             "schema_version",
             "payload",
+            "private",
             "metadata",
             "occurred_at",
         ],
@@ -161,6 +169,7 @@ _INSERT = (
             _batch.c.event_type,
             _batch.c.schema_version,
             _batch.c.payload,
+            _batch.c.private,
             _batch.c.metadata,
             _batch.c.occurred_at,
         )
@@ -533,6 +542,7 @@ _COLUMNS = (
     sa.cast(events.c.metadata, sa.Text).label("metadata_text"),
     events.c.occurred_at,
     events.c.recorded_at,
+    sa.cast(events.c.private, sa.Text).label("private_text"),
 )
 
 
@@ -567,6 +577,7 @@ def _fetch(conn: Connection, stmt: sa.Select[Any], params: dict[str, Any] | None
 
 
 def _to_recorded(row: Any) -> Recorded:
+    event, erased = codec.decode_stored(row[6], row[7], row[8], row[12])
     return Recorded(
         tenant_id=row[0],
         position=row[1],
@@ -577,7 +588,8 @@ def _to_recorded(row: Any) -> Recorded:
         occurred_at=row[10],
         recorded_at=row[11],
         metadata=_metadata(row[9]),
-        event=codec.decode(row[6], row[7], row[8]),
+        event=event,
+        erased=erased,
     )
 
 
@@ -782,8 +794,10 @@ def events_about(
 ) -> list[Recorded]:
     """The tenant's events whose payload names ``item_id`` (as a memory, item,
     relationship or chosen id), or that observed ``entity`` (type, lower-cased name),
-    in ledger order. A scan of one tenant's events: for audits, not hot paths."""
-    payload = events.c.payload
+    in ledger order. A scan of one tenant's events: for audits, not hot paths.
+    Looks at the private fields too (where ids made of names are kept)."""
+    private = sa.func.coalesce(events.c.private, sa.cast(sa.literal("{}"), JSONB))
+    payload = sa.type_coerce(events.c.payload.op("||")(private), JSONB)
     named = [
         payload["memory_id"].astext == item_id,
         payload["item_id"].astext == item_id,
@@ -809,3 +823,48 @@ def events_about(
 
 # Public: the gap-safe visibility conditions, for other readers of the events table.
 visible_after = _visible_after
+
+
+# --- erasure ---------------------------------------------------------------------------
+
+_READ_TENANT = (
+    sa.select(*_COLUMNS)
+    .where(
+        events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+        events.c.position > sa.bindparam("after_position", type_=sa.BigInteger),
+    )
+    .order_by(events.c.position)
+    .limit(sa.bindparam("limit", type_=sa.Integer))
+)
+
+
+def read_tenant(conn: Connection, tenant_id: str, *, after_position: int = 0, limit: int = 5000) -> list[Recorded]:
+    """A page of the tenant's events in position order, after ``after_position``:
+    every event committed in the caller's snapshot, not only those gap-safe readers
+    see yet (erasure must miss none). Not a follower's cursor: use ``read_all``."""
+    params = {"tenant_id": check_identifier("tenant_id", tenant_id), "after_position": after_position, "limit": limit}
+    return _fetch(conn, _READ_TENANT, params)
+
+
+_ERASE = (
+    events.update()
+    .where(
+        # Not named after columns: an UPDATE reserves those names for its SET values.
+        events.c.tenant_id == sa.bindparam("of_tenant", type_=sa.Text),
+        events.c.position == sa.any_(sa.bindparam("at_positions", type_=sa.ARRAY(sa.BigInteger))),
+        events.c.private.is_not(None),
+    )
+    .values(private=sa.null())  # SQL NULL: a JSONB column would take None as JSON null
+)
+
+
+def erase_private(tx: Connection, tenant_id: str, positions: Iterable[int]) -> int:
+    """Erase the private fields of the tenant's events at ``positions``: the one
+    change the ledger's trigger allows. Returns how many events lost theirs (an
+    event erased before, or with none, is left as it is). Nothing else changes, so
+    the hash chain, which covers the payload and its digest, still verifies."""
+    wanted = sorted(set(positions))
+    if not wanted:
+        return 0
+    tenant_id = check_identifier("tenant_id", tenant_id)
+    return int(tx.execute(_ERASE, {"of_tenant": tenant_id, "at_positions": wanted}).rowcount)

@@ -59,6 +59,10 @@ events = Table(
     Column("event_type", Text, nullable=False),
     Column("schema_version", SmallInteger, nullable=False),
     Column("payload", JSONB, nullable=False),
+    # The event's private fields (what a person said) and the salt of their digest
+    # in the payload; NULL once erased (the one update the trigger allows), or for
+    # an event with none. Outside the hash chain, which covers the digest instead.
+    Column("private", JSONB, nullable=True),
     Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     Column("occurred_at", DateTime(timezone=True), nullable=False),
     Column("recorded_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
