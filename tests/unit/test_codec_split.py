@@ -79,7 +79,7 @@ def test_every_private_field_is_a_field_of_its_event() -> None:
 
 @pytest.mark.parametrize("event", SAMPLES, ids=lambda e: type(e).__name__)
 def test_split_keeps_private_fields_out_of_the_payload_and_joins_them_back(event: Event) -> None:
-    payload, private = codec.split(event, SALT)
+    payload, private, _ = codec.split(event, SALT)
     assert private is not None
     public, secret = json.loads(payload), json.loads(private)
     names = set(type(event).private_fields)
@@ -87,6 +87,7 @@ def test_split_keeps_private_fields_out_of_the_payload_and_joins_them_back(event
     assert set(secret) == names | {codec.SALT_KEY}
     assert public[codec.DIGEST_KEY] == codec.private_digest(SALT, {n: secret[n] for n in names})
     assert b"Zorblaxify" not in payload and b"zorblaxify" not in payload
+    assert codec.split(event, SALT).size == len(codec.encode(event))
 
     decoded, erased = codec.decode_stored(codec.tag_of(event), type(event).schema_version, _pg_text(payload),
                                           _pg_text(private))
@@ -96,16 +97,17 @@ def test_split_keeps_private_fields_out_of_the_payload_and_joins_them_back(event
 
 def test_the_digest_depends_on_the_salt_and_on_every_private_byte() -> None:
     event = SAMPLES[0]
-    first, _ = codec.split(event, SALT)
-    other_salt, _ = codec.split(event, "b2" * 16)
-    other_text, _ = codec.split(msgspec.structs.replace(event, text="I use Zorblaxifx"), SALT)
+    first, _, _ = codec.split(event, SALT)
+    other_salt, _, _ = codec.split(event, "b2" * 16)
+    other_text, _, _ = codec.split(msgspec.structs.replace(event, text="I use Zorblaxifx"), SALT)
     digests = {json.loads(p)[codec.DIGEST_KEY] for p in (first, other_salt, other_text)}
     assert len(digests) == 3
 
 
 def test_an_event_without_private_fields_is_stored_whole() -> None:
     event = ApiKeyIssued(key_id="k1", key_sha256="0" * 64, label="bot")
-    assert codec.split(event, SALT) == (codec.encode(event), None)
+    encoded = codec.encode(event)
+    assert codec.split(event, SALT) == (encoded, None, len(encoded))
 
 
 def test_split_refuses_an_invalid_event_and_a_missing_salt() -> None:
@@ -118,7 +120,7 @@ def test_split_refuses_an_invalid_event_and_a_missing_salt() -> None:
 
 @pytest.mark.parametrize("event", SAMPLES, ids=lambda e: type(e).__name__)
 def test_an_erased_event_reads_as_placeholders_with_its_public_fields_intact(event: Event) -> None:
-    payload, _ = codec.split(event, SALT)
+    payload, _, _ = codec.split(event, SALT)
     decoded, erased = codec.decode_stored(codec.tag_of(event), type(event).schema_version, _pg_text(payload), None)
     assert erased
     assert type(decoded) is type(event)
@@ -132,7 +134,7 @@ def test_an_erased_event_reads_as_placeholders_with_its_public_fields_intact(eve
 
 
 def test_private_intact_detects_a_changed_or_smuggled_private_part() -> None:
-    payload, private = codec.split(SAMPLES[0], SALT)
+    payload, private, _ = codec.split(SAMPLES[0], SALT)
     assert private is not None
     payload_text, private_text = _pg_text(payload), _pg_text(private)
     assert codec.private_intact(payload_text, private_text)
@@ -147,7 +149,7 @@ def test_private_intact_detects_a_changed_or_smuggled_private_part() -> None:
 
 
 def test_is_erased_only_for_a_split_event_without_its_private_part() -> None:
-    payload, private = codec.split(SAMPLES[0], SALT)
+    payload, private, _ = codec.split(SAMPLES[0], SALT)
     assert private is not None
     assert codec.is_erased(payload.decode(), None)
     assert not codec.is_erased(payload.decode(), private.decode())
@@ -171,7 +173,7 @@ def test_the_erasure_record_has_no_private_fields() -> None:
 @given(st.text(max_size=300).filter(lambda t: "\x00" not in t))
 def test_any_text_round_trips_through_the_split(text: str) -> None:
     event = TurnRecorded(turn_id="t1", role="user", text=text)
-    payload, private = codec.split(event, SALT)
+    payload, private, _ = codec.split(event, SALT)
     assert private is not None
     decoded, _ = codec.decode_stored("turn.recorded", 2, _pg_text(payload), _pg_text(private))
     assert decoded == event

@@ -167,10 +167,12 @@ _SORTED = msgspec.json.Encoder(order="sorted")
 
 class Split(NamedTuple):
     """An event as the ledger stores it: the chained payload, and the private part
-    (None for an event without private fields)."""
+    (None for an event without private fields); ``size`` is the length of the
+    event's whole JSON (``encode``), which payload limits are about."""
 
     payload: bytes
     private: bytes | None
+    size: int
 
 
 def private_digest(salt: str, fields: Mapping[str, Any]) -> str:
@@ -193,14 +195,14 @@ def split(event: Event, salt: str) -> Split:
     data = encode(event)
     names = type(event).private_fields
     if not names:
-        return Split(data, None)
+        return Split(data, None, len(data))
     if not salt:
         raise ValueError("a salt is needed to split an event with private fields")
     public = msgspec.json.decode(data)
     private = {name: public.pop(name) for name in names if name in public}
     public[DIGEST_KEY] = private_digest(salt, private)
     private[SALT_KEY] = salt
-    return Split(_ENCODER.encode(public), _ENCODER.encode(private))
+    return Split(_ENCODER.encode(public), _ENCODER.encode(private), len(data))
 
 
 def decode_stored(tag: str, version: int, payload: str, private: str | None) -> tuple[Event, bool]:

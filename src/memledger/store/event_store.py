@@ -91,10 +91,9 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
             raise InvalidCommand(f"events[{index}].metadata must be a Metadata")
         # A fresh salt per event: the payload's digest of the private fields must
         # not reveal a short text to someone who guesses it.
-        payload, private = codec.split(new.event, secrets.token_hex(16))
+        payload, private, size = codec.split(new.event, secrets.token_hex(16))
         tag = codec.tag_of(new.event)
-        size = len(payload) + (len(private) if private is not None else 0)
-        if size > max_payload_bytes:
+        if size > max_payload_bytes:  # the event's whole JSON, however it is stored
             raise PayloadTooLarge(tag, size, max_payload_bytes)
         rows.append(
             _Row(
