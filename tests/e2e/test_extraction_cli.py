@@ -75,12 +75,17 @@ def caused_by(engine: Engine, tenant: str, turn_event_id: str) -> list[Event]:
     """The committed events a turn caused (not through the gap-safe reader, which holds new
     events back while any older transaction on the shared test server is open)."""
     stmt = (
-        sa.select(events.c.event_type, events.c.schema_version, sa.cast(events.c.payload, sa.Text))
+        sa.select(
+            events.c.event_type,
+            events.c.schema_version,
+            sa.cast(events.c.payload, sa.Text),
+            sa.cast(events.c.private, sa.Text),  # an event's private fields are stored apart
+        )
         .where(events.c.tenant_id == tenant, events.c.metadata["causation_id"].astext == turn_event_id)
         .order_by(events.c.position)
     )
     with engine.connect() as conn:
-        return [codec.decode(*row) for row in conn.execute(stmt).all()]
+        return [codec.decode_stored(*row)[0] for row in conn.execute(stmt).all()]
 
 
 def test_extract_once_prints_the_report_and_exits_0(

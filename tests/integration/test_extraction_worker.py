@@ -161,7 +161,7 @@ def committed(engine: Engine, *where: sa.ColumnElement[bool]) -> list[Recorded]:
             events.c.tenant_id, events.c.position, sa.cast(events.c.tx_id, sa.Text), events.c.stream_id,
             events.c.stream_version, events.c.event_id, events.c.event_type, events.c.schema_version,
             sa.cast(events.c.payload, sa.Text), sa.cast(events.c.metadata, sa.Text),
-            events.c.occurred_at, events.c.recorded_at,
+            events.c.occurred_at, events.c.recorded_at, sa.cast(events.c.private, sa.Text),
         )
         .where(*where)
         .order_by(events.c.tx_id, events.c.position)
@@ -172,7 +172,7 @@ def committed(engine: Engine, *where: sa.ColumnElement[bool]) -> list[Recorded]:
         Recorded(
             tenant_id=r[0], position=r[1], tx_id=int(r[2]), stream_id=r[3], stream_version=r[4], event_id=r[5],
             occurred_at=r[10], recorded_at=r[11], metadata=msgspec.json.decode(r[9], type=Metadata),
-            event=codec.decode(r[6], r[7], r[8]),
+            event=codec.decode_stored(r[6], r[7], r[8], r[12])[0],
         )
         for r in rows
     ]
