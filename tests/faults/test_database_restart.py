@@ -114,7 +114,7 @@ def resumed(background: bootstrap.Background) -> bool:
 def test_a_crash_in_the_middle_of_ingestion_loses_and_repeats_no_turn_and_everything_resumes(pg: OwnServer) -> None:
     database = pg.database("restart")
     engine = database.engine
-    batches = turn_batches(400, 4, "r")
+    batches = turn_batches(240, 4, "r")
     every_turn = {str(t.turn_id) for batch in batches for t in batch}
     background = bootstrap.start_background(database)
     worker = background.loop.worker

@@ -142,7 +142,7 @@ def _kill_writers(engine: Engine) -> int:
 def test_background_transactions_killed_mid_batch_lose_and_repeat_nothing(pg: OwnServer) -> None:
     database = pg.database("killed")
     engine = database.engine
-    batches = turn_batches(300, 50, "k")
+    batches = turn_batches(200, 50, "k")
     for batch in batches:
         record_turns(database.for_tenant(TENANT), TENANT, batch)
     every_turn = {str(t.turn_id) for batch in batches for t in batch}
