@@ -7,6 +7,10 @@ batch and two runners of one projection never apply the same events.
 A projector that cannot apply an event stops there: the events before it are
 applied, the checkpoint stays just before it, and ``status`` shows the event and
 the error. It does not skip; after a fix, ``reset_failure`` lets it go on.
+
+Erasure: erased events are skipped, and at a ``SubjectErased`` record the tenant
+is refolded (``refold``) in the batch's transaction, so the live rows equal those
+of a rebuild, which never sees the erased events (docs/adr/0006).
 """
 
 from __future__ import annotations
@@ -273,6 +277,10 @@ def follow(
     backoff = Backoff("projectors", log)
     installed: set[str] = set()
     stopped: dict[str, float] = {}  # a failed projection's name -> when to look at it again
+    try:  # before the first should_stop: a caller may read the tables in it
+        _install(engine, projectors, installed)
+    except OUTAGES as e:
+        backoff.wait(e, should_stop)  # each round installs what is still missing
     while not should_stop():
         try:
             busy = _follow_round(engine, projectors, installed, stopped, batch_size)
@@ -296,10 +304,8 @@ def _follow_round(
 ) -> bool:
     """One batch for each projector that is not stopped; True if any applied events."""
     busy = False
+    _install(engine, projectors, installed)
     for projector in projectors:
-        if projector.name not in installed:
-            install(engine, projector)
-            installed.add(projector.name)
         if stopped.get(projector.name, 0.0) > time.monotonic():
             continue
         try:
@@ -312,6 +318,13 @@ def _follow_round(
         if stopped.pop(projector.name, None) is not None:
             log.info("projection %s goes on: its failure was reset", projector.name)
     return busy
+
+
+def _install(engine: Engine, projectors: Sequence[Projector], installed: set[str]) -> None:
+    for projector in projectors:
+        if projector.name not in installed:
+            install(engine, projector)
+            installed.add(projector.name)
 
 
 def wait_for(
