@@ -1,16 +1,23 @@
 """Benchmark of extraction: heuristic throughput through the whole worker, and the
 delay from a turn being recorded to its facts being visible in the read models.
 
-    python scripts/bench_extraction.py [--quick]
+    python scripts/bench_extraction.py [--quick] [--batch-turns N]
 
 1. Throughput: N realistic user turns (from memledger.workload) are recorded, then
    timed: the worker reads them, extracts (heuristic), appends the results, and the
    read models (turns, facts, entities, relationships) project them. The embeddings
-   projection is left out: it is measured in scripts/bench_context.py.
+   projection is left out: it is measured in scripts/bench_context.py. Besides wall
+   time, the CPU spent per turn: this process's (``time.process_time``: the worker,
+   the extractor and the projectors' Python) and the PostgreSQL backends' serving its
+   connections (from /proc, when the server runs on this machine). On a shared
+   machine the CPU figures move much less than the wall-clock ones; the load average
+   is printed with them.
 2. Delay: with the worker loop and the projectors running live (woken by new turns,
    polling as a fallback), turns are recorded at 50 turns/s; for each, the time from
    the append's commit to a fact citing that turn being in the facts table.
 
+With no DATABASE_URL, a private embedded server is started (and removed after), so
+that no other process's open transaction holds the gap-safe readers back.
 The last line is one JSON object.
 """
 
@@ -18,11 +25,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -40,16 +52,54 @@ from memledger.workload import generate
 READ_MODELS = ("turns", "facts", "entities", "relationships")
 
 
-def fresh_database() -> tuple[bootstrap.Database, sa.engine.URL]:
-    settings = Settings()
-    base, _ = bootstrap.server_url(settings)
-    name = f"bench_extraction_{uuid.uuid4().hex[:8]}"
-    url = db.ensure_database(base.set(database="postgres"), name)
-    engine = db.create_engine(url, pool_size=8)
-    migrate.upgrade(engine)
-    for name_ in READ_MODELS:
-        runner.install(engine, registry.by_name(name_))
-    return bootstrap.Database(engine=engine, url=url, embedded=not settings.database_url, settings=settings), base
+class BackendCpu:
+    """CPU seconds used so far by the PostgreSQL backends of an engine's connections,
+    read from /proc; None when the server is not on this machine."""
+
+    def __init__(self, engine: sa.engine.Engine) -> None:
+        self.pids: set[int] = set()
+        self.tick = os.sysconf("SC_CLK_TCK")
+        sa.event.listen(engine, "connect", self._connected)
+
+    def _connected(self, dbapi_connection: object, _record: object) -> None:
+        self.pids.add(dbapi_connection.info.backend_pid)  # type: ignore[attr-defined]
+
+    def seconds(self) -> float | None:
+        total, seen = 0.0, False
+        for pid in self.pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended (its CPU is lost) or not on this machine
+            total += (int(fields[11]) + int(fields[12])) / self.tick
+            seen = True
+        return total if seen else None
+
+
+class Database:
+    """A fresh benchmark database: on a private embedded server unless DATABASE_URL is set."""
+
+    def __init__(self) -> None:
+        settings = Settings()
+        if settings.database_url:
+            self.base, _ = bootstrap.server_url(settings)
+            self.stop_server: Callable[[], None] = lambda: None
+        else:
+            self.base, self.stop_server = db.start_temporary(Path(tempfile.mkdtemp(prefix="bench-extraction-")) / "pg")
+        self.url = db.ensure_database(self.base.set(database="postgres"), f"bench_extraction_{uuid.uuid4().hex[:8]}")
+        engine = db.create_engine(self.url, pool_size=8)
+        self.cpu = BackendCpu(engine)
+        migrate.upgrade(engine)
+        for name in READ_MODELS:
+            runner.install(engine, registry.by_name(name))
+        self.database = bootstrap.Database(
+            engine=engine, url=self.url, embedded=not settings.database_url, settings=settings, app_engine=engine
+        )
+
+    def close(self) -> None:
+        self.database.close()
+        drop(self.base, self.url)
+        self.stop_server()
 
 
 def drop(base: sa.engine.URL, url: sa.engine.URL) -> None:
@@ -71,24 +121,38 @@ def user_turns(count: int) -> list[TurnInput]:
     return turns[:count]
 
 
-def throughput(database: bootstrap.Database, count: int) -> dict[str, float]:
+def throughput(bench: Database, count: int, batch_turns: int | None) -> dict[str, Any]:
+    database = bench.database
     turns = user_turns(count)
     for start in range(0, len(turns), 500):
         record_turns(database.engine, "bench", turns[start : start + 500])
     worker = bootstrap.build_worker(database)
-    started = time.perf_counter()
+    if batch_turns:
+        worker.config.batch_turns = batch_turns
+    worker.install()
+    time.sleep(0.5)  # let the recording's backends settle before the clocks start
+    marks = [(time.perf_counter(), time.process_time(), bench.cpu.seconds())]
     report = worker.drain()
-    extracted = time.perf_counter()
+    marks.append((time.perf_counter(), time.process_time(), bench.cpu.seconds()))
     for name in READ_MODELS:
         runner.catch_up(database.engine, registry.by_name(name))
-    done = time.perf_counter()
+    marks.append((time.perf_counter(), time.process_time(), bench.cpu.seconds()))
+
+    def per_turn(stage: int, clock: int) -> float | None:
+        before, after = marks[stage][clock], marks[stage + 1][clock]
+        return None if before is None or after is None else round(1000 * (after - before) / report.turns, 3)
+
     return {
         "turns": report.turns,
         "events": report.events,
-        "worker_turns_per_s": report.turns / (done - started),
-        "extract_append_turns_per_s": report.turns / (extracted - started),
-        "project_s": done - extracted,
+        "worker_turns_per_s": report.turns / (marks[2][0] - marks[0][0]),
+        "extract_append_turns_per_s": report.turns / (marks[1][0] - marks[0][0]),
+        "project_s": marks[2][0] - marks[1][0],
         "batch_turns": worker.config.batch_turns,
+        "worker_cpu_ms_per_turn": per_turn(0, 1),
+        "worker_server_cpu_ms_per_turn": per_turn(0, 2),
+        "project_cpu_ms_per_turn": per_turn(1, 1),
+        "project_server_cpu_ms_per_turn": per_turn(1, 2),
     }
 
 
@@ -158,28 +222,50 @@ def delay(database: bootstrap.Database, seconds: float, rate: float = 50.0) -> d
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smaller run, under a minute")
+    parser.add_argument("--batch-turns", type=int, default=None, help="turns per batch (default: the setting, 10)")
     args = parser.parse_args()
-    database, base = fresh_database()
+    load_before = os.getloadavg()[0]
+    bench = Database()
     try:
         count = 1000 if args.quick else 5000
-        result = throughput(database, count)
-        print(f"worker throughput: {result['turns']} turns -> {result['events']} events in batches of "
-              f"{result['batch_turns']}: {result['worker_turns_per_s']:.0f} turns/s through the whole worker "
-              f"(extract+append alone {result['extract_append_turns_per_s']:.0f} turns/s; projecting took "
-              f"{result['project_s']:.2f} s)")
-        lag = delay(database, 8 if args.quick else 20)
-        print(f"delay at 50 turns/s: {lag['live_seen']}/{lag['live_turns']} turns seen; "
-              f"p50 {lag['delay_p50_ms']:.0f} ms, p99 {lag['delay_p99_ms']:.0f} ms")
-        print(json.dumps({
-            "worker_turns_per_s": round(result["worker_turns_per_s"], 1),
-            "extract_append_turns_per_s": round(result["extract_append_turns_per_s"], 1),
-            "turns": result["turns"],
-            "delay_p50_ms": round(lag["delay_p50_ms"], 1),
-            "delay_p99_ms": round(lag["delay_p99_ms"], 1),
-        }))
+        result = throughput(bench, count, args.batch_turns)
+        print(
+            f"worker throughput: {result['turns']} turns -> {result['events']} events in batches of "
+            f"{result['batch_turns']}: {result['worker_turns_per_s']:.0f} turns/s through the whole worker "
+            f"(extract+append alone {result['extract_append_turns_per_s']:.0f} turns/s; projecting took "
+            f"{result['project_s']:.2f} s)"
+        )
+        print(
+            f"CPU per turn: worker {result['worker_cpu_ms_per_turn']} ms here + "
+            f"{result['worker_server_cpu_ms_per_turn']} ms in PostgreSQL; projecting "
+            f"{result['project_cpu_ms_per_turn']} ms + {result['project_server_cpu_ms_per_turn']} ms"
+        )
+        lag = delay(bench.database, 8 if args.quick else 20)
+        print(
+            f"delay at 50 turns/s: {lag['live_seen']}/{lag['live_turns']} turns seen; "
+            f"p50 {lag['delay_p50_ms']:.0f} ms, p99 {lag['delay_p99_ms']:.0f} ms"
+        )
+        load = (round(load_before, 2), round(os.getloadavg()[0], 2))
+        print(f"load average (1 min) before and after: {load[0]}, {load[1]} on {os.cpu_count()} cores")
+        print(
+            json.dumps(
+                {
+                    "worker_turns_per_s": round(result["worker_turns_per_s"], 1),
+                    "extract_append_turns_per_s": round(result["extract_append_turns_per_s"], 1),
+                    "turns": result["turns"],
+                    "batch_turns": result["batch_turns"],
+                    "worker_cpu_ms_per_turn": result["worker_cpu_ms_per_turn"],
+                    "worker_server_cpu_ms_per_turn": result["worker_server_cpu_ms_per_turn"],
+                    "project_cpu_ms_per_turn": result["project_cpu_ms_per_turn"],
+                    "project_server_cpu_ms_per_turn": result["project_server_cpu_ms_per_turn"],
+                    "delay_p50_ms": round(lag["delay_p50_ms"], 1),
+                    "delay_p99_ms": round(lag["delay_p99_ms"], 1),
+                    "load_average": load,
+                }
+            )
+        )
     finally:
-        database.close()
-        drop(base, database.url)
+        bench.close()
 
 
 if __name__ == "__main__":

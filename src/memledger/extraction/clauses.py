@@ -54,13 +54,14 @@ EXPLICIT = 0.9
 HEDGED = 0.6
 
 
-def clause_relations(speaker: Party, sentence: Sentence) -> list[Edge]:
-    """The edges the clauses of one (non-question) sentence state."""
+def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] | None = None) -> list[Edge]:
+    """The edges the clauses of one (non-question) sentence state; ``clauses`` are the
+    sentence's (``sentence_clauses``), if the caller has them already."""
     confidence = HEDGED if sentence.hedged else EXPLICIT
     edges: list[Edge] = []
     previous: list[Party] = []
     last_mention: Mention | None = None
-    for clause in split_clauses(clause_items(sentence)):
+    for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:
             continue
         inherited = previous
@@ -72,6 +73,11 @@ def clause_relations(speaker: Party, sentence: Sentence) -> list[Edge]:
         mentions = [item for item in clause.items if isinstance(item, Mention)]
         last_mention = mentions[-1] if mentions else last_mention
     return edges
+
+
+def sentence_clauses(sentence: Sentence) -> list[Clause]:
+    """The clauses of a sentence. Read-only to their readers, so one split serves them all."""
+    return split_clauses(clause_items(sentence))
 
 
 @dataclass(slots=True)

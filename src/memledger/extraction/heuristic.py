@@ -19,7 +19,7 @@ from itertools import pairwise
 
 from memledger.events.keys import normalise_name
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations
+from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
 from memledger.extraction.patterns import (
@@ -45,10 +45,9 @@ from memledger.extraction.triggers import (
     POSSESSIVE_USER,
     PROJECT_LABELS,
     STACK_LABELS,
+    Clause,
     Item,
-    clause_items,
     find_triggers,
-    split_clauses,
 )
 
 
@@ -142,8 +141,9 @@ def extract_text(text: str, user: str = "user") -> TurnExtraction:
         if not sentence.question:
             header = _listed(found, sentence, header, edges)
             if not (header and sentence.lows[:1] in (["-"], ["*"], ["•"])):
-                edges.extend(clause_relations(found.speaker(), sentence))
-                edges.extend(_terse_relations(found.speaker(), sentence))
+                clauses = sentence_clauses(sentence)
+                edges.extend(clause_relations(found.speaker(), sentence, clauses))
+                edges.extend(_terse_relations(found.speaker(), sentence, clauses))
         for edge in edges:
             found.apply(edge)
         if not sentence.question:
@@ -178,12 +178,12 @@ def _labelled_edges(speaker: Party, labelled: list[tuple[str, Sentence]]) -> lis
     return edges
 
 
-def _terse_relations(speaker: Party, sentence: Sentence) -> list[Edge]:
+def _terse_relations(speaker: Party, sentence: Sentence, clauses: list[Clause]) -> list[Edge]:
     """Statements without a verb: "Ansible for config, Terraform for provisioning", "we're
     a C# shop", "Our frontend: Vue + Vite", and "our Postgres cluster" (the speaker's)."""
     confidence = min(HEDGED if sentence.hedged else EXPLICIT, 0.75)
     edges: list[Edge] = []
-    for clause in split_clauses(clause_items(sentence)):
+    for clause in clauses:
         items, words = clause.items, clause.words
         triggers = find_triggers(words)
         negated = any(w in NEGATIONS for w in words)

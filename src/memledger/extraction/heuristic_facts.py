@@ -99,6 +99,44 @@ _DECISION = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed) (?:to |on |
                        r"([^,.;!]+)|\bdecision:\s*([^.;!]+)")
 
 
+# Words one of which every match of a pattern contains, read off the pattern: a sentence
+# holding none of them is not searched. Most sentences state no rule, plan, preference
+# or personal fact, and a substring test costs a fraction of a search (the searches
+# were a quarter of the extractor's time).
+_NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
+    _PREFERS: ("prefer", "like", "love", "want", "hate", "can't", "please", "always"),
+    _CONSTRAINT: ("must", "cannot", "can't", "can not", "have to", "has to", "need", "never", "not allowed",
+                  "may not", "always", "don't ever", "do not ever", "hard constraint"),
+    _BUDGET: ("budget",),
+    _DEADLINE: ("deadline",),
+    _GOAL: ("goal", "want", "trying", "hoping", "plan", "aim"),
+    _PROCEDURE: (":", ", "),
+    _TERM: ("means", "stands for", "short for", "refers to", "we mean", "we call"),
+    _TASK: ("finished", "completed", "fixed", "shipped", "merged", "deployed", "released", "closed",
+            "wrapped up", "started", "blocked", "stuck on", "done with"),
+    _DECISION: ("decided", "agreed", "decision:"),
+    **{pattern: needs for (key, pattern), needs in zip(_PERSONAL, (
+        ("allergic",),
+        ("vegetarian", "vegan", "pescatarian", "gluten-free", "lactose intolerant", "halal", "kosher"),
+        ("live", "based", "moved"),
+        ("from",),
+        ("my name is", "call me"),
+        ("i'm a", "i am a"),
+        ("my birthday is",),
+        ("i have",),
+        ("i have",),
+    ), strict=True)},
+}
+
+
+def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern.search(text)``, skipped when ``text`` lacks every word the pattern needs."""
+    for need in _NEEDS.get(pattern, ("",)):  # a loop: cheaper than any() over a generator
+        if need in text:
+            return pattern.search(text)
+    return None
+
+
 def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge]) -> list[FactCandidate]:
     """The facts one (non-question) sentence states, given the edges read from it."""
     confidence = 0.6 if sentence.hedged else 0.85
@@ -154,7 +192,7 @@ def _pattern_facts(sentence: Sentence, statement: str, confidence: float
     preference = _preference(lowered, statement, confidence)
     yield from preference
     for key, pattern in _PERSONAL:
-        match = pattern.search(lowered)
+        match = _search(pattern, lowered)
         if match:
             value = statement[match.start(1) : match.end(1)].strip()
             yield _fact(key, statement, "personal_fact", confidence, "user", value)
@@ -164,7 +202,7 @@ def _pattern_facts(sentence: Sentence, statement: str, confidence: float
 
 
 def _preference(lowered: str, statement: str, confidence: float) -> list[FactCandidate]:
-    if not _PREFERS.search(lowered):
+    if not _search(_PREFERS, lowered):
         return []
     found = [
         _fact(key, statement, "preference", confidence, "user", match.group(1))
@@ -172,7 +210,7 @@ def _preference(lowered: str, statement: str, confidence: float) -> list[FactCan
     ]
     if found:
         return found
-    match = _PREFERS.search(lowered)
+    match = _search(_PREFERS, lowered)
     rest = lowered[match.end() :] if match else ""
     topic = _topic(rest)
     if not topic:
@@ -181,24 +219,24 @@ def _preference(lowered: str, statement: str, confidence: float) -> list[FactCan
 
 
 def _rules(lowered: str, statement: str, confidence: float) -> Iterator[FactCandidate]:
-    budget = _BUDGET.search(lowered)
+    budget = _search(_BUDGET, lowered)
     if budget:
         key = f"budget: {_topic(budget.group(1))}" if budget.group(1) else "budget"
         yield _fact(key, statement, "constraint", confidence, "project", budget.group(2))
-    deadline = _DEADLINE.search(lowered)
+    deadline = _search(_DEADLINE, lowered)
     if deadline:
         key = f"deadline: {_topic(deadline.group(1))}" if deadline.group(1) else "deadline"
         yield _fact(key, statement, "constraint", confidence, "project", deadline.group(2))
-    constraint = _CONSTRAINT.search(lowered)
+    constraint = _search(_CONSTRAINT, lowered)
     if constraint and not budget and not deadline:
         topic = _topic(next(group for group in constraint.groups() if group))
         if topic:
             yield _fact(f"constraint: {topic}", statement, "constraint", confidence, "project")
-    term = _TERM.search(lowered)
+    term = _search(_TERM, lowered)
     if term:
         name = next(group for group in term.groups() if group)
         yield _fact(f"term: {name.strip()}", statement, "terminology", confidence, "project")
-    procedure = _PROCEDURE.search(lowered)
+    procedure = _search(_PROCEDURE, lowered)
     if procedure:
         topic = procedure.group(1) or procedure.group(3)
         yield _fact(f"procedure: {topic}", statement, "procedure", confidence, "project")
@@ -211,7 +249,7 @@ def _plans(lowered: str, statement: str, confidence: float) -> Iterator[FactCand
         (_DECISION, "decision", "project", "decision"),
     )
     for pattern, category, scope, prefix in plans:
-        match = pattern.search(lowered)
+        match = _search(pattern, lowered)
         if match is None:
             continue
         groups = [group for group in match.groups() if group]

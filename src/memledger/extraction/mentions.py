@@ -235,6 +235,8 @@ def _name_like(word: str) -> bool:
 
 def _odd_shape(word: str) -> bool:
     """CamelCase (nRF52, macOS), versioned (GPT-4) or dotted (fly.io)."""
+    if word.islower() and "." not in word:
+        return False  # most words: no capital inside, none first (for a digit to count), no dot
     if word[-1] == "s" and word[:-1].isupper():
         return False  # a plural acronym: "SLAs", "APIs"
     inner_upper = any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
