@@ -122,9 +122,7 @@ def _vectors(engine: Engine, tenant: str) -> dict[tuple[str, str], str]:
     with engine.connect() as conn:
         # text(): a test's direct look at the embeddings projection.
         rows = conn.execute(
-            sa.text(
-                "SELECT item_kind, item_id, embedding::text FROM proj_embeddings.embeddings WHERE tenant_id = :t"
-            ),
+            sa.text("SELECT item_kind, item_id, embedding::text FROM proj_embeddings.embeddings WHERE tenant_id = :t"),
             {"t": tenant},
         ).all()
     return {(r[0], r[1]): r[2][1:60] for r in rows}
@@ -215,10 +213,16 @@ def test_nor_the_vectors_of_it(engine: Engine, erased: Erased) -> None:
 def test_the_other_person_keeps_what_they_said(engine: Engine, erased: Erased) -> None:
     with engine.connect() as conn:
         # text(): a test's direct look at the read models.
-        texts = set(conn.execute(sa.text("SELECT text FROM proj_turns.turns WHERE tenant_id = :t"),
-                                 {"t": erased.tenant}).scalars())
-        entities = set(conn.execute(sa.text("SELECT entity_id FROM proj_entities.entities WHERE tenant_id = :t"),
-                                    {"t": erased.tenant}).scalars())
+        texts = set(
+            conn.execute(
+                sa.text("SELECT text FROM proj_turns.turns WHERE tenant_id = :t"), {"t": erased.tenant}
+            ).scalars()
+        )
+        entities = set(
+            conn.execute(
+                sa.text("SELECT entity_id FROM proj_entities.entities WHERE tenant_id = :t"), {"t": erased.tenant}
+            ).scalars()
+        )
         bystander = conn.execute(sa.text("SELECT count(*) FROM proj_turns.turns WHERE tenant_id = 't-bystander'"))
     assert texts == set(GRACE)
     assert "tool:postgresql" in entities  # Ada named it too, but so did Grace
@@ -284,7 +288,7 @@ def _turn_row(engine: Engine, tenant: str) -> int:
 REFUSED = {
     "private-and-payload": "UPDATE events SET private = NULL, payload = payload || '{\"x\": 1}' WHERE {where}",
     "private-and-tenant": "UPDATE events SET private = NULL, tenant_id = 'thief' WHERE {where}",
-    "private-and-metadata": "UPDATE events SET private = NULL, metadata = '{\"actor\": \"x\"}' WHERE {where}",
+    "private-and-metadata": 'UPDATE events SET private = NULL, metadata = \'{"actor": "x"}\' WHERE {where}',
     "private-rewritten": "UPDATE events SET private = jsonb_set(private, '{text}', '\"forged\"') WHERE {where}",
     "private-emptied": "UPDATE events SET private = '{}'::jsonb WHERE {where}",
     "delete": "DELETE FROM events WHERE {where}",
@@ -345,8 +349,9 @@ def test_verify_notices_an_erasure_nobody_recorded(engine: Engine) -> None:
     integrity.seal(engine)
     with engine.begin() as tx:  # allowed by the trigger, but not done by erase: no SubjectErased
         # text(): the raw update the service would never make without its record.
-        tx.execute(sa.text("UPDATE events SET private = NULL WHERE tenant_id = 't-silent' AND position = :p"),
-                   {"p": position})
+        tx.execute(
+            sa.text("UPDATE events SET private = NULL WHERE tenant_id = 't-silent' AND position = :p"), {"p": position}
+        )
     (finding,) = integrity.verify(engine, "t-silent").findings
     assert finding.position == position
     assert finding.problem.startswith("erased without a record")
@@ -394,10 +399,14 @@ def test_live_projections_equal_a_rebuild_across_erasures(database: TestDatabase
         append_in_transactions(fresh, appends[:half], per_tx=20)
         for projector in _read_models():
             runner.catch_up(fresh, projector, batch_size=97)  # batches that cut through the erasures' work
-        users = sorted({
-            (a.tenant_id, n.event.subject) for a in appends for n in a.events
-            if isinstance(n.event, TurnRecorded) and n.event.subject
-        })
+        users = sorted(
+            {
+                (a.tenant_id, n.event.subject)
+                for a in appends
+                for n in a.events
+                if isinstance(n.event, TurnRecorded) and n.event.subject
+            }
+        )
         first = erasure.erase(fresh, users[0][0], users[0][1], refresh=False, vacuum_after=False)
         append_in_transactions(fresh, appends[half:], per_tx=20)
         second = erasure.erase(fresh, users[-1][0], users[-1][1], refresh=False, vacuum_after=False)

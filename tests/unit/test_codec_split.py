@@ -38,28 +38,55 @@ FIXTURES = Path(__file__).parent / "fixtures" / "events"
 SAMPLES: list[Event] = [
     TurnRecorded(turn_id="t1", role="user", text="I use Zorblaxify", scopes=Scopes(user="ada"), subject="ada"),
     FactExtracted(
-        memory_id="fact-1", scope="user", scope_key="ada", key="deploy tool", statement="I use Zorblaxify",
-        category="technical_fact", confidence=0.9, source_turns=("t1",), value="Zorblaxify",
+        memory_id="fact-1",
+        scope="user",
+        scope_key="ada",
+        key="deploy tool",
+        statement="I use Zorblaxify",
+        category="technical_fact",
+        confidence=0.9,
+        source_turns=("t1",),
+        value="Zorblaxify",
     ),
     EntityObserved(
-        name="Zorblaxify", entity_type="tool", confidence=0.8, aliases=("Zorb",), description="a deploy tool",
+        name="Zorblaxify",
+        entity_type="tool",
+        confidence=0.8,
+        aliases=("Zorb",),
+        description="a deploy tool",
         source_turns=("t1",),
     ),
     RelationshipObserved(
-        relationship_id="user:ada|USES|tool:zorblaxify", source_name="ada", source_type="user", relation="USES",
-        target_name="Zorblaxify", target_type="tool", confidence=0.9, context="for deploys", source_turns=("t1",),
+        relationship_id="user:ada|USES|tool:zorblaxify",
+        source_name="ada",
+        source_type="user",
+        relation="USES",
+        target_name="Zorblaxify",
+        target_type="tool",
+        confidence=0.9,
+        context="for deploys",
+        source_turns=("t1",),
     ),
     MemoryReinforced(item_id="tool:zorblaxify", item_kind="entity", confidence=0.9, source_turns=("t1",)),
     MemoryPromoted(
-        memory_id="promoted-1", kind="decision", scope="project", scope_key="apollo", key="deploy tool",
-        statement="Deploy with Zorblaxify", source_turns=("t1",),
+        memory_id="promoted-1",
+        kind="decision",
+        scope="project",
+        scope_key="apollo",
+        key="deploy tool",
+        statement="Deploy with Zorblaxify",
+        source_turns=("t1",),
     ),
     MemoryRetracted(item_id="user:ada|USES|tool:zorblaxify", item_kind="relationship", reason="no longer"),
     MemoryRestored(item_id="user:ada|USES|tool:zorblaxify", item_kind="relationship", reason="by mistake"),
     ConflictResolved(conflict_id="project:apollo:deploy tool", chosen_memory_id="fact-1", reason="newer"),
     ContextServed(
-        request="what do I deploy with?", scopes=Scopes(user="ada"), item_ids=("fact-1", "tool:zorblaxify"),
-        selector_version="1", formatter_version="1", block_hash="0" * 64,
+        request="what do I deploy with?",
+        scopes=Scopes(user="ada"),
+        item_ids=("fact-1", "tool:zorblaxify"),
+        selector_version="1",
+        formatter_version="1",
+        block_hash="0" * 64,
     ),
 ]
 
@@ -89,8 +116,9 @@ def test_split_keeps_private_fields_out_of_the_payload_and_joins_them_back(event
     assert b"Zorblaxify" not in payload and b"zorblaxify" not in payload
     assert codec.split(event, SALT).size == len(codec.encode(event))
 
-    decoded, erased = codec.decode_stored(codec.tag_of(event), type(event).schema_version, _pg_text(payload),
-                                          _pg_text(private))
+    decoded, erased = codec.decode_stored(
+        codec.tag_of(event), type(event).schema_version, _pg_text(payload), _pg_text(private)
+    )
     assert decoded == event
     assert not erased
 

@@ -112,8 +112,12 @@ def erase(
     refreshed = _refresh(engine, position, timeout_s) if refresh else {}
     vacuumed = vacuum(engine, _touched_tables(refreshed)) if vacuum_after else []
     return msgspec.structs.replace(
-        report, turns=record.turns, forgotten_vectors=forgotten, position=position,
-        projections=refreshed, vacuumed=vacuumed,
+        report,
+        turns=record.turns,
+        forgotten_vectors=forgotten,
+        position=position,
+        projections=refreshed,
+        vacuumed=vacuumed,
     )
 
 
