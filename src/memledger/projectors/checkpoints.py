@@ -70,9 +70,28 @@ def ensure(tx: Connection, name: str, version: int, db_schema: str) -> None:
     tx.execute(stmt)
 
 
+# Built once: lock and advance run once per batch of every runner and of the extraction
+# worker, and building a statement cost more CPU than running it.
+_LOCK = sa.select(*_COLUMNS).where(t.c.name == sa.bindparam("name", type_=sa.Text)).with_for_update()
+_ADVANCE = (
+    t.update()
+    .where(t.c.name == sa.bindparam("checkpoint", type_=sa.Text))
+    .values(
+        cursor_tx=sa.cast(sa.bindparam("tx", type_=sa.Text), Xid8()),
+        cursor_position=sa.bindparam("position", type_=sa.BigInteger),
+        applied_events=t.c.applied_events + sa.bindparam("applied", type_=sa.BigInteger),
+        state="live",
+        error=None,
+        error_position=None,
+        error_event_id=None,
+        updated_at=sa.func.now(),
+    )
+)
+
+
 def lock(tx: Connection, name: str) -> Checkpoint | None:
     """The checkpoint, locked until the transaction ends (other runners wait)."""
-    row = tx.execute(sa.select(*_COLUMNS).where(t.c.name == name).with_for_update()).first()
+    row = tx.execute(_LOCK, {"name": name}).first()
     return None if row is None else _row(row)
 
 
@@ -89,20 +108,8 @@ def all_checkpoints(conn: Connection) -> list[Checkpoint]:
 
 def advance(tx: Connection, name: str, cursor: Cursor, applied: int) -> None:
     """Move the checkpoint to ``cursor`` after applying ``applied`` more events."""
-    tx.execute(
-        t.update()
-        .where(t.c.name == name)
-        .values(
-            cursor_tx=_xid8(cursor.tx_id),
-            cursor_position=cursor.position,
-            applied_events=t.c.applied_events + applied,
-            state="live",
-            error=None,
-            error_position=None,
-            error_event_id=None,
-            updated_at=sa.func.now(),
-        )
-    )
+    params = {"checkpoint": name, "tx": str(cursor.tx_id), "position": cursor.position, "applied": applied}
+    tx.execute(_ADVANCE, params)
 
 
 def fail(tx: Connection, name: str, position: int, event_id: str, error: str) -> None:
