@@ -15,8 +15,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
@@ -196,3 +198,31 @@ def test_the_api_answers_503_with_the_reason_while_postgres_is_down_and_recovers
     assert again.status_code == 202, again.text
     assert client.get("/health").json()["database"]["ok"] is True
     assert turns_in_ledger(database.engine, TENANT) == {"down-1": 1, "down-2": 1}
+
+
+def test_a_session_lost_between_the_pools_ping_and_its_transaction_is_refused_as_unavailable(
+    pg: OwnServer, api: tuple[TestClient, bootstrap.Database, dict[str, str]]
+) -> None:
+    """The window in which a server dies under a ping that just succeeded, made certain:
+    each checkout of the application role's pool terminates its own backend."""
+    client, database, auth = api
+    admin = sa.create_engine(pg.url, isolation_level="AUTOCOMMIT")
+
+    def kill_on_checkout(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        with admin.connect() as conn:
+            # text(): the server's admin function; waits (1 s at most) until the backend is gone.
+            conn.execute(sa.text("SELECT pg_terminate_backend(:pid, 1000)"), {"pid": dbapi_connection.info.backend_pid})
+
+    turn = TurnInput(role="user", text="I use Docker.", turn_id="lost-1", scopes=Scopes(session="s1"))
+    sa.event.listen(database.app_engine, "checkout", kill_on_checkout)
+    try:
+        with pytest.raises(DatabaseUnavailable, match="unreachable"):
+            record_turns(database.for_tenant(TENANT), TENANT, [turn])
+        answer = client.post("/v1/turns", json={"role": "user", "text": "hi", "turn_id": "lost-2"}, headers=auth)
+    finally:
+        sa.event.remove(database.app_engine, "checkout", kill_on_checkout)
+        admin.dispose()
+    assert answer.status_code == 503, answer.text
+    assert answer.json()["error"]["code"] == "database_unavailable"
+    record_turns(database.for_tenant(TENANT), TENANT, [turn])  # the pool recovers
+    assert turns_in_ledger(database.engine, TENANT) == {"lost-1": 1}

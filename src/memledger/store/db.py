@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
@@ -159,6 +160,10 @@ def _set_tenant(conn: Connection) -> None:
     cursor = conn.connection.cursor()
     try:
         cursor.execute("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
+    except psycopg.OperationalError as e:
+        # Raised in SQLAlchemy's "begin" hook, outside its wrapping: a server that died
+        # after the pool's ping would otherwise escape ``begin`` as a bare driver error.
+        raise DatabaseUnavailable(f"the database is unreachable: {str(e).strip()}") from e
     finally:
         cursor.close()
 
