@@ -160,8 +160,12 @@ def parse_answer(content: str) -> _Answer:
     """The model's answer, validated against the schema (``ValidationError`` if not)."""
     try:
         return msgspec.json.decode(content, type=_Answer)
+    except msgspec.ValidationError:
+        raise  # JSON, but not the schema's (ValidationError is a DecodeError too)
     except msgspec.DecodeError as e:
         raise msgspec.ValidationError(f"not JSON: {e}") from e
+    except UnicodeEncodeError as e:  # a provider's JSON may decode "\ud800" into the text
+        raise msgspec.ValidationError(f"not JSON: holds a lone surrogate at {e.start}") from e
 
 
 def to_extractions(answer: _Answer, wanted: Mapping[str, TurnText]) -> dict[str, TurnExtraction]:

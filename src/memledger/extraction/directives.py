@@ -22,8 +22,10 @@ _KINDS.update(
 )
 _SCOPES = set(get_args(ScopeKind))
 
+# The indent before a directive stays on its line ("\s*" would take the empty lines
+# below too, and a long run of them would be scanned once per line: quadratic).
 _DIRECTIVE = re.compile(
-    r"^\s*(?:[-*]\s*)?(?P<kind>[a-z][a-z _]{2,20}?)\s*(?:\((?P<scope>[a-z]+)\))?\s*:\s*(?P<body>\S.*)$",
+    r"^[^\S\n]*(?:[-*]\s*)?(?P<kind>[a-z][a-z _]{2,20}?)\s*(?:\((?P<scope>[a-z]+)\))?\s*:\s*(?P<body>\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
 _TERM = re.compile(

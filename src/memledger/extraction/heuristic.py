@@ -126,12 +126,19 @@ class HeuristicExtractor:
                 if turn.role == "user"}
 
 
+MAX_TEXT_CHARS = 100_000
+"""Characters of a turn that are read. Reading takes time in proportion to the text,
+but a hostile megabyte of one-word lines would still keep the worker busy for about
+10 s; a turn's text is stored whole, only its extraction stops here."""
+
+
 def extract_text(text: str, user: str = "user") -> TurnExtraction:
-    """Everything the heuristics find in one user turn's text."""
+    """Everything the heuristics find in one user turn's text (its first
+    :data:`MAX_TEXT_CHARS` characters)."""
     found = Found(user)
     header: tuple[Party, str] | None = None
     labelled: list[tuple[str, Sentence]] = []
-    for sentence in map(analyse, split_sentences(text)):
+    for sentence in map(analyse, split_sentences(text[:MAX_TEXT_CHARS])):
         label = _label(sentence)
         if label:
             labelled.append((label, sentence))

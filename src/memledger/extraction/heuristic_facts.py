@@ -77,18 +77,21 @@ _CONSTRAINT = re.compile(
     r"may not)\s+(\w+(?: \w+){0,3})|^(?:never|always|don't ever|do not ever)\s+(\w+(?: \w+){0,2})|"
     r"\bhard constraint:?\s*(.+)"
 )
-_BUDGET = re.compile(r"\bbudget(?: for (?:the )?([\w -]+?))? (?:is|of|capped at|:)\s*"
+# Runs of words before a cue word are bounded ({1,40}, {1,80}): unbounded, a long run
+# without the cue is scanned again from each word boundary in it (quadratic, for a
+# hostile turn). Keys use three words of a topic anyway.
+_BUDGET = re.compile(r"\bbudget(?: for (?:the )?([\w -]{1,80}?))? (?:is|of|capped at|:)\s*"
                      r"(?:capped at\s*)?([$€£]?\s?[\d.,]+\s?[kKmM]?)")
-_DEADLINE = re.compile(r"\bdeadline(?: for (?:the )?([\w -]+?))? is ([^,.;!]+)")
+_DEADLINE = re.compile(r"\bdeadline(?: for (?:the )?([\w -]{1,80}?))? is ([^,.;!]+)")
 _GOAL = re.compile(
-    r"\b(?:my|our) goal(?: for [\w ]+?)? is to ([^,.;!]+)|\b(?:i|we)(?:'m| am|'re| are)? "
+    r"\b(?:my|our) goal(?: for [\w ]{1,80}?)? is to ([^,.;!]+)|\b(?:i|we)(?:'m| am|'re| are)? "
     r"(?:want|trying|hoping|planning|plan|aim|aiming) to ((?:learn|get better at|become|build|"
     r"finish|read|run|improve|master|start|launch|ship|reach|save|lose)[^,.;!]*)"
 )
-_PROCEDURE = re.compile(r"\b([\w-]+) (?:process|procedure|checklist|steps)(?: is)?:\s*(.+)|"
-                        r"\bto ([\w-]+)(?: [\w-]+)?, (?:first |you )?(?:run|use|call|do|open)\b")
-_TERM = re.compile(r"\b([\w-]+) (?:means|stands for|is short for|refers to) (.+)|"
-                   r"\bby ([\w -]+?) we mean (.+)|\bwe call (?:it|this|that|them) ([\w-]+)")
+_PROCEDURE = re.compile(r"\b([\w-]{1,40}) (?:process|procedure|checklist|steps)(?: is)?:\s*(.+)|"
+                        r"\bto ([\w-]{1,40})(?: [\w-]{1,40})?, (?:first |you )?(?:run|use|call|do|open)\b")
+_TERM = re.compile(r"\b([\w-]{1,40}) (?:means|stands for|is short for|refers to) (.+)|"
+                   r"\bby ([\w -]{1,80}?) we mean (.+)|\bwe call (?:it|this|that|them) ([\w-]+)")
 _TASK = re.compile(
     r"\b(?:i|we)(?:'ve| have)? (?:just |finally )?(finished|completed|fixed|shipped|merged|"
     r"deployed|released|closed|wrapped up|started on|started working on)\s+([^,.;!]+)|"
@@ -140,7 +143,7 @@ def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge]) -> list[FactCandidate]:
     """The facts one (non-question) sentence states, given the edges read from it."""
     confidence = 0.6 if sentence.hedged else 0.85
-    statement = sentence.text[:1000]
+    statement = sentence.text[:1000]  # the patterns read what is stored, no more
     facts = list(_edge_facts(statement, edges))
     categories = {fact.category for fact in facts}
     facts.extend(fact for fact in _pattern_facts(sentence, statement, confidence)
@@ -188,13 +191,15 @@ def _subject(edge: Edge) -> str:
 
 def _pattern_facts(sentence: Sentence, statement: str, confidence: float
                    ) -> Iterator[FactCandidate]:
-    lowered = sentence.text.lower()
+    lowered = statement.lower()
     preference = _preference(lowered, statement, confidence)
     yield from preference
     for key, pattern in _PERSONAL:
         match = _search(pattern, lowered)
         if match:
-            value = statement[match.start(1) : match.end(1)].strip()
+            # As typed, unless lower-casing changed the length ("İ" is two characters lower-cased).
+            aligned = len(lowered) == len(statement)
+            value = (statement[match.start(1) : match.end(1)] if aligned else match.group(1)).strip()
             yield _fact(key, statement, "personal_fact", confidence, "user", value)
     yield from _rules(lowered, statement, confidence)
     if not preference:

@@ -47,10 +47,16 @@ from memledger.extraction.patterns import (
     tokenize,
 )
 
+MAX_SENTENCE_TOKENS = 256
+"""Tokens of a sentence that are read. Reading a clause looks back from each trigger,
+so a sentence costs the square of its length; prose sentences are far shorter
+(the labelled corpus's longest has 26), a hostile or pasted run is cut here."""
+
 
 def analyse(text: str) -> Sentence:
-    """Tokens, mentions and mood (question, hedge) of one sentence."""
-    words = tokenize(text)
+    """Tokens (the first :data:`MAX_SENTENCE_TOKENS`), mentions and mood (question,
+    hedge) of one sentence."""
+    words = tokenize(text)[:MAX_SENTENCE_TOKENS]
     lows = [word.lower() for word in words]
     lowered = text.lower()
     return Sentence(
@@ -71,7 +77,7 @@ class _Finder:
         self.lows = lows
         self.taken = [False] * len(words)
         self.found: list[Mention] = []
-        self.initial = {i for i, low in enumerate(lows) if _is_initial(lows, i)}
+        self.initial = _initials(lows)
 
     def add(self, mention: Mention) -> None:
         for i in range(mention.start, mention.end):
@@ -85,12 +91,21 @@ class _Finder:
         return self.lows[i + ahead] if i + ahead < len(self.lows) else ""
 
 
-def _is_initial(lows: list[str], i: int) -> bool:
-    """Whether token ``i`` opens the sentence (after bullets, quotes, a label's colon)."""
-    j = i - 1
-    while j >= 0 and not lows[j][0].isalnum() and lows[j] not in (":",):
-        j -= 1
-    return j < 0 or lows[j] == ":"
+def _initials(lows: list[str]) -> set[int]:
+    """The tokens that open the sentence (after bullets, quotes, a label's colon).
+
+    One pass: looking back from each token would be quadratic in a long run of
+    punctuation, which a hostile turn can be."""
+    found: set[int] = set()
+    opening = True
+    for i, low in enumerate(lows):
+        if opening:
+            found.add(i)
+        if low == ":":
+            opening = True
+        elif low[:1].isalnum():
+            opening = False
+    return found
 
 
 def find_mentions(words: list[str], lows: list[str]) -> list[Mention]:

@@ -21,7 +21,10 @@ def word_set(text: str) -> frozenset[str]:
 
 
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[*•-])|\s*\n+\s*|;\s+")
+# A line break ends a sentence with the whitespace around it; the match starts only
+# where a whitespace run does ("(?<!\s)"), so a long run without a line break is
+# scanned once, not once per character (quadratic, for a hostile turn).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[*•-])|(?<!\s)\s*\n\s*|;\s+")
 _TOKEN = re.compile(r"(?:St|Mt|Ft)\.(?= [A-Z])|[^\W_](?:[\w'.+#&/-]*[\w+#])?|->|=>|→|\S")
 _ABBREVIATIONS: Final = word_set("mr mrs ms dr prof st vs etc inc ltd jr sr no e.g i.e")
 _CONTRACTED: Final = word_set("it he she that what there here who let where how")

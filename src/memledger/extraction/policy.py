@@ -4,7 +4,9 @@
   low-confidence in the read models; below 0.5 is dropped and counted.
 - Per conversation at most ``max_entities`` entity and ``max_relationships``
   relationship observations; beyond that they are skipped and counted.
-- Names lose control characters and are cut to 200 characters.
+- Names lose control characters and are cut to 200 characters, and further if
+  their normalised form (NFKC, which can turn one character into 18) would be
+  longer: it keys the read models and names the entity's stream.
 - Anything that looks like a credential is refused and counted.
 - Ids are derived from content, so the same fact said again gets the same id
   (and reinforces instead of duplicating), and a retried batch appends nothing new.
@@ -83,8 +85,19 @@ def clean_text(text: str) -> str:
 
 
 def clean_name(name: str) -> str:
-    """Control characters stripped, whitespace collapsed, at most 200 characters."""
-    return " ".join(_CONTROL.sub(" ", name).split())[:MAX_NAME_LENGTH]
+    """Control characters stripped, whitespace collapsed, at most 200 characters, in
+    its normalised form too (``normalise_name``)."""
+    cleaned = " ".join(_CONTROL.sub(" ", name).split())[:MAX_NAME_LENGTH]
+    if len(normalise_name(cleaned)) <= MAX_NAME_LENGTH:
+        return cleaned
+    low, high = 0, len(cleaned) - 1  # the longest prefix that fits lies in [low, high]
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(normalise_name(cleaned[:middle])) <= MAX_NAME_LENGTH:
+            low = middle
+        else:
+            high = middle - 1
+    return cleaned[:low].rstrip()
 
 
 def short_hash(*parts: str) -> str:

@@ -16,15 +16,19 @@ _KEYWORD = (
     r"|access[_ -]?token|auth[_ -]?token|client[_ -]?secret)"
 )
 _REFERENCE = r"(?!os\.|getenv|getpass|process\.env|ENV\[|\$\{?\w|<[\w-]+>|\*+['\"]?$|none\b|null\b)"
+# Only whether a pattern matches counts, so the keyword's own start is enough (a name
+# such as DB_PASSWORD matches at PASSWORD), and suffixes and schemes are bounded: an
+# unbounded run before the keyword, or after a word start, is scanned again from each
+# position in it (quadratic, for a hostile turn).
 _PASSWORD = (
-    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*" + _KEYWORD + r"\w*['\"]?\s*(?:(?:=|:)\s*['\"]?"
+    r"(?<![A-Za-z0-9])" + _KEYWORD + r"\w{0,64}['\"]?\s*(?:(?:=|:)\s*['\"]?"
     + _REFERENCE + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
 )
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----|-----BEGIN OPENSSH PRIVATE KEY")),
     ("pem block", re.compile(r"-----BEGIN (?:CERTIFICATE|ENCRYPTED|RSA|EC|DSA|PGP)[A-Z ]*-----")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,1024}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     ("openai-style key", re.compile(r"\bsk-(?:proj-|live-|test-|ant-)?[A-Za-z0-9_-]{16,}")),
     ("aws access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     ("github token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}")),
@@ -34,12 +38,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("gitlab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{16,}")),
     (
         "connection string with password",
-        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:[^\s@/]+@[^\s/]+", re.IGNORECASE),
+        re.compile(r"\b[a-z][a-z0-9+.-]{0,40}://[^\s:/@]*:[^\s@/]+@[^\s/]+", re.IGNORECASE),
     ),
     ("password", re.compile(_PASSWORD, re.IGNORECASE)),
     ("hugging face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*")),
-    ("long hex secret", re.compile(r"\b(?:key|token|secret)\w*\W{1,3}[0-9a-f]{32,}\b", re.IGNORECASE)),
+    ("long hex secret", re.compile(r"\b(?:key|token|secret)\w{0,40}\W{1,3}[0-9a-f]{32,}\b", re.IGNORECASE)),
 )
 
 

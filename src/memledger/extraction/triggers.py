@@ -330,23 +330,25 @@ def clause_items(sentence: Sentence) -> list[Item]:
 def split_clauses(items: list[Item]) -> list[Clause]:
     clauses: list[Clause] = []
     current: list[Item] = []
+    names_only = True  # whether ``current`` only lists names so far (kept as it grows: linear)
     lead = ""
     for index, item in enumerate(items):
-        joint = item in (",", "and") and _listing(current)
+        joint = item in (",", "and") and bool(current) and names_only
         if isinstance(item, str) and not joint and _opens_clause(items, index):
             if current:
                 clauses.append(Clause(current, lead))
-            current, lead = [], item
+            current, lead, names_only = [], item, True
             continue
         current.append(item)
+        names_only = names_only and _listed(item)
     if current:
         clauses.append(Clause(current, lead))
     return clauses
 
 
-def _listing(current: list[Item]) -> bool:
-    """Whether the clause so far only lists names: "Sarah and I ..." is one subject."""
-    return bool(current) and all(isinstance(i, Mention) or i in (",", "&") for i in current)
+def _listed(item: Item) -> bool:
+    """Whether ``item`` may be part of a clause that only lists names: "Sarah and I ..." is one subject."""
+    return isinstance(item, Mention) or item in (",", "&")
 
 
 def _opens_clause(items: list[Item], index: int) -> bool:

@@ -67,8 +67,10 @@ _BRACKET_TAGS: Final = re.compile(
     r"\[(\s*/?\s*(?:inst|sys|system|user|assistant|memory|item|context)\s*)\]", re.IGNORECASE
 )
 
+# The marker's lead-in stays on its line: "[\W_]*" would also take the line breaks
+# after it, so each of a long run of empty lines would scan the whole run (quadratic).
 _ROLE_AT_LINE_START: Final = re.compile(
-    r"^[\W_]*(?:system|assistant|user|human|developer|tool|ai|model)\s*:", re.IGNORECASE | re.MULTILINE
+    r"^(?:[^\w\n]|_)*(?:system|assistant|user|human|developer|tool|ai|model)\s*:", re.IGNORECASE | re.MULTILINE
 )
 _SUSPICIOUS: Final = tuple(
     re.compile(pattern)
