@@ -436,7 +436,7 @@ async def rebuild_midway(traffic: Traffic, url: URL, names: list[str], at_s: flo
         "started_s": round(started - traffic.started, 1),
         "seconds": round(time.monotonic() - started, 1),
         "exit": process.returncode,
-        "output": [line for line in lines if line.strip()][-len(names) - 3 :],
+        "output": [line for line in lines if line.strip()][-(2 * len(names) if process.returncode == 0 else 40) :],
     }
     log(f"rebuild: {traffic.rebuild}")
 
