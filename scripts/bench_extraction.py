@@ -142,7 +142,12 @@ def throughput(bench: Database, count: int, batch_turns: int | None) -> dict[str
         before, after = marks[stage][clock], marks[stage + 1][clock]
         return None if before is None or after is None else round(1000 * (after - before) / report.turns, 3)
 
+    cpu = [per_turn(0, 1), per_turn(0, 2), per_turn(1, 1), per_turn(1, 2)]
     return {
+        # Turns per second of CPU, all of it: this process and the server's backends, worker
+        # and projectors. On an idle machine with the stages one after another, wall time
+        # approaches it (from below: round trips add waits); on a busy one, it does not move.
+        "turns_per_cpu_s": None if None in cpu else round(1000 / sum(c for c in cpu if c is not None), 1),
         "turns": report.turns,
         "events": report.events,
         "worker_turns_per_s": report.turns / (marks[2][0] - marks[0][0]),
@@ -238,7 +243,8 @@ def main() -> None:
         print(
             f"CPU per turn: worker {result['worker_cpu_ms_per_turn']} ms here + "
             f"{result['worker_server_cpu_ms_per_turn']} ms in PostgreSQL; projecting "
-            f"{result['project_cpu_ms_per_turn']} ms + {result['project_server_cpu_ms_per_turn']} ms"
+            f"{result['project_cpu_ms_per_turn']} ms + {result['project_server_cpu_ms_per_turn']} ms "
+            f"({result['turns_per_cpu_s']} turns per CPU-second in all)"
         )
         lag = delay(bench.database, 8 if args.quick else 20)
         print(
@@ -254,6 +260,7 @@ def main() -> None:
                     "extract_append_turns_per_s": round(result["extract_append_turns_per_s"], 1),
                     "turns": result["turns"],
                     "batch_turns": result["batch_turns"],
+                    "turns_per_cpu_s": result["turns_per_cpu_s"],
                     "worker_cpu_ms_per_turn": result["worker_cpu_ms_per_turn"],
                     "worker_server_cpu_ms_per_turn": result["worker_server_cpu_ms_per_turn"],
                     "project_cpu_ms_per_turn": result["project_cpu_ms_per_turn"],
