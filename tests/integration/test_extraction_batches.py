@@ -124,9 +124,10 @@ def test_a_batch_mixing_extracted_and_new_turns_writes_only_the_new(
     report = drain(worker, 5)
     after = extracted(engine, tenant, worker.extractor.name)
     assert after[: len(before)] == before  # nothing of the old turns was written again
-    assert per_turn(engine, tenant, worker.extractor.name) == dict.fromkeys(old, (1, 1)) | {
-        t: (2 if answer_changed else 1, 1) for t in new
-    }
+    new_counts = (2 if answer_changed else 1, 1)
+    assert per_turn(engine, tenant, worker.extractor.name) == dict.fromkeys(old, (1, 1)) | dict.fromkeys(
+        new, new_counts
+    )
     assert (report.turns, report.events) == (5, 4 if answer_changed else 2)
     with engine.connect() as conn:
         assert counters.totals(conn, tenant)["entities"] == 3 + report.events
