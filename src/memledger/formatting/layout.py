@@ -22,7 +22,7 @@ import msgspec
 from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, clean, neutralise, shorten
 from memledger.selection.types import SelectedItem
 
-FORMATTER_VERSION: Final = "1"
+FORMATTER_VERSION: Final = "2"
 """Bumped whenever the same selection would render differently."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
@@ -44,6 +44,7 @@ _SCOPE_LABELS: Final = {"session": "Session", "project": "Project", "user": "Use
 _ID_LIMIT: Final = 64
 _SHOWN_TURNS: Final = 5
 _NOTE_LIMIT: Final = 200
+_ROUND_BRACKETS: Final = str.maketrans("[]", "()")
 
 
 class Meta(msgspec.Struct, frozen=True, kw_only=True):
@@ -191,7 +192,10 @@ class TextLayout:
         turns = f"; turns {', '.join(meta.turns)}" if meta.turns else ""
         turns += f" (+{meta.more_turns} more)" if meta.more_turns else ""
         # The conflict flag leads the line, where a reader scanning the list sees it first.
-        return f"- {_conflict(entry.item)}[{meta.item_id}] ({', '.join(about)}{turns}) {_quotation(entry)}"
+        # Brackets inside the id become round ones, so an id cannot close its own
+        # brackets and forge a citation (entity and relationship ids hold names).
+        cited = meta.item_id.translate(_ROUND_BRACKETS)
+        return f"- {_conflict(entry.item)}[{cited}] ({', '.join(about)}{turns}) {_quotation(entry)}"
 
 
 class XmlLayout:

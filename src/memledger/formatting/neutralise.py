@@ -26,7 +26,8 @@ formatter can prefix it with a visible :data:`QUOTED_MARK`. Detection runs on a
 folded copy (compatibility-decomposed, without combining marks or invisible
 characters, case-folded, common Cyrillic and Greek look-alikes mapped to Latin),
 so full-width, accented or homoglyph letters and zero-width joiners do not hide
-a phrase; the text itself keeps its letters as typed.
+a phrase, and terminal escape sequences ("\\x1b[2J") do not hide a role marker;
+the text itself keeps its letters as typed.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ _BRACKET_TAGS: Final = re.compile(
     r"\[(\s*/?\s*(?:inst|sys|system|user|assistant|memory|item|context)\s*)\]", re.IGNORECASE
 )
 
+_ANSI_ESCAPES: Final = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-_])")
 # The marker's lead-in stays on its line: "[\W_]*" would also take the line breaks
 # after it, so each of a long run of empty lines would scan the whole run (quadratic).
 _ROLE_AT_LINE_START: Final = re.compile(
@@ -93,12 +95,20 @@ _SUSPICIOUS: Final = tuple(
         r"\b(?:do not|don't|never) (?:tell|inform|mention|reveal)\b",
         r"\b(?:begin|end|start|close) (?:of )?(?:persistent |the )?(?:memory|context|block|instructions)\b",
         r"\binstructions?\s*:",
+        r"\b(?:it|this|they|these|memory|items?) (?:is|are) (?:instructions|orders|commands)\b(?![-\w])",
+        r"\btells? you (?:what|how) to\b",
         # attempts to forge the block's or a chat template's structure
         r"<\s*/?\s*(?:memory|item|notice|system|user|assistant|instructions?|s)\b",
         r"<\||\|>|<<\s*/?\s*sys\s*>>|\]\]>|<!\[cdata\[|<!--|-->",
         r"\bim_(?:start|end)\b|\bendoftext\b",
         r"\[\s*/?\s*(?:inst|sys|system|user|assistant|memory|item|context)\s*\]",
         r"```|~~~|-{3,}|={3,}|#{2,}",
+        r"\"role\"\s*:\s*\"(?:system|assistant|user|developer|tool)\"",
+        # a quotation closed (or a new one opened) to put a role marker after it
+        r"[\"'\u2018\u2019\u201c\u201d\u00ab\u00bb\u301d\u301e\u301f]\W{0,3}"
+        r"(?:system|assistant|user|human|developer)\s*:",
+        # this formatter's own marks: the suspicion mark, an item's citation
+        r"\[quoted user text\]|\]\s*\((?:fact|entity|relationship|turn),\s*confidence\b",
     )
 )
 
@@ -166,6 +176,7 @@ def _fold(text: str, invisible: str) -> str:
     # decomposition then dropping combining marks turns full-width, accented and
     # "zalgo" letters into plain ones; a few Cyrillic and Greek look-alikes are
     # mapped too. Best effort, for detection only.
+    text = _ANSI_ESCAPES.sub("", text)
     lines = _visible(_LINE_BREAKS.sub("\n", text), invisible, keep="\n")
     plain = _COMBINING.sub("", unicodedata.normalize("NFKD", lines))
     return plain.casefold().translate(_HOMOGLYPHS)
