@@ -113,6 +113,8 @@ def _find(value: Any, path: str, bad: Callable[[str], bool]) -> str | None:
     if isinstance(value, str):
         return path if bad(value) else None
     if isinstance(value, dict):
+        if any(bad(key) for key in value):
+            return path  # a bad key: its map is named (the key itself might not print)
         pairs: Any = value.items()
     elif isinstance(value, list | tuple):
         pairs = ((f"[{i}]", item) for i, item in enumerate(value))
@@ -152,7 +154,7 @@ def decode(tag: str, version: int, payload: bytes | str) -> Event:
     except msgspec.ValidationError as e:
         field, message = _split(e)
         raise EventDecodeError(tag, field, message) from e
-    except (msgspec.DecodeError, RecursionError) as e:
+    except (msgspec.DecodeError, RecursionError, UnicodeError) as e:  # UnicodeError: not UTF-8, or a lone surrogate
         raise EventDecodeError(tag, "$", str(e) or type(e).__name__) from e
 
 
