@@ -186,6 +186,38 @@ def test_a_text_seen_before_is_never_embedded_again_in_any_tenant_or_kind(
     assert rows(vectors_db, first)[("turn", "t1")]["embedding"] == rows(vectors_db, second)[("turn", "t9")]["embedding"]
 
 
+class Bystander:
+    """An embedder that, while it embeds, has another writer append and a gap-safe
+    reader look for what was appended (as the worker and the other projectors do)."""
+
+    def __init__(self, engine: Engine, inner: Embedder) -> None:
+        self.engine, self.inner, self.seen = engine, inner, []  # type: list[bool]
+        self.model, self.dim = inner.model, inner.dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.seen:  # once: the bystander's own turn is embedded in a later call
+            return self.inner.embed(texts)
+        tenant = new_tenant()
+        Writer(self.engine, tenant).append(turn("b1", "a bystander's turn"))
+        with self.engine.connect() as conn:
+            self.seen.append(bool(event_store.read_all(conn, tenant_id=tenant)))
+        return self.inner.embed(texts)
+
+
+def test_embedding_happens_outside_the_batch_transaction_so_it_holds_no_reader_back(vectors_db: Engine) -> None:
+    tenant = new_tenant()
+    Writer(vectors_db, tenant).append(turn("t1", f"a text nobody embedded yet ({uuid.uuid4().hex})"))
+    bystander = Bystander(vectors_db, offline())
+
+    runner.run_batch(vectors_db, EmbeddingsProjector(bystander), batch_size=100_000)
+
+    # Inside a write transaction (one holding a transaction id, as a batch's
+    # checkpoint lock does) a reader would not see the bystander's turn until the
+    # batch committed: seconds of embedding in which the whole ledger stood still.
+    assert bystander.seen == [True]
+    assert ("turn", "t1") in rows(vectors_db, tenant)
+
+
 def test_a_rebuild_embeds_nothing_and_gives_the_same_rows(vectors_db: Engine, counting: Counting) -> None:
     tenant = new_tenant()
     writer = Writer(vectors_db, tenant)

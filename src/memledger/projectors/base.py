@@ -29,7 +29,10 @@ INDEX_MARKER = "-- @indexes"
 
 
 class Projector(Protocol):
-    """The contract every read-model module fulfils."""
+    """The contract every read-model module fulfils.
+
+    Optional: ``prepare(engine, batch)``, slow work for the next batch done before
+    its write transaction (``runner._prepare``), such as embedding texts."""
 
     name: str
     version: int

@@ -29,7 +29,7 @@ import msgspec
 import sqlalchemy as sa
 from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import EmbeddingFailed, EmbeddingMismatch
 from memledger.events.catalogue import EntityObserved, FactExtracted, MemoryPromoted, TurnRecorded
@@ -38,7 +38,7 @@ from memledger.events.envelope import Recorded
 from memledger.events.keys import entity_id
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
-from memledger.store import embedding_cache
+from memledger.store import db, embedding_cache
 
 if TYPE_CHECKING:
     from memledger.adapters.embedding import Embedder
@@ -190,6 +190,29 @@ class EmbeddingsProjector:
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
+
+    def prepare(self, engine: Engine, batch: Sequence[Recorded]) -> None:
+        """Embed the batch's uncached texts before its transaction begins, caching each
+        run of vectors in a short transaction of its own. Embedding takes seconds, and
+        a write transaction open that long holds every gap-safe reader of the ledger
+        back (the worker, the other projectors, the sealer: docs/adr/0001). ``apply``
+        then finds the vectors in the cache; anything it misses it embeds itself."""
+        items = texts_of(r for r in batch if not r.erased)
+        if not items:
+            return
+        model = self.embedder.model
+        with engine.connect() as conn:  # reads only: no transaction id, holds nobody back
+            exists = _existing(conn, [key for key, item in items.items() if not item.replaces])
+            texts = {text_sha256(i.text): i.text for k, i in items.items() if i.replaces or k not in exists}
+            missing = set(texts) - set(embedding_cache.lookup(conn, model, texts.keys()))
+        ordered = sorted(missing, key=lambda sha: (len(texts[sha]), sha))
+        for start in range(0, len(ordered), EMBED_BATCH):
+            chunk = ordered[start : start + EMBED_BATCH]
+            vectors = self.embedder.embed([texts[sha] for sha in chunk])
+            if len(vectors) != len(chunk) or any(len(v) != self.embedder.dim for v in vectors):
+                return  # apply embeds again and reports the failure against the batch
+            with db.begin(engine) as tx:
+                embedding_cache.store(tx, model, dict(zip(chunk, vectors, strict=True)))
 
     def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
         items = texts_of(batch)

@@ -71,7 +71,8 @@ def install(engine: Engine, projector: Projector) -> None:
     with db.begin(engine) as tx:
         tx.execute(sa.select(sa.func.pg_advisory_xact_lock(_INSTALL_LOCK)))
         exists = tx.execute(
-            sa.select(sa.func.count()).select_from(sa.table("pg_namespace", sa.column("nspname")))
+            sa.select(sa.func.count())
+            .select_from(sa.table("pg_namespace", sa.column("nspname")))
             .where(sa.column("nspname") == schema)
         ).scalar_one()
         if not exists:
@@ -179,6 +180,7 @@ def run_batch(
     isolates it, records the failure and raises ``ProjectionFailed``."""
     name = checkpoint or projector.name
     try:
+        _prepare(engine, projector, name, batch_size, until)
         with engine.begin() as tx:
             conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
             return apply_next_batch(conn, projector, checkpoint=name, batch_size=batch_size, until=until)
@@ -192,6 +194,26 @@ def run_batch(
     except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
         log.warning("projection %s: batch failed (%s); isolating the event", name, e)
         return _isolate_failure(engine, projector, name, schema_map, batch_size, until)
+
+
+def _prepare(engine: Engine, projector: Projector, name: str, batch_size: int, until: Cursor | None) -> None:
+    """Let a projector with slow work to do for the next batch (``prepare``: the
+    embeddings projector's model) do it before the batch's write transaction: it
+    peeks at the batch in a read-only transaction, which holds no reader back. Only
+    a head start: whatever it leaves undone, or whatever the batch turns out to hold
+    besides, ``apply`` does in the transaction as ever."""
+    prepare = getattr(projector, "prepare", None)
+    if prepare is None:
+        return
+    with engine.connect() as conn:
+        cp = checkpoints.get(conn, name)
+        if cp is None or cp.state == "failed":
+            return
+        page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
+    if until is not None:
+        page = [rec for rec in page if rec.cursor <= until]
+    if page:
+        prepare(engine, page)
 
 
 def _isolate_failure(
@@ -247,8 +269,12 @@ def catch_up(
     total = 0
     while True:
         applied = run_batch(
-            engine, projector, checkpoint=checkpoint, schema_map=schema_map,
-            batch_size=batch_size, until=until,
+            engine,
+            projector,
+            checkpoint=checkpoint,
+            schema_map=schema_map,
+            batch_size=batch_size,
+            until=until,
         )
         if not applied:
             return total
