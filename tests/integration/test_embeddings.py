@@ -191,7 +191,8 @@ class Bystander:
     reader look for what was appended (as the worker and the other projectors do)."""
 
     def __init__(self, engine: Engine, inner: Embedder) -> None:
-        self.engine, self.inner, self.seen = engine, inner, []  # type: list[bool]
+        self.engine, self.inner = engine, inner
+        self.seen: list[bool] = []
         self.model, self.dim = inner.model, inner.dim
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
