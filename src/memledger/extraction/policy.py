@@ -6,7 +6,9 @@
   relationship observations; beyond that they are skipped and counted.
 - Names lose control characters and are cut to 200 characters, and further if
   their normalised form (NFKC, which can turn one character into 18) would be
-  longer: it keys the read models and names the entity's stream.
+  longer: it keys the read models and names the entity's stream. Entity names
+  (and the ends of relationships) keep 13 characters less, so that an entity's
+  id ("organization:" and the name) is itself a name of 200 characters at most.
 - Anything that looks like a credential is refused and counted.
 - Ids are derived from content, so the same fact said again gets the same id
   (and reinforces instead of duplicating), and a retried batch appends nothing new.
@@ -42,6 +44,7 @@ from memledger.extraction.secrets import find_secret
 
 STORE_THRESHOLD = 0.5
 MAX_NAME_LENGTH = 200
+MAX_ENTITY_NAME_LENGTH = MAX_NAME_LENGTH - len("organization:")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _NARROWER: dict[ScopeKind, tuple[ScopeKind, ...]] = {
     "session": ("session",),
@@ -84,16 +87,16 @@ def clean_text(text: str) -> str:
     return " ".join(_CONTROL.sub(" ", text).split())
 
 
-def clean_name(name: str) -> str:
-    """Control characters stripped, whitespace collapsed, at most 200 characters, in
-    its normalised form too (``normalise_name``)."""
-    cleaned = " ".join(_CONTROL.sub(" ", name).split())[:MAX_NAME_LENGTH]
-    if len(normalise_name(cleaned)) <= MAX_NAME_LENGTH:
+def clean_name(name: str, limit: int = MAX_NAME_LENGTH) -> str:
+    """Control characters stripped, whitespace collapsed, at most ``limit`` characters,
+    in its normalised form too (``normalise_name``)."""
+    cleaned = " ".join(_CONTROL.sub(" ", name).split())[:limit]
+    if len(normalise_name(cleaned)) <= limit:
         return cleaned
     low, high = 0, len(cleaned) - 1  # the longest prefix that fits lies in [low, high]
     while low < high:
         middle = (low + high + 1) // 2
-        if len(normalise_name(cleaned[:middle])) <= MAX_NAME_LENGTH:
+        if len(normalise_name(cleaned[:middle])) <= limit:
             low = middle
         else:
             high = middle - 1
@@ -189,7 +192,7 @@ def to_events(
 
 def _entities(out: _Out, found: TurnExtraction, counts: Counts, policy: Policy) -> None:
     for cand in found.entities:
-        name = clean_name(cand.name)
+        name = clean_name(cand.name, MAX_ENTITY_NAME_LENGTH)
         if not name or not normalise_name(name) or not _keep(counts, cand.confidence):
             continue
         if _refused(counts, name, cand.context):
@@ -198,7 +201,7 @@ def _entities(out: _Out, found: TurnExtraction, counts: Counts, policy: Policy) 
             counts.skipped_entities += 1
             continue
         counts.entities += 1
-        aliases = tuple(a for a in (clean_name(a) for a in cand.aliases) if a and a != name)
+        aliases = tuple(a for a in (clean_name(a, MAX_ENTITY_NAME_LENGTH) for a in cand.aliases) if a and a != name)
         event = EntityObserved(
             name=name,
             entity_type=cand.entity_type,
@@ -212,7 +215,8 @@ def _entities(out: _Out, found: TurnExtraction, counts: Counts, policy: Policy) 
 
 def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Policy) -> None:
     for retraction in found.retractions:
-        source, target = clean_name(retraction.source_name), clean_name(retraction.target_name)
+        source = clean_name(retraction.source_name, MAX_ENTITY_NAME_LENGTH)
+        target = clean_name(retraction.target_name, MAX_ENTITY_NAME_LENGTH)
         if not source or not target:
             continue
         key = edge_id(
@@ -226,7 +230,8 @@ def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Pol
         )
         out.add(f"relationship:{key}", event)
     for cand in found.relationships:
-        source, target = clean_name(cand.source_name), clean_name(cand.target_name)
+        source = clean_name(cand.source_name, MAX_ENTITY_NAME_LENGTH)
+        target = clean_name(cand.target_name, MAX_ENTITY_NAME_LENGTH)
         if not source or not target or not _keep(counts, cand.confidence):
             continue
         if _refused(counts, source, target, cand.context):

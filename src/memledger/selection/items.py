@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from memledger.extraction.policy import edge_id
 from memledger.selection.types import SelectedItem
 
 
@@ -129,9 +130,10 @@ def edge_text(edge: EdgeLike) -> str:
 
 
 def edge_item(edge: EdgeLike) -> SelectedItem:
-    """A relationship as a selectable item."""
+    """A relationship as a selectable item, cited by its key, or by the id its events
+    carry when the key (made of two names) is too long to be an id."""
     return SelectedItem(
-        item_id=edge.relationship_key,
+        item_id=edge_id(edge.relationship_key),
         kind="relationship",
         text=edge_text(edge),
         confidence=edge.confidence,

@@ -7,6 +7,7 @@ returns an empty selection with the reason (fail open) and logs why.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -112,7 +113,8 @@ def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch 
             )
             as_of = str(until) if isinstance(until, Cursor) else until.isoformat()
         else:
-            vector_ids = vector_search(conn, request.tenant_id, request.request) if vector_search else []
+            wanted = _storable(request.request)  # a lone surrogate makes the tokenizer raise
+            vector_ids = vector_search(conn, request.tenant_id, wanted) if vector_search else []
             found = candidates.gather_facts(
                 conn,
                 request.tenant_id,
@@ -236,7 +238,7 @@ def build_context(
     try:
         with db.begin(engine) as tx:  # one transaction: the read models' cursors, then the event
             served = ContextServed(
-                request=request.request,
+                request=_storable(request.request),  # recorded, even if it holds what the ledger cannot
                 scopes=request.scopes,
                 item_ids=tuple(item.item_id for item in kept),
                 item_scores=tuple(item.score for item in kept),
@@ -244,7 +246,7 @@ def build_context(
                 formatter_version=FORMATTER_VERSION,
                 block_hash=block.sha256,
                 as_of=selection.as_of,
-                empty_reason=selection.empty_reason,
+                empty_reason=_storable(selection.empty_reason) if selection.empty_reason else None,
                 style=style,
                 max_chars=request.budget_chars,
                 max_tokens=max_tokens,
@@ -257,6 +259,15 @@ def build_context(
     except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
         log.warning("could not record ContextServed for tenant %s: %s", request.tenant_id, e)
     return ServedContext(block=block, selection=selection, event_id=event_id)
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    """``text`` with NUL (which PostgreSQL cannot store) and lone surrogates (which
+    UTF-8 cannot encode) replaced by U+FFFD."""
+    return _UNSTORABLE.sub("\ufffd", text)
 
 
 def _read_cursors(conn: Connection) -> dict[str, str]:
@@ -336,4 +347,6 @@ def _item_from(states: dict[str, history.LedgerState], item_id: str) -> Selected
         return items.entity_item(entity)
     if (edge := states["relationships"].relationships.get(item_id)) is not None:
         return items.edge_item(edge)
-    return None
+    # A relationship whose key is too long to be an id is cited by the id its events carry.
+    cited = (items.edge_item(edge) for edge in states["relationships"].relationships.values())
+    return next((item for item in cited if item.item_id == item_id), None)
