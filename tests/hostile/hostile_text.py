@@ -119,7 +119,6 @@ BOUNDED = settings(
     max_examples=60,
     deadline=timedelta(seconds=3),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=False,
 )
 """Pure functions: 60 examples, each under 3 s (work growing with the square of a
 20,000-character run takes minutes, so the deadline catches it)."""

@@ -177,7 +177,12 @@ def _events_of(engine: Engine, tenant: str) -> list[Recorded]:
 
 @pytest.mark.parametrize(
     ("budget", "max_tokens", "style", "field"),
-    [(10, None, "text", "budget_chars"), (5_000, 0, "text", "max_tokens"), (5_000, None, "json", "style")],
+    [
+        (10, None, "text", "budget_chars"),
+        (5_000, 0, "text", "max_tokens"),
+        (5_000, 10, "xml", "max_tokens"),  # room for no block at all
+        (5_000, None, "json", "style"),
+    ],
 )
 def test_a_bad_context_request_is_refused_naming_the_field(
     engine: Engine, tenant: str, budget: int, max_tokens: int | None, style: str, field: str
