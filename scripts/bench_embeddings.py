@@ -66,8 +66,16 @@ def corpus(turns: int) -> tuple[list[workload.Append], list[str]]:
 def _fake_recorded(tenant: str, new: Any) -> Recorded:
     now = datetime.now(UTC)
     return Recorded(
-        tenant_id=tenant, position=0, tx_id=0, stream_id="s", stream_version=0, event_id=new.event_id,
-        occurred_at=now, recorded_at=now, metadata=Metadata(), event=new.event,
+        tenant_id=tenant,
+        position=0,
+        tx_id=0,
+        stream_id="s",
+        stream_version=0,
+        event_id=new.event_id,
+        occurred_at=now,
+        recorded_at=now,
+        metadata=Metadata(),
+        event=new.event,
     )
 
 
@@ -75,9 +83,7 @@ def sentences(count: int) -> list[str]:
     subjects = ["Ada", "the team", "our client", "Sven", "the backend"]
     verbs = ["prefers", "moved to", "decided on", "keeps using", "asked about"]
     things = ["PostgreSQL", "Neovim", "a weekly release", "tabs over spaces", "the Lisbon office"]
-    return [
-        f"{subjects[i % 5]} {verbs[i // 5 % 5]} {things[i // 25 % 5]} ({i})" for i in range(count)
-    ]
+    return [f"{subjects[i % 5]} {verbs[i // 5 % 5]} {things[i // 25 % 5]} ({i})" for i in range(count)]
 
 
 def throughput(embedder: MiniLmEmbedder, texts: list[str]) -> float:
@@ -135,8 +141,12 @@ def bench_database(appends: list[workload.Append], queries: int) -> dict[str, An
             # text(): as above.
             tenants = conn.execute(sa.text("SELECT DISTINCT tenant_id FROM proj_embeddings.embeddings")).scalars().all()
         out.update(
-            events=handled, rows=rows, cold_catch_up_s=round(cold, 1), cold_events_per_s=round(handled / cold, 1),
-            warm_rebuild_s=round(warm, 1), warm_rebuild_events_per_s=round(handled / warm, 1),
+            events=handled,
+            rows=rows,
+            cold_catch_up_s=round(cold, 1),
+            cold_events_per_s=round(handled / cold, 1),
+            warm_rebuild_s=round(warm, 1),
+            warm_rebuild_events_per_s=round(handled / warm, 1),
         )
         search = bootstrap.vector_search(bootstrap.Database(engine, url, False, settings))
         samples = []

@@ -152,9 +152,7 @@ class Stream:
 
     def append(self, batch: list[NewEvent]) -> None:
         with self.engine.begin() as tx:
-            result = event_store.append(
-                tx, "bench", self.name, batch, self.version, notify=self.notify
-            )
+            result = event_store.append(tx, "bench", self.name, batch, self.version, notify=self.notify)
         self.version = result.stream_version
 
 
@@ -270,11 +268,19 @@ class RawTable:
         out = []
         for new in (new_event(self.rng, "raw") for _ in range(size)):
             self.version += 1
-            out.append((
-                "bench", "raw", self.version, new.event_id, "turn.recorded", 2,
-                codec.encode(new.event).decode(),
-                '{"correlation_id":"raw","actor":"bench"}', new.occurred_at,
-            ))
+            out.append(
+                (
+                    "bench",
+                    "raw",
+                    self.version,
+                    new.event_id,
+                    "turn.recorded",
+                    2,
+                    codec.encode(new.event).decode(),
+                    '{"correlation_id":"raw","actor":"bench"}',
+                    new.occurred_at,
+                )
+            )
         return out
 
     def timed_insert(self, size: int = 1000) -> float:
@@ -346,9 +352,7 @@ class WriterPool:
         self.results: Any = ctx.Queue()
         self.orders: list[Any] = [ctx.Queue() for _ in range(size)]
         address = url.render_as_string(hide_password=False)
-        self.procs = [
-            ctx.Process(target=_writer, args=(address, orders, self.results)) for orders in self.orders
-        ]
+        self.procs = [ctx.Process(target=_writer, args=(address, orders, self.results)) for orders in self.orders]
         for proc in self.procs:
             proc.start()
         for _ in self.procs:
@@ -372,9 +376,7 @@ class WriterPool:
                 raise RuntimeError(f"a writer process failed with exit code {proc.exitcode}")
 
 
-def writer_rounds(
-    url: URL, plan: Plan, variants: dict[str, tuple[int, bool]]
-) -> dict[str, list[WritersRun]]:
+def writer_rounds(url: URL, plan: Plan, variants: dict[str, tuple[int, bool]]) -> dict[str, list[WritersRun]]:
     """Each variant (writer count, notify) once per round, in alternation."""
     pool = WriterPool(url, max(count for count, _ in variants.values()))
     runs: dict[str, list[WritersRun]] = {name: [] for name in variants}
@@ -427,9 +429,7 @@ def listener(url: URL) -> Iterator[list[int]]:
 
 
 _VISIBLE = sa.select(
-    sa.func.coalesce(
-        sa.func.max(events.c.tx_id) < sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()), True
-    )
+    sa.func.coalesce(sa.func.max(events.c.tx_id) < sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()), True)
 )
 
 
@@ -520,9 +520,7 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     print(f"payload: {len(sample)} bytes (TurnRecorded, 400 characters of text)")
 
     out["append_batch1_eps"] = timed("batch 1", lambda: append_rate_for(engine, plan.batch1_seconds))
-    out["append_batch100_eps"] = timed(
-        "batch 100", lambda: append_rate(engine, 100, plan.batch100_events)
-    )
+    out["append_batch100_eps"] = timed("batch 100", lambda: append_rate(engine, 100, plan.batch100_events))
     durations = timed("batch 1,000", lambda: batch1000_durations(engine, url, plan.batch1000_calls))
     engine.dispose()
     # Rates from the median call, robust to bursts; the mean-based rates are kept too.
@@ -532,9 +530,7 @@ def run(url: URL, plan: Plan) -> dict[str, Any]:
     out["raw_indexed_executemany_eps"] = 1000 / medians["raw_indexed"]
     out["batch1000_vs_raw"] = medians["raw"] / medians["ledger"]
     out["batch1000_vs_raw_indexed"] = medians["raw_indexed"] / medians["ledger"]
-    out["batch1000_mean_eps"] = {
-        name: 1000 * len(times) / sum(times) for name, times in durations.items()
-    }
+    out["batch1000_mean_eps"] = {name: 1000 * len(times) / sum(times) for name, times in durations.items()}
 
     # One listener drains notifications throughout, as a follower would; only
     # the notify=True variant sends any.

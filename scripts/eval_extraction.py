@@ -61,8 +61,15 @@ def turns_of(rows: Iterable[dict[str, Any]]) -> list[TurnText]:
     """One user turn per corpus line."""
     when = datetime(2024, 1, 1, tzinfo=UTC)
     return [
-        TurnText(tenant_id="eval", turn_id=row["id"], event_id=f"event-{row['id']}",
-                 role="user", text=row["text"], scopes=Scopes(), occurred_at=when)
+        TurnText(
+            tenant_id="eval",
+            turn_id=row["id"],
+            event_id=f"event-{row['id']}",
+            role="user",
+            text=row["text"],
+            scopes=Scopes(),
+            occurred_at=when,
+        )
         for row in rows
     ]
 
@@ -86,8 +93,7 @@ def gold_relationships(row: dict[str, Any]) -> set[Key]:
 
 
 def found_entities(extraction: TurnExtraction, floor: float) -> set[Key]:
-    return {(normalise_name(e.name), e.entity_type) for e in extraction.entities
-            if e.confidence >= floor}
+    return {(normalise_name(e.name), e.entity_type) for e in extraction.entities if e.confidence >= floor}
 
 
 def found_relationships(extraction: TurnExtraction, floor: float) -> set[Key]:
@@ -156,17 +162,19 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         extraction = results.get(row["id"], empty)
         entities.add(row["id"], gold_entities(row), found_entities(extraction, args.min_confidence), 1)
-        relationships.add(row["id"], gold_relationships(row),
-                          found_relationships(extraction, args.min_confidence), 1)
+        relationships.add(row["id"], gold_relationships(row), found_relationships(extraction, args.min_confidence), 1)
     report("entities (by type)", entities, args.show)
     report("relationships (by relation)", relationships, args.show)
 
     ep, er, etp, efp, efn = entities.scores()
     rp, rr, rtp, rfp, rfn = relationships.scores()
     summary = {
-        "corpus": str(args.corpus), "turns": len(rows),
-        "entity_precision": round(ep, 4), "entity_recall": round(er, 4),
-        "relationship_precision": round(rp, 4), "relationship_recall": round(rr, 4),
+        "corpus": str(args.corpus),
+        "turns": len(rows),
+        "entity_precision": round(ep, 4),
+        "entity_recall": round(er, 4),
+        "relationship_precision": round(rp, 4),
+        "relationship_recall": round(rr, 4),
         "entity_counts": {"tp": etp, "fp": efp, "fn": efn},
         "relationship_counts": {"tp": rtp, "fp": rfp, "fn": rfn},
         "turns_per_cpu_second": round(len(rows) / elapsed, 1) if elapsed else None,

@@ -79,13 +79,24 @@ def load(path: Path, quick: bool) -> tuple[list[dict[str, Any]], list[Question]]
         if row["type"] == "turn":
             turns.append(row)
         else:
-            questions.append(Question(row["id"], row["tenant"], row["question"], row["scopes"],
-                                      frozenset(row["answer_turns"]), row["kind"]))
+            questions.append(
+                Question(
+                    row["id"],
+                    row["tenant"],
+                    row["question"],
+                    row["scopes"],
+                    frozenset(row["answer_turns"]),
+                    row["kind"],
+                )
+            )
     if quick:
         turns = [t for t in turns if t["scopes"]["user"] in QUICK_USERS.get(t["tenant"], {t["scopes"]["user"]})]
         kept = {t["turn_id"] for t in turns}
-        questions = [q for q in questions
-                     if q.scopes["user"] in QUICK_USERS.get(q.tenant, {q.scopes["user"]}) and q.answers <= kept]
+        questions = [
+            q
+            for q in questions
+            if q.scopes["user"] in QUICK_USERS.get(q.tenant, {q.scopes["user"]}) and q.answers <= kept
+        ]
     return turns, questions
 
 
@@ -158,8 +169,10 @@ def lexemes(conn: Connection, texts: Sequence[str]) -> list[Counter[str]]:
     """PostgreSQL's english lexemes of each text, with their frequencies."""
     # text(): a parser call for the baseline only; unnest keeps it one round trip.
     rows = conn.execute(
-        sa.text("SELECT ord, (unnest(to_tsvector('english', t))).* FROM unnest(CAST(:texts AS text[]))"
-                " WITH ORDINALITY AS x(t, ord)"),
+        sa.text(
+            "SELECT ord, (unnest(to_tsvector('english', t))).* FROM unnest(CAST(:texts AS text[]))"
+            " WITH ORDINALITY AS x(t, ord)"
+        ),
         {"texts": list(texts)},
     ).all()
     out: list[Counter[str]] = [Counter() for _ in texts]
@@ -201,33 +214,48 @@ def record(memory: MemoryLedger, turns: Sequence[dict[str, Any]]) -> None:
     batch: list[dict[str, Any]] = []
     for turn in [*turns, None]:
         if batch and (turn is None or turn["scopes"]["session"] != batch[0]["scopes"]["session"]):
-            memory.record_turns(batch[0]["tenant"], [
-                TurnInput(role=t["role"], text=t["text"], scopes=Scopes(**t["scopes"]), turn_id=t["turn_id"],
-                          occurred_at=datetime.fromisoformat(t["occurred_at"]))
-                for t in batch
-            ])
+            memory.record_turns(
+                batch[0]["tenant"],
+                [
+                    TurnInput(
+                        role=t["role"],
+                        text=t["text"],
+                        scopes=Scopes(**t["scopes"]),
+                        turn_id=t["turn_id"],
+                        occurred_at=datetime.fromisoformat(t["occurred_at"]),
+                    )
+                    for t in batch
+                ],
+            )
             batch = []
         if turn is not None:
             batch.append(turn)
 
 
-def evaluate(memory: MemoryLedger, turns: list[dict[str, Any]], questions: list[Question],
-             show: int, kinds: Sequence[str] = KINDS) -> dict[str, Any]:
+def evaluate(
+    memory: MemoryLedger,
+    turns: list[dict[str, Any]],
+    questions: list[Question],
+    show: int,
+    kinds: Sequence[str] = KINDS,
+) -> dict[str, Any]:
     by_tenant: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for turn in turns:
         by_tenant[turn["tenant"]].append(turn)
     with memory.engine.connect() as conn:
-        index = {tenant: Bm25(dict(zip([t["turn_id"] for t in rows], lexemes(conn, [t["text"] for t in rows]),
-                                       strict=True)))
-                 for tenant, rows in by_tenant.items()}
+        index = {
+            tenant: Bm25(dict(zip([t["turn_id"] for t in rows], lexemes(conn, [t["text"] for t in rows]), strict=True)))
+            for tenant, rows in by_tenant.items()
+        }
         queries = lexemes(conn, [q.text for q in questions])
     hybrid: list[dict[str, float]] = []
     bm25: list[dict[str, float]] = []
     per_kind: dict[str, list[tuple[float, float]]] = defaultdict(list)
     started = time.perf_counter()
     for question, query in zip(questions, queries, strict=True):
-        items = search.search(memory.engine, question.tenant, Scopes(**question.scopes), question.text,
-                              k=DEPTH, kinds=kinds)
+        items = search.search(
+            memory.engine, question.tenant, Scopes(**question.scopes), question.text, k=DEPTH, kinds=kinds
+        )
         ranked = [list(item.source_turns) for item in items]
         hybrid.append(scores(ranked, question.answers))
         baseline = [[doc] for doc in index[question.tenant].rank(query, DEPTH)]
@@ -246,9 +274,14 @@ def evaluate(memory: MemoryLedger, turns: list[dict[str, Any]], questions: list[
 
     out: dict[str, Any] = {key: mean(hybrid, key) for key in hybrid[0]}
     out.update({f"bm25_{key}": mean(bm25, key) for key in bm25[0]})
-    out["by_kind"] = {kind: {"questions": len(rows), "recall_at_10": round(sum(h for h, _ in rows) / len(rows), 3),
-                             "bm25_recall_at_10": round(sum(b for _, b in rows) / len(rows), 3)}
-                      for kind, rows in sorted(per_kind.items())}
+    out["by_kind"] = {
+        kind: {
+            "questions": len(rows),
+            "recall_at_10": round(sum(h for h, _ in rows) / len(rows), 3),
+            "bm25_recall_at_10": round(sum(b for _, b in rows) / len(rows), 3),
+        }
+        for kind, rows in sorted(per_kind.items())
+    }
     out["search_ms_mean"] = round(1000 * elapsed / len(questions), 1)
     return out
 
@@ -272,12 +305,22 @@ def main(argv: list[str] | None = None) -> int:
             out = evaluate(memory, turns, questions, args.show, args.kinds.split(","))
         finally:
             memory.close()
-    out = {"questions": len(questions), "turns": len(turns), "quick": args.quick, "kinds": args.kinds, **out,
-           "date": datetime.now(UTC).strftime("%Y-%m-%d")}
-    print(f"\nhybrid search: recall@5 {out['recall_at_5']:.3f}  recall@10 {out['recall_at_10']:.3f}  "
-          f"recall@25 {out['recall_at_25']:.3f}  MRR {out['mrr']:.3f}  turn-recall@10 {out['turn_recall_at_10']:.3f}")
-    print(f"BM25 on turns: recall@5 {out['bm25_recall_at_5']:.3f}  recall@10 {out['bm25_recall_at_10']:.3f}  "
-          f"recall@25 {out['bm25_recall_at_25']:.3f}  MRR {out['bm25_mrr']:.3f}")
+    out = {
+        "questions": len(questions),
+        "turns": len(turns),
+        "quick": args.quick,
+        "kinds": args.kinds,
+        **out,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+    }
+    print(
+        f"\nhybrid search: recall@5 {out['recall_at_5']:.3f}  recall@10 {out['recall_at_10']:.3f}  "
+        f"recall@25 {out['recall_at_25']:.3f}  MRR {out['mrr']:.3f}  turn-recall@10 {out['turn_recall_at_10']:.3f}"
+    )
+    print(
+        f"BM25 on turns: recall@5 {out['bm25_recall_at_5']:.3f}  recall@10 {out['bm25_recall_at_10']:.3f}  "
+        f"recall@25 {out['bm25_recall_at_25']:.3f}  MRR {out['bm25_mrr']:.3f}"
+    )
     for kind, row in out["by_kind"].items():
         print(f"  {kind:>10}: {row}")
     verdict = "better" if out["recall_at_10"] > out["bm25_recall_at_10"] else "NOT better"

@@ -46,16 +46,10 @@ def upgrade() -> None:
         sa.Column("event_type", sa.Text(), nullable=False),
         sa.Column("schema_version", sa.SmallInteger(), nullable=False),
         sa.Column("payload", postgresql.JSONB(), nullable=False),
-        sa.Column(
-            "metadata", postgresql.JSONB(), server_default=sa.text("'{}'::jsonb"), nullable=False
-        ),
+        sa.Column("metadata", postgresql.JSONB(), server_default=sa.text("'{}'::jsonb"), nullable=False),
         sa.Column("occurred_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column(
-            "recorded_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False
-        ),
-        sa.Column(
-            "tx_id", Xid8(), server_default=sa.text("pg_current_xact_id()"), nullable=False
-        ),
+        sa.Column("recorded_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False),
+        sa.Column("tx_id", Xid8(), server_default=sa.text("pg_current_xact_id()"), nullable=False),
         sa.PrimaryKeyConstraint("tenant_id", "position", name="pk_events"),
         sa.UniqueConstraint(
             "tenant_id", "stream_id", "stream_version", name="uq_events_tenant_id_stream_id_stream_version"

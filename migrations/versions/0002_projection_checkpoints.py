@@ -31,9 +31,7 @@ def upgrade() -> None:
         sa.Column("error", sa.Text(), nullable=True),
         sa.Column("error_position", sa.BigInteger(), nullable=True),
         sa.Column("error_event_id", sa.Text(), nullable=True),
-        sa.Column(
-            "updated_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False
-        ),
+        sa.Column("updated_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False),
         sa.PrimaryKeyConstraint("name", name="pk_projection_checkpoints"),
     )
 

@@ -70,82 +70,200 @@ class Append(NamedTuple):
 # -- vocabulary ---------------------------------------------------------------------------
 
 _FIRST = (
-    "Alice", "Bob", "Carmen", "Dmitri", "Emeka", "Fatima", "Grace", "Hiro", "Ines", "Jonas",
-    "Keiko", "Liam", "Maya", "Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sven", "Tariq",
+    "Alice",
+    "Bob",
+    "Carmen",
+    "Dmitri",
+    "Emeka",
+    "Fatima",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Keiko",
+    "Liam",
+    "Maya",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tariq",
 )
 _LAST = ("Chen", "Okafor", "Silva", "Novak", "Haddad", "Larsen", "Mendes", "Ito", "Kowalski", "Roy")
 _PROJECTS = (
-    "Phoenix", "Atlas", "Orion", "Hermes", "Nimbus", "Juniper", "Kestrel", "Lighthouse",
-    "Marigold", "Quasar", "Sequoia", "Tundra",
+    "Phoenix",
+    "Atlas",
+    "Orion",
+    "Hermes",
+    "Nimbus",
+    "Juniper",
+    "Kestrel",
+    "Lighthouse",
+    "Marigold",
+    "Quasar",
+    "Sequoia",
+    "Tundra",
 )
 _TOOLS = (
-    "VS Code", "Neovim", "PostgreSQL", "Redis", "Kafka", "Docker", "Kubernetes", "Terraform",
-    "GitHub Actions", "Sentry", "Grafana", "FastAPI", "React", "Vue", "pytest", "Playwright",
-    "Figma", "Linear", "Jira", "Slack", "Datadog", "pgvector", "Airflow", "dbt",
+    "VS Code",
+    "Neovim",
+    "PostgreSQL",
+    "Redis",
+    "Kafka",
+    "Docker",
+    "Kubernetes",
+    "Terraform",
+    "GitHub Actions",
+    "Sentry",
+    "Grafana",
+    "FastAPI",
+    "React",
+    "Vue",
+    "pytest",
+    "Playwright",
+    "Figma",
+    "Linear",
+    "Jira",
+    "Slack",
+    "Datadog",
+    "pgvector",
+    "Airflow",
+    "dbt",
 )
 _ALIASES = {"PostgreSQL": "Postgres", "Kubernetes": "k8s", "VS Code": "vscode", "GitHub Actions": "GHA"}
 _ORGS = ("Acme", "Globex", "Initech", "Umbrella Labs", "Hooli", "Stark Digital", "Wayne Data")
 _VENDORS = ("Hetzner", "AWS", "Stripe", "Twilio", "Cloudflare")
 _CONCEPTS = (
-    "feature flags", "blue-green deploys", "event sourcing", "retrieval augmented generation",
-    "error budgets", "trunk-based development", "code owners", "load shedding",
+    "feature flags",
+    "blue-green deploys",
+    "event sourcing",
+    "retrieval augmented generation",
+    "error budgets",
+    "trunk-based development",
+    "code owners",
+    "load shedding",
 )
 
 # key, category, scope, values (the first ones are the likelier), statement template
 _FACT_KEYS: tuple[tuple[str, str, str, tuple[str, ...], str], ...] = (
-    ("editor", "preference", "user",
-     ("VS Code", "Neovim", "Emacs", "Zed", "IntelliJ IDEA", "Helix"), "{who} uses {v} as editor"),
-    ("frontend framework", "decision", "project",
-     ("React", "Vue", "Svelte", "Angular", "SolidJS"), "{proj} frontend is built with {v}"),
-    ("deploy day", "decision", "project",
-     ("Tuesday", "Thursday", "Wednesday", "Monday"), "{proj} deploys go out on {v}"),
-    ("database", "technical_fact", "project",
-     ("PostgreSQL", "MySQL", "SQLite", "DynamoDB"), "{proj} stores its data in {v}"),
-    ("ci system", "technical_fact", "org",
-     ("GitHub Actions", "GitLab CI", "Buildkite", "Jenkins"), "CI runs on {v}"),
-    ("primary language", "technical_fact", "project",
-     ("Python", "TypeScript", "Go", "Rust", "Kotlin"), "{proj} is written mainly in {v}"),
-    ("answer style", "preference", "user",
-     ("short answers, code first", "detailed explanations", "bullet points", "examples before theory"),
-     "{who} prefers {v}"),
-    ("code review rule", "constraint", "org",
-     ("two approvals before merging", "one approval from the owning team", "no self-merges"),
-     "code review requires {v}"),
-    ("standup time", "procedure", "project",
-     ("9:30", "10:00", "9:15", "11:00"), "the {proj} standup is at {v}"),
-    ("timezone", "personal_fact", "user",
-     ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "Europe/Lisbon"), "{who} works in {v}"),
-    ("release cadence", "decision", "project",
-     ("every two weeks", "weekly", "monthly"), "{proj} releases {v}"),
-    ("current task", "task_update", "session",
-     ("migrating the billing tables", "fixing the flaky login test", "writing the onboarding doc",
-      "profiling the search endpoint", "reviewing the schema change"), "{who} is {v}"),
-    ("quarter goal", "goal", "project",
-     ("cut p99 latency below 200 ms", "ship the mobile beta", "halve the cloud bill"),
-     "the {proj} goal this quarter is to {v}"),
-    ("staging migrations", "lesson_learned", "project",
-     ("run them on a copy of production first", "never run them on Fridays"),
-     "for staging migrations: {v}"),
+    (
+        "editor",
+        "preference",
+        "user",
+        ("VS Code", "Neovim", "Emacs", "Zed", "IntelliJ IDEA", "Helix"),
+        "{who} uses {v} as editor",
+    ),
+    (
+        "frontend framework",
+        "decision",
+        "project",
+        ("React", "Vue", "Svelte", "Angular", "SolidJS"),
+        "{proj} frontend is built with {v}",
+    ),
+    (
+        "deploy day",
+        "decision",
+        "project",
+        ("Tuesday", "Thursday", "Wednesday", "Monday"),
+        "{proj} deploys go out on {v}",
+    ),
+    (
+        "database",
+        "technical_fact",
+        "project",
+        ("PostgreSQL", "MySQL", "SQLite", "DynamoDB"),
+        "{proj} stores its data in {v}",
+    ),
+    ("ci system", "technical_fact", "org", ("GitHub Actions", "GitLab CI", "Buildkite", "Jenkins"), "CI runs on {v}"),
+    (
+        "primary language",
+        "technical_fact",
+        "project",
+        ("Python", "TypeScript", "Go", "Rust", "Kotlin"),
+        "{proj} is written mainly in {v}",
+    ),
+    (
+        "answer style",
+        "preference",
+        "user",
+        ("short answers, code first", "detailed explanations", "bullet points", "examples before theory"),
+        "{who} prefers {v}",
+    ),
+    (
+        "code review rule",
+        "constraint",
+        "org",
+        ("two approvals before merging", "one approval from the owning team", "no self-merges"),
+        "code review requires {v}",
+    ),
+    ("standup time", "procedure", "project", ("9:30", "10:00", "9:15", "11:00"), "the {proj} standup is at {v}"),
+    (
+        "timezone",
+        "personal_fact",
+        "user",
+        ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "Europe/Lisbon"),
+        "{who} works in {v}",
+    ),
+    ("release cadence", "decision", "project", ("every two weeks", "weekly", "monthly"), "{proj} releases {v}"),
+    (
+        "current task",
+        "task_update",
+        "session",
+        (
+            "migrating the billing tables",
+            "fixing the flaky login test",
+            "writing the onboarding doc",
+            "profiling the search endpoint",
+            "reviewing the schema change",
+        ),
+        "{who} is {v}",
+    ),
+    (
+        "quarter goal",
+        "goal",
+        "project",
+        ("cut p99 latency below 200 ms", "ship the mobile beta", "halve the cloud bill"),
+        "the {proj} goal this quarter is to {v}",
+    ),
+    (
+        "staging migrations",
+        "lesson_learned",
+        "project",
+        ("run them on a copy of production first", "never run them on Fridays"),
+        "for staging migrations: {v}",
+    ),
     ("cloud provider", "technical_fact", "org", ("AWS", "GCP", "Hetzner", "Azure"), "we host on {v}"),
-    ("package manager", "preference", "project",
-     ("uv", "poetry", "pnpm", "npm"), "{proj} uses {v} for packages"),
-    ("ledger", "terminology", "org",
-     ("the append-only event table", "the audit log"), "'ledger' means {v}"),
+    ("package manager", "preference", "project", ("uv", "poetry", "pnpm", "npm"), "{proj} uses {v} for packages"),
+    ("ledger", "terminology", "org", ("the append-only event table", "the audit log"), "'ledger' means {v}"),
     ("coffee", "personal_fact", "user", ("flat white", "espresso", "green tea"), "{who} drinks {v}"),
 )
 _KEY_WEIGHTS = (9, 8, 7, 6, 3, 4, 5, 2, 3, 3, 3, 6, 3, 2, 2, 3, 1, 2)
 _CONFIDENCES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.8, 0.85, 0.85, 0.9, 0.9, 0.9, 0.95, 1.0)
-_PROMOTION = {"preference": "preference", "decision": "decision", "procedure": "procedure",
-              "lesson_learned": "lesson_learned", "task_update": "task_update",
-              "terminology": "terminology"}
+_PROMOTION = {
+    "preference": "preference",
+    "decision": "decision",
+    "procedure": "procedure",
+    "lesson_learned": "lesson_learned",
+    "task_update": "task_update",
+    "terminology": "terminology",
+}
 _BROADER = {"session": ("project", "user"), "project": ("org",), "user": ("org",)}
 
 _OPENERS = (
-    "Quick update: {s}.", "Just so you know, {s}.", "For the record, {s}.", "Remember that {s}.",
-    "Heads up - {s}.", "We talked about it this morning and {s}.", "To be clear, {s}.",
+    "Quick update: {s}.",
+    "Just so you know, {s}.",
+    "For the record, {s}.",
+    "Remember that {s}.",
+    "Heads up - {s}.",
+    "We talked about it this morning and {s}.",
+    "To be clear, {s}.",
 )
 _ASSISTANT = (
-    "Noted: {s}.", "Got it, I'll remember that {s}.", "Understood - {s}. Anything else?",
+    "Noted: {s}.",
+    "Got it, I'll remember that {s}.",
+    "Understood - {s}. Anything else?",
     "Thanks, so {s}. I'll keep that in mind for {proj}.",
 )
 _FILLER = (
@@ -258,8 +376,10 @@ class _Tenant:
         self.contested = _Known()  # slots that hold two or more values
         self.small_talk = [  # rendered once: formatting per turn was half the generator's time
             rng.pick(_FILLER).format(
-                person=rng.pick(people).split()[0], tool=rng.pick(self.tools),
-                proj=rng.pick(self.projects), org=self.org,
+                person=rng.pick(people).split()[0],
+                tool=rng.pick(self.tools),
+                proj=rng.pick(self.projects),
+                org=self.org,
             )
             for _ in range(160)
         ]
@@ -277,8 +397,10 @@ class _Turn:
         self.turn_event_id = tenant.next_id()
         self.appends: list[Append] = []
         self.meta = Metadata(
-            causation_id=self.turn_event_id, correlation_id=session.name,
-            extractor="heuristic", extractor_version="1",
+            causation_id=self.turn_event_id,
+            correlation_id=session.name,
+            extractor="heuristic",
+            extractor_version="1",
         )
         self.sentences: list[str] = []
         self.mentioned: list[str] = []
@@ -318,14 +440,14 @@ def _variant(rng: _Rng, name: str) -> str:
 # -- derived events -----------------------------------------------------------------------
 
 
-def _fact(turn: _Turn, rng: _Rng, spec: int | None = None, value: str | None = None,
-          confidence: float | None = None) -> tuple[str, str, float]:
+def _fact(
+    turn: _Turn, rng: _Rng, spec: int | None = None, value: str | None = None, confidence: float | None = None
+) -> tuple[str, str, float]:
     tenant, session = turn.tenant, turn.session
     if spec is None:
         spec = rng.choices(range(len(_FACT_KEYS)), _KEY_WEIGHTS)[0]
     key, category, scope, values, template = _FACT_KEYS[spec]
-    scope_key = {"user": session.user, "project": session.project, "org": session.org,
-                 "session": session.name}[scope]
+    scope_key = {"user": session.user, "project": session.project, "org": session.org, "session": session.name}[scope]
     slot = _slot(scope, scope_key, key)
     held = tenant.slots.setdefault(slot, [])
     if value is None:
@@ -349,12 +471,20 @@ def _fact(turn: _Turn, rng: _Rng, spec: int | None = None, value: str | None = N
     if rng.random() < 0.15:
         statement = statement.lower() + "."
     confidence = _confidence(rng) if confidence is None else confidence
-    turn.emit(f"memory:{memory_id}", FactExtracted(
-        memory_id=memory_id, scope=scope, scope_key=scope_key,  # type: ignore[arg-type]
-        key=key if rng.random() < 0.8 else key.title(), statement=statement,
-        category=category, confidence=confidence,  # type: ignore[arg-type]
-        source_turns=(turn.turn_id,), value=value,
-    ))
+    turn.emit(
+        f"memory:{memory_id}",
+        FactExtracted(
+            memory_id=memory_id,
+            scope=scope,
+            scope_key=scope_key,  # type: ignore[arg-type]
+            key=key if rng.random() < 0.8 else key.title(),
+            statement=statement,
+            category=category,
+            confidence=confidence,  # type: ignore[arg-type]
+            source_turns=(turn.turn_id,),
+            value=value,
+        ),
+    )
     turn.sentences.append(statement)
     return key, value, confidence
 
@@ -377,13 +507,17 @@ def _entity(turn: _Turn, rng: _Rng, entity_type: str, name: str) -> None:
     shown = _variant(rng, name)
     key = _entity_key(entity_type, name)
     alias = _ALIASES.get(name)
-    turn.emit(f"entity:{key}", EntityObserved(
-        name=shown, entity_type=entity_type,  # type: ignore[arg-type]
-        confidence=_confidence(rng),
-        aliases=(alias,) if alias and rng.random() < 0.5 else (),
-        description=f"{entity_type} mentioned by {turn.session.who}" if rng.random() < 0.1 else None,
-        source_turns=(turn.turn_id,),
-    ))
+    turn.emit(
+        f"entity:{key}",
+        EntityObserved(
+            name=shown,
+            entity_type=entity_type,  # type: ignore[arg-type]
+            confidence=_confidence(rng),
+            aliases=(alias,) if alias and rng.random() < 0.5 else (),
+            description=f"{entity_type} mentioned by {turn.session.who}" if rng.random() < 0.1 else None,
+            source_turns=(turn.turn_id,),
+        ),
+    )
     turn.tenant.entities.add(key)
     turn.mentioned.append(shown.strip(" .,!"))
 
@@ -408,8 +542,7 @@ def _edge(turn: _Turn, rng: _Rng) -> None:
     tenant, session = turn.tenant, turn.session
     roll = rng.random()
     if roll < 0.25:
-        ends = [("user", session.user, rng.pick(("USES", "USES", "PREFERS")),
-                 "tool", rng.pick(tenant.tools))]
+        ends = [("user", session.user, rng.pick(("USES", "USES", "PREFERS")), "tool", rng.pick(tenant.tools))]
     elif roll < 0.4:
         ends = [("user", session.user, "WORKS_ON", "project", session.project)]
     elif roll < 0.7:  # symmetric: the extractor saw it both ways round
@@ -424,8 +557,12 @@ def _edge(turn: _Turn, rng: _Rng) -> None:
     key = _edge_key(*first)
     events = [
         RelationshipObserved(
-            relationship_id=key, source_name=_variant(rng, sn), source_type=st,  # type: ignore[arg-type]
-            relation=rel, target_name=_variant(rng, tn), target_type=tt,  # type: ignore[arg-type]
+            relationship_id=key,
+            source_name=_variant(rng, sn),
+            source_type=st,  # type: ignore[arg-type]
+            relation=rel,
+            target_name=_variant(rng, tn),
+            target_type=tt,  # type: ignore[arg-type]
             confidence=_confidence(rng),
             context=f"said in {session.project}" if rng.random() < 0.3 else None,
             source_turns=(turn.turn_id,),
@@ -452,9 +589,15 @@ def _lifecycle(turn: _Turn, rng: _Rng) -> None:
             kind = ""
         if kind:
             confidence = _confidence(rng) if rng.random() < 0.5 else None
-            turn.emit(f"{stream}:{item}", MemoryReinforced(
-                item_id=item, item_kind=kind, confidence=confidence, source_turns=src,  # type: ignore[arg-type]
-            ))
+            turn.emit(
+                f"{stream}:{item}",
+                MemoryReinforced(
+                    item_id=item,
+                    item_kind=kind,
+                    confidence=confidence,
+                    source_turns=src,  # type: ignore[arg-type]
+                ),
+            )
     if rng.random() < 0.04 and tenant.facts:
         _retract(turn, rng)
     if rng.random() < 0.015 and tenant.retracted:
@@ -463,19 +606,28 @@ def _lifecycle(turn: _Turn, rng: _Rng) -> None:
             tenant.retracted_facts.discard(item)
             tenant.live[fact.slot] += 1
         stream = "memory" if kind == "fact" else "relationship"
-        turn.emit(f"{stream}:{item}", MemoryRestored(
-            item_id=item, item_kind=kind, reason="restored on request",  # type: ignore[arg-type]
-        ))
+        turn.emit(
+            f"{stream}:{item}",
+            MemoryRestored(
+                item_id=item,
+                item_kind=kind,
+                reason="restored on request",  # type: ignore[arg-type]
+            ),
+        )
     if rng.random() < 0.03 and tenant.facts:
         _promote(turn, rng)
     if rng.random() < 0.02 and tenant.contested.items:
         slot = rng.pick(tenant.contested.items)
         chosen = rng.pick(tenant.slots[slot])
-        turn.emit(f"conflict:{slot}", ConflictResolved(
-            conflict_id=slot, chosen_memory_id=chosen.memory_id,
-            reason=rng.pick(("", "confirmed with the team", "the newer plan")),
-            resolved_by=turn.session.user,
-        ))
+        turn.emit(
+            f"conflict:{slot}",
+            ConflictResolved(
+                conflict_id=slot,
+                chosen_memory_id=chosen.memory_id,
+                reason=rng.pick(("", "confirmed with the team", "the newer plan")),
+                resolved_by=turn.session.user,
+            ),
+        )
 
 
 def _retract(turn: _Turn, rng: _Rng) -> None:
@@ -495,11 +647,15 @@ def _retract(turn: _Turn, rng: _Rng) -> None:
         kind, item, stream = "relationship", rng.pick(tenant.edges.items), "relationship"
     else:
         return
-    turn.emit(f"{stream}:{item}", MemoryRetracted(
-        item_id=item, item_kind=kind,  # type: ignore[arg-type]
-        reason=rng.pick(("", "I don't use that anymore", "that was wrong")),
-        source_turns=(turn.turn_id,),
-    ))
+    turn.emit(
+        f"{stream}:{item}",
+        MemoryRetracted(
+            item_id=item,
+            item_kind=kind,  # type: ignore[arg-type]
+            reason=rng.pick(("", "I don't use that anymore", "that was wrong")),
+            source_turns=(turn.turn_id,),
+        ),
+    )
     tenant.retracted.append((kind, item, fact))
 
 
@@ -511,11 +667,20 @@ def _promote(turn: _Turn, rng: _Rng) -> None:
     scope_key = {"project": session.project, "user": session.user, "org": session.org}[scope]
     memory_id = f"promo-{tenant.next_id()}"
     statement = template.format(who=session.who, proj=session.project, v=fact.value)
-    turn.emit(f"memory:{memory_id}", MemoryPromoted(
-        memory_id=memory_id, kind=_PROMOTION.get(category, "lesson_learned"),  # type: ignore[arg-type]
-        scope=scope, scope_key=scope_key, key=key, statement=statement,  # type: ignore[arg-type]
-        confidence=_confidence(rng), promoted_from=fact.memory_id, source_turns=(turn.turn_id,),
-    ))
+    turn.emit(
+        f"memory:{memory_id}",
+        MemoryPromoted(
+            memory_id=memory_id,
+            kind=_PROMOTION.get(category, "lesson_learned"),  # type: ignore[arg-type]
+            scope=scope,
+            scope_key=scope_key,
+            key=key,
+            statement=statement,  # type: ignore[arg-type]
+            confidence=_confidence(rng),
+            promoted_from=fact.memory_id,
+            source_turns=(turn.turn_id,),
+        ),
+    )
     slot = _slot(scope, scope_key, key)
     promoted = _Fact(memory_id, slot, fact.value, scope, scope_key, fact.spec)
     tenant.slots.setdefault(slot, []).append(promoted)
@@ -561,9 +726,10 @@ def _play_turn(tenant: _Tenant, index: int) -> list[Append]:
     _lifecycle(turn, rng)
     recorded = NewEvent(
         event=TurnRecorded(
-            turn_id=turn.turn_id, role=role, text=_text(turn, rng, role),  # type: ignore[arg-type]
-            scopes=Scopes(session=session.name, project=session.project, user=session.user,
-                          org=session.org),
+            turn_id=turn.turn_id,
+            role=role,
+            text=_text(turn, rng, role),  # type: ignore[arg-type]
+            scopes=Scopes(session=session.name, project=session.project, user=session.user, org=session.org),
             subject=session.user if role == "user" else None,
         ),
         event_id=turn.turn_event_id,

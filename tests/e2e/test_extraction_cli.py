@@ -92,8 +92,9 @@ def test_extract_once_prints_the_report_and_exits_0(
     database: SessionDatabase, engine: Engine, tenant: str, heuristic: ExtractionWorker
 ) -> None:
     turn = record(engine, tenant, heuristic)
-    result = subprocess.run([*CLI, "extract", "--once"], env=database.env, capture_output=True, text=True,
-                            timeout=120, check=False)
+    result = subprocess.run(
+        [*CLI, "extract", "--once"], env=database.env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert result.returncode == 0, result.stderr
     match = re.search(REPORT.format(name=re.escape(heuristic.name)), result.stdout, re.MULTILINE)
     assert match, result.stdout

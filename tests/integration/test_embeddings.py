@@ -110,8 +110,13 @@ class Writer:
 
 def fact(memory_id: str, key: str, statement: str, *, scope_key: str = "ada") -> FactExtracted:
     return FactExtracted(
-        memory_id=memory_id, scope="user", scope_key=scope_key, key=key, statement=statement,
-        category="preference", confidence=0.9,
+        memory_id=memory_id,
+        scope="user",
+        scope_key=scope_key,
+        key=key,
+        statement=statement,
+        category="preference",
+        confidence=0.9,
     )
 
 
@@ -136,8 +141,14 @@ def test_the_projector_gives_turns_facts_and_entities_a_vector_with_its_model(
     Writer(vectors_db, tenant).append(
         turn("t1", "I moved the Phoenix backend to PostgreSQL last week"),
         fact("m1", "database", "Phoenix stores its data in PostgreSQL"),
-        MemoryPromoted(memory_id="m2", kind="decision", scope="project", scope_key="phoenix",
-                       key="database", statement="Use PostgreSQL for Phoenix"),
+        MemoryPromoted(
+            memory_id="m2",
+            kind="decision",
+            scope="project",
+            scope_key="phoenix",
+            key="database",
+            statement="Use PostgreSQL for Phoenix",
+        ),
         EntityObserved(name="Phoenix", entity_type="project", confidence=0.9),
         EntityObserved(name="phoenix", entity_type="project", confidence=0.9, description="the billing service"),
         EntityObserved(name="Phoenix", entity_type="project", confidence=0.9),  # no description: keeps it
@@ -226,8 +237,12 @@ def test_a_rebuild_embeds_nothing_and_gives_the_same_rows(vectors_db: Engine, co
         writer.append(
             turn(f"t{n}", f"turn number {n} about the quarterly report"),
             fact(f"m{n}", f"topic {n % 7}", f"statement {n} about topic {n % 7}"),
-            EntityObserved(name=f"Tool {n % 5}", entity_type="tool", confidence=0.8,
-                           description=f"described at {n}" if n % 3 else None),
+            EntityObserved(
+                name=f"Tool {n % 5}",
+                entity_type="tool",
+                confidence=0.8,
+                description=f"described at {n}" if n % 3 else None,
+            ),
         )
     projector = EmbeddingsProjector(counting)
     runner.catch_up(vectors_db, projector, batch_size=2)  # live: tiny batches
@@ -241,9 +256,13 @@ def test_a_rebuild_embeds_nothing_and_gives_the_same_rows(vectors_db: Engine, co
     assert checksums(vectors_db, projector) == before
     assert_equals_rebuild(vectors_db, projector)
     with vectors_db.connect() as conn:
-        indexes = conn.execute(
-            sa.text("SELECT indexdef FROM pg_indexes WHERE schemaname = 'proj_embeddings'")  # text(): catalogue
-        ).scalars().all()
+        indexes = (
+            conn.execute(
+                sa.text("SELECT indexdef FROM pg_indexes WHERE schemaname = 'proj_embeddings'")  # text(): catalogue
+            )
+            .scalars()
+            .all()
+        )
     assert any("hnsw" in d and "vector_cosine_ops" in d and "m='16'" in d for d in indexes), indexes
 
 
@@ -272,7 +291,10 @@ def test_nearest_finds_the_relevant_item_and_only_the_tenants_own(vectors_db: En
     assert facts_only[0].item_id == "db"
     assert {n.item_id for n in facts_only} == {"db", "pet", "city"}
     assert {(n.item_kind, n.item_id) for n in everything} == {
-        ("fact", "db"), ("fact", "pet"), ("fact", "city"), ("turn", "t1")
+        ("fact", "db"),
+        ("fact", "pet"),
+        ("fact", "city"),
+        ("turn", "t1"),
     }
     assert [n.distance for n in everything] == sorted(n.distance for n in everything)
     assert [n.item_id for n in theirs] == ["db-other"]

@@ -97,17 +97,28 @@ class ToyExtractor:
             kind, _, rest = line.partition(" ")
             parts = rest.split("|")
             if kind == "@fact":
-                found_facts.append(FactCandidate(
-                    key=parts[0], statement=parts[1], category="technical_fact",
-                    confidence=float(parts[2]), scope="project",
-                ))
+                found_facts.append(
+                    FactCandidate(
+                        key=parts[0],
+                        statement=parts[1],
+                        category="technical_fact",
+                        confidence=float(parts[2]),
+                        scope="project",
+                    )
+                )
             elif kind == "@entity":
                 found_entities.append(EntityCandidate(name=parts[0], entity_type="tool", confidence=float(parts[1])))
             elif kind == "@uses":
-                found_edges.append(RelationshipCandidate(
-                    source_name="user", source_type="user", relation="USES", target_name=parts[0],
-                    target_type="tool", confidence=float(parts[1]),
-                ))
+                found_edges.append(
+                    RelationshipCandidate(
+                        source_name="user",
+                        source_type="user",
+                        relation="USES",
+                        target_name=parts[0],
+                        target_type="tool",
+                        confidence=float(parts[1]),
+                    )
+                )
         if self.extra_entity:
             found_entities.append(EntityCandidate(name=self.extra_entity, entity_type="tool", confidence=0.9))
         return TurnExtraction(
@@ -139,8 +150,13 @@ def new_worker(engine: Engine, extractor: ToyExtractor | None = None, **config: 
 
 
 def record(
-    engine: Engine, tenant: str, *texts: str, session: str = "s1", project: str | None = "p1",
-    role: str = "user", prefix: str = "",
+    engine: Engine,
+    tenant: str,
+    *texts: str,
+    session: str = "s1",
+    project: str | None = "p1",
+    role: str = "user",
+    prefix: str = "",
 ) -> list[str]:
     """Record user turns; their turn event ids."""
     prefix = prefix or uuid.uuid4().hex[:8]
@@ -158,10 +174,19 @@ def committed(engine: Engine, *where: sa.ColumnElement[bool]) -> list[Recorded]:
     is open, and the test server may be shared."""
     stmt = (
         sa.select(
-            events.c.tenant_id, events.c.position, sa.cast(events.c.tx_id, sa.Text), events.c.stream_id,
-            events.c.stream_version, events.c.event_id, events.c.event_type, events.c.schema_version,
-            sa.cast(events.c.payload, sa.Text), sa.cast(events.c.metadata, sa.Text),
-            events.c.occurred_at, events.c.recorded_at, sa.cast(events.c.private, sa.Text),
+            events.c.tenant_id,
+            events.c.position,
+            sa.cast(events.c.tx_id, sa.Text),
+            events.c.stream_id,
+            events.c.stream_version,
+            events.c.event_id,
+            events.c.event_type,
+            events.c.schema_version,
+            sa.cast(events.c.payload, sa.Text),
+            sa.cast(events.c.metadata, sa.Text),
+            events.c.occurred_at,
+            events.c.recorded_at,
+            sa.cast(events.c.private, sa.Text),
         )
         .where(*where)
         .order_by(events.c.tx_id, events.c.position)
@@ -170,8 +195,15 @@ def committed(engine: Engine, *where: sa.ColumnElement[bool]) -> list[Recorded]:
         rows = conn.execute(stmt).all()
     return [
         Recorded(
-            tenant_id=r[0], position=r[1], tx_id=int(r[2]), stream_id=r[3], stream_version=r[4], event_id=r[5],
-            occurred_at=r[10], recorded_at=r[11], metadata=msgspec.json.decode(r[9], type=Metadata),
+            tenant_id=r[0],
+            position=r[1],
+            tx_id=int(r[2]),
+            stream_id=r[3],
+            stream_version=r[4],
+            event_id=r[5],
+            occurred_at=r[10],
+            recorded_at=r[11],
+            metadata=msgspec.json.decode(r[9], type=Metadata),
             event=codec.decode_stored(r[6], r[7], r[8], r[12])[0],
         )
         for r in rows
@@ -244,8 +276,14 @@ def drain(worker: ExtractionWorker, turns: int) -> BatchReport:
 
 def test_drain_appends_each_turns_results_with_the_turn_as_cause(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine, batch_turns=2)
-    turn_ids = record(engine, tenant, "@fact editor|The user uses Vim|0.9\n@entity Vim|0.9",
-                      "@fact os|The user runs Linux|0.8", "just chatting", "@entity Docker|0.95")
+    turn_ids = record(
+        engine,
+        tenant,
+        "@fact editor|The user uses Vim|0.9\n@entity Vim|0.9",
+        "@fact os|The user runs Linux|0.8",
+        "just chatting",
+        "@entity Docker|0.95",
+    )
     visible(worker, 4)
     assert worker.pending() == 4
     report = worker.drain()
@@ -288,15 +326,20 @@ def test_recording_a_turn_never_waits_for_extraction(engine: Engine, tenant: str
 
 def test_confidence_bands_reach_the_facts_read_model(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine)
-    record(engine, tenant, "@fact editor|The user uses Vim|0.9\n@fact mood|The user seems tired|0.6\n"
-           "@fact music|The user might like jazz|0.3")
+    record(
+        engine,
+        tenant,
+        "@fact editor|The user uses Vim|0.9\n@fact mood|The user seems tired|0.6\n"
+        "@fact music|The user might like jazz|0.3",
+    )
     report = drain(worker, 1)
     assert (report.events, report.dropped_low_confidence) == (2, 1)
     rows = project_facts(engine, tenant, lambda rows: len(rows) >= 2)
     with engine.connect() as conn:
         totals = counters.totals(conn, tenant)
     assert {r.statement: r.status for r in rows} == {
-        "The user uses Vim": "active", "The user seems tired": "low_confidence"
+        "The user uses Vim": "active",
+        "The user seems tired": "low_confidence",
     }
     assert totals["dropped_low_confidence"] == 1
 
@@ -403,12 +446,14 @@ def test_a_worker_that_lost_its_lock_appends_nothing_twice(engine: Engine, tenan
     assert applied(engine, slow) == 25
 
 
-def _child_drain(url: str, name: str, go: MpEvent, results: Any, block_in_batch: int | None = None,
-                 entered: MpEvent | None = None) -> None:
+def _child_drain(
+    url: str, name: str, go: MpEvent, results: Any, block_in_batch: int | None = None, entered: MpEvent | None = None
+) -> None:
     """A worker process: its own engine; drains until nothing is pending."""
     engine = db.create_engine(sa.engine.make_url(url), pool_size=2)
     worker = ExtractionWorker(
-        engine, ToyExtractor(name, pause_s=0.002, block_in_batch=block_in_batch, entered=entered),
+        engine,
+        ToyExtractor(name, pause_s=0.002, block_in_batch=block_in_batch, entered=entered),
         WorkerConfig(batch_turns=10),
     )
     go.wait(60)
@@ -493,8 +538,12 @@ def test_directives_are_promoted_once_the_tenant_switches_auto_promote_on(engine
     settings = tenant_settings.change(engine, tenant, TenantSettingsChanged(auto_promote=True))
     assert settings.auto_promote
     record(engine, tenant, "decision (project): we ship on Fridays", role="assistant")  # only user turns count
-    record(engine, tenant, "decision (project): we ship on Fridays\n"
-           "terminology (user): 'the box' means the build server", project="billing")
+    record(
+        engine,
+        tenant,
+        "decision (project): we ship on Fridays\nterminology (user): 'the box' means the build server",
+        project="billing",
+    )
     record(engine, tenant, "lesson learned: pin versions", project=None)
     drain(worker, 3)
     promoted = [r.event for r in extracted(engine, tenant, worker.extractor.name)]

@@ -118,8 +118,6 @@ def test_the_stream_is_large_and_was_projected_while_it_was_appended(run: Run) -
     assert run.applied_while_appending < sum(run.handled.values()), "and had to catch up"
 
 
-
-
 @pytest.mark.parametrize("name", [pytest.param(n, marks=()) if n == "facts" else n for n in READ_MODELS])
 def test_a_rebuild_equals_the_live_projection_row_for_row(run: Run, name: str) -> None:
     cp = run.checkpoints[name]

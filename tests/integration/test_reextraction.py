@@ -23,8 +23,15 @@ class Saying:
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         return {
             t.turn_id: TurnExtraction(
-                facts=(FactCandidate(key=f"k {t.text}", statement=t.text + self.twist, category="technical_fact",
-                                     confidence=0.9, scope="project"),),
+                facts=(
+                    FactCandidate(
+                        key=f"k {t.text}",
+                        statement=t.text + self.twist,
+                        category="technical_fact",
+                        confidence=0.9,
+                        scope="project",
+                    ),
+                ),
                 # The worker reads every tenant's turns, other tests' too (some empty).
                 entities=(EntityCandidate(name=f"Tool{t.text[-1:] or '0'}", entity_type="tool", confidence=0.9),),
             )
@@ -55,8 +62,11 @@ def test_a_shadow_shows_what_another_extractor_would_change_and_touches_nothing_
 
     assert turns >= 3
     assert _events(engine) == before, "a shadow appends nothing"
-    facts = {(c.change, c.shadow.split(" | ")[0] if c.shadow else c.live.split(" | ")[0]) for c in changes
-             if (c.kind == "fact" and c.live is not None) or c.kind == "fact"}
+    facts = {
+        (c.change, c.shadow.split(" | ")[0] if c.shadow else c.live.split(" | ")[0])
+        for c in changes
+        if (c.kind == "fact" and c.live is not None) or c.kind == "fact"
+    }
     assert ("added", "uses thing 0 (v2)") in facts
     assert ("lost", "uses thing 0") in facts
     assert not [c for c in changes if c.kind == "entity"], "the same entities either way"

@@ -77,7 +77,11 @@ def test_each_tenant_has_its_own_chain(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, 2)
     positions = _append(engine, other, 2)
     integrity.seal(engine)
-    _as_superuser(engine, "UPDATE events SET metadata = '{\"actor\": \"x\"}' WHERE tenant_id = :t AND position = :p",
-                  t=other, p=positions[0])
+    _as_superuser(
+        engine,
+        'UPDATE events SET metadata = \'{"actor": "x"}\' WHERE tenant_id = :t AND position = :p',
+        t=other,
+        p=positions[0],
+    )
     assert integrity.verify(engine, tenant).ok
     assert not integrity.verify(engine, other).ok

@@ -69,12 +69,14 @@ class TestMiniLm(EmbedderContract):
         return offline()
 
     def test_similar_sentences_are_closer_than_unrelated_ones(self) -> None:
-        a, b, c, d = offline().embed([
-            "I like to write code in Python",
-            "Python is my favourite programming language",
-            "The weather in Paris is rainy today",
-            "Does she have a puppy?",
-        ])
+        a, b, c, d = offline().embed(
+            [
+                "I like to write code in Python",
+                "Python is my favourite programming language",
+                "The weather in Paris is rainy today",
+                "Does she have a puppy?",
+            ]
+        )
         pet = offline().embed(["Ada owns a dog"])[0]
         assert cosine(a, b) > cosine(a, c) + 0.3
         assert cosine(d, pet) > max(cosine(d, a), cosine(d, c))

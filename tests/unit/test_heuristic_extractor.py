@@ -20,11 +20,15 @@ ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "scripts" / "eval_extraction.py"
 
 
-def turn(text: str, *, role: str = "user", user: str | None = None, turn_id: str = "t1"
-         ) -> TurnText:
+def turn(text: str, *, role: str = "user", user: str | None = None, turn_id: str = "t1") -> TurnText:
     return TurnText(
-        tenant_id="acme", turn_id=turn_id, event_id=f"e-{turn_id}", role=role,  # type: ignore[arg-type]
-        text=text, scopes=Scopes(user=user), occurred_at=datetime(2024, 5, 1, tzinfo=UTC),
+        tenant_id="acme",
+        turn_id=turn_id,
+        event_id=f"e-{turn_id}",
+        role=role,  # type: ignore[arg-type]
+        text=text,
+        scopes=Scopes(user=user),
+        occurred_at=datetime(2024, 5, 1, tzinfo=UTC),
     )
 
 
@@ -49,7 +53,9 @@ def test_extractor_names_itself_for_event_metadata() -> None:
 def test_fastapi_phoenix_sarah_are_a_tool_a_project_and_a_person() -> None:
     result = extract("I'm using FastAPI for project Phoenix with my colleague Sarah")
     assert entities(result) == {
-        ("FastAPI", "tool"), ("Phoenix", "project"), ("Sarah", "person"),
+        ("FastAPI", "tool"),
+        ("Phoenix", "project"),
+        ("Sarah", "person"),
     }
     assert {
         ("user", "USES", "FastAPI"),
@@ -83,18 +89,23 @@ def test_switch_retracts_the_old_tool_and_uses_the_new_one() -> None:
     result = extract("I switched from React to Vue")
     [retraction] = result.retractions
     assert (retraction.source_type, retraction.relation, retraction.target_name) == (
-        "user", "USES", "React",
+        "user",
+        "USES",
+        "React",
     )
     assert edges(result) == {("user", "USES", "Vue")}
     [fact] = result.facts
     assert (fact.key, fact.value, fact.scope) == ("frontend framework", "Vue", "user")
 
 
-@pytest.mark.parametrize("text", [
-    "I don't use Docker anymore",
-    "I stopped using Docker",
-    "We no longer use Docker",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't use Docker anymore",
+        "I stopped using Docker",
+        "We no longer use Docker",
+    ],
+)
 def test_saying_a_tool_is_no_longer_used_retracts_it(text: str) -> None:
     result = extract(text)
     assert [(r.relation, r.target_name) for r in result.retractions] == [("USES", "Docker")]
@@ -105,11 +116,15 @@ def test_prefers_records_what_it_is_preferred_over() -> None:
     result = extract("I prefer Python over JavaScript")
     [edge] = result.relationships
     assert (edge.relation, edge.target_name, edge.context) == (
-        "PREFERS", "Python", "over JavaScript",
+        "PREFERS",
+        "Python",
+        "over JavaScript",
     )
     [fact] = result.facts
     assert (fact.category, fact.key, fact.value) == (
-        "preference", "preferred programming language", "Python",
+        "preference",
+        "preferred programming language",
+        "Python",
     )
 
 
@@ -162,8 +177,7 @@ def test_decisions_are_project_scoped_and_task_updates_session_scoped() -> None:
 
 def test_people_relations_from_roles_and_organisations() -> None:
     result = extract("My sister Mei started at Google. Ivan from Yandex met me there.")
-    assert {("user", "KNOWS", "Mei"), ("Mei", "PART_OF", "Google"),
-            ("Ivan", "PART_OF", "Yandex")} <= edges(result)
+    assert {("user", "KNOWS", "Mei"), ("Mei", "PART_OF", "Google"), ("Ivan", "PART_OF", "Yandex")} <= edges(result)
 
 
 def test_assistant_turns_yield_nothing() -> None:
@@ -195,14 +209,16 @@ _WORDS = st.sampled_from(_VOCABULARY.split())
 def test_any_text_gives_well_formed_candidates_without_raising(text: str) -> None:
     result = extract(text)
     assert all(e.name.strip() and 0.5 <= e.confidence <= 1 for e in result.entities)
-    assert all(r.source_name and r.target_name and r.source_name != r.target_name
-               for r in result.relationships)
+    assert all(r.source_name and r.target_name and r.source_name != r.target_name for r in result.relationships)
     assert all(f.key and f.statement for f in result.facts)
 
 
 def test_corpus_meets_the_extraction_targets() -> None:
     done = subprocess.run(
-        [sys.executable, str(EVAL), "--show", "0"], capture_output=True, text=True, check=True,
+        [sys.executable, str(EVAL), "--show", "0"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     scores = json.loads(done.stdout.strip().splitlines()[-1])
     assert scores["turns"] >= 200

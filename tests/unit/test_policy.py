@@ -333,8 +333,6 @@ def test_facts_go_to_the_wanted_scope_or_the_next_narrower(
 # --- directives -------------------------------------------------------------------
 
 
-
-
 def directive(kind: str, statement: str, scope: str | None = None) -> DirectiveCandidate:
     return DirectiveCandidate(kind=kind, statement=statement, key=f"{kind}: {statement}", scope=scope)  # type: ignore[arg-type]
 
@@ -392,8 +390,11 @@ def test_the_same_directive_promoted_twice_gets_one_id() -> None:
 def test_a_huge_directive_key_still_makes_a_storable_promotion() -> None:
     term = "box " * 400
     events, _ = run(
-        TurnExtraction(directives=(DirectiveCandidate(kind="terminology", statement=f"{term} means x",
-                                                      key=f"terminology: {term}"),)),
+        TurnExtraction(
+            directives=(
+                DirectiveCandidate(kind="terminology", statement=f"{term} means x", key=f"terminology: {term}"),
+            )
+        ),
         policy=Policy(auto_promote=True),
     )
     assert len(events) == 1

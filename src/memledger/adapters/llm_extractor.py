@@ -180,6 +180,7 @@ def to_extractions(answer: _Answer, wanted: Mapping[str, TurnText]) -> dict[str,
 
         def source(edge: _Edge, user: str = user) -> str:
             return user if edge.source_type == "user" else edge.source
+
         out[turn.turn_id] = TurnExtraction(
             entities=tuple(
                 EntityCandidate(name=e.name, entity_type=e.type, confidence=e.confidence, context=e.context)
@@ -187,23 +188,33 @@ def to_extractions(answer: _Answer, wanted: Mapping[str, TurnText]) -> dict[str,
             ),
             relationships=tuple(
                 RelationshipCandidate(
-                    source_name=source(r), source_type=r.source_type, relation=r.relation,
-                    target_name=r.target, target_type=r.target_type, confidence=r.confidence,
+                    source_name=source(r),
+                    source_type=r.source_type,
+                    relation=r.relation,
+                    target_name=r.target,
+                    target_type=r.target_type,
+                    confidence=r.confidence,
                     context=r.context,
                 )
                 for r in turn.relationships
             ),
             retractions=tuple(
                 RetractionCandidate(
-                    source_name=source(r), source_type=r.source_type, relation=r.relation,
-                    target_name=r.target, target_type=r.target_type,
+                    source_name=source(r),
+                    source_type=r.source_type,
+                    relation=r.relation,
+                    target_name=r.target,
+                    target_type=r.target_type,
                 )
                 for r in turn.retractions
             ),
             facts=tuple(
                 FactCandidate(
-                    key=f.key, statement=f.statement, category=f.category,
-                    confidence=f.confidence, scope=f.scope,
+                    key=f.key,
+                    statement=f.statement,
+                    category=f.category,
+                    confidence=f.confidence,
+                    scope=f.scope,
                 )
                 for f in turn.facts
             ),

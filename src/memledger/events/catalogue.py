@@ -34,9 +34,7 @@ FactCategory = Literal[
     "personal_fact",
     "lesson_learned",
 ]
-PromotionKind = Literal[
-    "decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"
-]
+PromotionKind = Literal["decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"]
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):

@@ -24,9 +24,7 @@ from memledger.errors import EventDecodeError, InvalidEvent, UnknownEventType
 from memledger.events.catalogue import ALL_EVENT_TYPES, Event
 from memledger.events.upcasters import upcast
 
-_BY_TAG: dict[str, type[Event]] = {
-    str(cls.__struct_config__.tag): cls for cls in ALL_EVENT_TYPES
-}
+_BY_TAG: dict[str, type[Event]] = {str(cls.__struct_config__.tag): cls for cls in ALL_EVENT_TYPES}
 _ENCODER = msgspec.json.Encoder()
 _DECODERS = {tag: msgspec.json.Decoder(cls) for tag, cls in _BY_TAG.items()}
 _MISSING = re.compile(r"^Object missing required field `([^`]*)`")

@@ -32,9 +32,7 @@ def entity_id(entity_type: str, name: str) -> str:
     return f"{entity_type}:{normalise_name(name)}"
 
 
-def relationship_key(
-    source_type: str, source_name: str, relation: str, target_type: str, target_name: str
-) -> str:
+def relationship_key(source_type: str, source_name: str, relation: str, target_type: str, target_name: str) -> str:
     """The id of the edge; the same for A-B and B-A when ``relation`` is symmetric."""
     source = entity_id(source_type, source_name)
     target = entity_id(target_type, target_name)

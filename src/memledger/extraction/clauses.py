@@ -92,8 +92,7 @@ class _Object:
 class _ClauseReader:
     """Reads one clause: its subjects, triggers and objects, into edges."""
 
-    def __init__(self, speaker: Party, clause: Clause, inherited: list[Party], confidence: float
-                 ) -> None:
+    def __init__(self, speaker: Party, clause: Clause, inherited: list[Party], confidence: float) -> None:
         self.speaker = speaker
         self.items = clause.items
         self.words = clause.words
@@ -112,8 +111,7 @@ class _ClauseReader:
             kind, index, objects = self._absorb(triggers, index)
             verbs = [t for t in triggers if not _bare(t)] or triggers
             objects_from = verbs[0].end if first.start > verbs[0].start else len(self.items)
-            subjects = self._subjects(first.start, first=first is triggers[0],
-                                      objects_from=objects_from)
+            subjects = self._subjects(first.start, first=first is triggers[0], objects_from=objects_from)
             self.last_subjects = subjects or self.last_subjects
             if subjects and objects:
                 edges.extend(self._edges(kind, first, triggers[index], subjects, objects))
@@ -202,8 +200,9 @@ class _ClauseReader:
         """ "the iOS app uses ...": the tool names the app; the app is the subject."""
         after = self.items[index + 1] if index + 1 < len(self.items) else ""
         item = self.items[index]
-        return (isinstance(item, Mention) and item.entity_type == "tool"
-                and isinstance(after, str) and after in HEAD_NOUNS)
+        return (
+            isinstance(item, Mention) and item.entity_type == "tool" and isinstance(after, str) and after in HEAD_NOUNS
+        )
 
     def _role_follows(self, index: int) -> bool:
         j = index + 1
@@ -215,9 +214,7 @@ class _ClauseReader:
     def _blocks(self, index: int, item: Item) -> bool:
         if isinstance(item, Mention):
             return self._modifies(index)
-        return item in THIRD_PERSON or item in DETERMINERS or (
-            item in POSSESSIVE_USER and self._role_follows(index)
-        )
+        return item in THIRD_PERSON or item in DETERMINERS or (item in POSSESSIVE_USER and self._role_follows(index))
 
     def _is_party(self, index: int) -> bool:
         item = self.items[index]
@@ -231,13 +228,12 @@ class _ClauseReader:
         if any(not isinstance(m, Mention) for m in group):
             for person in people:
                 relation = "KNOWS" if person.role in gz.PERSONAL_ROLES else "WORKS_WITH"
-                edges.append(Edge(self.speaker, relation, Party.of(person),
-                                  self.confidence))
-        joint = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS
-                    for w in self.words)
+                edges.append(Edge(self.speaker, relation, Party.of(person), self.confidence))
+        joint = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in self.words)
         if len(people) > 1 and joint:
-            edges.extend(Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other),
-                              self.confidence) for other in people[1:])
+            edges.extend(
+                Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other), self.confidence) for other in people[1:]
+            )
         return edges
 
     def _leading_group(self) -> list[Mention | str]:
@@ -251,8 +247,9 @@ class _ClauseReader:
 
     # edges -----------------------------------------------------------------------------
 
-    def _edges(self, kind: str, trigger: Trigger, last: Trigger, subjects: list[Party],
-               objects: list[_Object]) -> list[Edge]:
+    def _edges(
+        self, kind: str, trigger: Trigger, last: Trigger, subjects: list[Party], objects: list[_Object]
+    ) -> list[Edge]:
         if self._negated(trigger):
             return self._retract_all(kind, subjects, objects)
         if self._intended(trigger) and kind not in ("WORK_WITH", "KNOW", "PART", "AT"):
@@ -277,8 +274,7 @@ class _ClauseReader:
             edges.extend(self._project_frame(edges))
         return edges
 
-    def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: _Object,
-              context: str | None) -> list[Edge]:
+    def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: _Object, context: str | None) -> list[Edge]:
         speaker = self.speaker
         if obj.target is None:
             if kind in ("WORK_WITH", "KNOW") and subject.kind == "person":
@@ -289,8 +285,7 @@ class _ClauseReader:
         if relation is None or mention is None or not source_fits(relation, subject.kind):
             return []
         if kind == "INTRO":
-            return [Edge(speaker, "KNOWS", target, self.confidence),
-                    Edge(speaker, "KNOWS", subject, self.confidence)]
+            return [Edge(speaker, "KNOWS", target, self.confidence), Edge(speaker, "KNOWS", subject, self.confidence)]
         if kind == "AT":
             owner = self._role_owner(trigger)
             if owner is not None and not owner.name:
@@ -345,12 +340,13 @@ class _ClauseReader:
 
     def _project_frame(self, edges: list[Edge]) -> list[Edge]:
         """ "I use FastAPI for project Phoenix": Phoenix uses FastAPI too."""
-        projects = [item for index, item in enumerate(self.items)
-                    if isinstance(item, Mention) and item.entity_type == "project"
-                    and self._framed(index)]
+        projects = [
+            item
+            for index, item in enumerate(self.items)
+            if isinstance(item, Mention) and item.entity_type == "project" and self._framed(index)
+        ]
         tools = [edge.target for edge in edges if edge.relation == "USES"]
-        return [Edge(Party.of(project), "USES", tool, self.confidence)
-                for project in projects for tool in tools]
+        return [Edge(Party.of(project), "USES", tool, self.confidence) for project in projects for tool in tools]
 
     def _framed(self, index: int) -> bool:
         before = [w for w in self.words[max(0, index - 3) : index] if w not in ("the", "project")]
@@ -363,18 +359,19 @@ class _ClauseReader:
         window = self.words[max(0, trigger.start - 3) : trigger.start]
         return any(word in NEGATIONS for word in window)
 
-    def _retract_all(self, kind: str, subjects: list[Party], objects: list[_Object]
-                     ) -> list[Edge]:
+    def _retract_all(self, kind: str, subjects: list[Party], objects: list[_Object]) -> list[Edge]:
         if kind not in ("USE", "BE", "KEEP", "ON", "PREFER", "LIKE"):
             return []
         relation = "PREFERS" if kind in ("PREFER", "LIKE") else "USES"
         main, _ = _split_contrast(objects)
-        return [Edge(subject, relation, obj.target, self.confidence, retracted=True)
-                for subject in subjects for obj in main
-                if obj.target is not None and obj.target.kind == "tool"]
+        return [
+            Edge(subject, relation, obj.target, self.confidence, retracted=True)
+            for subject in subjects
+            for obj in main
+            if obj.target is not None and obj.target.kind == "tool"
+        ]
 
-    def _switch(self, kind: str, last: Trigger, subjects: list[Party],
-                objects: list[_Object]) -> list[Edge]:
+    def _switch(self, kind: str, last: Trigger, subjects: list[Party], objects: list[_Object]) -> list[Edge]:
         proposed = any(w in MODALS for w in self.words[max(0, last.start - 3) : last.start])
         side = "from" if kind != "SWITCH" else ""
         if self.words[last.end - 1] in ("to", "onto"):
@@ -385,21 +382,18 @@ class _ClauseReader:
             if obj.target is None or side == "":
                 continue
             if kind == "LEAVE" and obj.target.kind == "organization":
-                edges.extend(Edge(s, "PART_OF", obj.target, self.confidence, retracted=True)
-                             for s in subjects)
+                edges.extend(Edge(s, "PART_OF", obj.target, self.confidence, retracted=True) for s in subjects)
             if obj.target.kind not in ("tool", "concept"):
                 continue
             relation = "DECIDED" if self.decision and side == "to" else "USES"
             if proposed and side == "from":
                 continue  # "we should drop X": not dropped yet
-            edges.extend(Edge(s, relation, obj.target, self.confidence, retracted=side == "from")
-                         for s in subjects)
+            edges.extend(Edge(s, relation, obj.target, self.confidence, retracted=side == "from") for s in subjects)
         return edges
 
     def _liked_by_subject(self, trigger: Trigger) -> bool:
         before = self.items[trigger.start - 1] if trigger.start else ""
         return isinstance(before, Mention) or before in SUBJECT_PRONOUNS
-
 
 
 def _bare(trigger: Trigger) -> bool:
@@ -413,7 +407,6 @@ def _owned_role(words: list[str], j: int) -> bool:
     return j >= 0 and words[j] in POSSESSIVE_USER
 
 
-
 def _split_contrast(objects: list[_Object]) -> tuple[list[_Object], list[_Object]]:
     for index, obj in enumerate(objects):
         if any(word in CONTRAST for word in obj.gap):
@@ -424,5 +417,3 @@ def _split_contrast(objects: list[_Object]) -> tuple[list[_Object], list[_Object
 def _context(contrast: list[_Object]) -> str | None:
     names = [obj.target.name for obj in contrast if obj.target is not None]
     return f"over {', '.join(names)}" if names else None
-
-

@@ -17,9 +17,7 @@ from memledger.extraction.protocol import DirectiveCandidate
 
 _KINDS: dict[str, PromotionKind] = {k.replace("_", " "): k for k in get_args(PromotionKind)}
 _KINDS.update({k: k for k in get_args(PromotionKind)})
-_KINDS.update(
-    {"lesson": "lesson_learned", "lessons learned": "lesson_learned", "term": "terminology"}
-)
+_KINDS.update({"lesson": "lesson_learned", "lessons learned": "lesson_learned", "term": "terminology"})
 _SCOPES = set(get_args(ScopeKind))
 
 # The indent before a directive stays on its line ("\s*" would take the empty lines
@@ -28,12 +26,8 @@ _DIRECTIVE = re.compile(
     r"^[^\S\n]*(?:[-*]\s*)?(?P<kind>[a-z][a-z _]{2,20}?)\s*(?:\((?P<scope>[a-z]+)\))?\s*:\s*(?P<body>\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_TERM = re.compile(
-    r"""^\s*['"“]?(?P<term>[^'"”]+?)['"”]?\s+(?:means|is|=|refers to)\s""", re.IGNORECASE
-)
-_OVER = re.compile(
-    r"^(?P<choice>.+?)\s+(?:over|instead of|rather than)\s+(?P<other>.+)$", re.IGNORECASE
-)
+_TERM = re.compile(r"""^\s*['"“]?(?P<term>[^'"”]+?)['"”]?\s+(?:means|is|=|refers to)\s""", re.IGNORECASE)
+_OVER = re.compile(r"^(?P<choice>.+?)\s+(?:over|instead of|rather than)\s+(?P<other>.+)$", re.IGNORECASE)
 
 
 def parse_directives(text: str) -> tuple[DirectiveCandidate, ...]:
@@ -48,11 +42,7 @@ def parse_directives(text: str) -> tuple[DirectiveCandidate, ...]:
         if not re.search(r"\w", statement):
             continue  # "decision: ..." says nothing
         scope: ScopeKind | None = scope_text if scope_text else None  # type: ignore[assignment]
-        found.append(
-            DirectiveCandidate(
-                kind=kind, statement=statement, key=_key(kind, statement), scope=scope
-            )
-        )
+        found.append(DirectiveCandidate(kind=kind, statement=statement, key=_key(kind, statement), scope=scope))
     return tuple(found)
 
 

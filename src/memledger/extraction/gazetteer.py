@@ -20,7 +20,6 @@ def _split(text: str, sep: str = ",") -> Iterable[str]:
     return (part.strip() for part in text.split(sep) if part.strip())
 
 
-
 _TOOL_KINDS: Final[dict[str, str]] = {
     "programming language": (
         "python, javascript, typescript, ~go, golang, ~rust, java, kotlin, ~swift, c#, c++, "
@@ -59,12 +58,8 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "cloud sql, spanner, bigtable, pgbouncer, etcd"
     ),
     "cache": "redis, ~valkey, memcached, redis streams, hazelcast, dragonfly",
-    "search engine": (
-        "elasticsearch, opensearch, solr, meilisearch, typesense, algolia, vespa"
-    ),
-    "vector database": (
-        "pgvector, pinecone, weaviate, qdrant, milvus, ~chroma, chromadb, faiss, lancedb"
-    ),
+    "search engine": ("elasticsearch, opensearch, solr, meilisearch, typesense, algolia, vespa"),
+    "vector database": ("pgvector, pinecone, weaviate, qdrant, milvus, ~chroma, chromadb, faiss, lancedb"),
     "data warehouse": (
         "snowflake, bigquery, redshift, databricks, ~hive, presto, trino, delta lake, "
         "~iceberg, apache iceberg, hudi, duckdb"
@@ -75,16 +70,10 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "~ray, ~arrow, apache arrow, great expectations, kafka streams, kafka connect"
     ),
     "workflow orchestration": (
-        "airflow, apache airflow, dagster, ~prefect, ~luigi, ~temporal, kubeflow, "
-        "argo workflows"
+        "airflow, apache airflow, dagster, ~prefect, ~luigi, ~temporal, kubeflow, argo workflows"
     ),
-    "message broker": (
-        "kafka, apache kafka, ~pulsar, kinesis, rabbitmq, nats, activemq, zeromq, sqs, sns, "
-        "pub/sub"
-    ),
-    "bi tool": (
-        "looker, tableau, power bi, metabase, ~superset, apache superset, ~mode, redash"
-    ),
+    "message broker": ("kafka, apache kafka, ~pulsar, kinesis, rabbitmq, nats, activemq, zeromq, sqs, sns, pub/sub"),
+    "bi tool": ("looker, tableau, power bi, metabase, ~superset, apache superset, ~mode, redash"),
     "spreadsheet": "excel, microsoft excel, google sheets, airtable, numbers",
     "notebook": "jupyter, jupyterlab, ~colab, google colab, jupyter notebook",
     "experiment tracking": "mlflow, weights & biases, wandb",
@@ -110,13 +99,9 @@ _TOOL_KINDS: Final[dict[str, str]] = {
     ),
     "containers": "docker, docker desktop, docker compose, podman",
     "container orchestration": "kubernetes, k8s, k3s, minikube, ~nomad, ~helm",
-    "infrastructure as code": (
-        "terraform, opentofu, pulumi, cdk, aws cdk, cloudformation, ~packer, ~vagrant"
-    ),
+    "infrastructure as code": ("terraform, opentofu, pulumi, cdk, aws cdk, cloudformation, ~packer, ~vagrant"),
     "configuration management": "ansible, ~chef, ~puppet, saltstack",
-    "web server": (
-        "nginx, ~apache, apache httpd, ~caddy, ~traefik, haproxy, ~kong"
-    ),
+    "web server": ("nginx, ~apache, apache httpd, ~caddy, ~traefik, haproxy, ~kong"),
     "service mesh": "~envoy, istio, linkerd, ~consul",
     "secrets management": "~vault, hashicorp vault, 1password, bitwarden, lastpass",
     "identity provider": "keycloak, okta, auth0",
@@ -134,9 +119,7 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "new relic, sentry, pagerduty, opsgenie, splunk, ~elk, kibana, logstash, "
         "fluentd, fluent bit, honeycomb, dynatrace, appdynamics, statuspage"
     ),
-    "version control": (
-        "git, github, gitlab, bitbucket, ~mercurial, svn, subversion, ~perforce, gerrit"
-    ),
+    "version control": ("git, github, gitlab, bitbucket, ~mercurial, svn, subversion, ~perforce, gerrit"),
     "editor": (
         "vim, neovim, nvim, emacs, vs code, vscode, visual studio code, visual studio, "
         "intellij, intellij idea, pycharm, webstorm, goland, ~rider, clion, android studio, "
@@ -163,12 +146,8 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "freebsd, chromeos, wsl, wsl2"
     ),
     "notes app": "~notion, obsidian, evernote, onenote, ~roam, logseq",
-    "task tracker": (
-        "todoist, ~things, trello, asana, jira, ~linear, clickup, monday.com, basecamp"
-    ),
-    "chat": (
-        "~slack, microsoft teams, ms teams, discord, telegram, whatsapp, ~signal"
-    ),
+    "task tracker": ("todoist, ~things, trello, asana, jira, ~linear, clickup, monday.com, basecamp"),
+    "chat": ("~slack, microsoft teams, ms teams, discord, telegram, whatsapp, ~signal"),
     "video calls": "~zoom, google meet, ~loom, calendly",
     "docs": (
         "confluence, google docs, google drive, ~drive, dropbox, google workspace, "
@@ -179,18 +158,13 @@ _TOOL_KINDS: Final[dict[str, str]] = {
         "premiere, after effects, lightroom, final cut pro, davinci resolve, blender"
     ),
     "game engine": "~unity, unreal engine, ~godot",
-    "personal app": (
-        "~alfred, ~spotlight, duolingo, ~anki, coursera, udemy, splitwise, ynab, ~mint, "
-        "spotify, strava"
-    ),
+    "personal app": ("~alfred, ~spotlight, duolingo, ~anki, coursera, udemy, splitwise, ynab, ~mint, spotify, strava"),
     "crm": "salesforce, hubspot, pipedrive, zendesk, intercom, freshdesk",
     "email service": "mailchimp, convertkit, klaviyo, sendgrid, mailgun, postmark, twilio",
     "payments": "stripe, paypal, ~square, adyen, braintree, ~wise",
-    "accounting": "quickbooks, xero, freshbooks, netsuite, ~sap, workday, bamboohr, gusto, "
-                  "rippling, docusign",
+    "accounting": "quickbooks, xero, freshbooks, netsuite, ~sap, workday, bamboohr, gusto, rippling, docusign",
     "website platform": (
-        "shopify, woocommerce, wordpress, squarespace, wix, webflow, ~ghost, ~hugo, jekyll, "
-        "eleventy, retool"
+        "shopify, woocommerce, wordpress, squarespace, wix, webflow, ~ghost, ~hugo, jekyll, eleventy, retool"
     ),
     "product analytics": (
         "launchdarkly, ~segment, mixpanel, amplitude, google analytics, hotjar, posthog, "
@@ -233,11 +207,13 @@ _ORGANIZATIONS: Final[str] = (
 )
 
 # Names that are first of all a company even though people also "use" them.
-_PRIMARILY_ORGANIZATIONS: Final[frozenset[str]] = frozenset(_split(
-    "google, microsoft, apple, amazon, meta, facebook, ibm, intel, oracle corporation, "
-    "openai, anthropic, jetbrains, mozilla, cloudflare, hashicorp, atlassian, hugging "
-    "face, spotify"
-))
+_PRIMARILY_ORGANIZATIONS: Final[frozenset[str]] = frozenset(
+    _split(
+        "google, microsoft, apple, amazon, meta, facebook, ibm, intel, oracle corporation, "
+        "openai, anthropic, jetbrains, mozilla, cloudflare, hashicorp, atlassian, hugging "
+        "face, spotify"
+    )
+)
 
 _CONCEPTS: Final[str] = (
     "tdd, test-driven development, bdd, behavior-driven development, ddd, "
@@ -360,13 +336,16 @@ _GIVEN_NAMES: Final[str] = (
     "aroha tane mere kai leilani keanu "
 )
 
-_ORG_SUFFIXES: Final[frozenset[str]] = frozenset(_split(
-    "inc inc. ltd ltd. llc llp corp corp. corporation co co. gmbh ag as a/s ab sa s.a. bv "
-    "b.v. nv plc pty oy spa srl kk labs lab technologies technology systems solutions "
-    "software dynamics group holdings industries partners capital ventures bank "
-    "university college institute hospital clinic foundation studios studio media "
-    "consulting analytics networks robotics therapeutics pharmaceuticals"
-, " "))
+_ORG_SUFFIXES: Final[frozenset[str]] = frozenset(
+    _split(
+        "inc inc. ltd ltd. llc llp corp corp. corporation co co. gmbh ag as a/s ab sa s.a. bv "
+        "b.v. nv plc pty oy spa srl kk labs lab technologies technology systems solutions "
+        "software dynamics group holdings industries partners capital ventures bank "
+        "university college institute hospital clinic foundation studios studio media "
+        "consulting analytics networks robotics therapeutics pharmaceuticals",
+        " ",
+    )
+)
 
 # Capitalised words that are not names: sentence openers, calendar words, greetings,
 # acronyms of business life, languages and nationalities.
@@ -479,13 +458,28 @@ GIVEN_NAMES: Final[frozenset[str]] = frozenset(_GIVEN_NAMES.split())
 ORG_SUFFIXES: Final[frozenset[str]] = _ORG_SUFFIXES
 NOT_NAMES: Final[frozenset[str]] = frozenset(_NOT_NAMES.split())
 PLACES: Final[frozenset[str]] = frozenset(_split(_PLACES, " ")) | frozenset(
-    name for name in ("new york", "san francisco", "los angeles", "mexico city",
-                      "buenos aires", "sao paulo", "hong kong", "kuala lumpur", "new delhi",
-                      "abu dhabi", "addis ababa", "cape town", "south africa", "new zealand")
+    name
+    for name in (
+        "new york",
+        "san francisco",
+        "los angeles",
+        "mexico city",
+        "buenos aires",
+        "sao paulo",
+        "hong kong",
+        "kuala lumpur",
+        "new delhi",
+        "abu dhabi",
+        "addis ababa",
+        "cape town",
+        "south africa",
+        "new zealand",
+    )
 )
 WORK_ROLES: Final[frozenset[str]] = frozenset(_split(_WORK_ROLES))
 PERSONAL_ROLES: Final[frozenset[str]] = frozenset(_split(_PERSONAL_ROLES))
 ROLES: Final[frozenset[str]] = WORK_ROLES | PERSONAL_ROLES
+
 
 # Known names by their first word, with the most words a name starting so has:
 # the recogniser tries only these, longest first.

@@ -85,17 +85,24 @@ class Found:
         key = (source, edge.relation, target)
         if edge.retracted:
             self.retractions[key] = RetractionCandidate(
-                source_name=edge.source.name, source_type=edge.source.kind,
-                relation=edge.relation, target_name=edge.target.name, target_type=target_type,
+                source_name=edge.source.name,
+                source_type=edge.source.kind,
+                relation=edge.relation,
+                target_name=edge.target.name,
+                target_type=target_type,
                 reason="the speaker said it no longer holds",
             )
             return
         old = self.relationships.get(key)
         if old is None or old.confidence < edge.confidence:
             self.relationships[key] = RelationshipCandidate(
-                source_name=edge.source.name, source_type=edge.source.kind,
-                relation=edge.relation, target_name=edge.target.name, target_type=target_type,
-                confidence=edge.confidence, context=edge.context or (old.context if old else None),
+                source_name=edge.source.name,
+                source_type=edge.source.kind,
+                relation=edge.relation,
+                target_name=edge.target.name,
+                target_type=target_type,
+                confidence=edge.confidence,
+                context=edge.context or (old.context if old else None),
             )
 
     def fact(self, fact: FactCandidate) -> None:
@@ -122,8 +129,7 @@ class HeuristicExtractor:
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
-        return {turn.turn_id: extract_text(turn.text, turn.user) for turn in turns
-                if turn.role == "user"}
+        return {turn.turn_id: extract_text(turn.text, turn.user) for turn in turns if turn.role == "user"}
 
 
 MAX_TEXT_CHARS = 100_000
@@ -171,8 +177,7 @@ def _label(sentence: Sentence) -> str:
 
 def _labelled_edges(speaker: Party, labelled: list[tuple[str, Sentence]]) -> list[Edge]:
     """A note's lines: the tools under stack labels, used by the note's project or the speaker."""
-    projects = [m for label, s in labelled if label in PROJECT_LABELS for m in s.mentions
-                if m.entity_type == "project"]
+    projects = [m for label, s in labelled if label in PROJECT_LABELS for m in s.mentions if m.entity_type == "project"]
     user = projects[0] if projects else None
     source = Party.of(user) if user else speaker
     edges: list[Edge] = []
@@ -210,8 +215,7 @@ def _terse_relations(speaker: Party, sentence: Sentence, clauses: list[Clause]) 
 
 
 def _leads(items: list[Item], index: int) -> bool:
-    return all(isinstance(i, Mention) or i in (",", "and", "+", "&", "/", "-", "*")
-               for i in items[:index])
+    return all(isinstance(i, Mention) or i in (",", "and", "+", "&", "/", "-", "*") for i in items[:index])
 
 
 def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
@@ -234,8 +238,9 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
     return edges
 
 
-def _listed(found: Found, sentence: Sentence, header: tuple[Party, str] | None,
-            edges: list[Edge]) -> tuple[Party, str] | None:
+def _listed(
+    found: Found, sentence: Sentence, header: tuple[Party, str] | None, edges: list[Edge]
+) -> tuple[Party, str] | None:
     """Bullets under a header such as "Stack for Kestrel:" use what they list."""
     lows = sentence.lows
     if lows and lows[-1] == ":":
@@ -250,5 +255,3 @@ def _listed(found: Found, sentence: Sentence, header: tuple[Party, str] | None,
             if mention.entity_type == "tool":
                 edges.append(Edge(header[0], header[1], Party.of(mention), EXPLICIT))
     return header
-
-

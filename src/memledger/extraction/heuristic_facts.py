@@ -34,15 +34,22 @@ _STOP: Final = word_set(
     "that these those all some any it them is are be been"
 )
 _DIMENSIONS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
-    (key, re.compile(pattern)) for key, pattern in (
+    (key, re.compile(pattern))
+    for key, pattern in (
         ("ui theme", r"\b(dark|light) (?:mode|theme)\b"),
         ("indentation", r"\b(tabs|spaces|\d spaces)\b"),
         ("quote style", r"\b(single|double) quotes\b"),
-        ("answer style", r"\b(concise|brief|short|detailed|verbose|thorough|bullet points|"
-                         r"step by step|skip the basics)\b"),
-        ("response language", r"\b(?:answer|respond|reply|write|speak)\w* (?:\w+ )?in "
-                              r"((?:british |american )?(?:english|spanish|french|german|"
-                              r"portuguese|italian|dutch|japanese|chinese|korean|hindi|arabic))"),
+        (
+            "answer style",
+            r"\b(concise|brief|short|detailed|verbose|thorough|bullet points|"
+            r"step by step|skip the basics)\b",
+        ),
+        (
+            "response language",
+            r"\b(?:answer|respond|reply|write|speak)\w* (?:\w+ )?in "
+            r"((?:british |american )?(?:english|spanish|french|german|"
+            r"portuguese|italian|dutch|japanese|chinese|korean|hindi|arabic))",
+        ),
         ("meeting time", r"\b(morning|afternoon|evening|early|late) meetings\b"),
         ("working hours", r"\bworking (?:in the )?(mornings|evenings|afternoons|at night|late)"),
         ("units", r"\b(metric|imperial) units\b"),
@@ -55,19 +62,29 @@ _PREFERS = re.compile(
     r"\balways (?:answer|respond|reply|use)\b"
 )
 _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
-    (key, re.compile(pattern)) for key, pattern in (
+    (key, re.compile(pattern))
+    for key, pattern in (
         ("allergies", r"\bi(?:'m| am) allergic to ([^,.;!]+)"),
-        ("diet", r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian|gluten-free|"
-                 r"lactose intolerant|halal|kosher)"),
+        (
+            "diet",
+            r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian|gluten-free|"
+            r"lactose intolerant|halal|kosher)",
+        ),
         ("home location", r"\bi (?:live|am based|'m based|moved) (?:in|to) ([^,.;!]+)"),
         ("hometown", r"\bi(?:'m| am) (?:originally )?from ([^,.;!]+)"),
         ("name", r"\b(?:my name is|call me) ([^,.;!]+)"),
-        ("occupation", r"\bi(?:'m| am) an? ((?:[\w-]+ ){0,3}(?:engineer|developer|dev|designer|"
-                       r"manager|scientist|researcher|analyst|consultant|nurse|doctor|teacher|"
-                       r"student|founder|pm|lead|writer|architect|sre|accountant|lawyer))\b"),
+        (
+            "occupation",
+            r"\bi(?:'m| am) an? ((?:[\w-]+ ){0,3}(?:engineer|developer|dev|designer|"
+            r"manager|scientist|researcher|analyst|consultant|nurse|doctor|teacher|"
+            r"student|founder|pm|lead|writer|architect|sre|accountant|lawyer))\b",
+        ),
         ("birthday", r"\bmy birthday is ([^,.;!]+)"),
-        ("family", r"\bi have (?:a |an |one |two |three |four |\d+ )?((?:kids?|children|sons?|"
-                   r"daughters?|twins))\b"),
+        (
+            "family",
+            r"\bi have (?:a |an |one |two |three |four |\d+ )?((?:kids?|children|sons?|"
+            r"daughters?|twins))\b",
+        ),
         ("pets", r"\bi have (?:a |an |one |two |three |\d+ )?((?:dogs?|cats?|pets?))\b"),
     )
 )
@@ -80,26 +97,34 @@ _CONSTRAINT = re.compile(
 # Runs of words before a cue word are bounded ({1,40}, {1,80}): unbounded, a long run
 # without the cue is scanned again from each word boundary in it (quadratic, for a
 # hostile turn). Keys use three words of a topic anyway.
-_BUDGET = re.compile(r"\bbudget(?: for (?:the )?([\w -]{1,80}?))? (?:is|of|capped at|:)\s*"
-                     r"(?:capped at\s*)?([$€£]?\s?[\d.,]+\s?[kKmM]?)")
+_BUDGET = re.compile(
+    r"\bbudget(?: for (?:the )?([\w -]{1,80}?))? (?:is|of|capped at|:)\s*"
+    r"(?:capped at\s*)?([$€£]?\s?[\d.,]+\s?[kKmM]?)"
+)
 _DEADLINE = re.compile(r"\bdeadline(?: for (?:the )?([\w -]{1,80}?))? is ([^,.;!]+)")
 _GOAL = re.compile(
     r"\b(?:my|our) goal(?: for [\w ]{1,80}?)? is to ([^,.;!]+)|\b(?:i|we)(?:'m| am|'re| are)? "
     r"(?:want|trying|hoping|planning|plan|aim|aiming) to ((?:learn|get better at|become|build|"
     r"finish|read|run|improve|master|start|launch|ship|reach|save|lose)[^,.;!]*)"
 )
-_PROCEDURE = re.compile(r"\b([\w-]{1,40}) (?:process|procedure|checklist|steps)(?: is)?:\s*(.+)|"
-                        r"\bto ([\w-]{1,40})(?: [\w-]{1,40})?, (?:first |you )?(?:run|use|call|do|open)\b")
-_TERM = re.compile(r"\b([\w-]{1,40}) (?:means|stands for|is short for|refers to) (.+)|"
-                   r"\bby ([\w -]{1,80}?) we mean (.+)|\bwe call (?:it|this|that|them) ([\w-]+)")
+_PROCEDURE = re.compile(
+    r"\b([\w-]{1,40}) (?:process|procedure|checklist|steps)(?: is)?:\s*(.+)|"
+    r"\bto ([\w-]{1,40})(?: [\w-]{1,40})?, (?:first |you )?(?:run|use|call|do|open)\b"
+)
+_TERM = re.compile(
+    r"\b([\w-]{1,40}) (?:means|stands for|is short for|refers to) (.+)|"
+    r"\bby ([\w -]{1,80}?) we mean (.+)|\bwe call (?:it|this|that|them) ([\w-]+)"
+)
 _TASK = re.compile(
     r"\b(?:i|we)(?:'ve| have)? (?:just |finally )?(finished|completed|fixed|shipped|merged|"
     r"deployed|released|closed|wrapped up|started on|started working on)\s+([^,.;!]+)|"
     r"\b(?:i'm|i am|we're|we are) (?:still )?(blocked on|blocked by|stuck on)\s+([^,.;!]+)|"
     r"^(?:just )?(finished|done with|fixed|shipped|merged)\s+([^,.;!]+)"
 )
-_DECISION = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed) (?:to |on |against )?"
-                       r"([^,.;!]+)|\bdecision:\s*([^.;!]+)")
+_DECISION = re.compile(
+    r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed) (?:to |on |against )?"
+    r"([^,.;!]+)|\bdecision:\s*([^.;!]+)"
+)
 
 
 # Words one of which every match of a pattern contains, read off the pattern: a sentence
@@ -108,27 +133,61 @@ _DECISION = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed) (?:to |on |
 # were a quarter of the extractor's time).
 _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
     _PREFERS: ("prefer", "like", "love", "want", "hate", "can't", "please", "always"),
-    _CONSTRAINT: ("must", "cannot", "can't", "can not", "have to", "has to", "need", "never", "not allowed",
-                  "may not", "always", "don't ever", "do not ever", "hard constraint"),
+    _CONSTRAINT: (
+        "must",
+        "cannot",
+        "can't",
+        "can not",
+        "have to",
+        "has to",
+        "need",
+        "never",
+        "not allowed",
+        "may not",
+        "always",
+        "don't ever",
+        "do not ever",
+        "hard constraint",
+    ),
     _BUDGET: ("budget",),
     _DEADLINE: ("deadline",),
     _GOAL: ("goal", "want", "trying", "hoping", "plan", "aim"),
     _PROCEDURE: (":", ", "),
     _TERM: ("means", "stands for", "short for", "refers to", "we mean", "we call"),
-    _TASK: ("finished", "completed", "fixed", "shipped", "merged", "deployed", "released", "closed",
-            "wrapped up", "started", "blocked", "stuck on", "done with"),
+    _TASK: (
+        "finished",
+        "completed",
+        "fixed",
+        "shipped",
+        "merged",
+        "deployed",
+        "released",
+        "closed",
+        "wrapped up",
+        "started",
+        "blocked",
+        "stuck on",
+        "done with",
+    ),
     _DECISION: ("decided", "agreed", "decision:"),
-    **{pattern: needs for (key, pattern), needs in zip(_PERSONAL, (
-        ("allergic",),
-        ("vegetarian", "vegan", "pescatarian", "gluten-free", "lactose intolerant", "halal", "kosher"),
-        ("live", "based", "moved"),
-        ("from",),
-        ("my name is", "call me"),
-        ("i'm a", "i am a"),
-        ("my birthday is",),
-        ("i have",),
-        ("i have",),
-    ), strict=True)},
+    **{
+        pattern: needs
+        for (key, pattern), needs in zip(
+            _PERSONAL,
+            (
+                ("allergic",),
+                ("vegetarian", "vegan", "pescatarian", "gluten-free", "lactose intolerant", "halal", "kosher"),
+                ("live", "based", "moved"),
+                ("from",),
+                ("my name is", "call me"),
+                ("i'm a", "i am a"),
+                ("my birthday is",),
+                ("i have",),
+                ("i have",),
+            ),
+            strict=True,
+        )
+    },
 }
 
 
@@ -146,8 +205,7 @@ def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge]) -> list[FactCa
     statement = sentence.text[:1000]  # the patterns read what is stored, no more
     facts = list(_edge_facts(statement, edges))
     categories = {fact.category for fact in facts}
-    facts.extend(fact for fact in _pattern_facts(sentence, statement, confidence)
-                 if fact.category not in categories)
+    facts.extend(fact for fact in _pattern_facts(sentence, statement, confidence) if fact.category not in categories)
     return facts
 
 
@@ -161,8 +219,9 @@ def _edge_facts(statement: str, edges: Sequence[Edge]) -> Iterator[FactCandidate
         kept = [edge for edge in group if not edge.retracted]
         value = ", ".join(dict.fromkeys(edge.target.name for edge in kept)) or None
         confidence = min(0.85, max(edge.confidence for edge in group))
-        yield FactCandidate(key=key, statement=statement, category=category,
-                            confidence=confidence, scope=scope, value=value)
+        yield FactCandidate(
+            key=key, statement=statement, category=category, confidence=confidence, scope=scope, value=value
+        )
 
 
 def _slot(edge: Edge) -> tuple[str, FactCategory, ScopeKind] | None:
@@ -174,8 +233,7 @@ def _slot(edge: Edge) -> tuple[str, FactCategory, ScopeKind] | None:
     if edge.relation == "USES":
         return f"{subject}{topic}", "technical_fact", scope
     if edge.relation == "PREFERS" and not edge.retracted:
-        return (f"{subject}preferred {kind}" if kind else f"{subject}preference: {topic}",
-                "preference", "user")
+        return (f"{subject}preferred {kind}" if kind else f"{subject}preference: {topic}", "preference", "user")
     if edge.relation == "DECIDED" and not edge.retracted:
         return f"{subject}{topic}" if kind else f"{subject}decision: {topic}", "decision", "project"
     if edge.relation == "PART_OF" and edge.source.kind == "user" and target.kind == "organization":
@@ -189,8 +247,7 @@ def _subject(edge: Edge) -> str:
     return "" if edge.source.kind == "user" else f"{edge.source.name.lower()}: "
 
 
-def _pattern_facts(sentence: Sentence, statement: str, confidence: float
-                   ) -> Iterator[FactCandidate]:
+def _pattern_facts(sentence: Sentence, statement: str, confidence: float) -> Iterator[FactCandidate]:
     lowered = statement.lower()
     preference = _preference(lowered, statement, confidence)
     yield from preference
@@ -211,7 +268,8 @@ def _preference(lowered: str, statement: str, confidence: float) -> list[FactCan
         return []
     found = [
         _fact(key, statement, "preference", confidence, "user", match.group(1))
-        for key, pattern in _DIMENSIONS if (match := pattern.search(lowered))
+        for key, pattern in _DIMENSIONS
+        if (match := pattern.search(lowered))
     ]
     if found:
         return found
@@ -272,8 +330,14 @@ def _topic(text: str | None, words: int = 3) -> str:
     return " ".join(content[:words]).strip(".")
 
 
-def _fact(key: str, statement: str, category: FactCategory, confidence: float,
-          scope: ScopeKind, value: str | None = None) -> FactCandidate:
-    return FactCandidate(key=key[:200], statement=statement, category=category,
-                         confidence=confidence, scope=scope,
-                         value=value.strip() if value else None)
+def _fact(
+    key: str, statement: str, category: FactCategory, confidence: float, scope: ScopeKind, value: str | None = None
+) -> FactCandidate:
+    return FactCandidate(
+        key=key[:200],
+        statement=statement,
+        category=category,
+        confidence=confidence,
+        scope=scope,
+        value=value.strip() if value else None,
+    )

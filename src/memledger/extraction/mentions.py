@@ -172,8 +172,7 @@ def _capital_ok(f: _Finder, i: int, length: int, surface: str) -> bool:
     if surface.islower():
         return f.prev(i) in TOOL_PREV
     following = f.next(i, length)
-    return (i not in f.initial or following in INITIAL_OK or following[:1].isdigit()
-            or not following)
+    return i not in f.initial or following in INITIAL_OK or following[:1].isdigit() or not following
 
 
 def _known_mention(f: _Finder, phrase: str, surface: str, start: int, end: int) -> Mention:
@@ -395,8 +394,11 @@ def _as_tool(f: _Finder, name: str, start: int, end: int) -> Mention | None:
         or (before == "to" and before2 in SWITCH_VERBS)
         or (before in ("in", "with") and before2 in BUILT)
     )
-    switched = before == "to" and "from" in f.lows[max(0, start - 8) : start] and any(
-        low in SWITCH_VERBS for low in f.lows[max(0, start - 10) : start])
+    switched = (
+        before == "to"
+        and "from" in f.lows[max(0, start - 8) : start]
+        and any(low in SWITCH_VERBS for low in f.lows[max(0, start - 10) : start])
+    )
     if (cued or switched) and start not in f.initial:
         return Mention(name, "tool", 0.7, start, end)
     return None

@@ -39,6 +39,7 @@ HEDGES: Final = re.compile(
     r"might|not sure|unsure|could be|likely|iirc|i reckon|seems like)\b"
 )
 
+
 @dataclass(slots=True, eq=False)  # compared by identity, so word sets can test any item
 class Mention:
     """One named entity found in a sentence, over tokens ``start`` to ``end``."""
@@ -155,12 +156,10 @@ LOOKING: Final = word_set("look looking looked glance good great bad better best
 CAME: Final = word_set("came comes coming hired poached recruited")
 PROJECT_VERBS: Final = word_set("depends relies ships launched launches")
 CALLED_PROJECT: Final = word_set(
-    "project app bot cli tool library service repo package script game site website "
-    "plugin product extension framework"
+    "project app bot cli tool library service repo package script game site website plugin product extension framework"
 )
 CALLED_ORG: Final = word_set(
-    "startup company firm agency business studio nonprofit bank employer client customer "
-    "vendor shop lab"
+    "startup company firm agency business studio nonprofit bank employer client customer vendor shop lab"
 )
 NOT_PROJECT_NAMES: Final = word_set(
     "management manager managers plan plans planning timeline deadline scope lead leads work "
@@ -176,8 +175,7 @@ TEAM_SKIP: Final = word_set(
 )
 TEAM_OWNERS: Final = word_set("the our my their his her 's on")
 HYPHEN_SUFFIXES: Final = word_set(
-    "related based powered native backed compatible specific like style friendly heavy "
-    "only first centric"
+    "related based powered native backed compatible specific like style friendly heavy only first centric"
 )
 PERSON_NEXT: Final = word_set(
     "said says told tells asked asks thinks thought suggested suggests mentioned reviewed "

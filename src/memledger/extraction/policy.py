@@ -257,9 +257,7 @@ def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Pol
 
 def fact_memory_id(scope: str, key_of_scope: str, key: str, statement: str) -> str:
     """The id of a fact: the same statement on the same subject and scope, the same id."""
-    return "fact-" + short_hash(
-        scope, key_of_scope, normalise_name(key), normalise_statement(statement)
-    )
+    return "fact-" + short_hash(scope, key_of_scope, normalise_name(key), normalise_statement(statement))
 
 
 def _fact(out: _Out, fact: FactCandidate, counts: Counts, *, broad: bool) -> None:

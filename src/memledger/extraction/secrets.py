@@ -21,8 +21,11 @@ _REFERENCE = r"(?!os\.|getenv|getpass|process\.env|ENV\[|\$\{?\w|<[\w-]+>|\*+['\
 # unbounded run before the keyword, or after a word start, is scanned again from each
 # position in it (quadratic, for a hostile turn).
 _PASSWORD = (
-    r"(?<![A-Za-z0-9])" + _KEYWORD + r"\w{0,64}['\"]?\s*(?:(?:=|:)\s*['\"]?"
-    + _REFERENCE + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
+    r"(?<![A-Za-z0-9])"
+    + _KEYWORD
+    + r"\w{0,64}['\"]?\s*(?:(?:=|:)\s*['\"]?"
+    + _REFERENCE
+    + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
 )
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (

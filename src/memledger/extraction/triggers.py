@@ -29,10 +29,7 @@ _PHRASES: Final[dict[str, str]] = {
         "train, trains, trained, training"
     ),
     "BE": "is, are",
-    "PREFER": (
-        "prefer, prefers, preferred, preferring, rather, favorite, favourite, go-to, fan of, "
-        "pick"
-    ),
+    "PREFER": ("prefer, prefers, preferred, preferring, rather, favorite, favourite, go-to, fan of, pick"),
     "LIKE": "like, likes, love, loves",
     "DECIDE": (
         "decided, decide, decided on, chose, chosen, choose, picked, went with, go with, "
@@ -63,10 +60,7 @@ _PHRASES: Final[dict[str, str]] = {
         "caught up with"
     ),
     "INTRO": "introduced me to",
-    "DEPEND": (
-        "depends on, depend on, relies on, rely on, relying on, requires, require, "
-        "built on top of"
-    ),
+    "DEPEND": ("depends on, depend on, relies on, rely on, relying on, requires, require, built on top of"),
     "DEPENDED": "is a dependency of, a dependency of, dependency of",
     "PART": (
         "part of, member of, joined, join, joining, belongs to, belong to, a module of, "
@@ -115,7 +109,13 @@ RELATIONS: Final[dict[str, dict[str, str]]] = {
 # When a trigger with no objects runs into another, the stronger kind wins
 # ("decided to use X" is a decision, "prefer to use X" a preference).
 STRENGTH: Final[dict[str, int]] = {
-    "RETRACT": 6, "SWITCH": 6, "DECIDE": 5, "PREFER": 4, "LIKE": 4, "KEEP": 3, "BE": 0,
+    "RETRACT": 6,
+    "SWITCH": 6,
+    "DECIDE": 5,
+    "PREFER": 4,
+    "LIKE": 4,
+    "KEEP": 3,
+    "BE": 0,
 }
 
 BOUNDARIES: Final = word_set(
@@ -240,8 +240,7 @@ STACK_LABELS: Final = word_set(
 )
 OWNER_LABELS: Final = word_set("owner owners lead leads maintainer maintainers pm dri assignee")
 PROJECT_LABELS: Final = word_set("repo repository project codename service app")
-MODIFIER_KINDS = frozenset(("USE", "KEEP", "DECIDE", "PREFER", "LIKE", "SWITCH",
-                             "RETRACT", "BUILD", "DEPEND"))
+MODIFIER_KINDS = frozenset(("USE", "KEEP", "DECIDE", "PREFER", "LIKE", "SWITCH", "RETRACT", "BUILD", "DEPEND"))
 
 
 def prune(triggers: list[Trigger]) -> list[Trigger]:
@@ -264,13 +263,11 @@ def is_purpose(gap: list[str]) -> bool:
 
 
 ELLIPTIC = word_set(
-    "big huge been just finally yesterday today lately also currently now recently - * • : "
-    "decision note ps"
+    "big huge been just finally yesterday today lately also currently now recently - * • : decision note ps"
 )
 JOINT_VERBS = word_set("lead leading run runs founded pair share")
 NOT_WORKPLACE = word_set(
-    "meetup conference event talk party dinner lunch met meet visit visited went booth "
-    "summit hackathon workshop office"
+    "meetup conference event talk party dinner lunch met meet visit visited went booth summit hackathon workshop office"
 )
 
 

@@ -62,8 +62,13 @@ class ApiKeysProjector:
             event = rec.event
             if isinstance(event, ApiKeyIssued) and (rec.tenant_id, event.key_id) not in rows:
                 rows[(rec.tenant_id, event.key_id)] = KeyRow(
-                    rec.tenant_id, event.key_id, event.key_sha256, event.label, event.issued_by,
-                    rec.recorded_at, None,
+                    rec.tenant_id,
+                    event.key_id,
+                    event.key_sha256,
+                    event.label,
+                    event.issued_by,
+                    rec.recorded_at,
+                    None,
                 )
             elif isinstance(event, ApiKeyRevoked) and (row := rows.get((rec.tenant_id, event.key_id))):
                 row.revoked_at = row.revoked_at or rec.recorded_at
@@ -72,9 +77,7 @@ class ApiKeysProjector:
 
 def tenant_of(conn: Connection, key_sha256: str) -> str | None:
     """The tenant a live (not revoked) key hash belongs to, or None."""
-    stmt = sa.select(api_keys.c.tenant_id).where(
-        api_keys.c.key_sha256 == key_sha256, api_keys.c.revoked_at.is_(None)
-    )
+    stmt = sa.select(api_keys.c.tenant_id).where(api_keys.c.key_sha256 == key_sha256, api_keys.c.revoked_at.is_(None))
     return conn.execute(stmt).scalar()
 
 

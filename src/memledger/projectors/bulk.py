@@ -76,9 +76,7 @@ def _update(table: sa.Table, fields: tuple[str, ...], keep: frozenset[str]) -> A
     )
 
 
-def upsert(
-    tx: Connection, table: sa.Table, rows: Sequence[msgspec.Struct], *, keep: Collection[str] = ()
-) -> None:
+def upsert(tx: Connection, table: sa.Table, rows: Sequence[msgspec.Struct], *, keep: Collection[str] = ()) -> None:
     """Insert or replace ``rows`` (Structs whose fields are columns of ``table``).
 
     ``keep`` names columns that never change once a row exists: an existing row

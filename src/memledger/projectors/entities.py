@@ -100,7 +100,6 @@ def _observe(row: EntityRow | None, rec: Recorded, event: EntityObserved) -> Ent
     return row
 
 
-
 def _seen(row: EntityRow, rec: Recorded) -> None:
     row.last_seen_at = max(row.last_seen_at, rec.occurred_at)
     row.last_position = rec.position
@@ -114,8 +113,10 @@ def evolve(rows: dict[tuple[str, str], EntityRow], rec: Recorded, changed: set[t
             key = (rec.tenant_id, _entity_id(event.entity_type, event.name))
             rows[key] = _observe(rows.get(key), rec, event)
             changed.add(key)
-        case MemoryReinforced(item_kind="entity") | MemoryRetracted(item_kind="entity") | MemoryRestored(
-            item_kind="entity"
+        case (
+            MemoryReinforced(item_kind="entity")
+            | MemoryRetracted(item_kind="entity")
+            | MemoryRestored(item_kind="entity")
         ):
             key = (rec.tenant_id, event.item_id)
             row = rows.get(key)

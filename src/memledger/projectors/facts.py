@@ -223,10 +223,23 @@ def _writer(rows: list[FactRow], conflict_rows: list[ConflictRow]) -> Callable[[
 # Columns a fact never changes once extracted (``facts_fold`` sets them in
 # ``new_fact`` only): an update leaves them, and the generated ``tsv`` (of key
 # and statement) with them, instead of recomputing the text search vector.
-_IMMUTABLE = frozenset({
-    "slot_id", "scope", "scope_key", "key", "statement", "value", "category", "kind",
-    "promoted_from", "valid_from", "stated_valid_to", "recorded_at", "first_position",
-})
+_IMMUTABLE = frozenset(
+    {
+        "slot_id",
+        "scope",
+        "scope_key",
+        "key",
+        "statement",
+        "value",
+        "category",
+        "kind",
+        "promoted_from",
+        "valid_from",
+        "stated_valid_to",
+        "recorded_at",
+        "first_position",
+    }
+)
 _FACT_KEY = ("tenant_id", "memory_id")
 _SLOT = ("tenant_id", "slot_id")
 _CONFLICT_KEY = ("tenant_id", "conflict_id")

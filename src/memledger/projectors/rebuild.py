@@ -71,14 +71,25 @@ def build_copy(
     replayer = getattr(projector, "replayer", None)
     if replayer is not None:
         done = replaying.replay(
-            engine, projector, replayer(), name, schema_map,
-            batch_size=replaying.REPLAY_BATCH, until=until, progress=progress,
+            engine,
+            projector,
+            replayer(),
+            name,
+            schema_map,
+            batch_size=replaying.REPLAY_BATCH,
+            until=until,
+            progress=progress,
         )
     # What the replay left (all of it, for a projector without one; the rest,
     # event by event with failures recorded, if a batch failed).
     catch_up(
-        engine, projector, checkpoint=name, schema_map=schema_map, batch_size=REBUILD_BATCH,
-        until=until, progress=None if progress is None else lambda n: progress(done + n),
+        engine,
+        projector,
+        checkpoint=name,
+        schema_map=schema_map,
+        batch_size=REBUILD_BATCH,
+        until=until,
+        progress=None if progress is None else lambda n: progress(done + n),
     )
     with db.begin(engine) as tx:
         create_indexes(tx, projector, schema)
@@ -86,9 +97,7 @@ def build_copy(
     return name
 
 
-def rebuild(
-    engine: Engine, projector: Projector, *, progress: Callable[[int], None] | None = None
-) -> int:
+def rebuild(engine: Engine, projector: Projector, *, progress: Callable[[int], None] | None = None) -> int:
     """Rebuild a projection (or build a new version of it) with no downtime.
 
     Returns the number of events the new copy applied.
@@ -107,9 +116,7 @@ def rebuild(
         assert built is not None
         _rename_schema(tx, live, f"{live}_old")
         _rename_schema(tx, copy, live)
-        checkpoints.replace(
-            tx, projector.name, msgspec.structs.replace(built, db_schema=live)
-        )
+        checkpoints.replace(tx, projector.name, msgspec.structs.replace(built, db_schema=live))
         checkpoints.remove(tx, scratch)
     with db.begin(engine) as tx:
         _drop_schema(tx, f"{live}_old")
@@ -148,9 +155,7 @@ def table_checksum(conn: Connection, table: sa.Table) -> tuple[int, str]:
     return count, digest.hexdigest()
 
 
-def verify(
-    engine: Engine, projector: Projector, *, progress: Callable[[int], None] | None = None
-) -> list[TableDiff]:
+def verify(engine: Engine, projector: Projector, *, progress: Callable[[int], None] | None = None) -> list[TableDiff]:
     """Rebuild into a scratch copy up to the live checkpoint, compare per table, drop it."""
     install(engine, projector)
     live = live_schema(projector.name)

@@ -27,9 +27,7 @@ from memledger.projectors.confidence import merge_ordered, reinforce
 
 NAME = "relationships"
 VERSION = 1
-HANDLES = frozenset(
-    tag_of(t) for t in (RelationshipObserved, MemoryReinforced, MemoryRetracted, MemoryRestored)
-)
+HANDLES = frozenset(tag_of(t) for t in (RelationshipObserved, MemoryReinforced, MemoryRetracted, MemoryRestored))
 _TS = sa.DateTime(timezone=True)
 
 relationships = sa.Table(
@@ -123,7 +121,6 @@ def _new(rec: Recorded, event: RelationshipObserved) -> RelationshipRow:
         last_position=rec.position,
         source_turns=list(dict.fromkeys(event.source_turns)),
     )
-
 
 
 def _seen(row: RelationshipRow, rec: Recorded) -> None:

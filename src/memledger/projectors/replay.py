@@ -196,9 +196,7 @@ def _fold(replayer: Replayer, pages: _Pipe, writes: _Pipe, commits: _Commits, ba
         writes.put((seq, replayer.flush(), cursor, pending))
 
 
-def _read(
-    engine: Engine, projector: Projector, after: Cursor, batch: int, until: Cursor | None, pages: _Pipe
-) -> None:
+def _read(engine: Engine, projector: Projector, after: Cursor, batch: int, until: Cursor | None, pages: _Pipe) -> None:
     """Put the pages of the projector's events after ``after`` (up to ``until``,
     or to an erasure record the replay did not know of at its start), then None.
     Pages end where batches do, so a batch is what one ``read_all`` of ``batch``

@@ -35,9 +35,7 @@ def status(conn: Connection, projector: Projector, now: datetime) -> ProjectionS
     cp = checkpoints.get(conn, projector.name)
     if cp is None:
         pending = event_store.count_after(conn, START, types=projector.handles)
-        return ProjectionStatus(
-            projector.name, 0, projector.version, 0, "0:0", 0, pending, 0.0, "not installed"
-        )
+        return ProjectionStatus(projector.name, 0, projector.version, 0, "0:0", 0, pending, 0.0, "not installed")
     lag = event_store.count_after(conn, cp.cursor, types=projector.handles)
     oldest = event_store.read_all(conn, after=cp.cursor, limit=1, types=projector.handles)
     lag_s = max(0.0, (now - oldest[0].recorded_at).total_seconds()) if oldest else 0.0

@@ -133,9 +133,7 @@ class TurnsReplay:
         return lambda tx: bulk.insert_new(tx, turns, rows)
 
 
-def search(
-    conn: Connection, tenant_id: str, query: str, *, limit: int = 10
-) -> list[tuple[str, str, float]]:
+def search(conn: Connection, tenant_id: str, query: str, *, limit: int = 10) -> list[tuple[str, str, float]]:
     """Turns matching ``query`` (all words), best first: (turn id, text, rank)."""
     tsquery = sa.func.websearch_to_tsquery("english", query)
     rank = sa.func.ts_rank(turns.c.tsv, tsquery)

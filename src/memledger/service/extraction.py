@@ -375,6 +375,7 @@ class WorkerLoop:
 
     def run(self, should_stop: Callable[[], bool] = lambda: False) -> None:
         """Run until ``should_stop`` (checked every poll interval) or ``stop``."""
+
         def stopping() -> bool:
             return self._stop.is_set() or should_stop()
 

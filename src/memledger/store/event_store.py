@@ -179,9 +179,7 @@ _INSERT = (
     .returning(events.c.position, events.c.stream_version)
 )
 
-_lock = sa.func.pg_advisory_xact_lock(
-    sa.func.hashtextextended(_tenant + "\x1f" + _stream, 0)
-)
+_lock = sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(_tenant + "\x1f" + _stream, 0))
 _STREAM_LOCK = sa.select(_lock)
 # NOTIFY is transactional: queued now, delivered only if the transaction commits,
 # so it can ride on the lock's round trip instead of costing one of its own.
@@ -192,9 +190,7 @@ _CURRENT_VERSION = sa.select(sa.func.coalesce(sa.func.max(events.c.stream_versio
     events.c.stream_id == sa.bindparam("stream_id"),
 )
 
-_EXISTING = sa.select(
-    events.c.event_id, events.c.stream_id, events.c.position, events.c.stream_version
-).where(
+_EXISTING = sa.select(events.c.event_id, events.c.stream_id, events.c.position, events.c.stream_version).where(
     events.c.tenant_id == sa.bindparam("tenant_id"),
     events.c.event_id == sa.any_(sa.bindparam("event_ids", type_=sa.ARRAY(sa.Text))),
 )
@@ -274,10 +270,7 @@ def _refused(
 def _replayed(tx: Connection, tenant_id: str, stream_id: str, rows: list[_Row]) -> AppendResult | None:
     """The original result if this batch was appended before; None if it is new."""
     ids = [row.event_id for row in rows]
-    found = {
-        r.event_id: r
-        for r in tx.execute(_EXISTING, {"tenant_id": tenant_id, "event_ids": ids}).all()
-    }
+    found = {r.event_id: r for r in tx.execute(_EXISTING, {"tenant_id": tenant_id, "event_ids": ids}).all()}
     if not found:
         return None
     if len(found) != len(ids) or any(r.stream_id != stream_id for r in found.values()):
@@ -287,9 +280,7 @@ def _replayed(tx: Connection, tenant_id: str, stream_id: str, rows: list[_Row]) 
             "a retry must resend the same events to the same stream"
         )
     ordered = [found[event_id] for event_id in ids]
-    return AppendResult(
-        tuple(r.position for r in ordered), max(r.stream_version for r in ordered), replayed=True
-    )
+    return AppendResult(tuple(r.position for r in ordered), max(r.stream_version for r in ordered), replayed=True)
 
 
 # --- many streams in one statement (append_many) ---------------------------------------
@@ -724,9 +715,7 @@ def has_events_after(
     conn: Connection, after: Cursor, *, tenant_id: str | None = None, types: Iterable[str] | None = None
 ) -> bool:
     """Whether ``read_all(after=...)`` would return anything now. Cheap: one index probe."""
-    stmt = sa.select(
-        sa.exists().where(*_visible_after(after), *_filters(tenant_id, types))
-    )
+    stmt = sa.select(sa.exists().where(*_visible_after(after), *_filters(tenant_id, types)))
     return bool(conn.execute(stmt).scalar())
 
 
@@ -755,9 +744,7 @@ def cursor_at(conn: Connection, position: int) -> Cursor:
 
 def stream_version(conn: Connection, tenant_id: str, stream_id: str) -> int:
     """The stream's current version; 0 if it has no events."""
-    return int(
-        conn.execute(_CURRENT_VERSION, {"tenant_id": tenant_id, "stream_id": stream_id}).scalar_one()
-    )
+    return int(conn.execute(_CURRENT_VERSION, {"tenant_id": tenant_id, "stream_id": stream_id}).scalar_one())
 
 
 def read_events(conn: Connection, tenant_id: str, event_ids: Iterable[str]) -> list[Recorded]:
@@ -773,9 +760,7 @@ def read_events(conn: Connection, tenant_id: str, event_ids: Iterable[str]) -> l
     return [_to_recorded(row) for row in conn.execute(stmt).all()]
 
 
-def has_events_between(
-    conn: Connection, after: Cursor, until: Cursor, *, types: Iterable[str] | None = None
-) -> bool:
+def has_events_between(conn: Connection, after: Cursor, until: Cursor, *, types: Iterable[str] | None = None) -> bool:
     """Whether any committed event of ``types`` lies in (after, until], visible to
     readers yet or not (a writer waiting for its own append must keep waiting)."""
     after_tx = sa.cast(sa.cast(sa.literal(str(after.tx_id)), sa.Text), Xid8())

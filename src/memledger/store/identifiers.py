@@ -22,9 +22,7 @@ def check_identifier(field: str, value: object) -> str:
     if not value.strip():
         raise InvalidIdentifier(field, value, "must not be empty or blank")
     if len(value) > MAX_IDENTIFIER_LENGTH:
-        raise InvalidIdentifier(
-            field, value, f"is {len(value)} characters long, above {MAX_IDENTIFIER_LENGTH}"
-        )
+        raise InvalidIdentifier(field, value, f"is {len(value)} characters long, above {MAX_IDENTIFIER_LENGTH}")
     control = _CONTROL.search(value)
     if control is not None:
         raise InvalidIdentifier(field, value, f"holds the control character {control.group()!r}")
