@@ -475,12 +475,12 @@ def _fact(
         f"memory:{memory_id}",
         FactExtracted(
             memory_id=memory_id,
-            scope=scope,
-            scope_key=scope_key,  # type: ignore[arg-type]
+            scope=scope,  # type: ignore[arg-type]
+            scope_key=scope_key,
             key=key if rng.random() < 0.8 else key.title(),
             statement=statement,
-            category=category,
-            confidence=confidence,  # type: ignore[arg-type]
+            category=category,  # type: ignore[arg-type]
+            confidence=confidence,
             source_turns=(turn.turn_id,),
             value=value,
         ),
@@ -593,9 +593,9 @@ def _lifecycle(turn: _Turn, rng: _Rng) -> None:
                 f"{stream}:{item}",
                 MemoryReinforced(
                     item_id=item,
-                    item_kind=kind,
+                    item_kind=kind,  # type: ignore[arg-type]
                     confidence=confidence,
-                    source_turns=src,  # type: ignore[arg-type]
+                    source_turns=src,
                 ),
             )
     if rng.random() < 0.04 and tenant.facts:
@@ -610,8 +610,8 @@ def _lifecycle(turn: _Turn, rng: _Rng) -> None:
             f"{stream}:{item}",
             MemoryRestored(
                 item_id=item,
-                item_kind=kind,
-                reason="restored on request",  # type: ignore[arg-type]
+                item_kind=kind,  # type: ignore[arg-type]
+                reason="restored on request",
             ),
         )
     if rng.random() < 0.03 and tenant.facts:
@@ -672,10 +672,10 @@ def _promote(turn: _Turn, rng: _Rng) -> None:
         MemoryPromoted(
             memory_id=memory_id,
             kind=_PROMOTION.get(category, "lesson_learned"),  # type: ignore[arg-type]
-            scope=scope,
+            scope=scope,  # type: ignore[arg-type]
             scope_key=scope_key,
             key=key,
-            statement=statement,  # type: ignore[arg-type]
+            statement=statement,
             confidence=_confidence(rng),
             promoted_from=fact.memory_id,
             source_turns=(turn.turn_id,),
@@ -727,8 +727,8 @@ def _play_turn(tenant: _Tenant, index: int) -> list[Append]:
     recorded = NewEvent(
         event=TurnRecorded(
             turn_id=turn.turn_id,
-            role=role,
-            text=_text(turn, rng, role),  # type: ignore[arg-type]
+            role=role,  # type: ignore[arg-type]
+            text=_text(turn, rng, role),
             scopes=Scopes(session=session.name, project=session.project, user=session.user, org=session.org),
             subject=session.user if role == "user" else None,
         ),
