@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import LedgerError, ProjectionFailed
+from memledger.errors import DatabaseUnavailable, LedgerError, ProjectionFailed
 from memledger.events.catalogue import SubjectErased
 from memledger.events.codec import tag_of
 from memledger.events.envelope import START, Cursor, Recorded
@@ -179,8 +179,8 @@ def run_batch(
     """One batch in its own transaction. On an event the projector cannot apply,
     isolates it, records the failure and raises ``ProjectionFailed``."""
     name = checkpoint or projector.name
+    _prepare(engine, projector, name, batch_size, until)
     try:
-        _prepare(engine, projector, name, batch_size, until)
         with engine.begin() as tx:
             conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
             return apply_next_batch(conn, projector, checkpoint=name, batch_size=batch_size, until=until)
@@ -205,15 +205,25 @@ def _prepare(engine: Engine, projector: Projector, name: str, batch_size: int, u
     prepare = getattr(projector, "prepare", None)
     if prepare is None:
         return
-    with engine.connect() as conn:
-        cp = checkpoints.get(conn, name)
-        if cp is None or cp.state == "failed":
-            return
-        page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
-    if until is not None:
-        page = [rec for rec in page if rec.cursor <= until]
-    if page:
-        prepare(engine, page)
+    try:
+        with engine.connect() as conn:
+            cp = checkpoints.get(conn, name)
+            if cp is None or cp.state == "failed":
+                return
+            page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
+        if until is not None:
+            page = [rec for rec in page if rec.cursor <= until]
+        if page:
+            prepare(engine, page)
+    except sa_exc.DBAPIError as e:
+        if is_outage(e):
+            raise db.translate(e) from e
+        log.warning("projection %s: preparing the next batch failed (%s); the batch will do it", name, e)
+    except DatabaseUnavailable:
+        raise  # an outage, as above: never the events' fault
+    except (LedgerError, sa_exc.SQLAlchemyError, ValueError, TypeError, KeyError, AttributeError) as e:
+        # Only a head start: the batch does whatever is left, and isolates a failing event itself.
+        log.warning("projection %s: preparing the next batch failed (%s); the batch will do it", name, e)
 
 
 def _isolate_failure(
