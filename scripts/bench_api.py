@@ -129,12 +129,7 @@ def bench_database() -> Iterator[BenchDatabase]:
         try:
             yield BenchDatabase(url, None)
         finally:
-            admin = sa.create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-            with admin.connect() as conn:
-                quoted = admin.dialect.identifier_preparer.quote(name)
-                # text(): DDL on a database name, quoted above.
-                conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
-            admin.dispose()
+            db.drop_database(server, name)
         return
     pgdata = Path(tempfile.mkdtemp(prefix="memledger-bench-api-")) / "pgdata"
     server, stop = db.start_temporary(pgdata)

@@ -380,12 +380,7 @@ def bench_database() -> Iterator[URL]:
         yield url
     finally:
         engine.dispose()
-        admin = sa.create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            quoted = admin.dialect.identifier_preparer.quote(name)
-            # text(): DDL on a database name, quoted above.
-            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
-        admin.dispose()
+        db.drop_database(server, name)
 
 
 def timed(label: str, fn: Callable[[], Any]) -> Any:

@@ -106,12 +106,7 @@ def soak_database() -> Iterator[URL]:
         try:
             yield url
         finally:
-            admin = sa.create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-            with admin.connect() as conn:
-                quoted = admin.dialect.identifier_preparer.quote(name)
-                # text(): DDL on a database name, quoted above.
-                conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
-            admin.dispose()
+            db.drop_database(server, name)
         return
     pgdata = Path(tempfile.mkdtemp(prefix="memledger-soak-")) / "pgdata"
     server, stop = db.start_temporary(pgdata)

@@ -342,12 +342,7 @@ def test_tenants_with_scoped_events_before_the_upgrade_keep_raw_ids(database: Te
     finally:
         engine.dispose()
         scope_ids.forget_cached()
-        admin = sa.create_engine(database.server_url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            quoted = admin.dialect.identifier_preparer.quote(str(url.database))
-            # text(): DROP DATABASE takes no bind parameters; the name is quoted above.
-            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
-        admin.dispose()
+        db.drop_database(database.server_url, str(url.database))
 
 
 # --- through HTTP --------------------------------------------------------------------

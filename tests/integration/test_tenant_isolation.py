@@ -67,14 +67,6 @@ class TwoTenants:
         return db.for_tenant(self.app, self.a)
 
 
-def _drop(server_url: sa.engine.URL, name: str) -> None:
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        # text(): DDL on a database name, quoted by the dialect.
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {admin.dialect.identifier_preparer.quote(name)} WITH (FORCE)"))
-    admin.dispose()
-
-
 @pytest.fixture(scope="module")
 def two(database: TestDatabase) -> Iterator[TwoTenants]:
     """A database of its own with tenants A and B, extracted, projected and sealed."""
@@ -93,7 +85,7 @@ def two(database: TestDatabase) -> Iterator[TwoTenants]:
         yield TwoTenants(ledger.engine, ledger.database.app_engine, ledger, a, b)
     finally:
         ledger.close()
-        _drop(database.server_url, str(url.database))
+        db.drop_database(database.server_url, str(url.database))
 
 
 def _tenant_tables(engine: Engine) -> list[tuple[str, str]]:

@@ -112,6 +112,18 @@ def ensure_database(server_url: URL, name: str) -> URL:
     return server_url.set(database=name)
 
 
+def drop_database(server_url: URL, name: str) -> None:
+    """Drop database ``name`` from the server if it exists, closing its sessions."""
+    admin = sa.create_engine(server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            quoted = admin.dialect.identifier_preparer.quote(name)
+            # text(): DROP DATABASE takes no bind parameters; the name is quoted above.
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {quoted} WITH (FORCE)"))
+    finally:
+        admin.dispose()
+
+
 def create_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, pool_size: int = 5) -> Engine:
     """An engine for the application's sessions.
 
