@@ -22,7 +22,7 @@ query. Changing the model is a rebuild of this projection.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -160,21 +160,32 @@ def _check_model(conn: Connection, tenant_ids: Iterable[str], model: str, dim: i
 def vectors_for(tx: Connection, embedder: Embedder, texts: Mapping[str, str]) -> dict[str, str]:
     """The cached vector of each text (by hash), embedding and caching the misses.
 
-    Misses are embedded shortest first, ``EMBED_BATCH`` at a time (little padding).
     The vectors returned are re-read from the cache, so if another writer cached a
     text first, its vector is the one used.
     """
     found = embedding_cache.lookup(tx, embedder.model, texts.keys())
-    missing = sorted((sha for sha in texts if sha not in found), key=lambda sha: (len(texts[sha]), sha))
-    for start in range(0, len(missing), EMBED_BATCH):
-        chunk = missing[start : start + EMBED_BATCH]
-        vectors = embedder.embed([texts[sha] for sha in chunk])
-        if len(vectors) != len(chunk) or any(len(v) != embedder.dim for v in vectors):
-            raise EmbeddingFailed(f"embedder {embedder.model!r} returned vectors of the wrong number or size")
-        embedding_cache.store(tx, embedder.model, dict(zip(chunk, vectors, strict=True)))
+    missing = [sha for sha in texts if sha not in found]
+    embed_missing(embedder, texts, missing, lambda vectors: embedding_cache.store(tx, embedder.model, vectors))
     if missing:
         found.update(embedding_cache.lookup(tx, embedder.model, missing))
     return found
+
+
+def embed_missing(
+    embedder: Embedder,
+    texts: Mapping[str, str],
+    missing: Iterable[str],
+    keep: Callable[[dict[str, list[float]]], None],
+) -> None:
+    """Embed the ``missing`` texts (by hash) shortest first, ``EMBED_BATCH`` at a time
+    (little padding), handing each run's vectors to ``keep``."""
+    ordered = sorted(missing, key=lambda sha: (len(texts[sha]), sha))
+    for start in range(0, len(ordered), EMBED_BATCH):
+        chunk = ordered[start : start + EMBED_BATCH]
+        vectors = embedder.embed([texts[sha] for sha in chunk])
+        if len(vectors) != len(chunk) or any(len(v) != embedder.dim for v in vectors):
+            raise EmbeddingFailed(f"embedder {embedder.model!r} returned vectors of the wrong number or size")
+        keep(dict(zip(chunk, vectors, strict=True)))
 
 
 class EmbeddingsProjector:
@@ -205,14 +216,12 @@ class EmbeddingsProjector:
             exists = _existing(conn, [key for key, item in items.items() if not item.replaces])
             texts = {text_sha256(i.text): i.text for k, i in items.items() if i.replaces or k not in exists}
             missing = set(texts) - set(embedding_cache.lookup(conn, model, texts.keys()))
-        ordered = sorted(missing, key=lambda sha: (len(texts[sha]), sha))
-        for start in range(0, len(ordered), EMBED_BATCH):
-            chunk = ordered[start : start + EMBED_BATCH]
-            vectors = self.embedder.embed([texts[sha] for sha in chunk])
-            if len(vectors) != len(chunk) or any(len(v) != self.embedder.dim for v in vectors):
-                return  # apply embeds again and reports the failure against the batch
+
+        def keep(vectors: dict[str, list[float]]) -> None:
             with db.begin(engine) as tx:
-                embedding_cache.store(tx, model, dict(zip(chunk, vectors, strict=True)))
+                embedding_cache.store(tx, model, vectors)
+
+        embed_missing(self.embedder, texts, missing, keep)
 
     def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
         items = texts_of(batch)
