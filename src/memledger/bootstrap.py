@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.engine import URL, Engine
 
 from memledger.adapters.embedding import Embedder, LitellmEmbedder, MiniLmEmbedder, offline
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
 from memledger.extraction.protocol import Extractor
-from memledger.projectors import embeddings, registry
+from memledger.projectors import registry
 from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import integrity, projections, scope_ids
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
+from memledger.service.vector_channel import VectorChannel
 from memledger.store import db, migrate, row_security
 
 
@@ -150,12 +150,9 @@ def _embedder(model: str, options: str, timeout_s: float, threads: int) -> Embed
     return LitellmEmbedder(model, options=json.loads(options), timeout_s=timeout_s)
 
 
-VectorSearch = Callable[[Connection, str, str], list[str]]
-
-
-def vector_search(database: Database, embedder: Embedder | None = None) -> VectorSearch:
-    """The vector channel of retrieval: the ids of the tenant's facts nearest in
-    meaning to the request, best first.
+def vector_search(database: Database, embedder: Embedder | None = None) -> VectorChannel:
+    """The vector channel of retrieval (``service.vector_channel``): the ids of the
+    tenant's facts nearest in meaning to the request, best first.
 
     Only the request is embedded here (the offline model is loaded now, so the first
     request does not pay for it); items were embedded by the embeddings projector.
@@ -165,20 +162,7 @@ def vector_search(database: Database, embedder: Embedder | None = None) -> Vecto
     chosen = embedder or build_embedder(database.settings)
     if isinstance(chosen, MiniLmEmbedder):
         chosen.load()
-
-    def search(conn: Connection, tenant_id: str, query_text: str) -> list[str]:
-        if not query_text.strip():
-            return []
-        vector = _query_vector(chosen, query_text)
-        found = embeddings.nearest(conn, tenant_id, vector, chosen.model, kinds=("fact",), k=PER_CHANNEL)
-        return [n.item_id for n in found]
-
-    return search
-
-
-@lru_cache(maxsize=1024)  # agents often ask the same thing again
-def _query_vector(embedder: Embedder, text: str) -> tuple[float, ...]:
-    return tuple(embedder.embed([text])[0])
+    return VectorChannel(chosen, PER_CHANNEL)
 
 
 class Background:

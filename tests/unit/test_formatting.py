@@ -32,7 +32,7 @@ from memledger.formatting import (
     neutralise,
     render,
 )
-from memledger.formatting.layout import CONTRACT
+from memledger.formatting.layout import CONTRACT, TEXT, XML, measure, prepare
 from memledger.formatting.neutralise import is_suspicious
 from memledger.selection.types import SelectedItem, Selection
 
@@ -484,6 +484,27 @@ def test_arbitrary_items_never_break_the_structure(
     for entry in sel.items:
         if entry.conflicted and entry.conflict_id in shown_conflicts - {None}:
             assert entry.item_id in block.item_ids
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sel=selections, style=st.sampled_from(STYLES), shown=st.integers(0, 12), omitted=st.integers(0, 120))
+def test_measure_is_the_length_of_the_document(sel: Selection, style: Style, shown: int, omitted: int) -> None:
+    layout = {"text": TEXT, "xml": XML}[style]
+    entries = [prepare(i, entry) for i, entry in enumerate(sel.items)][:shown]
+    composed = layout.document(entries, omitted=omitted, as_of=sel.as_of)
+    assert measure(layout, entries, omitted=omitted, as_of=sel.as_of) == len(composed)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sel=selections, style=st.sampled_from(STYLES), max_chars=st.integers(1300, 8000))
+def test_fitting_characters_by_measure_chooses_what_composing_chooses(
+    sel: Selection, style: Style, max_chars: int
+) -> None:
+    # A token budget no block reaches makes render compose a block per candidate;
+    # without one it adds up measured lengths. Same characters, same block.
+    by_measure = render(sel, style=style, max_chars=max_chars)
+    by_composing = render(sel, style=style, max_chars=max_chars, max_tokens=10**9)
+    assert by_measure == by_composing
 
 
 # --- golden files --------------------------------------------------------------------------

@@ -25,11 +25,22 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Sequence
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 import msgspec
 
-from memledger.formatting.layout import FORMATTER_VERSION, TEXT, XML, Entry, Layout, cut, groups, prepare
+from memledger.formatting.layout import (
+    FORMATTER_VERSION,
+    TEXT,
+    XML,
+    Entry,
+    Layout,
+    cut,
+    group_of,
+    groups,
+    measure,
+    prepare,
+)
 from memledger.formatting.tokens import TokenCounter, estimate
 from memledger.selection.types import Selection
 
@@ -103,11 +114,16 @@ def render(
     def compose(chosen: Sequence[Entry]) -> str:
         return layout.document(chosen, omitted=total - len(chosen), as_of=selection.as_of)
 
+    def fitting(within: _Budget) -> _Fitting:
+        if within.tokens is None:  # characters alone: measured, not composed
+            return _ByLength(layout, total, selection.as_of, within.chars)
+        return _ByText(compose, within)
+
     skeleton = compose(())
     _require(budget, skeleton, max_chars, max_tokens)
     single = budget.share(skeleton, 1 if total == 1 else 2)
-    entries = [_fit_alone(prepare(i, item), compose, single) for i, item in enumerate(selection.items)]
-    chosen = _fill(entries, compose, budget)
+    entries = [_fit_alone(prepare(i, item), lambda: fitting(single)) for i, item in enumerate(selection.items)]
+    chosen = _fill(entries, fitting(budget))
     return _block(compose(chosen), chosen, total - len(chosen), style, budget.count)
 
 
@@ -134,35 +150,102 @@ def _require(budget: _Budget, text: str, max_chars: int, max_tokens: int | None)
         )
 
 
-def _fit_alone(entry: Entry, compose: Compose, budget: _Budget) -> Entry:
+class _Fitting(Protocol):
+    """Entries taken one unit at a time, and whether the next unit still fits."""
+
+    def fits(self, unit: Sequence[Entry]) -> bool: ...
+
+    def take(self, unit: Sequence[Entry]) -> None: ...
+
+    def fits_all(self, chosen: Sequence[Entry]) -> bool:
+        """Whether a block of ``chosen`` fits."""
+        ...
+
+
+class _ByText:
+    """Composes the block with the unit and checks it (needed for a token budget:
+    tokenizers need not count additively)."""
+
+    def __init__(self, compose: Compose, budget: _Budget) -> None:
+        self.compose, self.budget = compose, budget
+        self.chosen: list[Entry] = []
+
+    def fits(self, unit: Sequence[Entry]) -> bool:
+        return self.budget.fits(self.compose([*self.chosen, *unit]))
+
+    def take(self, unit: Sequence[Entry]) -> None:
+        self.chosen += unit
+
+    def fits_all(self, chosen: Sequence[Entry]) -> bool:
+        return self.budget.fits(self.compose(chosen))
+
+
+class _ByLength:
+    """Adds up the lines' lengths (``Layout``'s sizes): the same answers as composing
+    for a character budget, at the cost of the unit's lines instead of the block's."""
+
+    def __init__(self, layout: Layout, total: int, as_of: str | None, chars: int) -> None:
+        self.layout, self.total, self.as_of, self.chars = layout, total, as_of, chars
+        self.shown = self.body = 0
+        self.groups: set[tuple[int, str, str]] = set()
+
+    def _grown(self, unit: Sequence[Entry]) -> tuple[int, set[tuple[int, str, str]]]:
+        body, groups = self.body, set(self.groups)
+        for entry in unit:
+            if (group := group_of(entry)) not in groups:
+                groups.add(group)
+                body += self.layout.heading_size(entry)
+            body += self.layout.entry_size(entry)
+        return body, groups
+
+    def _length(self, shown: int, body: int) -> int:
+        return self.layout.frame_size(shown, self.total - shown, self.as_of) + body - 1
+
+    def fits(self, unit: Sequence[Entry]) -> bool:
+        return self._length(self.shown + len(unit), self._grown(unit)[0]) <= self.chars
+
+    def take(self, unit: Sequence[Entry]) -> None:
+        self.body, self.groups = self._grown(unit)
+        self.shown += len(unit)
+
+    def fits_all(self, chosen: Sequence[Entry]) -> bool:
+        return measure(self.layout, chosen, omitted=self.total - len(chosen), as_of=self.as_of) <= self.chars
+
+
+def _fit_alone(entry: Entry, fitting: Callable[[], _Fitting]) -> Entry:
     """``entry``, its text cut (longest prefix plus an ellipsis) if it does not fit
-    ``budget`` on its own; unchanged when even an ellipsis would not fit."""
-    if budget.fits(compose((entry,))):
+    its share of the budget on its own; unchanged when even an ellipsis would not fit."""
+
+    def fits(alone: Entry) -> bool:
+        return fitting().fits((alone,))
+
+    if fits(entry):
         return entry
     full = entry.text
-    if not budget.fits(compose((cut(entry, 0, full),))):
+    if not fits(cut(entry, 0, full)):
         return entry
     low, high = 0, len(full) - 1  # the longest fitting prefix length lies in [low, high]
     while low < high:
         middle = (low + high + 1) // 2
-        if budget.fits(compose((cut(entry, middle, full),))):
+        if fits(cut(entry, middle, full)):
             low = middle
         else:
             high = middle - 1
     return cut(entry, low, full)
 
 
-def _fill(entries: Sequence[Entry], compose: Compose, budget: _Budget) -> list[Entry]:
+def _fill(entries: Sequence[Entry], fitting: _Fitting) -> list[Entry]:
     """The entries that fit, taken by importance; each unit left out whole if it does not."""
     chosen: list[Entry] = []
     taken: list[list[Entry]] = []
     for unit in _units(entries):
-        if budget.fits(compose([*chosen, *unit])):
+        if fitting.fits(unit):
+            fitting.take(unit)
             chosen += unit
             taken.append(unit)
     # Adding an item only shortens the note on omitted items, so the last check
     # covers the final text; this guards tokenizers that do not count additively.
-    while taken and not budget.fits(compose(chosen)):
+    while taken and not fitting.fits_all(chosen):
         chosen = chosen[: len(chosen) - len(taken.pop())]
     return chosen
 

@@ -106,17 +106,50 @@ class Layout(Protocol):
         """The short block saying that no memory applies."""
         ...
 
+    # The document's length in parts, for fitting a character budget without
+    # composing a document per candidate item: ``measure`` below adds them up.
+    # Every line counts its length plus one newline; the document has one fewer.
+
+    def frame_size(self, shown: int, omitted: int, as_of: str | None) -> int:
+        """The lines every document has (header, notes, footer)."""
+        ...
+
+    def heading_size(self, entry: Entry) -> int:
+        """The lines opening the group ``entry`` is in (see ``group_of``)."""
+        ...
+
+    def entry_size(self, entry: Entry) -> int:
+        """The line of ``entry``."""
+        ...
+
 
 def groups(entries: Sequence[Entry]) -> list[list[Entry]]:
     """``entries`` by scope (session, project, user, org, others), then scope key; each
     group and each group's items in selection order."""
     ordered: dict[tuple[int, str, str], list[Entry]] = {}
     for entry in sorted(entries, key=lambda e: e.index):
-        scope = entry.item.scope
-        rank = SCOPE_ORDER.index(scope) if scope in SCOPE_ORDER else len(SCOPE_ORDER)
-        key = (rank, str(scope or ""), entry.item.scope_key or "")
-        ordered.setdefault(key, []).append(entry)
+        ordered.setdefault(group_of(entry), []).append(entry)
     return [ordered[key] for key in sorted(ordered, key=lambda k: k[0])]
+
+
+def group_of(entry: Entry) -> tuple[int, str, str]:
+    """The group ``entry`` is shown in: its scope's rank, the scope and the scope key."""
+    scope = entry.item.scope
+    rank = SCOPE_ORDER.index(scope) if scope in SCOPE_ORDER else len(SCOPE_ORDER)
+    return (rank, str(scope or ""), entry.item.scope_key or "")
+
+
+def measure(layout: Layout, entries: Sequence[Entry], *, omitted: int, as_of: str | None) -> int:
+    """``len(layout.document(entries, omitted=omitted, as_of=as_of))``, without the text."""
+    seen: dict[tuple[int, str, str], Entry] = {}
+    for entry in entries:
+        seen.setdefault(group_of(entry), entry)
+    body = sum(map(layout.heading_size, seen.values())) + sum(map(layout.entry_size, entries))
+    return layout.frame_size(len(entries), omitted, as_of) + body - 1
+
+
+def _size(lines: Sequence[str]) -> int:
+    return sum(map(len, lines)) + len(lines)
 
 
 def _label(item: SelectedItem) -> str:
@@ -173,6 +206,16 @@ class TextLayout:
     def empty(self, *, reason: str | None, as_of: str | None) -> str:
         return "\n".join([TEXT_BEGIN, _empty_note(reason), *_as_of_note(as_of), TEXT_END])
 
+    def frame_size(self, shown: int, omitted: int, as_of: str | None) -> int:
+        fixed = [TEXT_BEGIN, *CONTRACT, _TEXT_CITATION, *_as_of_note(as_of), TEXT_END]
+        return _size(fixed) + (_size(["", _omitted_note(omitted, shown)]) if omitted else 0)
+
+    def heading_size(self, entry: Entry) -> int:
+        return _size(["", self._heading(entry)])
+
+    def entry_size(self, entry: Entry) -> int:
+        return len(self._line(entry)) + 1
+
     @staticmethod
     def _heading(entry: Entry) -> str:
         key = f": {entry.meta.scope_key}" if entry.meta.scope_key else ""
@@ -202,10 +245,9 @@ class XmlLayout:
     """A single ``<memory>`` element with a ``<notice>`` and one ``<item>`` child per item."""
 
     def document(self, entries: Sequence[Entry], *, omitted: int, as_of: str | None) -> str:
-        notice = " ".join([*CONTRACT, _XML_CITATION])
-        lines = [self._root(len(entries), omitted, as_of), f"<notice>{_escape(notice)}</notice>"]
+        lines = [self._root(len(entries), omitted, as_of), self._notice()]
         for group in groups(entries):
-            lines.append(f"<!-- {_label(group[0].item).lower()} memory -->")
+            lines.append(self._comment(group[0]))
             lines += [self._item(entry) for entry in group]
         lines.append(XML_END)
         return "\n".join(lines)
@@ -214,7 +256,26 @@ class XmlLayout:
         notice = _escape(_empty_note(reason))
         return "\n".join([self._root(0, 0, as_of), f"<notice>{notice}</notice>", XML_END])
 
+    def frame_size(self, shown: int, omitted: int, as_of: str | None) -> int:
+        return _size([self._root(shown, omitted, as_of), self._notice(), XML_END])
+
+    def heading_size(self, entry: Entry) -> int:
+        return len(self._comment(entry)) + 1
+
+    def entry_size(self, entry: Entry) -> int:
+        return len(self._item(entry)) + 1
+
     @staticmethod
+    @lru_cache(maxsize=1)
+    def _notice() -> str:
+        return f"<notice>{_escape(' '.join([*CONTRACT, _XML_CITATION]))}</notice>"
+
+    @staticmethod
+    def _comment(entry: Entry) -> str:
+        return f"<!-- {_label(entry.item).lower()} memory -->"
+
+    @staticmethod
+    @lru_cache(maxsize=1024)  # pure; the fitting measures a root per candidate item
     def _root(items: int, omitted: int, as_of: str | None) -> str:
         attrs = {"source": "memledger", "version": FORMATTER_VERSION, "readonly": "true"}
         attrs |= {"items": str(items), "omitted": str(omitted)}

@@ -166,10 +166,11 @@ def channels(
     the same order as the three calls, for one round trip instead of three (a
     request's latency is mostly round trips and their scheduling on a busy server).
     The statement is built once per shape (scopes, words, categories, ids present)
-    and takes everything else as parameters.
+    and takes everything else as parameters. A ``recent_limit`` of 0 leaves
+    ``recent`` out (as no words leave ``search_text`` out, and no ids ``by_ids``).
     """
     scopes = list(scopes)
-    text, recent, by_id = bool(words and scopes), bool(scopes), bool(memory_ids)
+    text, recent, by_id = bool(words and scopes), bool(scopes and recent_limit > 0), bool(memory_ids)
     out: dict[str, list[FactHit]] = {"text": [], "recent": [], "by_id": []}
     if not (text or recent or by_id):
         return FactChannels(**out)

@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id
 from memledger.projectors import facts_queries, graph_queries
+from memledger.projectors.facts_queries import FactHit
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate
 from memledger.selection.types import SelectedItem
@@ -90,13 +91,46 @@ def gather_facts(
         _add(pool, fact_item(hit), "text", hit.rank, key=hit.key, seen_at=hit.updated_at)
     for hit in found.recent:
         _add(pool, fact_item(hit), "recent", hit.rank, key=hit.key, seen_at=hit.updated_at)
-    if vector_fact_ids:
-        allowed = set(pairs)
-        order = {memory_id: i for i, memory_id in enumerate(vector_fact_ids, start=1)}
-        for hit in found.by_id:
-            if (hit.scope, hit.scope_key) in allowed and hit.confidence >= min_confidence:
-                _add(pool, fact_item(hit), "vector", order[hit.memory_id], key=hit.key, seen_at=hit.updated_at)
+    _add_vector_hits(pool, found.by_id, vector_fact_ids)
     return pool
+
+
+def add_vector_facts(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Scopes,
+    pool: dict[str, Candidate],
+    vector_fact_ids: Sequence[str],
+    *,
+    min_confidence: float,
+    categories: Iterable[str] | None,
+) -> None:
+    """Add to ``pool`` what ``gather_facts`` adds for ``vector_fact_ids`` (in a
+    statement of its own, for a caller that gathered the other channels while the
+    request was being embedded): ``gather_facts`` with the ids equals
+    ``gather_facts`` without them, then this."""
+    if not vector_fact_ids:
+        return
+    found = facts_queries.channels(
+        conn,
+        tenant_id,
+        scope_pairs(scopes),
+        (),
+        vector_fact_ids,
+        min_confidence=min_confidence,
+        categories=None if categories is None else sorted(categories),
+        text_limit=PER_CHANNEL,
+        recent_limit=0,
+    )
+    _add_vector_hits(pool, found.by_id, vector_fact_ids)
+
+
+def _add_vector_hits(pool: dict[str, Candidate], hits: Sequence[FactHit], vector_fact_ids: Sequence[str]) -> None:
+    """The visible facts among the vector channel's ids, ranked in the channel's order
+    (the statement applied scope, confidence and category visibility)."""
+    order = {memory_id: i for i, memory_id in enumerate(vector_fact_ids, start=1)}
+    for hit in hits:
+        _add(pool, fact_item(hit), "vector", order[hit.memory_id], key=hit.key, seen_at=hit.updated_at)
 
 
 def add_graph(conn: Connection, tenant_id: str, scopes: Scopes, request: str, pool: dict[str, Candidate]) -> None:

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import msgspec
 import sqlalchemy as sa
@@ -44,9 +44,22 @@ log = logging.getLogger(__name__)
 
 SELECTOR_VERSION = "1"
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
-CONTEXT_STREAM = "context:served"
+# Each served context is a stream of its own, named by its event id: concurrent
+# requests of a tenant never queue on one stream's append lock. (Before, all went
+# to one stream, "context:served"; ``find_served`` reads both by event id.)
+CONTEXT_STREAM_PREFIX = "context:served:"
 READ_MODELS = ("facts", "entities", "relationships")
-VectorSearch = Callable[[Connection, str, str], list[str]]
+# Given a connection, the tenant and how long it may still wait (seconds; None:
+# no limit), the ids of the tenant's facts nearest the request, best first.
+VectorWait = Callable[[Connection, str, float | None], list[str]]
+
+
+class VectorSearch(Protocol):
+    """The vector channel: ``start`` begins embedding the request (off this thread,
+    so the caller's SQL runs meanwhile) and returns what waits for the vector and
+    searches with it."""
+
+    def start(self, text: str) -> VectorWait: ...
 
 
 @dataclass(frozen=True)
@@ -85,14 +98,19 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
 
 
 def _is_timeout(error: Exception) -> bool:
+    if isinstance(error, TimeoutError):  # the request's vector was not ready in time
+        return True
     return "statement timeout" in str(error) or "canceling statement" in str(error)
 
 
 def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch | None) -> Selection:
+    started = time.monotonic()
     category = request_category(request.request)
     categories = relevant_categories(category)
     min_conf = _min_confidence(request, category)
     now = datetime.now(UTC)
+    # The request is embedded while the statements below run (it costs as much as they do).
+    wait = vector_search.start(_storable(request.request)) if vector_search and request.as_of is None else None
     with engine.connect() as conn:
         # The deadline, enforced by PostgreSQL for every statement of this read.
         conn.execute(sa.select(sa.func.set_config("statement_timeout", str(request.deadline_ms), True)))
@@ -113,17 +131,21 @@ def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch 
             )
             as_of = str(until) if isinstance(until, Cursor) else until.isoformat()
         else:
-            wanted = _storable(request.request)  # a lone surrogate makes the tokenizer raise
-            vector_ids = vector_search(conn, request.tenant_id, wanted) if vector_search else []
             found = candidates.gather_facts(
-                conn,
-                request.tenant_id,
-                request.scopes,
-                request.request,
-                min_confidence=min_conf,
-                categories=categories,
-                vector_fact_ids=vector_ids,
+                conn, request.tenant_id, request.scopes, request.request, min_confidence=min_conf, categories=categories
             )
+            if wait is not None:
+                left_s = request.deadline_ms / 1000 - (time.monotonic() - started)
+                vector_ids = wait(conn, request.tenant_id, max(left_s, 0.0))
+                candidates.add_vector_facts(
+                    conn,
+                    request.tenant_id,
+                    request.scopes,
+                    found,
+                    vector_ids,
+                    min_confidence=min_conf,
+                    categories=categories,
+                )
             # Every fact is chosen before any graph item: when the facts alone fill the
             # budget, the graph could add nothing, so it is not walked (same choice).
             items, full = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
@@ -234,7 +256,8 @@ def build_context(
         count_tokens=token_counter(token_model),
     )
     kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
-    event_id = f"context:{uuid.uuid4()}"
+    served_id = str(uuid.uuid4())
+    event_id = f"context:{served_id}"
     try:
         with db.begin(engine) as tx:  # one transaction: the read models' cursors, then the event
             served = ContextServed(
@@ -255,7 +278,7 @@ def build_context(
             )
             meta = Metadata(actor=actor)
             new = NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC), metadata=meta)
-            event_store.append(tx, request.tenant_id, CONTEXT_STREAM, [new], None)
+            event_store.append(tx, request.tenant_id, CONTEXT_STREAM_PREFIX + served_id, [new], 0)
     except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
         log.warning("could not record ContextServed for tenant %s: %s", request.tenant_id, e)
     return ServedContext(block=block, selection=selection, event_id=event_id)
@@ -287,8 +310,10 @@ class Replay:
 
 def find_served(conn: Connection, tenant_id: str, event_id: str) -> ContextServed:
     """The ``ContextServed`` event ``event_id`` of the tenant (``NotFound`` if none)."""
-    for rec in event_store.read_stream(conn, tenant_id, CONTEXT_STREAM):
-        if rec.event_id == event_id and isinstance(rec.event, ContextServed):
+    if not event_id or _UNSTORABLE.search(event_id):  # no event can have such an id
+        raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
+    for rec in event_store.read_events(conn, tenant_id, [event_id]):
+        if isinstance(rec.event, ContextServed):
             return rec.event
     raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
 

@@ -1,0 +1,76 @@
+"""The vector channel of retrieval: the request embedded off the caller's thread.
+
+Embedding a request costs about as much as all of the selector's SQL (~10 ms of
+one core for the offline model), so ``start`` hands it to a small pool of threads
+(onnxruntime and the providers' HTTP clients release the GIL) and the selector
+runs its other statements meanwhile; the search waits for the vector only when
+it needs it. Vectors of requests are kept per process: agents often ask again.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from sqlalchemy.engine import Connection
+
+from memledger.adapters.embedding import Embedder
+from memledger.projectors import embeddings
+from memledger.service.context import VectorWait
+
+CACHED_VECTORS = 1024
+# One embedding at a time per core: more would only share the cores they wait for.
+_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="memledger-embed-request")
+# (embedder, text) -> vector, least recently used first; shared by every channel of the process.
+_vectors: OrderedDict[tuple[Embedder, str], tuple[float, ...]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _no_ids(_conn: Connection, _tenant_id: str, _timeout_s: float | None) -> list[str]:
+    return []
+
+
+class VectorChannel:
+    """``start(text)`` for ``context.select``; calling it searches at once."""
+
+    def __init__(self, embedder: Embedder, k: int) -> None:
+        self.embedder = embedder
+        self.k = k
+
+    def start(self, text: str) -> VectorWait:
+        """Begin embedding ``text``; the returned function waits for the vector (at
+        most its ``timeout_s``: ``TimeoutError`` after) and returns the ids of the
+        tenant's ``k`` facts nearest it. Embedding errors are raised there too."""
+        if not text.strip():
+            return _no_ids
+        with _lock:
+            cached = _vectors.get((self.embedder, text))
+            if cached is not None:
+                _vectors.move_to_end((self.embedder, text))
+        future: Future[tuple[float, ...]]
+        if cached is None:
+            future = _pool.submit(self._embed, text)
+        else:
+            future = Future()
+            future.set_result(cached)
+
+        def wait(conn: Connection, tenant_id: str, timeout_s: float | None) -> list[str]:
+            vector = future.result(timeout=timeout_s)
+            found = embeddings.nearest(conn, tenant_id, vector, self.embedder.model, kinds=("fact",), k=self.k)
+            return [n.item_id for n in found]
+
+        return wait
+
+    def __call__(self, conn: Connection, tenant_id: str, text: str) -> list[str]:
+        """The ids of the tenant's facts nearest ``text``, best first (no overlap)."""
+        return self.start(text)(conn, tenant_id, None)
+
+    def _embed(self, text: str) -> tuple[float, ...]:
+        vector = tuple(self.embedder.embed([text])[0])
+        with _lock:
+            _vectors[(self.embedder, text)] = vector
+            if len(_vectors) > CACHED_VECTORS:
+                _vectors.popitem(last=False)
+        return vector
