@@ -1,0 +1,528 @@
+"""The context selector's promises (issue 5, sections 3 and 5), end to end on the
+session's PostgreSQL: events appended, projections caught up, then ``select``,
+``build_context`` and ``replay`` called as an agent or an auditor would.
+
+- Scope priority: a narrower scope's fact shadows a broader one on the same key;
+  scopes the request does not carry, other sessions and other tenants never show.
+- Confidence: the request's floor, and the higher floor of a "general" request.
+- Relevance: the request's category decides which fact categories count.
+- Retracted and superseded facts never appear; an ambiguous conflict appears
+  flagged with both sides together, a resolved one with its winner only.
+- Fail open: a deadline that cannot be met, or a failing vector channel, gives an
+  empty selection and a reason, logged, never an exception.
+- ``as_of`` (a ledger position or a time) answers from the ledger, so later
+  retractions do not change it.
+- Every block served is recorded (``ContextServed``) and replays to the same hash,
+  also after a later retraction and when served from two threads at once.
+- The block keeps to its character budget; a budget below the minimum is refused
+  and nothing is recorded.
+
+Each test has a tenant of its own (a fresh uuid) and builds its data itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any, Literal
+
+import pytest
+from sqlalchemy.engine import Connection, Engine
+
+from memledger.errors import InvalidCommand, NotFound
+from memledger.events.catalogue import (
+    ConflictResolved,
+    ContextServed,
+    Event,
+    FactCategory,
+    FactExtracted,
+    MemoryRetracted,
+    ScopeKind,
+    Scopes,
+)
+from memledger.events.envelope import NewEvent
+from memledger.events.keys import slot_id
+from memledger.formatting import CONFLICT_FLAG
+from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
+from memledger.selection.types import Selection
+from memledger.service import context, projections, scope_ids
+from memledger.store import event_store
+
+RAW = Scopes(session="sess-1", project="phoenix", user="ada", org="acme")
+T0 = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)
+CODING = "How do we deploy the service?"
+FORMATTING = "Write the reply email in my usual tone"
+GENERAL = "What should I know about Ada?"
+LOGGER = "memledger.service.context"
+READ_MODELS = ["facts", "entities", "relationships"]
+
+
+class Ledger:
+    """One fresh tenant: append its events, catch the read models up, ask for context."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.tenant = f"sel-{uuid.uuid4().hex[:12]}"
+        self.key = scope_ids.key_for(engine, self.tenant)  # facts hold stored scope keys; requests raw ones
+        self.stored = self.key.stored_scopes(RAW)
+
+    def fact(
+        self,
+        memory_id: str,
+        statement: str,
+        *,
+        scope: ScopeKind = "session",
+        key: str | None = None,
+        category: FactCategory = "decision",
+        confidence: float = 0.9,
+        raw_scope_key: str | None = None,
+        valid_from: datetime | None = None,
+    ) -> FactExtracted:
+        scope_key = (
+            self.key.stored_id(scope, raw_scope_key) if raw_scope_key is not None else getattr(self.stored, scope)
+        )
+        return FactExtracted(
+            memory_id=memory_id,
+            scope=scope,
+            scope_key=scope_key,
+            key=key or memory_id,
+            statement=statement,
+            category=category,
+            confidence=confidence,
+            source_turns=(f"turn-{memory_id}",),
+            valid_from=valid_from,
+        )
+
+    def append(self, *events: Event) -> list[int]:
+        """Append ``events`` in one transaction, catch up, return their positions."""
+        news = [
+            NewEvent(event=e, event_id=f"ev-{uuid.uuid4().hex}", occurred_at=T0 + timedelta(minutes=i))
+            for i, e in enumerate(events)
+        ]
+        with self.engine.begin() as tx:
+            result = event_store.append(tx, self.tenant, f"test:{uuid.uuid4().hex[:12]}", news, None)
+        projections.catch_up_all(self.engine, READ_MODELS)
+        return list(result.positions)
+
+    def retract(self, memory_id: str) -> list[int]:
+        return self.append(MemoryRetracted(item_id=memory_id, item_kind="fact", reason="no longer true"))
+
+    def request(self, text: str, **options: Any) -> context.SelectRequest:
+        options.setdefault("deadline_ms", 5000)  # a loaded test machine must not fail these open
+        return context.SelectRequest(tenant_id=self.tenant, scopes=options.pop("scopes", RAW), request=text, **options)
+
+    def select(self, text: str, **options: Any) -> Selection:
+        vector_search = options.pop("vector_search", None)
+        return context.select(self.engine, self.request(text, **options), vector_search=vector_search)
+
+    def served_events(self) -> list[ContextServed]:
+        with self.engine.connect() as conn:
+            return [r.event for r in event_store.read_tenant(conn, self.tenant) if isinstance(r.event, ContextServed)]
+
+
+def ids(selection: Selection) -> set[str]:
+    return {item.item_id for item in selection.items}
+
+
+@pytest.fixture
+def ledger(engine: Engine) -> Ledger:
+    return Ledger(engine)
+
+
+# -- scope priority -----------------------------------------------------------------------
+
+
+def test_a_session_fact_shadows_the_broader_scopes_facts_on_the_same_key(ledger: Ledger) -> None:
+    ledger.append(
+        ledger.fact("s-db", "the session deploys against the staging database", key="Database"),
+        ledger.fact("p-db", "the project deploys against the shared database", scope="project", key="database"),
+        ledger.fact("u-db", "ada deploys against her local database", scope="user", key=" DATABASE "),
+        ledger.fact("u-ci", "ada runs the service tests in CI before a deploy", scope="user", key="ci"),
+    )
+    selection = ledger.select(CODING)
+    assert ids(selection) == {"s-db", "u-ci"}
+    assert {item.item_id: item.scope for item in selection.items} == {"s-db": "session", "u-ci": "user"}
+    # Without the session, the project's fact is the narrowest answer and shadows the user's.
+    assert ids(ledger.select(CODING, scopes=Scopes(project="phoenix", user="ada"))) == {"p-db", "u-ci"}
+
+
+def test_facts_of_scopes_sessions_or_tenants_the_request_lacks_never_appear(ledger: Ledger, engine: Engine) -> None:
+    ledger.append(
+        ledger.fact("mine", "this session deploys the service with Docker"),
+        ledger.fact("org", "acme deploys every service on Kubernetes", scope="org"),
+        ledger.fact("other-session", "another session deploys with Nomad", raw_scope_key="sess-2"),
+        ledger.fact("other-user", "bob deploys by hand", scope="user", raw_scope_key="bob"),
+    )
+    neighbour = Ledger(engine)  # the same raw scope keys in another tenant
+    neighbour.append(neighbour.fact("theirs", "the neighbour deploys the service with Ansible"))
+    assert ids(ledger.select(CODING, scopes=Scopes(session="sess-1", user="ada"))) == {"mine"}
+    assert ids(ledger.select(CODING)) == {"mine", "org"}  # with the org in the request, its fact comes
+    assert ids(neighbour.select(CODING)) == {"theirs"}
+
+
+# -- confidence ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("min_confidence", "expected"),
+    [
+        (0.5, {"c55", "c65", "c75", "c95"}),
+        (0.6, {"c65", "c75", "c95"}),
+        (0.7, {"c75", "c95"}),
+        (0.9, {"c95"}),
+    ],
+)
+def test_facts_below_min_confidence_never_appear(ledger: Ledger, min_confidence: float, expected: set[str]) -> None:
+    ledger.append(
+        *(ledger.fact(f"c{c}", f"deploy rule number {c} for the service", confidence=c / 100) for c in (55, 65, 75, 95))
+    )
+    selection = ledger.select(CODING, min_confidence=min_confidence)
+    assert ids(selection) == expected
+    assert all(item.confidence >= min_confidence for item in selection.items)
+
+
+def test_a_general_request_uses_the_higher_general_floor(ledger: Ledger) -> None:
+    assert request_category(GENERAL) == "general" and request_category(CODING) == "coding"
+    ledger.append(
+        ledger.fact("ada-80", "Ada deploys on Fridays", confidence=0.8),
+        ledger.fact("ada-floor", "Ada leads the Phoenix team", confidence=GENERAL_MIN_CONFIDENCE),
+        ledger.fact("ada-95", "Ada reviews every deploy", confidence=0.95),
+    )
+    assert ids(ledger.select(CODING, min_confidence=0.7)) == {"ada-80", "ada-floor", "ada-95"}
+    assert ids(ledger.select(GENERAL, min_confidence=0.7)) == {"ada-floor", "ada-95"}
+    assert ids(ledger.select(GENERAL, min_confidence=0.9)) == {"ada-95"}  # a higher request floor still counts
+    nothing = ledger.select(GENERAL, min_confidence=0.99)
+    assert nothing.items == () and nothing.empty_reason == "no memory matches this request"
+
+
+# -- category relevance -------------------------------------------------------------------
+
+
+def _categorised(ledger: Ledger) -> None:
+    ledger.append(
+        ledger.fact("pref", "prefers short replies without emoji", category="preference"),
+        ledger.fact("decision", "the service is deployed with Docker", category="decision"),
+        ledger.fact("term", "PR means pull request", category="terminology"),
+        ledger.fact("pet", "has a dog called Rex", category="personal_fact"),
+    )
+
+
+def test_a_coding_request_gets_no_preference_only_facts(ledger: Ledger) -> None:
+    _categorised(ledger)
+    assert ids(ledger.select(CODING)) == {"decision", "term"}
+
+
+def test_a_formatting_request_gets_preferences_and_no_decisions(ledger: Ledger) -> None:
+    assert request_category(FORMATTING) == "formatting"
+    _categorised(ledger)
+    assert ids(ledger.select(FORMATTING)) == {"pref", "term"}
+
+
+# -- retraction, supersession, conflicts ----------------------------------------------------
+
+
+def test_a_retracted_fact_disappears_once_the_retraction_is_projected(ledger: Ledger) -> None:
+    ledger.append(
+        ledger.fact("kept", "the service deploys with Docker"),
+        ledger.fact("dropped", "the service deploys with Vagrant", key="legacy"),
+    )
+    assert ids(ledger.select(CODING)) == {"kept", "dropped"}
+    ledger.retract("dropped")
+    assert ids(ledger.select(CODING)) == {"kept"}
+
+
+@pytest.mark.parametrize("rule", ["higher_confidence", "newer"])
+def test_a_fact_superseded_later_disappears(ledger: Ledger, rule: str) -> None:
+    ledger.append(ledger.fact("old", "the service deploys to AWS", key="cloud", confidence=0.8, valid_from=T0))
+    assert ids(ledger.select(CODING)) == {"old"}
+    confidence, valid_from = (0.9, T0) if rule == "higher_confidence" else (0.8, T0 + timedelta(days=1))
+    ledger.append(
+        ledger.fact("new", "the service deploys to GCP", key="cloud", confidence=confidence, valid_from=valid_from)
+    )
+    selection = ledger.select(CODING)
+    assert ids(selection) == {"new"}
+    assert not selection.items[0].conflicted
+
+
+def _ambiguous(ledger: Ledger) -> str:
+    """Two claims on one slot, equal in confidence and valid time; returns the slot."""
+    ledger.append(
+        ledger.fact("aws", "the service deploys to AWS", key="cloud", confidence=0.8, valid_from=T0),
+        ledger.fact("gcp", "the service deploys to GCP", key="cloud", confidence=0.8, valid_from=T0),
+        ledger.fact("docker", "the service deploys with Docker", key="packaging", confidence=0.95),
+        ledger.fact("ci", "a deploy of the service waits for CI", key="ci", confidence=0.75),
+    )
+    return slot_id("session", str(ledger.stored.session), "cloud")
+
+
+def test_an_ambiguous_conflict_is_served_flagged_with_both_sides_together(ledger: Ledger) -> None:
+    slot = _ambiguous(ledger)
+    selection = ledger.select(CODING)
+    assert ids(selection) == {"aws", "gcp", "docker", "ci"}
+    flagged = {item.item_id: item.conflict_id for item in selection.items if item.conflicted}
+    assert flagged == {"aws": slot, "gcp": slot}
+    block = context.build_context(ledger.engine, ledger.request(CODING)).block
+    assert set(block.item_ids) == {"aws", "gcp", "docker", "ci"}
+    flagged_lines = [line for line in block.text.splitlines() if CONFLICT_FLAG in line]
+    assert len(flagged_lines) == 2
+    assert all(f"conflict {slot}" in line for line in flagged_lines)
+    assert {"[aws]", "[gcp]"} == {next(w for w in line.split() if w.startswith("[")) for line in flagged_lines}
+
+
+def test_an_ambiguous_conflict_is_never_served_with_one_side_only(ledger: Ledger) -> None:
+    """The flag says "the user has said both": the side the request's words find
+    must bring the other side, which they do not find, or neither may be shown."""
+    ledger.append(
+        ledger.fact(
+            "aws", "deploy the service: the service deploys to AWS", key="cloud", confidence=0.8, valid_from=T0
+        ),
+        ledger.fact("gcp", "we run on Google Cloud", key="cloud", confidence=0.8, valid_from=T0),
+    )
+    ledger.append(*(ledger.fact(f"f{i:02d}", f"the service deploy check {i} passes", key=f"k{i}") for i in range(20)))
+    served = context.build_context(ledger.engine, ledger.request(CODING))
+    assert next(item for item in served.selection.items if item.item_id == "aws").conflicted
+    shown = {"selection": ids(served.selection), "block": set(served.block.item_ids)}
+    one_sided = sorted(where for where, items in shown.items() if ("aws" in items) != ("gcp" in items))
+    assert one_sided == []
+
+
+def test_a_conflict_resolved_by_a_person_shows_only_the_chosen_fact(ledger: Ledger) -> None:
+    slot = _ambiguous(ledger)
+    ledger.append(ConflictResolved(conflict_id=slot, chosen_memory_id="gcp", reason="we moved", resolved_by="ada"))
+    selection = ledger.select(CODING)
+    assert ids(selection) == {"gcp", "docker", "ci"}
+    assert not any(item.conflicted for item in selection.items)
+
+
+# -- deadline and fail open -----------------------------------------------------------------
+
+
+@dataclass
+class FakeVectors:
+    """A vector channel that answers ``ids`` after ``sleep_s``, or fails where told."""
+
+    ids: Sequence[str] = ()
+    sleep_s: float = 0.0
+    fail_in: str | None = None  # "start" or "wait"
+    started: int = 0
+
+    def start(self, text: str) -> context.VectorWait:
+        self.started += 1
+        if self.fail_in == "start":
+            raise VectorIndexGone("the vector index went away")
+
+        def wait(conn: Connection, tenant_id: str, timeout_s: float | None) -> list[str]:
+            time.sleep(self.sleep_s)
+            if self.fail_in == "wait":
+                raise VectorIndexGone("the vector index went away")
+            return list(self.ids)
+
+        return wait
+
+
+class VectorIndexGone(RuntimeError):
+    """Anything a vector channel might raise."""
+
+
+@pytest.mark.parametrize(("deadline_ms", "sleep_s"), [(1, 0.05), (400, 0.8)])
+def test_a_deadline_that_cannot_be_met_fails_open_and_logs_why(
+    ledger: Ledger, caplog: pytest.LogCaptureFixture, deadline_ms: int, sleep_s: float
+) -> None:
+    ledger.append(ledger.fact("docker", "the service deploys with Docker"))
+    assert ids(ledger.select(CODING, vector_search=FakeVectors(), deadline_ms=deadline_ms + 4600)) == {"docker"}
+    vectors = FakeVectors(ids=["docker"], sleep_s=sleep_s)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        started = time.monotonic()
+        selection = ledger.select(CODING, vector_search=vectors, deadline_ms=deadline_ms)
+        took = time.monotonic() - started
+    assert selection.items == ()
+    assert selection.empty_reason == "memory unavailable (deadline exceeded)"
+    assert took < sleep_s + 3
+    assert vectors.started == 1
+    assert any(r.levelno == logging.WARNING and "deadline" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("fail_in", ["start", "wait"])
+def test_a_failing_vector_search_fails_open_naming_the_error(
+    ledger: Ledger, caplog: pytest.LogCaptureFixture, fail_in: str
+) -> None:
+    ledger.append(ledger.fact("docker", "the service deploys with Docker"))
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        selection = ledger.select(CODING, vector_search=FakeVectors(fail_in=fail_in))
+    assert selection.items == ()
+    assert selection.empty_reason is not None
+    assert selection.empty_reason.startswith("memory unavailable (VectorIndexGone: the vector index went away")
+    logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(ledger.tenant in m and "VectorIndexGone" in m for m in logged)
+
+
+def test_a_vector_hit_never_brings_back_a_fact_the_filters_hide(ledger: Ledger) -> None:
+    ledger.append(
+        ledger.fact("visible", "the service deploys with Docker"),
+        ledger.fact("weak", "the service might deploy with Podman", key="weak", confidence=0.55),
+        ledger.fact("elsewhere", "another session deploys with Nomad", raw_scope_key="sess-2"),
+        ledger.fact("pref", "prefers tabs", category="preference"),
+        ledger.fact("gone", "the service deploys with Vagrant", key="legacy"),
+    )
+    ledger.retract("gone")
+    hidden = ["weak", "elsewhere", "pref", "gone", "no-such-fact"]
+    selection = ledger.select(CODING, vector_search=FakeVectors(ids=[*hidden, "visible"]))
+    assert ids(selection) == {"visible"}
+    assert "vector #6" in selection.items[0].reasons  # the channel's own rank for it
+
+
+# -- as of ----------------------------------------------------------------------------------
+
+
+def test_as_of_a_position_before_a_retraction_still_shows_the_fact(ledger: Ledger) -> None:
+    [kept, dropped] = ledger.append(
+        ledger.fact("kept", "the service deploys with Docker"),
+        ledger.fact("dropped", "the service deploys with Vagrant", key="legacy"),
+    )
+    [retraction] = ledger.retract("dropped")
+    assert ids(ledger.select(CODING)) == {"kept"}
+    before = ledger.select(CODING, as_of=dropped)
+    assert ids(before) == {"kept", "dropped"}
+    assert before.as_of is not None and before.as_of.endswith(f":{dropped}")
+    assert ids(ledger.select(CODING, as_of=kept)) == {"kept"}  # the later fact was not there yet
+    assert ids(ledger.select(CODING, as_of=retraction)) == {"kept"}
+
+
+def test_as_of_a_time_shows_what_the_ledger_held_then(ledger: Ledger) -> None:
+    [position] = ledger.append(ledger.fact("dropped", "the service deploys with Vagrant"))
+    with ledger.engine.connect() as conn:
+        recorded_at = next(
+            r.recorded_at for r in event_store.read_tenant(conn, ledger.tenant) if r.position == position
+        )
+    ledger.retract("dropped")
+    assert ids(ledger.select(CODING)) == set()
+    assert ids(ledger.select(CODING, as_of=recorded_at)) == {"dropped"}
+    assert ids(ledger.select(CODING, as_of=recorded_at.astimezone(timezone(timedelta(hours=2))))) == {"dropped"}
+    earlier = ledger.select(CODING, as_of=recorded_at - timedelta(microseconds=1))
+    assert earlier.items == () and earlier.empty_reason == "no memory matches this request"
+    assert ids(ledger.select(CODING, as_of=datetime.now(UTC))) == set()
+
+
+def test_as_of_a_naive_time_fails_open_naming_as_of(ledger: Ledger, caplog: pytest.LogCaptureFixture) -> None:
+    ledger.append(ledger.fact("docker", "the service deploys with Docker"))
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        selection = ledger.select(CODING, as_of=datetime(2030, 1, 1, 12, 0))  # naive: no tzinfo, on purpose
+    assert selection.items == ()
+    assert selection.empty_reason == "memory unavailable (InvalidCommand: as_of must be a timezone-aware time)"
+    assert any("as_of must be a timezone-aware time" in r.getMessage() for r in caplog.records)
+
+
+# -- recorded context -----------------------------------------------------------------------
+
+
+def test_build_context_records_the_items_and_hash_it_served(ledger: Ledger) -> None:
+    ledger.append(
+        ledger.fact("docker", "the service deploys with Docker"),
+        ledger.fact("ci", "a deploy of the service waits for CI", key="ci"),
+    )
+    served = context.build_context(ledger.engine, ledger.request(CODING), style="xml", actor="agent-7")
+    assert {item.item_id for item in served.selection.items} == {"docker", "ci"}
+    with ledger.engine.connect() as conn:
+        event = context.find_served(conn, ledger.tenant, served.event_id)
+    assert event.item_ids == tuple(item.item_id for item in served.selection.items)
+    assert event.block_hash == served.block.sha256 == hashlib.sha256(served.block.text.encode()).hexdigest()
+    assert (event.request, event.style, event.max_chars) == (CODING, "xml", 5000)
+    assert event.scopes == ledger.stored  # recorded by the stored scope ids, never the raw ones
+    assert ledger.served_events() == [event]
+    replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+    assert replayed.matches and replayed.block.text == served.block.text
+
+
+def test_replay_matches_after_a_later_retraction(ledger: Ledger) -> None:
+    ledger.append(
+        ledger.fact("docker", "the service deploys with Docker"),
+        ledger.fact("vagrant", "the service deploys with Vagrant", key="legacy"),
+    )
+    served = context.build_context(ledger.engine, ledger.request(CODING))
+    assert "the service deploys with Vagrant" in served.block.text
+    ledger.retract("vagrant")
+    assert ids(ledger.select(CODING)) == {"docker"}
+    replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+    assert replayed.matches
+    assert replayed.block.text == served.block.text
+
+
+def test_a_failed_open_context_is_recorded_and_replays(ledger: Ledger) -> None:
+    ledger.append(ledger.fact("docker", "the service deploys with Docker"))
+    request = ledger.request(CODING)
+    served = context.build_context(ledger.engine, request, vector_search=FakeVectors(fail_in="wait"))
+    assert served.selection.items == ()
+    [event] = ledger.served_events()
+    assert event.item_ids == () and event.empty_reason == served.selection.empty_reason
+    assert context.replay(ledger.engine, ledger.tenant, served.event_id).matches
+
+
+def test_find_served_of_an_unknown_id_raises_not_found(ledger: Ledger) -> None:
+    ledger.append(ledger.fact("docker", "the service deploys with Docker"))
+    served = context.build_context(ledger.engine, ledger.request(CODING))
+    with ledger.engine.connect() as conn:
+        with pytest.raises(NotFound, match="no ContextServed event"):
+            context.find_served(conn, ledger.tenant, f"context:{uuid.uuid4()}")
+        with pytest.raises(NotFound):  # a served id of this tenant is not another tenant's
+            context.find_served(conn, f"other-{uuid.uuid4().hex[:8]}", served.event_id)
+    with pytest.raises(NotFound):
+        context.replay(ledger.engine, ledger.tenant, "context:nothing-here")
+
+
+def test_two_contexts_built_at_once_are_both_recorded(ledger: Ledger) -> None:
+    ledger.append(
+        ledger.fact("docker", "the service deploys with Docker"),
+        ledger.fact("pref", "prefers short replies", category="preference"),
+    )
+    barrier = threading.Barrier(2)
+
+    def build(text: str) -> context.ServedContext:
+        barrier.wait()
+        return context.build_context(ledger.engine, ledger.request(text))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        coding, formatting = pool.map(build, [CODING, FORMATTING])
+    assert ids(coding.selection) == {"docker"} and ids(formatting.selection) == {"pref"}
+    assert coding.event_id != formatting.event_id
+    recorded = {(e.request, e.item_ids) for e in ledger.served_events()}
+    assert recorded == {(CODING, ("docker",)), (FORMATTING, ("pref",))}
+    for served in (coding, formatting):
+        replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+        assert replayed.matches and replayed.block.sha256 == served.block.sha256
+
+
+# -- budget ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("style", ["text", "xml"])
+def test_the_block_never_exceeds_budget_chars(ledger: Ledger, style: Literal["text", "xml"]) -> None:
+    ledger.append(
+        *(
+            ledger.fact(f"f{i:02d}", f"deploy step {i}: the service is deployed after check {i} " + "x" * 60)
+            for i in range(30)
+        )
+    )
+    shown = []
+    for budget in (context.MIN_BUDGET_CHARS, 900, 2500, 20_000):
+        served = context.build_context(ledger.engine, ledger.request(CODING, budget_chars=budget), style=style)
+        assert served.block.chars == len(served.block.text) <= budget
+        assert set(served.block.item_ids) <= ids(served.selection)
+        shown.append(len(served.block.item_ids))
+    assert shown == sorted(shown) and shown[0] < 30 and shown[-1] == 30  # the budget, not the data, limits
+
+
+def test_a_budget_below_the_minimum_is_refused_and_nothing_is_recorded(ledger: Ledger) -> None:
+    ledger.append(ledger.fact("docker", "the service deploys with Docker"))
+    context.build_context(ledger.engine, ledger.request(CODING))
+    assert len(ledger.served_events()) == 1
+    too_small = context.MIN_BUDGET_CHARS - 1
+    with pytest.raises(InvalidCommand, match=f"budget_chars must be at least {context.MIN_BUDGET_CHARS}, not"):
+        context.build_context(ledger.engine, ledger.request(CODING, budget_chars=too_small))
+    assert len(ledger.served_events()) == 1
