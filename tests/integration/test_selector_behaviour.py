@@ -27,15 +27,16 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Engine
 
+from memledger.adapters.embedding import offline
 from memledger.errors import InvalidCommand, NotFound
 from memledger.events.catalogue import (
     ConflictResolved,
@@ -50,10 +51,17 @@ from memledger.events.catalogue import (
 from memledger.events.envelope import NewEvent
 from memledger.events.keys import slot_id
 from memledger.formatting import CONFLICT_FLAG
+from memledger.projectors import embeddings, runner
+from memledger.projectors.embeddings import EmbeddingsProjector
+from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
 from memledger.selection.types import Selection
 from memledger.service import context, projections, scope_ids
 from memledger.store import event_store
+from tests.integration.test_projections_support import fresh_database
+
+if TYPE_CHECKING:
+    from tests.conftest import TestDatabase
 
 RAW = Scopes(session="sess-1", project="phoenix", user="ada", org="acme")
 T0 = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)
@@ -306,9 +314,10 @@ def test_a_conflict_resolved_by_a_person_shows_only_the_chosen_fact(ledger: Ledg
 
 @dataclass
 class FakeVectors:
-    """A vector channel that answers ``ids`` after ``sleep_s``, or fails where told."""
+    """A vector channel whose vector (``query``, or none) comes after ``sleep_s``, or
+    that fails where told."""
 
-    ids: Sequence[str] = ()
+    query: QueryVector | None = None
     sleep_s: float = 0.0
     fail_in: str | None = None  # "start" or "wait"
     started: int = 0
@@ -318,11 +327,11 @@ class FakeVectors:
         if self.fail_in == "start":
             raise VectorIndexGone("the vector index went away")
 
-        def wait(conn: Connection, tenant_id: str, timeout_s: float | None) -> list[str]:
+        def wait(timeout_s: float | None) -> QueryVector | None:
             time.sleep(self.sleep_s)
             if self.fail_in == "wait":
                 raise VectorIndexGone("the vector index went away")
-            return list(self.ids)
+            return self.query
 
         return wait
 
@@ -337,7 +346,7 @@ def test_a_deadline_that_cannot_be_met_fails_open_and_logs_why(
 ) -> None:
     ledger.append(ledger.fact("docker", "the service deploys with Docker"))
     assert ids(ledger.select(CODING, vector_search=FakeVectors(), deadline_ms=deadline_ms + 4600)) == {"docker"}
-    vectors = FakeVectors(ids=["docker"], sleep_s=sleep_s)
+    vectors = FakeVectors(sleep_s=sleep_s)
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         started = time.monotonic()
         selection = ledger.select(CODING, vector_search=vectors, deadline_ms=deadline_ms)
@@ -363,19 +372,48 @@ def test_a_failing_vector_search_fails_open_naming_the_error(
     assert any(ledger.tenant in m and "VectorIndexGone" in m for m in logged)
 
 
-def test_a_vector_hit_never_brings_back_a_fact_the_filters_hide(ledger: Ledger) -> None:
+@pytest.fixture(scope="module")
+def vectors_engine(database: TestDatabase) -> Iterator[Engine]:
+    """A database of its own with the embeddings projection (the offline model)."""
+    with fresh_database(database, "selector_vectors") as engine:
+        runner.install(engine, EmbeddingsProjector(offline()))
+        yield engine
+
+
+def test_a_vector_hit_never_brings_back_a_fact_the_filters_hide(vectors_engine: Engine) -> None:
+    ledger = Ledger(vectors_engine)
+    asked = "the service deploys with Docker"
     ledger.append(
-        ledger.fact("visible", "the service deploys with Docker"),
-        ledger.fact("weak", "the service might deploy with Podman", key="weak", confidence=0.55),
-        ledger.fact("elsewhere", "another session deploys with Nomad", raw_scope_key="sess-2"),
-        ledger.fact("pref", "prefers tabs", category="preference"),
-        ledger.fact("gone", "the service deploys with Vagrant", key="legacy"),
+        ledger.fact("visible", "our deployment pipeline uses containers"),
+        ledger.fact("weak", asked, key="weak", confidence=0.55),  # the nearest ones are all hidden
+        ledger.fact("elsewhere", asked, key="elsewhere", raw_scope_key="sess-2"),
+        ledger.fact("pref", asked, key="pref", category="preference"),
+        ledger.fact("gone", asked, key="legacy"),
     )
     ledger.retract("gone")
-    hidden = ["weak", "elsewhere", "pref", "gone", "no-such-fact"]
-    selection = ledger.select(CODING, vector_search=FakeVectors(ids=[*hidden, "visible"]))
+    runner.catch_up(vectors_engine, EmbeddingsProjector(offline()))
+    vector = offline().embed([asked])[0]
+    query = QueryVector(offline().model, len(vector), embeddings.to_literal(vector))
+    with vectors_engine.connect() as conn:  # the channel's own order: every fact of the tenant
+        order = [n.item_id for n in embeddings.nearest(conn, ledger.tenant, vector, query.model, ["fact"], 40)]
+    assert order[-1] == "visible" and set(order[:-1]) == {"weak", "elsewhere", "pref", "gone"}
+
+    selection = ledger.select(CODING, vector_search=FakeVectors(query=query))
     assert ids(selection) == {"visible"}
-    assert "vector #6" in selection.items[0].reasons  # the channel's own rank for it
+    assert f"vector #{len(order)}" in selection.items[0].reasons  # its place among all the nearest
+
+
+def test_vectors_of_another_model_fail_open_naming_the_mismatch(vectors_engine: Engine) -> None:
+    ledger = Ledger(vectors_engine)
+    ledger.append(ledger.fact("visible", "our deployment pipeline uses containers"))
+    runner.catch_up(vectors_engine, EmbeddingsProjector(offline()))
+    other = QueryVector("openai/text-embedding-3-small", 384, embeddings.to_literal([0.05] * 384))
+    selection = ledger.select(CODING, vector_search=FakeVectors(query=other))
+    assert selection.items == ()
+    assert selection.empty_reason is not None and "EmbeddingMismatch" in selection.empty_reason
+    shorter = QueryVector(offline().model, 12, embeddings.to_literal([0.3] * 12))
+    selection = ledger.select(CODING, vector_search=FakeVectors(query=shorter))
+    assert selection.empty_reason is not None and "12 dimensions" in selection.empty_reason
 
 
 # -- as of ----------------------------------------------------------------------------------

@@ -282,10 +282,22 @@ def nearest(
         found = [Neighbour(r[0], r[1], float(r[2])) for r in conn.execute(_NEAREST, params).all()]
         if found:
             return found
-    stored = stored_models(conn, [tenant_id]).get(tenant_id)
-    if stored is not None and stored != (model, len(query_vector)):
-        raise EmbeddingMismatch(tenant_id, stored[0], stored[1], model, len(query_vector))
+    check_model(conn, tenant_id, model, len(query_vector))
     return []
+
+
+def check_model(conn: Connection, tenant_id: str, model: str, dim: int) -> None:
+    """``EmbeddingMismatch`` if the tenant's vectors were made by another model or
+    have another dimension than a query vector of ``model`` and ``dim`` (a search
+    that found nothing calls this: a mismatch is an error, never an empty answer)."""
+    stored = stored_models(conn, [tenant_id]).get(tenant_id)
+    if stored is not None and stored != (model, dim):
+        raise EmbeddingMismatch(tenant_id, stored[0], stored[1], model, dim)
+
+
+def to_literal(vector: Sequence[float]) -> str:
+    """pgvector's text form of ``vector`` (each number's shortest exact form)."""
+    return "[" + ",".join(map(str, vector)) + "]"
 
 
 _ITERATIVE_SCAN = sa.select(sa.func.set_config("hnsw.iterative_scan", "relaxed_order", True))

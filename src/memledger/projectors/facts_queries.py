@@ -9,9 +9,12 @@ from typing import Any
 
 import msgspec
 import sqlalchemy as sa
+from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
+from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
+from memledger.projectors.embeddings import embeddings
 from memledger.projectors.facts import conflicts, facts
 
 _wanted = (
@@ -174,17 +177,10 @@ def channels(
     out: dict[str, list[FactHit]] = {"text": [], "recent": [], "by_id": []}
     if not (text or recent or by_id):
         return FactChannels(**out)
-    params: dict[str, Any] = {
-        "tenant_id": tenant_id,
-        "min_confidence": min_confidence,
-        "categories": None if categories is None else sorted(categories),
-        "tsquery": " | ".join(words),
-        "text_limit": text_limit,
-        "recent_limit": recent_limit,
-        "memory_ids": list(memory_ids),
-    }
-    for i, (scope, key) in enumerate(scopes):
-        params[f"scope_{i}"], params[f"scope_key_{i}"] = scope, key
+    params = _visible_params(tenant_id, scopes, min_confidence, categories)
+    params.update(
+        tsquery=" | ".join(words), text_limit=text_limit, recent_limit=recent_limit, memory_ids=list(memory_ids)
+    )
     stmt = _channels_statement(len(scopes), text, recent, by_id, categories is not None)
     for row in conn.execute(stmt, params).all():
         out[row[0]].append(FactHit(*row[1:13], rank=row[13]))  # type: ignore[misc]
@@ -194,9 +190,10 @@ def channels(
     return FactChannels(**out)
 
 
-@lru_cache(maxsize=64)
-def _channels_statement(pairs: int, text: bool, recent: bool, by_id: bool, categories: bool) -> sa.Executable:
-    """The union of the channels asked for, with bound parameters (see ``channels``)."""
+def _visible_where(pairs: int, categories: bool) -> list[sa.ColumnElement[bool]]:
+    """What a request may see, with bound parameters: the tenant (``tenant_id``), one of
+    its scope pairs (``scope_<i>``, ``scope_key_<i>``), active, at least
+    ``min_confidence`` and, if ``categories``, of one of ``categories``."""
     p = sa.bindparam
     c = facts.c
     in_scope = (
@@ -211,6 +208,27 @@ def _channels_statement(pairs: int, text: bool, recent: bool, by_id: bool, categ
     ]
     if categories:
         where.append(facts.c.category == sa.any_(p("categories", type_=ARRAY(sa.Text))))
+    return where
+
+
+def _visible_params(
+    tenant_id: str, scopes: Sequence[tuple[str, str]], min_confidence: float, categories: Iterable[str] | None
+) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "tenant_id": tenant_id,
+        "min_confidence": min_confidence,
+        "categories": None if categories is None else sorted(categories),
+    }
+    for i, (scope, key) in enumerate(scopes):
+        params[f"scope_{i}"], params[f"scope_key_{i}"] = scope, key
+    return params
+
+
+@lru_cache(maxsize=64)
+def _channels_statement(pairs: int, text: bool, recent: bool, by_id: bool, categories: bool) -> sa.Executable:
+    """The union of the channels asked for, with bound parameters (see ``channels``)."""
+    p = sa.bindparam
+    where = _visible_where(pairs, categories)
     parts: list[sa.Select[Any]] = []
     if text:
         # A scalar subquery, so PostgreSQL parses the query once per execution: in a
@@ -259,6 +277,83 @@ def _recent_part(where: list[sa.ColumnElement[bool]]) -> sa.Select[Any]:
     )
     number = sa.func.row_number().over(order_by=(latest.c.updated_at.desc(), latest.c.memory_id))
     return sa.select(sa.literal("recent").label("channel"), *(latest.c[c.name] for c in _HIT_COLUMNS), number)
+
+
+_PARTNERS = sa.select(*_HIT_COLUMNS).where(
+    facts.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+    facts.c.slot_id == sa.any_(sa.bindparam("slot_ids", type_=ARRAY(sa.Text))),
+    facts.c.conflicted.is_(True),
+    facts.c.status.in_(["active", "low_confidence"]),
+)
+
+
+def conflict_partners(conn: Connection, tenant_id: str, slot_ids: Iterable[str]) -> list[FactHit]:
+    """The live facts in conflict in these slots (the sides of each slot's open
+    conflict), whatever their confidence or category: a conflict is shown whole."""
+    slots = sorted(set(slot_ids))
+    if not slots:
+        return []
+    rows = conn.execute(_PARTNERS, {"tenant_id": tenant_id, "slot_ids": slots}).all()
+    return [FactHit(*row[:12], rank=0) for row in rows]  # type: ignore[misc]
+
+
+class NearFacts(msgspec.Struct, frozen=True):
+    """The visible facts among the ``found`` nearest of a query vector, each ranked
+    by its place among all ``found`` (visible or not), nearest first."""
+
+    hits: list[FactHit]
+    found: int
+
+
+def nearest(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Sequence[tuple[str, str]],
+    vector_literal: str,
+    model: str,
+    *,
+    k: int,
+    min_confidence: float,
+    categories: Iterable[str] | None,
+) -> NearFacts:
+    """The tenant's ``k`` facts nearest the query vector (pgvector's text form, made by
+    ``model``), by the HNSW index, and those of them the request may see (as
+    ``channels`` sees them), in one statement. The caller's transaction must allow
+    iterative scans (``hnsw.iterative_scan``), so the tenant filter does not starve
+    the top ``k``. ``found`` 0 with vectors of another model stored is for the
+    caller to check (``embeddings.check_model``)."""
+    scopes = list(scopes)
+    if k <= 0 or not scopes:
+        return NearFacts([], 0)
+    params = _visible_params(tenant_id, scopes, min_confidence, categories)
+    params.update(query=vector_literal, model=model, k=k)
+    rows = conn.execute(_nearest_statement(len(scopes), categories is not None), params).all()
+    hits = [FactHit(*row[2:14], rank=i) for i, row in enumerate(rows, start=1) if row[2] is not None]  # type: ignore[misc]
+    return NearFacts(hits, len(rows))
+
+
+@lru_cache(maxsize=16)
+def _nearest_statement(pairs: int, categories: bool) -> sa.Select[Any]:
+    e = embeddings
+    distance = e.c.embedding.cosine_distance(sa.cast(sa.bindparam("query", type_=sa.Text), Vector(EMBEDDING_DIM)))
+    near = (
+        sa.select(e.c.item_id, distance.label("distance"))
+        .where(
+            e.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+            e.c.item_kind == "fact",
+            e.c.model == sa.bindparam("model", type_=sa.Text),
+        )
+        .order_by(distance)
+        .limit(sa.bindparam("k", type_=sa.Integer))
+        .subquery("near")
+    )
+    visible = sa.and_(facts.c.memory_id == near.c.item_id, *_visible_where(pairs, categories))
+    # relaxed_order may return the k slightly out of order: sort them exactly.
+    return (
+        sa.select(near.c.item_id, near.c.distance, *_HIT_COLUMNS)
+        .select_from(near.outerjoin(facts, visible))
+        .order_by(near.c.distance, near.c.item_id)
+    )
 
 
 def by_ids(conn: Connection, tenant_id: str, memory_ids: Sequence[str]) -> list[FactHit]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import msgspec
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id
-from memledger.projectors import facts_queries, graph_queries
+from memledger.projectors import embeddings, facts_queries, graph_queries
+from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.projectors.facts_queries import FactHit
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate
@@ -57,6 +59,7 @@ def gather(
         categories=categories,
         vector_fact_ids=vector_fact_ids,
     )
+    add_conflict_partners(conn, tenant_id, pool)
     add_graph(conn, tenant_id, scopes, request, pool)
     return list(pool.values())
 
@@ -95,34 +98,46 @@ def gather_facts(
     return pool
 
 
+class QueryVector(msgspec.Struct, frozen=True):
+    """A request's vector: what made it, its length and pgvector's text form of it."""
+
+    model: str
+    dim: int
+    literal: str
+
+
 def add_vector_facts(
     conn: Connection,
     tenant_id: str,
     scopes: Scopes,
     pool: dict[str, Candidate],
-    vector_fact_ids: Sequence[str],
+    query: QueryVector,
     *,
     min_confidence: float,
     categories: Iterable[str] | None,
 ) -> None:
-    """Add to ``pool`` what ``gather_facts`` adds for ``vector_fact_ids`` (in a
-    statement of its own, for a caller that gathered the other channels while the
-    request was being embedded): ``gather_facts`` with the ids equals
-    ``gather_facts`` without them, then this."""
-    if not vector_fact_ids:
-        return
-    found = facts_queries.channels(
-        conn,
-        tenant_id,
-        scope_pairs(scopes),
-        (),
-        vector_fact_ids,
-        min_confidence=min_confidence,
-        categories=None if categories is None else sorted(categories),
-        text_limit=PER_CHANNEL,
-        recent_limit=0,
+    """Add to ``pool`` the visible facts among the tenant's ``PER_CHANNEL`` nearest
+    ``query`` (channel "vector", ranked by their place among those nearest): what
+    ``gather_facts`` adds given those nearest ids, in one statement. Raises
+    ``EmbeddingMismatch`` if the tenant's vectors are another model's."""
+    found = (
+        facts_queries.nearest(
+            conn,
+            tenant_id,
+            scope_pairs(scopes),
+            query.literal,
+            query.model,
+            k=PER_CHANNEL,
+            min_confidence=min_confidence,
+            categories=categories,
+        )
+        if query.dim == EMBEDDING_DIM
+        else facts_queries.NearFacts([], 0)
     )
-    _add_vector_hits(pool, found.by_id, vector_fact_ids)
+    if found.found == 0:
+        embeddings.check_model(conn, tenant_id, query.model, query.dim)
+    for hit in found.hits:
+        _add(pool, fact_item(hit), "vector", hit.rank, key=hit.key, seen_at=hit.updated_at)
 
 
 def _add_vector_hits(pool: dict[str, Candidate], hits: Sequence[FactHit], vector_fact_ids: Sequence[str]) -> None:
@@ -131,6 +146,23 @@ def _add_vector_hits(pool: dict[str, Candidate], hits: Sequence[FactHit], vector
     order = {memory_id: i for i, memory_id in enumerate(vector_fact_ids, start=1)}
     for hit in hits:
         _add(pool, fact_item(hit), "vector", order[hit.memory_id], key=hit.key, seen_at=hit.updated_at)
+
+
+def add_conflict_partners(conn: Connection, tenant_id: str, pool: dict[str, Candidate]) -> None:
+    """Add to ``pool`` the other sides of every conflict a fact in it is flagged with
+    (a flag saying "the user has said both" must not come with one side only): one
+    statement, and none when no fact in the pool is in conflict. A side found only
+    this way ranks in channel "conflict" as its best found side ranks in any."""
+    best: dict[str, int] = {}
+    for cand in pool.values():
+        if cand.item.kind == "fact" and cand.item.conflicted and cand.item.conflict_id:
+            rank = min(cand.ranks.values(), default=1)
+            best[cand.item.conflict_id] = min(best.get(cand.item.conflict_id, rank), rank)
+    if not best:
+        return
+    for hit in facts_queries.conflict_partners(conn, tenant_id, best):
+        if hit.memory_id not in pool:
+            _add(pool, fact_item(hit), "conflict", best[hit.slot_id], key=hit.key, seen_at=hit.updated_at)
 
 
 def add_graph(conn: Connection, tenant_id: str, scopes: Scopes, request: str, pool: dict[str, Candidate]) -> None:

@@ -55,6 +55,7 @@ def gather(
     for rank, row in enumerate(scored[:60], start=1):
         channel = "text" if _overlap(words, f"{row.key} {row.statement}") > 0 else "recent"
         pool[row.memory_id] = Candidate(item=fact_item(row), key=row.key, ranks={channel: rank})
+    _add_conflict_partners(facts, pool)
     haystack = f" {normalise_name(request)} "
     named = [
         e
@@ -69,6 +70,20 @@ def gather(
         start.add(entity_id("user", scopes.user))
     _walk(edges, start, pool)
     return list(pool.values())
+
+
+def _add_conflict_partners(facts: Mapping[str, FactRow], pool: dict[str, Candidate]) -> None:
+    """The other sides of each conflict a fact in ``pool`` is flagged with, as the
+    live path adds them (``candidates.add_conflict_partners``)."""
+    best: dict[str, int] = {}
+    for cand in pool.values():
+        if cand.item.conflicted and cand.item.conflict_id:
+            rank = min(cand.ranks.values(), default=1)
+            best[cand.item.conflict_id] = min(best.get(cand.item.conflict_id, rank), rank)
+    for row in facts.values():
+        if row.conflicted and row.status in LIVE and row.slot_id in best and row.memory_id not in pool:
+            item = fact_item(row)
+            pool[row.memory_id] = Candidate(item=item, key=row.key, ranks={"conflict": best[row.slot_id]})
 
 
 def _walk(edges: Mapping[str, RelationshipRow], start: set[str], pool: dict[str, Candidate]) -> None:

@@ -140,6 +140,7 @@ def choose_until_full(
     used = 0
     taken: dict[str, str] = {}  # fact key -> the scope that answered it
     by_scope: dict[str, list[Candidate]] = {}
+    sides: dict[str, list[Candidate]] = {}  # conflict id -> its sides, best first
     for cand in ranked:
         item = cand.item
         if item.confidence < min_confidence:
@@ -147,15 +148,23 @@ def choose_until_full(
         if item.kind == "fact" and categories is not None and item.category not in categories:
             continue
         by_scope.setdefault(item.scope if item.kind == "fact" and item.scope else "other", []).append(cand)
+        if item.kind == "fact" and item.conflicted and item.conflict_id:
+            sides.setdefault(item.conflict_id, []).append(cand)
+    done: set[str] = set()
     for scope in (*SCOPE_ORDER, "other"):
         for cand in by_scope.get(scope, []):
+            if cand.item.item_id in done:
+                continue  # a side of a conflict chosen with its best side
             key = normalise_name(cand.key) if cand.key else None
             if key is not None and taken.get(key, scope) != scope:
                 continue  # a narrower scope already answered this key
-            cost = estimate_chars(cand.item)
-            if used + cost > budget_chars or len(chosen) >= max_items:
+            # The sides of one conflict (one slot: same scope and key) are chosen together or not at all.
+            unit = sides.get(cand.item.conflict_id or "", [cand]) if cand.item.conflicted else [cand]
+            cost = sum(estimate_chars(side.item) for side in unit)
+            if used + cost > budget_chars or len(chosen) + len(unit) > max_items:
                 return chosen, True
-            chosen.append(cand.item)
+            chosen += [side.item for side in unit]
+            done.update(side.item.item_id for side in unit)
             used += cost
             if key is not None:
                 taken.setdefault(key, scope)

@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 import msgspec
-import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand, LedgerError, NotFound
@@ -27,6 +26,7 @@ from memledger.formatting import FORMATTER_VERSION, Block, render
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
 from memledger.selection import candidates, from_state, items
+from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
     GENERAL_MIN_CONFIDENCE,
     Candidate,
@@ -49,15 +49,15 @@ MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # to one stream, "context:served"; ``find_served`` reads both by event id.)
 CONTEXT_STREAM_PREFIX = "context:served:"
 READ_MODELS = ("facts", "entities", "relationships")
-# Given a connection, the tenant and how long it may still wait (seconds; None:
-# no limit), the ids of the tenant's facts nearest the request, best first.
-VectorWait = Callable[[Connection, str, float | None], list[str]]
+ITERATIVE_SCAN = {"hnsw.iterative_scan": "relaxed_order"}
+# Waits at most its argument in seconds (None: no limit) for the request's vector
+# (None for a blank request); raises TimeoutError after that, or why embedding failed.
+VectorWait = Callable[[float | None], QueryVector | None]
 
 
 class VectorSearch(Protocol):
-    """The vector channel: ``start`` begins embedding the request (off this thread,
-    so the caller's SQL runs meanwhile) and returns what waits for the vector and
-    searches with it."""
+    """The vector channel: ``start`` begins embedding the request off this thread,
+    so the selector's other statements run meanwhile, and returns what waits for it."""
 
     def start(self, text: str) -> VectorWait: ...
 
@@ -85,11 +85,21 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
     try:
         check_identifier("tenant_id", request.tenant_id)
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
-        selection = _select(engine, request, vector_search)
+        with engine.connect() as conn:
+            selection = _select(conn, request, vector_search, started)
+            conn.rollback()
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
-        reason = "deadline exceeded" if _is_timeout(e) else f"{type(e).__name__}: {e}"
-        log.warning("context selection failed open for tenant %s: %s", request.tenant_id, reason)
-        return Selection(request=request.request, empty_reason=f"memory unavailable ({reason})")
+        return _failed_open(request, e)
+    return _within_deadline(request, selection, started)
+
+
+def _failed_open(request: SelectRequest, error: Exception) -> Selection:
+    reason = "deadline exceeded" if _is_timeout(error) else f"{type(error).__name__}: {error}"
+    log.warning("context selection failed open for tenant %s: %s", request.tenant_id, reason)
+    return Selection(request=request.request, empty_reason=f"memory unavailable ({reason})")
+
+
+def _within_deadline(request: SelectRequest, selection: Selection, started: float) -> Selection:
     elapsed_ms = (time.monotonic() - started) * 1000
     if elapsed_ms > request.deadline_ms:
         log.warning("context selection took %.0f ms, over its %d ms deadline", elapsed_ms, request.deadline_ms)
@@ -103,60 +113,49 @@ def _is_timeout(error: Exception) -> bool:
     return "statement timeout" in str(error) or "canceling statement" in str(error)
 
 
-def _select(engine: Engine, request: SelectRequest, vector_search: VectorSearch | None) -> Selection:
-    started = time.monotonic()
+def _select(conn: Connection, request: SelectRequest, vector_search: VectorSearch | None, started: float) -> Selection:
+    """The selection, read in ``conn``'s next transaction (left open for the caller)."""
     category = request_category(request.request)
     categories = relevant_categories(category)
     min_conf = _min_confidence(request, category)
     now = datetime.now(UTC)
     # The request is embedded while the statements below run (it costs as much as they do).
     wait = vector_search.start(_storable(request.request)) if vector_search and request.as_of is None else None
-    with engine.connect() as conn:
-        # The deadline, enforced by PostgreSQL for every statement of this read.
-        conn.execute(sa.select(sa.func.set_config("statement_timeout", str(request.deadline_ms), True)))
-        settings = tenant_settings.load(conn, request.tenant_id)
-        if not settings.recall:
-            return Selection(request=request.request, empty_reason="recall is switched off for this tenant")
-        if request.as_of is not None:
-            until = _until(conn, request.as_of)
-            state = history.state_at(conn, request.tenant_id, until)
-            pool = from_state.gather(
-                state.facts,
-                state.entities,
-                state.relationships,
-                request.scopes,
-                request.request,
-                min_confidence=min_conf,
-                categories=categories,
-            )
-            as_of = str(until) if isinstance(until, Cursor) else until.isoformat()
-        else:
-            found = candidates.gather_facts(
-                conn, request.tenant_id, request.scopes, request.request, min_confidence=min_conf, categories=categories
-            )
-            if wait is not None:
-                left_s = request.deadline_ms / 1000 - (time.monotonic() - started)
-                vector_ids = wait(conn, request.tenant_id, max(left_s, 0.0))
-                candidates.add_vector_facts(
-                    conn,
-                    request.tenant_id,
-                    request.scopes,
-                    found,
-                    vector_ids,
-                    min_confidence=min_conf,
-                    categories=categories,
-                )
-            # Every fact is chosen before any graph item: when the facts alone fill the
-            # budget, the graph could add nothing, so it is not walked (same choice).
-            items, full = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
-            if not full:
-                candidates.add_graph(conn, request.tenant_id, request.scopes, request.request, found)
-                items, _ = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
-            conn.rollback()
-            return _selection(request, items, None)
-        conn.rollback()
-    items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
-    return _selection(request, items, as_of)
+    # The deadline, enforced by PostgreSQL for every statement of the transaction, and
+    # iterative HNSW scans, so the tenant filter does not starve the nearest facts.
+    conn = db.with_local_settings(conn, {"statement_timeout": str(request.deadline_ms), **ITERATIVE_SCAN})
+    settings = tenant_settings.load(conn, request.tenant_id)
+    if not settings.recall:
+        return Selection(request=request.request, empty_reason="recall is switched off for this tenant")
+    if request.as_of is not None:
+        until = _until(conn, request.as_of)
+        state = history.state_at(conn, request.tenant_id, until)
+        pool = from_state.gather(
+            state.facts,
+            state.entities,
+            state.relationships,
+            request.scopes,
+            request.request,
+            min_confidence=min_conf,
+            categories=categories,
+        )
+        items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
+        return _selection(request, items, str(until) if isinstance(until, Cursor) else until.isoformat())
+    tenant, scopes = request.tenant_id, request.scopes
+    found = candidates.gather_facts(
+        conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
+    )
+    query = wait(max(request.deadline_ms / 1000 - (time.monotonic() - started), 0.0)) if wait else None
+    if query is not None:
+        candidates.add_vector_facts(conn, tenant, scopes, found, query, min_confidence=min_conf, categories=categories)
+    candidates.add_conflict_partners(conn, tenant, found)
+    # Every fact is chosen before any graph item: when the facts alone fill the
+    # budget, the graph could add nothing, so it is not walked (same choice).
+    items, full = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
+    if not full:
+        candidates.add_graph(conn, tenant, scopes, request.request, found)
+        items, _ = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
+    return _selection(request, items, None)
 
 
 def _choose(
@@ -247,41 +246,87 @@ def build_context(
             count_tokens=token_counter(token_model),
         )
         return ServedContext(block=block, selection=failed, event_id="")
-    selection = select(engine, request, vector_search=vector_search)
-    block = _render(
-        selection,
-        style=style,
-        max_chars=request.budget_chars,
-        max_tokens=max_tokens,
-        count_tokens=token_counter(token_model),
-    )
-    kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
-    served_id = str(uuid.uuid4())
-    event_id = f"context:{served_id}"
+    started = time.monotonic()
+    conn: Connection | None = None
+    try:  # select and record in one transaction of one connection: fewer round trips
+        conn = engine.connect()
+        selection = _within_deadline(request, _select(conn, request, vector_search, started), started)
+    except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
+        selection = _failed_open(request, e)
+        _roll_back(conn)
     try:
-        with db.begin(engine) as tx:  # one transaction: the read models' cursors, then the event
-            served = ContextServed(
-                request=_storable(request.request),  # recorded, even if it holds what the ledger cannot
-                scopes=request.scopes,
-                item_ids=tuple(item.item_id for item in kept),
-                item_scores=tuple(item.score for item in kept),
-                selector_version=SELECTOR_VERSION,
-                formatter_version=FORMATTER_VERSION,
-                block_hash=block.sha256,
-                as_of=selection.as_of,
-                empty_reason=_storable(selection.empty_reason) if selection.empty_reason else None,
-                style=style,
-                max_chars=request.budget_chars,
-                max_tokens=max_tokens,
-                token_model=token_model,
-                read_cursors=_read_cursors(tx) if selection.as_of is None else {},
-            )
-            meta = Metadata(actor=actor)
-            new = NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC), metadata=meta)
-            event_store.append(tx, request.tenant_id, CONTEXT_STREAM_PREFIX + served_id, [new], 0)
+        block = _render(
+            selection,
+            style=style,
+            max_chars=request.budget_chars,
+            max_tokens=max_tokens,
+            count_tokens=token_counter(token_model),
+        )
+        event_id = f"context:{uuid.uuid4()}"
+        conn = conn or _connect(engine, request.tenant_id)
+        if conn is not None:
+            _record(conn, event_id, request, selection, block, style, max_tokens, token_model, actor)
+    finally:
+        if conn is not None:
+            conn.close()
+    return ServedContext(block=block, selection=selection, event_id=event_id)
+
+
+def _connect(engine: Engine, tenant_id: str) -> Connection | None:
+    try:
+        return engine.connect()
+    except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
+        log.warning("could not record ContextServed for tenant %s: %s", tenant_id, e)
+        return None
+
+
+def _roll_back(conn: Connection | None) -> None:
+    if conn is None:
+        return
+    try:
+        conn.rollback()
+    except Exception as e:  # noqa: BLE001 - the connection is gone; recording will say so
+        log.warning("could not roll back a failed context selection: %s", e)
+
+
+def _record(
+    conn: Connection,
+    event_id: str,
+    request: SelectRequest,
+    selection: Selection,
+    block: Block,
+    style: Literal["text", "xml"],
+    max_tokens: int | None,
+    token_model: str | None,
+    actor: str | None,
+) -> None:
+    """Append the ``ContextServed`` event (after the selection's reads, in their
+    transaction) and commit. Best effort: a failure is logged, not raised."""
+    kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
+    try:
+        served = ContextServed(
+            request=_storable(request.request),  # recorded, even if it holds what the ledger cannot
+            scopes=request.scopes,
+            item_ids=tuple(item.item_id for item in kept),
+            item_scores=tuple(item.score for item in kept),
+            selector_version=SELECTOR_VERSION,
+            formatter_version=FORMATTER_VERSION,
+            block_hash=block.sha256,
+            as_of=selection.as_of,
+            empty_reason=_storable(selection.empty_reason) if selection.empty_reason else None,
+            style=style,
+            max_chars=request.budget_chars,
+            max_tokens=max_tokens,
+            token_model=token_model,
+            read_cursors=_read_cursors(conn) if selection.as_of is None else {},
+        )
+        new = NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC), metadata=Metadata(actor=actor))
+        stream = CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
+        event_store.append(conn, request.tenant_id, stream, [new], 0)
+        conn.commit()
     except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
         log.warning("could not record ContextServed for tenant %s: %s", request.tenant_id, e)
-    return ServedContext(block=block, selection=selection, event_id=event_id)
+        _roll_back(conn)
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")

@@ -18,18 +18,15 @@ from sqlalchemy.engine import Connection
 
 from memledger.adapters.embedding import Embedder
 from memledger.projectors import embeddings
+from memledger.selection.candidates import QueryVector
 from memledger.service.context import VectorWait
 
 CACHED_VECTORS = 1024
 # One embedding at a time per core: more would only share the cores they wait for.
 _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="memledger-embed-request")
 # (embedder, text) -> vector, least recently used first; shared by every channel of the process.
-_vectors: OrderedDict[tuple[Embedder, str], tuple[float, ...]] = OrderedDict()
+_vectors: OrderedDict[tuple[Embedder, str], QueryVector] = OrderedDict()
 _lock = threading.Lock()
-
-
-def _no_ids(_conn: Connection, _tenant_id: str, _timeout_s: float | None) -> list[str]:
-    return []
 
 
 class VectorChannel:
@@ -40,37 +37,38 @@ class VectorChannel:
         self.k = k
 
     def start(self, text: str) -> VectorWait:
-        """Begin embedding ``text``; the returned function waits for the vector (at
-        most its ``timeout_s``: ``TimeoutError`` after) and returns the ids of the
-        tenant's ``k`` facts nearest it. Embedding errors are raised there too."""
+        """Begin embedding ``text``; the returned function waits for its vector (at
+        most its ``timeout_s``: ``TimeoutError`` after; None when ``text`` is blank).
+        Embedding errors are raised there too."""
         if not text.strip():
-            return _no_ids
+            return lambda _timeout_s: None
+        key = (self.embedder, text)
         with _lock:
-            cached = _vectors.get((self.embedder, text))
+            cached = _vectors.get(key)
             if cached is not None:
-                _vectors.move_to_end((self.embedder, text))
-        future: Future[tuple[float, ...]]
+                _vectors.move_to_end(key)
+        future: Future[QueryVector]
         if cached is None:
             future = _pool.submit(self._embed, text)
         else:
             future = Future()
             future.set_result(cached)
-
-        def wait(conn: Connection, tenant_id: str, timeout_s: float | None) -> list[str]:
-            vector = future.result(timeout=timeout_s)
-            found = embeddings.nearest(conn, tenant_id, vector, self.embedder.model, kinds=("fact",), k=self.k)
-            return [n.item_id for n in found]
-
-        return wait
+        return future.result
 
     def __call__(self, conn: Connection, tenant_id: str, text: str) -> list[str]:
-        """The ids of the tenant's facts nearest ``text``, best first (no overlap)."""
-        return self.start(text)(conn, tenant_id, None)
+        """The ids of the tenant's ``k`` facts nearest ``text``, best first."""
+        query = self.start(text)(None)
+        if query is None:
+            return []
+        vector = [float(v) for v in query.literal[1:-1].split(",")]
+        found = embeddings.nearest(conn, tenant_id, vector, query.model, kinds=("fact",), k=self.k)
+        return [n.item_id for n in found]
 
-    def _embed(self, text: str) -> tuple[float, ...]:
-        vector = tuple(self.embedder.embed([text])[0])
+    def _embed(self, text: str) -> QueryVector:
+        vector = self.embedder.embed([text])[0]
+        query = QueryVector(self.embedder.model, len(vector), embeddings.to_literal(vector))
         with _lock:
-            _vectors[(self.embedder, text)] = vector
+            _vectors[(self.embedder, text)] = query
             if len(_vectors) > CACHED_VECTORS:
                 _vectors.popitem(last=False)
-        return vector
+        return query

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,8 @@ def create_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, poo
 
 # The execution option that carries an app engine's tenant into its begin hook.
 TENANT_OPTION = "memledger_tenant"
+# The execution option with settings for the transaction (``with_local_settings``).
+LOCAL_SETTINGS_OPTION = "memledger_local_settings"
 
 
 def create_app_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, pool_size: int = 5) -> Engine:
@@ -163,21 +166,40 @@ def for_tenant(app_engine: Engine, tenant_id: str) -> Engine:
 
 
 def _set_tenant(conn: Connection) -> None:
-    tenant = conn.get_execution_options().get(TENANT_OPTION, "")
+    options = conn.get_execution_options()
+    settings = ((TENANT_SETTING, options.get(TENANT_OPTION, "")), *options.get(LOCAL_SETTINGS_OPTION, ()))
     # Through the driver's cursor: SQLAlchemy is inside its own begin here, and a
     # statement through ``conn`` would begin again. psycopg opens the transaction
     # with this statement; ``is_local`` ends the setting with the transaction, so a
     # pooled connection never carries a tenant into the next one. Always set, even
     # to '' (no tenant), so nothing set by hand on the session survives either.
+    # Any other settings asked for ride on the same round trip.
     cursor = conn.connection.cursor()
     try:
-        cursor.execute("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
+        cursor.execute(_set_configs(len(settings)), [value for pair in settings for value in pair])
     except psycopg.OperationalError as e:
         # Raised in SQLAlchemy's "begin" hook, outside its wrapping: a server that died
         # after the pool's ping would otherwise escape ``begin`` as a bare driver error.
         raise DatabaseUnavailable(f"the database is unreachable: {str(e).strip()}") from e
     finally:
         cursor.close()
+
+
+@lru_cache(maxsize=8)
+def _set_configs(count: int) -> str:
+    return "SELECT " + ", ".join(["set_config(%s, %s, true)"] * count)
+
+
+def with_local_settings(conn: Connection, settings: Mapping[str, str]) -> Connection:
+    """``conn`` with ``settings`` (name -> value) in force for its transactions
+    (``SET LOCAL``). Call before the transaction begins. On an app engine they are
+    set by the statement that sets the tenant (no round trip of their own);
+    otherwise by one statement now, which begins the transaction."""
+    pairs = tuple(settings.items())
+    if sa.event.contains(conn.engine, "begin", _set_tenant):
+        return conn.execution_options(**{LOCAL_SETTINGS_OPTION: pairs})
+    conn.exec_driver_sql(_set_configs(len(pairs)), tuple(value for pair in pairs for value in pair))
+    return conn
 
 
 def app_url(owner_url: URL, password: str | None) -> URL:
