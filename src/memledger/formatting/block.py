@@ -121,8 +121,8 @@ def render(
 
     skeleton = compose(())
     _require(budget, skeleton, max_chars, max_tokens)
-    single = budget.share(skeleton, 1 if total == 1 else 2)
-    entries = [_fit_alone(prepare(i, item), lambda: fitting(single)) for i, item in enumerate(selection.items)]
+    single = fitting(budget.share(skeleton, 1 if total == 1 else 2))  # asked of one entry at a time, never taken
+    entries = [_fit_alone(prepare(i, item), single) for i, item in enumerate(selection.items)]
     chosen = _fill(entries, fitting(budget))
     return _block(compose(chosen), chosen, total - len(chosen), style, budget.count)
 
@@ -212,12 +212,13 @@ class _ByLength:
         return measure(self.layout, chosen, omitted=self.total - len(chosen), as_of=self.as_of) <= self.chars
 
 
-def _fit_alone(entry: Entry, fitting: Callable[[], _Fitting]) -> Entry:
+def _fit_alone(entry: Entry, fitting: _Fitting) -> Entry:
     """``entry``, its text cut (longest prefix plus an ellipsis) if it does not fit
-    its share of the budget on its own; unchanged when even an ellipsis would not fit."""
+    its share of the budget on its own (``fitting``, nothing taken); unchanged when
+    even an ellipsis would not fit."""
 
     def fits(alone: Entry) -> bool:
-        return fitting().fits((alone,))
+        return fitting.fits((alone,))
 
     if fits(entry):
         return entry

@@ -206,7 +206,9 @@ class TextLayout:
     def empty(self, *, reason: str | None, as_of: str | None) -> str:
         return "\n".join([TEXT_BEGIN, _empty_note(reason), *_as_of_note(as_of), TEXT_END])
 
-    def frame_size(self, shown: int, omitted: int, as_of: str | None) -> int:
+    @staticmethod
+    @lru_cache(maxsize=1024)  # pure; the fitting asks once per candidate item
+    def frame_size(shown: int, omitted: int, as_of: str | None) -> int:
         fixed = [TEXT_BEGIN, *CONTRACT, _TEXT_CITATION, *_as_of_note(as_of), TEXT_END]
         return _size(fixed) + (_size(["", _omitted_note(omitted, shown)]) if omitted else 0)
 
@@ -256,8 +258,10 @@ class XmlLayout:
         notice = _escape(_empty_note(reason))
         return "\n".join([self._root(0, 0, as_of), f"<notice>{notice}</notice>", XML_END])
 
-    def frame_size(self, shown: int, omitted: int, as_of: str | None) -> int:
-        return _size([self._root(shown, omitted, as_of), self._notice(), XML_END])
+    @staticmethod
+    @lru_cache(maxsize=1024)  # pure; the fitting asks once per candidate item
+    def frame_size(shown: int, omitted: int, as_of: str | None) -> int:
+        return _size([XmlLayout._root(shown, omitted, as_of), XmlLayout._notice(), XML_END])
 
     def heading_size(self, entry: Entry) -> int:
         return len(self._comment(entry)) + 1

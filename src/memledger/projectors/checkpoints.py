@@ -101,6 +101,17 @@ def get(conn: Connection, name: str) -> Checkpoint | None:
     return None if row is None else _row(row)
 
 
+_CURSORS = sa.select(t.c.name, sa.cast(t.c.cursor_tx, sa.Text), t.c.cursor_position).where(
+    t.c.name == sa.any_(sa.bindparam("names", type_=postgresql.ARRAY(sa.Text)))
+)
+
+
+def cursors(conn: Connection, names: list[str]) -> dict[str, Cursor]:
+    """Where each of these checkpoints stands (those that exist), in one statement
+    built once: ``ContextServed`` records them on every context served."""
+    return {row[0]: Cursor(int(row[1]), int(row[2])) for row in conn.execute(_CURSORS, {"names": names}).all()}
+
+
 def all_checkpoints(conn: Connection) -> list[Checkpoint]:
     """Every checkpoint, by name."""
     return [_row(r) for r in conn.execute(sa.select(*_COLUMNS).order_by(t.c.name)).all()]

@@ -309,12 +309,15 @@ def _nearest_statement() -> sa.Select[Any]:
     relaxed = (
         sa.select(embeddings.c.item_kind, embeddings.c.item_id, distance.label("distance"))
         .where(
-            embeddings.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+            # Written into the statement, not bound: in a generic plan (psycopg prepares
+            # a statement run often), not knowing how many vectors the tenant has,
+            # PostgreSQL sorted them all instead of reading the HNSW index.
+            embeddings.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text, literal_execute=True),
             embeddings.c.item_kind == sa.any_(sa.bindparam("kinds", type_=ARRAY(sa.Text))),
-            embeddings.c.model == sa.bindparam("model", type_=sa.Text),
+            embeddings.c.model == sa.bindparam("model", type_=sa.Text, literal_execute=True),
         )
         .order_by(distance)
-        .limit(sa.bindparam("k", type_=sa.Integer))
+        .limit(sa.bindparam("k", type_=sa.Integer, literal_execute=True))
         .subquery()
     )
     # relaxed_order may return rows slightly out of order: sort the k found exactly.

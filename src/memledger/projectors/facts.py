@@ -36,7 +36,7 @@ from memledger.projectors.facts_fold import (
 )
 
 NAME = "facts"
-VERSION = 1
+VERSION = 2  # v2: the facts_recent index (projections/facts/v2.sql)
 HANDLES = frozenset(
     tag_of(t)
     for t in (

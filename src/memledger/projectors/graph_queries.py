@@ -12,6 +12,7 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
+from sqlalchemy.types import NullType
 
 from memledger.events.keys import normalise_name
 from memledger.projectors.entities import entities
@@ -58,12 +59,12 @@ _ENTITY_COLUMNS = (
     entities.c.entity_id,
     entities.c.name,
     entities.c.entity_type,
-    entities.c.aliases,
+    sa.type_coerce(entities.c.aliases, NullType()).label("aliases"),  # lists already: no per-element processing
     entities.c.description,
     entities.c.confidence,
     entities.c.mention_count,
     entities.c.last_seen_at,
-    entities.c.source_turns,
+    sa.type_coerce(entities.c.source_turns, NullType()).label("source_turns"),
 )
 _EDGE_COLUMNS = (
     relationships.c.relationship_key,
@@ -79,7 +80,7 @@ _EDGE_COLUMNS = (
     relationships.c.confidence,
     relationships.c.mention_count,
     relationships.c.last_seen_at,
-    relationships.c.source_turns,
+    sa.type_coerce(relationships.c.source_turns, NullType()).label("source_turns"),
 )
 
 

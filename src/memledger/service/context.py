@@ -49,7 +49,12 @@ MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # to one stream, "context:served"; ``find_served`` reads both by event id.)
 CONTEXT_STREAM_PREFIX = "context:served:"
 READ_MODELS = ("facts", "entities", "relationships")
-ITERATIVE_SCAN = {"hnsw.iterative_scan": "relaxed_order"}
+# For every statement of a selection's transaction: iterative HNSW scans, so the
+# tenant filter does not starve the nearest facts; and plans made for the values at
+# hand. psycopg prepares a statement run often, and PostgreSQL's generic plans for
+# these, not knowing how many facts a request's scopes hold, read every visible fact
+# instead of intersecting the full-text index with them (~20 % slower at 100k facts).
+SELECT_SETTINGS = {"hnsw.iterative_scan": "relaxed_order", "plan_cache_mode": "force_custom_plan"}
 # Waits at most its argument in seconds (None: no limit) for the request's vector
 # (None for a blank request); raises TimeoutError after that, or why embedding failed.
 VectorWait = Callable[[float | None], QueryVector | None]
@@ -121,9 +126,8 @@ def _select(conn: Connection, request: SelectRequest, vector_search: VectorSearc
     now = datetime.now(UTC)
     # The request is embedded while the statements below run (it costs as much as they do).
     wait = vector_search.start(_storable(request.request)) if vector_search and request.as_of is None else None
-    # The deadline, enforced by PostgreSQL for every statement of the transaction, and
-    # iterative HNSW scans, so the tenant filter does not starve the nearest facts.
-    conn = db.with_local_settings(conn, {"statement_timeout": str(request.deadline_ms), **ITERATIVE_SCAN})
+    # The deadline, enforced by PostgreSQL for every statement of the transaction.
+    conn = db.with_local_settings(conn, {"statement_timeout": str(request.deadline_ms), **SELECT_SETTINGS})
     settings = tenant_settings.load(conn, request.tenant_id)
     if not settings.recall:
         return Selection(request=request.request, empty_reason="recall is switched off for this tenant")
@@ -340,8 +344,8 @@ def _storable(text: str) -> str:
 
 def _read_cursors(conn: Connection) -> dict[str, str]:
     """Where each read model stood (one statement), for a replay to rebuild its state."""
-    found = {cp.name: str(cp.cursor) for cp in checkpoints.all_checkpoints(conn)}
-    return {name: found[name] for name in READ_MODELS if name in found}
+    found = checkpoints.cursors(conn, list(READ_MODELS))
+    return {name: str(found[name]) for name in READ_MODELS if name in found}
 
 
 @dataclass(frozen=True)
