@@ -75,7 +75,8 @@ def test_status_lists_every_projection_with_its_lag_before_and_after_a_run(ledge
         row = after[name]
         assert (row["state"], row["lag_events"], row["lag_seconds"]) == ("live", 0, 0.0)
         assert row["applied_events"] == before[name]["lag_events"]
-        assert row["version"] == row["code_version"] == 1
+        code = next(p.version for p in registry.all_projectors() if p.name == name)
+        assert row["version"] == row["code_version"] == code
         assert row["position"] > 0
         assert row["error"] is None
 

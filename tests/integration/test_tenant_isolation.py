@@ -325,6 +325,41 @@ def test_a_pooled_connection_does_not_carry_a_tenant_to_the_next_one(two: TwoTen
         app.dispose()
 
 
+def test_local_settings_ride_on_the_tenant_statement_and_never_outlive_their_connection(two: TwoTenants) -> None:
+    wanted = {
+        "statement_timeout": "750",
+        "hnsw.iterative_scan": "relaxed_order",
+        "plan_cache_mode": "force_custom_plan",
+    }
+    chosen = ("750ms", "relaxed_order", "force_custom_plan")
+    # text(): the settings as the session sees them.
+    probe = sa.text(
+        "SELECT current_setting('memledger.tenant', true), current_setting('statement_timeout'),"
+        " current_setting('hnsw.iterative_scan', true), current_setting('plan_cache_mode')"
+    )
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        statements.append(statement)
+
+    for engine, tenant in ((two.as_a(), two.a), (two.owner, None)):
+        statements.clear()
+        sa.event.listen(engine, "before_cursor_execute", seen)
+        try:
+            with engine.connect() as plain:
+                conn = db.with_local_settings(plain, wanted)
+                assert conn.execute(probe).one() == (tenant, *chosen)
+                conn.rollback()
+                again = conn.execute(probe).one()[1:]  # an app connection sets them at every begin
+                assert (again == chosen) is (tenant is not None)
+            with engine.connect() as conn:  # the same pooled connection, a new Connection: none of them
+                assert conn.execute(probe).one()[1:] != chosen
+        finally:
+            sa.event.remove(engine, "before_cursor_execute", seen)
+        # On the app engine they cost no statement of their own (the hook's runs through the driver).
+        assert len(statements) == (3 if tenant else 4)
+
+
 def test_a_blank_or_malformed_tenant_is_refused_before_any_sql(two: TwoTenants) -> None:
     for bad in ("", "  ", "a\x00b"):
         with pytest.raises(LedgerError, match="tenant_id"):

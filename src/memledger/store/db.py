@@ -145,6 +145,8 @@ def create_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, poo
 TENANT_OPTION = "memledger_tenant"
 # The execution option with settings for the transaction (``with_local_settings``).
 LOCAL_SETTINGS_OPTION = "memledger_local_settings"
+# The execution option that marks an app engine (its begin hook sets the tenant).
+APP_ENGINE_OPTION = "memledger_app_engine"
 
 
 def create_app_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, pool_size: int = 5) -> Engine:
@@ -156,6 +158,7 @@ def create_app_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000,
     """
     engine = create_engine(url, idle_in_transaction_timeout_ms=idle_in_transaction_timeout_ms, pool_size=pool_size)
     sa.event.listen(engine, "begin", _set_tenant)
+    engine.update_execution_options(**{APP_ENGINE_OPTION: True})  # kept by every for_tenant engine
     return engine
 
 
@@ -191,12 +194,13 @@ def _set_configs(count: int) -> str:
 
 
 def with_local_settings(conn: Connection, settings: Mapping[str, str]) -> Connection:
-    """``conn`` with ``settings`` (name -> value) in force for its transactions
-    (``SET LOCAL``). Call before the transaction begins. On an app engine they are
-    set by the statement that sets the tenant (no round trip of their own);
-    otherwise by one statement now, which begins the transaction."""
+    """``conn`` with ``settings`` (name -> value) in force (``SET LOCAL``) for the
+    transaction about to begin: call it before. On an app engine they are set by
+    the statement that sets the tenant (no round trip of their own), and again at
+    every later begin of this Connection object; otherwise by one statement now,
+    which begins the transaction, and end with it. Never beyond the Connection."""
     pairs = tuple(settings.items())
-    if sa.event.contains(conn.engine, "begin", _set_tenant):
+    if conn.get_execution_options().get(APP_ENGINE_OPTION):
         return conn.execution_options(**{LOCAL_SETTINGS_OPTION: pairs})
     conn.exec_driver_sql(_set_configs(len(pairs)), tuple(value for pair in pairs for value in pair))
     return conn
