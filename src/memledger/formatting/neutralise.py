@@ -74,8 +74,8 @@ _ANSI_ESCAPES: Final = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-_])")
 _ROLE_AT_LINE_START: Final = re.compile(
     r"^(?:[^\w\n]|_)*(?:system|assistant|user|human|developer|tool|ai|model)\s*:", re.IGNORECASE | re.MULTILINE
 )
-_SUSPICIOUS: Final = tuple(
-    re.compile(pattern)
+_SUSPICIOUS_PATTERNS: Final = tuple(
+    pattern
     for pattern in (
         # orders aimed at the model
         r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}?"
@@ -111,6 +111,8 @@ _SUSPICIOUS: Final = tuple(
         r"\[quoted user text\]|\]\s*\((?:fact|entity|relationship|turn),\s*confidence\b",
     )
 )
+# One alternation: a text is scanned once instead of once per pattern (same answer).
+_SUSPICIOUS: Final = re.compile("|".join(f"(?:{pattern})" for pattern in _SUSPICIOUS_PATTERNS))
 
 
 class Neutralised(msgspec.Struct, frozen=True):
@@ -186,4 +188,4 @@ def _looks_hostile(folded: str) -> bool:
     if _ROLE_AT_LINE_START.search(folded):
         return True
     flat = _WHITESPACE.sub(" ", folded)
-    return any(pattern.search(flat) for pattern in _SUSPICIOUS)
+    return _SUSPICIOUS.search(flat) is not None

@@ -369,9 +369,11 @@ def _nearest_statement(pairs: int, categories: bool, k: int) -> sa.Select[Any]:
     # of the scopes (estimated as one) and compared each with the k (2 -> 15 ms).
     by_key = sa.and_(facts.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), facts.c.memory_id == near.c.item_id)
     visible = sa.func.coalesce(sa.and_(*_visible_where(pairs, categories)), False)
+    # A fact the request may not see comes back as its id alone (most of the k do).
+    shown = [sa.case((visible, column)).label(column.name) for column in _HIT_COLUMNS]
     # relaxed_order may return the k slightly out of order: sort them exactly.
     return (
-        sa.select(near.c.item_id, near.c.distance, visible.label("visible"), *_HIT_COLUMNS)
+        sa.select(near.c.item_id, near.c.distance, visible.label("visible"), *shown)
         .select_from(near.outerjoin(facts, by_key))
         .order_by(near.c.distance, near.c.item_id)
     )
