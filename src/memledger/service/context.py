@@ -235,6 +235,11 @@ def build_context(
     if request.budget_chars < MIN_BUDGET_CHARS:
         raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
     _check_scopes(request.scopes)
+
+    def block_of(selection: Selection) -> Block:
+        budget = {"max_chars": request.budget_chars, "max_tokens": max_tokens}
+        return _render(selection, style=style, count_tokens=token_counter(token_model), **budget)
+
     try:  # select and record by the stored ids (select, given them, keeps them as they are)
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
     except InvalidCommand:
@@ -242,14 +247,7 @@ def build_context(
     except LedgerError as e:  # fail open, as select does; without the ids nothing can be recorded
         log.warning("context for tenant %s failed open: %s", request.tenant_id, e)
         failed = Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
-        block = _render(
-            failed,
-            style=style,
-            max_chars=request.budget_chars,
-            max_tokens=max_tokens,
-            count_tokens=token_counter(token_model),
-        )
-        return ServedContext(block=block, selection=failed, event_id="")
+        return ServedContext(block=block_of(failed), selection=failed, event_id="")
     started = time.monotonic()
     conn: Connection | None = None
     try:  # select and record in one transaction of one connection: fewer round trips
@@ -259,13 +257,7 @@ def build_context(
         selection = _failed_open(request, e)
         _roll_back(conn)
     try:
-        block = _render(
-            selection,
-            style=style,
-            max_chars=request.budget_chars,
-            max_tokens=max_tokens,
-            count_tokens=token_counter(token_model),
-        )
+        block = block_of(selection)
         event_id = f"context:{uuid.uuid4()}"
         conn = conn or _connect(engine, request.tenant_id)
         if conn is not None:
