@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -224,6 +225,31 @@ def test_choose_until_full_says_whether_a_later_item_could_still_be_chosen() -> 
         assert pick(facts + graph, budget, cap)[0] == pick(facts, budget, cap)[0]
     with_graph, _ = pick(facts + graph, 1000)
     assert with_graph[:5] == [f"fact-{i}" for i in range(1, 6)] and len(with_graph) == 8  # not full: they come
+
+
+def test_the_sides_of_a_conflict_are_chosen_together_or_not_at_all() -> None:
+    now = datetime.now(UTC)
+
+    def side(item_id: str, rank: int) -> Candidate:
+        cand = _candidate(item_id, "fact", "session", 60, rank)  # 106 characters each
+        cand.item = msgspec.structs.replace(cand.item, conflicted=True, conflict_id="slot-db")
+        cand.key = "database"
+        return cand
+
+    best, other = side("fact-db-a", 1), side("fact-db-b", 9)  # the other side ranks far below
+    plain = [_candidate(f"fact-{i}", "fact", "session", 60, i) for i in range(2, 5)]
+
+    def pick(budget: int, max_items: int = 50) -> list[str]:
+        pool = [best, *plain, other]
+        chosen, _ = choose_until_full(
+            fuse(pool, now), categories=None, min_confidence=0.5, budget_chars=budget, max_items=max_items
+        )
+        return [item.item_id for item in chosen]
+
+    assert pick(1000) == ["fact-db-a", "fact-db-b", "fact-2", "fact-3", "fact-4"]  # together, at the best's rank
+    assert pick(150) == []  # the pair takes 212: neither side alone, and choosing stops there
+    assert pick(1000, max_items=1) == []  # two sides do not fit a cap of one
+    assert pick(1000, max_items=3) == ["fact-db-a", "fact-db-b", "fact-2"]
 
 
 def test_served_context_records_the_cursors_and_replays_to_the_same_block(loaded: tuple[Engine, str, str]) -> None:
