@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 import msgspec
 
@@ -99,6 +100,11 @@ def fuse(candidates: Iterable[Candidate], now: datetime) -> list[Candidate]:
     return sorted(scored, key=lambda c: (-c.item.score, c.item.item_id))
 
 
+@lru_cache(maxsize=8192)  # pure; keys repeat across candidates and requests
+def _slot_key(key: str) -> str:
+    return normalise_name(key)
+
+
 def _with(item: SelectedItem, **changes: object) -> SelectedItem:
     return msgspec.structs.replace(item, **changes)
 
@@ -155,7 +161,7 @@ def choose_until_full(
         for cand in by_scope.get(scope, []):
             if cand.item.item_id in done:
                 continue  # a side of a conflict chosen with its best side
-            key = normalise_name(cand.key) if cand.key else None
+            key = _slot_key(cand.key) if cand.key else None
             if key is not None and taken.get(key, scope) != scope:
                 continue  # a narrower scope already answered this key
             # The sides of one conflict (one slot: same scope and key) are chosen together or not at all.

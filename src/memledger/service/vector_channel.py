@@ -22,8 +22,9 @@ from memledger.selection.candidates import QueryVector
 from memledger.service.context import VectorWait
 
 CACHED_VECTORS = 1024
-# One embedding at a time per core: more would only share the cores they wait for.
-_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="memledger-embed-request")
+# A few at once: the offline model keeps a core busy per embedding, a provider's
+# HTTP call waits on the network; more requests than this wait their turn.
+_pool = ThreadPoolExecutor(max_workers=max(4, os.cpu_count() or 2), thread_name_prefix="memledger-embed-request")
 # (embedder, text) -> vector, least recently used first; shared by every channel of the process.
 _vectors: OrderedDict[tuple[Embedder, str], QueryVector] = OrderedDict()
 _lock = threading.Lock()
