@@ -145,7 +145,13 @@ def _reference(engine: Engine, request: context.SelectRequest) -> list[SelectedI
     stored = scope_ids.stored_scopes(engine, request.tenant_id, request.scopes)
     with engine.connect() as conn:
         pool = candidates.gather(
-            conn, request.tenant_id, stored, request.request, min_confidence=floor, categories=categories
+            conn,
+            request.tenant_id,
+            stored,
+            request.request,
+            min_confidence=floor,
+            categories=categories,
+            edges_per_hop=context.EDGES_PER_HOP,
         )
     return choose(
         fuse(pool, datetime.now(UTC)), categories=categories, min_confidence=floor, budget_chars=request.budget_chars

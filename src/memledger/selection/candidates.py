@@ -46,6 +46,7 @@ def gather(
     min_confidence: float,
     categories: Iterable[str] | None,
     vector_fact_ids: Sequence[str] = (),
+    edges_per_hop: int = 200,
 ) -> list[Candidate]:
     """Facts from full text, recency and (if given) vectors; entities named in the
     request and the graph around them (2 hops; the user's own edges when the request
@@ -60,7 +61,7 @@ def gather(
         vector_fact_ids=vector_fact_ids,
     )
     add_conflict_partners(conn, tenant_id, pool)
-    add_graph(conn, tenant_id, scopes, request, pool)
+    add_graph(conn, tenant_id, scopes, request, pool, edges_per_hop=edges_per_hop)
     return list(pool.values())
 
 
@@ -165,11 +166,20 @@ def add_conflict_partners(conn: Connection, tenant_id: str, pool: dict[str, Cand
             _add(pool, fact_item(hit), "conflict", best[hit.slot_id], key=hit.key, seen_at=hit.updated_at)
 
 
-def add_graph(conn: Connection, tenant_id: str, scopes: Scopes, request: str, pool: dict[str, Candidate]) -> None:
+def add_graph(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Scopes,
+    request: str,
+    pool: dict[str, Candidate],
+    *,
+    edges_per_hop: int = 200,
+) -> None:
     """Add to ``pool`` the entities named in ``request`` and the edges within 2 hops of
-    them (and of the user, when the request speaks of "I"/"my"). Entity ids
-    ("type:name") and relationship keys ("a|REL|b") never equal a fact's memory id,
-    so this adds candidates and changes none that ``gather_facts`` found."""
+    them (and of the user, when the request speaks of "I"/"my"), the
+    ``edges_per_hop`` most confident of each hop. Entity ids ("type:name") and
+    relationship keys ("a|REL|b") never equal a fact's memory id, so this adds
+    candidates and changes none that ``gather_facts`` found."""
     words = query_words(request)
     named = graph_queries.named_in(conn, tenant_id, words, request)
     start = {hit.entity_id for hit in named}
@@ -177,5 +187,6 @@ def add_graph(conn: Connection, tenant_id: str, scopes: Scopes, request: str, po
         _add(pool, entity_item(hit), "graph", rank, hops=0, seen_at=hit.last_seen_at)
     if speaks_of_self(request) and scopes.user:
         start.add(entity_id("user", scopes.user))
-    for rank, edge in enumerate(graph_queries.walk(conn, tenant_id, start, depth=2), start=1):
+    walked = graph_queries.walk(conn, tenant_id, start, depth=2, limit_per_hop=edges_per_hop)
+    for rank, edge in enumerate(walked, start=1):
         _add(pool, edge_item(edge), "graph", rank, hops=edge.hop, seen_at=edge.last_seen_at)
