@@ -486,7 +486,7 @@ def test_arbitrary_items_never_break_the_structure(
             assert entry.item_id in block.item_ids
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sel=selections, style=st.sampled_from(STYLES), shown=st.integers(0, 12), omitted=st.integers(0, 120))
 def test_measure_is_the_length_of_the_document(sel: Selection, style: Style, shown: int, omitted: int) -> None:
     layout = {"text": TEXT, "xml": XML}[style]
@@ -495,7 +495,7 @@ def test_measure_is_the_length_of_the_document(sel: Selection, style: Style, sho
     assert measure(layout, entries, omitted=omitted, as_of=sel.as_of) == len(composed)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sel=selections, style=st.sampled_from(STYLES), max_chars=st.integers(1300, 8000))
 def test_fitting_characters_by_measure_chooses_what_composing_chooses(
     sel: Selection, style: Style, max_chars: int
