@@ -17,16 +17,17 @@ import random
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import msgspec
+import psycopg
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import EntityObserved, Event, FactExtracted, RelationshipObserved, ScopeKind, Scopes
 from memledger.events.envelope import NewEvent
-from memledger.projectors import checkpoints
+from memledger.projectors import checkpoints, facts_queries
 from memledger.selection import candidates
 from memledger.selection.rank import Candidate, choose, choose_until_full, fuse, relevant_categories, request_category
 from memledger.selection.types import ItemKind, SelectedItem
@@ -231,6 +232,21 @@ def test_choose_until_full_says_whether_a_later_item_could_still_be_chosen() -> 
         assert pick(facts + graph, budget, cap)[0] == pick(facts, budget, cap)[0]
     with_graph, _ = pick(facts + graph, 1000)
     assert with_graph[:5] == [f"fact-{i}" for i in range(1, 6)] and len(with_graph) == 8  # not full: they come
+
+
+def test_psycopg_caches_the_conversion_of_the_selector_statements(loaded: tuple[Engine, str, str]) -> None:
+    # Longer than psycopg's cache bound, a statement's placeholders are converted with a
+    # regex on every execution (~1 ms a request); store.db raises the bound.
+    engine, _, _ = loaded
+    longest = max(
+        len(str(cast(sa.ClauseElement, statement).compile(dialect=engine.dialect)))
+        for statement in (
+            facts_queries._channels_statement(4, True, True, True, True),
+            facts_queries._nearest_statement(4, True, 40),
+        )
+    )
+    assert longest > 4096  # the case the bound is raised for
+    assert longest <= psycopg._queries.MAX_CACHED_STATEMENT_LENGTH
 
 
 def test_the_sides_of_a_conflict_are_chosen_together_or_not_at_all() -> None:

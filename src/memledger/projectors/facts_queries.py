@@ -368,15 +368,15 @@ def _nearest_statement(pairs: int, categories: bool, k: int) -> sa.Select[Any]:
     # with the visibility filter in the join, a generic plan read every visible fact
     # of the scopes (estimated as one) and compared each with the k (2 -> 15 ms).
     by_key = sa.and_(facts.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), facts.c.memory_id == near.c.item_id)
-    visible = sa.func.coalesce(sa.and_(*_visible_where(pairs, categories)), False)
-    # A fact the request may not see comes back as its id alone (most of the k do).
-    shown = [sa.case((visible, column)).label(column.name) for column in _HIT_COLUMNS]
-    # relaxed_order may return the k slightly out of order: sort them exactly.
-    return (
-        sa.select(near.c.item_id, near.c.distance, visible.label("visible"), *shown)
-        .select_from(near.outerjoin(facts, by_key))
-        .order_by(near.c.distance, near.c.item_id)
+    visible = sa.func.coalesce(sa.and_(*_visible_where(pairs, categories)), False).label("visible")
+    joined = sa.select(near.c.item_id, near.c.distance, visible, *_HIT_COLUMNS).select_from(
+        near.outerjoin(facts, by_key)
     )
+    rows = joined.subquery("joined")
+    # A fact the request may not see comes back as its id alone (most of the k do).
+    shown = [sa.case((rows.c.visible, rows.c[c.name])).label(c.name) for c in _HIT_COLUMNS]
+    # relaxed_order may return the k slightly out of order: sort them exactly.
+    return sa.select(rows.c.item_id, rows.c.distance, rows.c.visible, *shown).order_by(rows.c.distance, rows.c.item_id)
 
 
 def by_ids(conn: Connection, tenant_id: str, memory_ids: Sequence[str]) -> list[FactHit]:
