@@ -77,30 +77,43 @@ def run(database: TestDatabase) -> Iterator[Run]:
     # small transactions of a few streams each, so the live runners see many batches
     batches = coalesce(appends, 40)
     with fresh_database(database, "proj_determinism", pool_size=6) as engine:
-        stop = threading.Event()
         errors: list[BaseException] = []
 
-        def follow() -> None:
-            try:
-                runner.follow(engine, read_models(), poll_interval=0.01, should_stop=stop.is_set)
-            except Exception as e:  # noqa: BLE001 - reported by the fixture
-                errors.append(e)
+        def follower(stop: threading.Event) -> threading.Thread:
+            def follow() -> None:
+                try:
+                    runner.follow(engine, read_models(), poll_interval=0.01, should_stop=stop.is_set)
+                except Exception as e:  # noqa: BLE001 - reported by the fixture
+                    errors.append(e)
 
-        follower = threading.Thread(target=follow, daemon=True)
-        follower.start()
+            thread = threading.Thread(target=follow, daemon=True)
+            thread.start()
+            return thread
+
+        # Most batches are appended while the live runners follow; the last ones while
+        # none does, so the runners must also catch up on a backlog (however fast they are).
+        stop = threading.Event()
+        following = follower(stop)
         try:
-            total = append_in_transactions(engine, batches, per_tx=2)
-            with engine.connect() as conn:
-                applied_meanwhile = sum(
-                    cp.applied_events for cp in checkpoints.all_checkpoints(conn) if cp.name in READ_MODELS
-                )
+            total = append_in_transactions(engine, batches[:-20], per_tx=2)
+        finally:
+            stop.set()
+            following.join(timeout=60)
+        with engine.connect() as conn:
+            applied_meanwhile = sum(
+                cp.applied_events for cp in checkpoints.all_checkpoints(conn) if cp.name in READ_MODELS
+            )
+        total = append_in_transactions(engine, batches[-20:], per_tx=2)  # the ledger's count of events
+        stop = threading.Event()
+        following = follower(stop)
+        try:
             deadline = time.monotonic() + 180
             while not _settled(engine) and not errors:
                 assert time.monotonic() < deadline, "the live runners did not catch up"
                 time.sleep(0.05)
         finally:
             stop.set()
-            follower.join(timeout=60)
+            following.join(timeout=60)
         assert not errors, errors
 
         with engine.connect() as conn:
