@@ -94,8 +94,9 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
     try:
         check_identifier("tenant_id", request.tenant_id)
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
+        wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
         with engine.connect() as conn:
-            selection = _select(conn, request, vector_search, started)
+            selection = _select(conn, request, wait, started)
             conn.rollback()
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         return _failed_open(request, e)
@@ -122,14 +123,19 @@ def _is_timeout(error: Exception) -> bool:
     return "statement timeout" in str(error) or "canceling statement" in str(error)
 
 
-def _select(conn: Connection, request: SelectRequest, vector_search: VectorSearch | None, started: float) -> Selection:
-    """The selection, read in ``conn``'s next transaction (left open for the caller)."""
+def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None) -> VectorWait | None:
+    """Begin embedding the request (live selection only): it runs while the selection's
+    statements do, and costs about as much as all of them."""
+    return vector_search.start(_storable(request.request)) if vector_search and request.as_of is None else None
+
+
+def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, started: float) -> Selection:
+    """The selection, read in ``conn``'s next transaction (left open for the caller);
+    ``wait`` gives the request's vector (``_start_embedding``)."""
     category = request_category(request.request)
     categories = relevant_categories(category)
     min_conf = _min_confidence(request, category)
     now = datetime.now(UTC)
-    # The request is embedded while the statements below run (it costs as much as they do).
-    wait = vector_search.start(_storable(request.request)) if vector_search and request.as_of is None else None
     # The deadline, enforced by PostgreSQL for every statement of the transaction.
     conn = db.with_local_settings(conn, {"statement_timeout": str(request.deadline_ms), **SELECT_SETTINGS})
     settings = tenant_settings.load(conn, request.tenant_id)
@@ -255,8 +261,9 @@ def build_context(
     started = time.monotonic()
     conn: Connection | None = None
     try:  # select and record in one transaction of one connection: fewer round trips
+        wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
         conn = engine.connect()
-        selection = _within_deadline(request, _select(conn, request, vector_search, started), started)
+        selection = _within_deadline(request, _select(conn, request, wait, started), started)
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         selection = _failed_open(request, e)
         _roll_back(conn)
