@@ -149,11 +149,10 @@ def recent(
 
 
 class FactChannels(msgspec.Struct, frozen=True):
-    """What ``search_text``, ``recent`` and ``by_ids`` return, fetched together."""
+    """What ``search_text`` and ``recent`` return, fetched together."""
 
     text: list[FactHit]
     recent: list[FactHit]
-    by_id: list[FactHit]
 
 
 def channels(
@@ -161,35 +160,31 @@ def channels(
     tenant_id: str,
     scopes: Sequence[tuple[str, str]],
     words: Sequence[str],
-    memory_ids: Sequence[str],
     *,
     min_confidence: float,
     categories: Iterable[str] | None,
     text_limit: int,
     recent_limit: int,
 ) -> FactChannels:
-    """``search_text``, ``recent`` and ``by_ids`` in one statement: the same rows in
-    the same order as the three calls, for one round trip instead of three (a
-    request's latency is mostly round trips and their scheduling on a busy server).
-    The statement is built once per shape (scopes, words, categories, ids present)
-    and takes everything else as parameters. A ``recent_limit`` of 0 leaves
-    ``recent`` out (as no words leave ``search_text`` out, and no ids ``by_ids``).
+    """``search_text`` and ``recent`` in one statement: the same rows in the same
+    order as the two calls, for one round trip instead of two (a request's latency is
+    mostly round trips and their scheduling on a busy server). The statement is built
+    once per shape (scopes, words, categories present) and takes everything else as
+    parameters. A ``recent_limit`` of 0 leaves ``recent`` out (as no words leave
+    ``search_text`` out). The vector channel is ``nearest``.
     """
     scopes = list(scopes)
-    text, recent, by_id = bool(words and scopes), bool(scopes and recent_limit > 0), bool(memory_ids)
-    out: dict[str, list[FactHit]] = {"text": [], "recent": [], "by_id": []}
-    if not (text or recent or by_id):
+    text, recent = bool(words and scopes), bool(scopes and recent_limit > 0)
+    out: dict[str, list[FactHit]] = {"text": [], "recent": []}
+    if not (text or recent):
         return FactChannels(**out)
     params = _visible_params(tenant_id, scopes, min_confidence, categories)
-    params.update(
-        tsquery=" | ".join(words), text_limit=text_limit, recent_limit=recent_limit, memory_ids=list(memory_ids)
-    )
-    stmt = _channels_statement(len(scopes), text, recent, by_id, categories is not None)
+    params.update(tsquery=" | ".join(words), text_limit=text_limit, recent_limit=recent_limit)
+    stmt = _channels_statement(len(scopes), text, recent, categories is not None)
     for row in conn.execute(stmt, params).all():
         out[row[0]].append(FactHit(*row[1:13], rank=row[13]))  # type: ignore[misc]
-    for name in ("text", "recent"):
-        out[name].sort(key=lambda hit: hit.rank)
-    out["by_id"] = [msgspec.structs.replace(hit, rank=i) for i, hit in enumerate(out["by_id"], start=1)]
+    for hits in out.values():
+        hits.sort(key=lambda hit: hit.rank)
     return FactChannels(**out)
 
 
@@ -231,7 +226,7 @@ def _visible_params(
 
 
 @lru_cache(maxsize=64)
-def _channels_statement(pairs: int, text: bool, recent: bool, by_id: bool, categories: bool) -> sa.Executable:
+def _channels_statement(pairs: int, text: bool, recent: bool, categories: bool) -> sa.Executable:
     """The union of the channels asked for, with bound parameters (see ``channels``)."""
     p = sa.bindparam
     where = _visible_where(pairs, categories)
@@ -244,15 +239,6 @@ def _channels_statement(pairs: int, text: bool, recent: bool, by_id: bool, categ
         parts.append(_text_part(where, query))
     if recent:
         parts.append(_recent_part(pairs, categories))
-    if by_id:
-        ids = p("memory_ids", type_=ARRAY(sa.Text))
-        parts.append(
-            # The same visibility as the other channels: a retracted or superseded fact
-            # must not come back because its vector is near the request.
-            sa.select(sa.literal("by_id").label("channel"), *_HIT_COLUMNS, sa.literal(0)).where(
-                *where, facts.c.memory_id == sa.any_(ids)
-            )
-        )
     return parts[0] if len(parts) == 1 else sa.union_all(*parts)
 
 

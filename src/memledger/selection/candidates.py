@@ -3,7 +3,7 @@ functions; no SQL here) and turning them into ``SelectedItem``s."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import msgspec
 from sqlalchemy.engine import Connection
@@ -12,7 +12,6 @@ from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id
 from memledger.projectors import embeddings, facts_queries, graph_queries
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
-from memledger.projectors.facts_queries import FactHit
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate
 from memledger.selection.types import SelectedItem
@@ -45,21 +44,12 @@ def gather(
     *,
     min_confidence: float,
     categories: Iterable[str] | None,
-    vector_fact_ids: Sequence[str] = (),
     edges_per_hop: int = 200,
 ) -> list[Candidate]:
-    """Facts from full text, recency and (if given) vectors; entities named in the
-    request and the graph around them (2 hops; the user's own edges when the request
-    speaks of "I"/"my")."""
-    pool = gather_facts(
-        conn,
-        tenant_id,
-        scopes,
-        request,
-        min_confidence=min_confidence,
-        categories=categories,
-        vector_fact_ids=vector_fact_ids,
-    )
+    """Facts from full text and recency, the other sides of their conflicts, entities
+    named in the request and the graph around them (2 hops; the user's own edges when
+    the request speaks of "I"/"my"). The vector channel is ``add_vector_facts``."""
+    pool = gather_facts(conn, tenant_id, scopes, request, min_confidence=min_confidence, categories=categories)
     add_conflict_partners(conn, tenant_id, pool)
     add_graph(conn, tenant_id, scopes, request, pool, edges_per_hop=edges_per_hop)
     return list(pool.values())
@@ -73,10 +63,9 @@ def gather_facts(
     *,
     min_confidence: float,
     categories: Iterable[str] | None,
-    vector_fact_ids: Sequence[str] = (),
 ) -> dict[str, Candidate]:
-    """The facts ``gather`` finds (full text, recency, vectors), by item id: one
-    round trip. ``add_graph`` adds the rest of ``gather``'s candidates to them."""
+    """The facts ``gather`` finds by full text and recency, by item id: one round
+    trip. ``add_graph`` adds the rest of ``gather``'s candidates to them."""
     pairs = scope_pairs(scopes)
     pool: dict[str, Candidate] = {}
     cats = None if categories is None else sorted(categories)
@@ -85,17 +74,15 @@ def gather_facts(
         tenant_id,
         pairs,
         query_words(request),
-        vector_fact_ids,
         min_confidence=min_confidence,
         categories=cats,
         text_limit=PER_CHANNEL,
         recent_limit=PER_CHANNEL // 2,
-    )  # search_text, recent and by_ids in one round trip
+    )  # search_text and recent in one round trip
     for hit in found.text:
         _add(pool, fact_item(hit), "text", hit.rank, key=hit.key, seen_at=hit.updated_at)
     for hit in found.recent:
         _add(pool, fact_item(hit), "recent", hit.rank, key=hit.key, seen_at=hit.updated_at)
-    _add_vector_hits(pool, found.by_id, vector_fact_ids)
     return pool
 
 
@@ -119,7 +106,7 @@ def add_vector_facts(
 ) -> None:
     """Add to ``pool`` the visible facts among the tenant's ``PER_CHANNEL`` nearest
     ``query`` (channel "vector", ranked by their place among those nearest): what
-    ``gather_facts`` adds given those nearest ids, in one statement. Raises
+    a search of those ids would add, in one statement. Raises
     ``EmbeddingMismatch`` if the tenant's vectors are another model's."""
     found = (
         facts_queries.nearest(
@@ -139,14 +126,6 @@ def add_vector_facts(
         embeddings.check_model(conn, tenant_id, query.model, query.dim)
     for hit in found.hits:
         _add(pool, fact_item(hit), "vector", hit.rank, key=hit.key, seen_at=hit.updated_at)
-
-
-def _add_vector_hits(pool: dict[str, Candidate], hits: Sequence[FactHit], vector_fact_ids: Sequence[str]) -> None:
-    """The visible facts among the vector channel's ids, ranked in the channel's order
-    (the statement applied scope, confidence and category visibility)."""
-    order = {memory_id: i for i, memory_id in enumerate(vector_fact_ids, start=1)}
-    for hit in hits:
-        _add(pool, fact_item(hit), "vector", order[hit.memory_id], key=hit.key, seen_at=hit.updated_at)
 
 
 def add_conflict_partners(conn: Connection, tenant_id: str, pool: dict[str, Candidate]) -> None:
