@@ -13,7 +13,7 @@ from memledger.events.keys import entity_id
 from memledger.projectors import embeddings, facts_queries, graph_queries
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.selection.items import edge_item, entity_item, fact_item
-from memledger.selection.rank import SCOPE_ORDER, Candidate
+from memledger.selection.rank import SCOPE_ORDER, Candidate, conflict_ranks
 from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words, speaks_of_self
 
@@ -133,11 +133,7 @@ def add_conflict_partners(conn: Connection, tenant_id: str, pool: dict[str, Cand
     (a flag saying "the user has said both" must not come with one side only): one
     statement, and none when no fact in the pool is in conflict. A side found only
     this way ranks in channel "conflict" as its best found side ranks in any."""
-    best: dict[str, int] = {}
-    for cand in pool.values():
-        if cand.item.kind == "fact" and cand.item.conflicted and cand.item.conflict_id:
-            rank = min(cand.ranks.values(), default=1)
-            best[cand.item.conflict_id] = min(best.get(cand.item.conflict_id, rank), rank)
+    best = conflict_ranks(pool.values())
     if not best:
         return
     for hit in facts_queries.conflict_partners(conn, tenant_id, best):

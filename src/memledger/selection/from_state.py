@@ -16,7 +16,7 @@ from memledger.projectors.entities import EntityRow
 from memledger.projectors.facts_fold import FactRow
 from memledger.projectors.relationships import RelationshipRow
 from memledger.selection.items import edge_item, entity_item, fact_item
-from memledger.selection.rank import Candidate
+from memledger.selection.rank import Candidate, conflict_ranks
 from memledger.selection.words import query_words, speaks_of_self
 
 LIVE = ("active", "low_confidence")
@@ -75,11 +75,7 @@ def gather(
 def _add_conflict_partners(facts: Mapping[str, FactRow], pool: dict[str, Candidate]) -> None:
     """The other sides of each conflict a fact in ``pool`` is flagged with, as the
     live path adds them (``candidates.add_conflict_partners``)."""
-    best: dict[str, int] = {}
-    for cand in pool.values():
-        if cand.item.conflicted and cand.item.conflict_id:
-            rank = min(cand.ranks.values(), default=1)
-            best[cand.item.conflict_id] = min(best.get(cand.item.conflict_id, rank), rank)
+    best = conflict_ranks(pool.values())
     for row in facts.values():
         if row.conflicted and row.status in LIVE and row.slot_id in best and row.memory_id not in pool:
             item = fact_item(row)

@@ -76,6 +76,18 @@ class Candidate:
     seen_at: datetime | None = None
 
 
+def conflict_ranks(candidates: Iterable[Candidate]) -> dict[str, int]:
+    """For each conflict a fact among ``candidates`` is flagged with, the best rank
+    any of its found sides has in any channel: the rank its other sides are given
+    (channel "conflict") when they are added only to be shown with it."""
+    best: dict[str, int] = {}
+    for cand in candidates:
+        if cand.item.kind == "fact" and cand.item.conflicted and cand.item.conflict_id:
+            rank = min(cand.ranks.values(), default=1)
+            best[cand.item.conflict_id] = min(best.get(cand.item.conflict_id, rank), rank)
+    return best
+
+
 def fuse(candidates: Iterable[Candidate], now: datetime) -> list[Candidate]:
     """Score every candidate (RRF + boosts), best first; ties by id for stability."""
     scored = []
