@@ -137,7 +137,8 @@ def build_worker(database: Database, extractor: Extractor | None = None) -> Extr
 
 def build_embedder(settings: Settings) -> Embedder:
     """The embedder the settings name, one per process and configuration: "minilm"
-    is the offline default, anything else a litellm model. Nothing loads until the
+    is the offline default ("minilm-float32" the same file with float32 products,
+    the vectors installations made before), anything else a litellm model. Nothing loads until the
     first text is embedded."""
     options = json.dumps(settings.embedding_options, sort_keys=True, default=str)
     return _embedder(settings.embedding_model, options, settings.embedding_timeout_s, settings.embedding_threads)
@@ -147,6 +148,8 @@ def build_embedder(settings: Settings) -> Embedder:
 def _embedder(model: str, options: str, timeout_s: float, threads: int) -> Embedder:
     if model == "minilm":
         return offline() if threads == 1 else MiniLmEmbedder(threads=threads)
+    if model == "minilm-float32":
+        return MiniLmEmbedder(threads=threads, int8_products=False)
     return LitellmEmbedder(model, options=json.loads(options), timeout_s=timeout_s)
 
 

@@ -49,7 +49,9 @@ class Settings(BaseSettings):
     max_entities_per_conversation: int = Field(default=20, ge=0)
     max_relationships_per_conversation: int = Field(default=50, ge=0)
     # "minilm": the offline default (all-MiniLM-L6-v2, int8 ONNX, shipped with the
-    # package); anything else is a litellm model name ("openai/text-embedding-3-small").
+    # package, its products in int8); "minilm-float32": the same file with float32
+    # products (the vectors made before 2026-11-25); anything else is a litellm model
+    # name ("openai/text-embedding-3-small").
     embedding_model: str = "minilm"
     embedding_options: dict[str, Any] = Field(default_factory=dict)
     embedding_timeout_s: float = Field(default=30.0, gt=0)

@@ -167,7 +167,7 @@ def test_the_projector_gives_turns_facts_and_entities_a_vector_with_its_model(
         ("entity", "project:phoenix"): "phoenix: the billing service",
     }
     for key, row in found.items():
-        assert row["model"] == offline().model == "all-MiniLM-L6-v2-onnx-int8"
+        assert row["model"] == offline().model == "all-MiniLM-L6-v2-onnx-int8-dq"
         assert row["dim"] == 384
         assert row["text_sha256"] == text_sha256(expected_texts[key])
         vector = row["embedding"]
@@ -308,7 +308,7 @@ def test_a_query_with_another_model_or_dimension_is_an_error_not_an_empty_answer
     query = offline().embed(["text editor"])[0]
 
     with vectors_db.connect() as conn:
-        with pytest.raises(EmbeddingMismatch, match="all-MiniLM-L6-v2-onnx-int8") as other_model:
+        with pytest.raises(EmbeddingMismatch, match="all-MiniLM-L6-v2-onnx-int8-dq") as other_model:
             nearest(conn, tenant, query, "openai/text-embedding-3-small", kinds=["fact"], k=5)
         with pytest.raises(EmbeddingMismatch, match="768 dimensions"):
             nearest(conn, tenant, [0.0] * 768, offline().model, kinds=["fact"], k=5)

@@ -26,9 +26,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from memledger.adapters import int8_matmuls
 from memledger.errors import EmbeddingFailed
 
-MINILM_MODEL = "all-MiniLM-L6-v2-onnx-int8"
+# "-dq": the file's int8 weights are multiplied as int8 (``int8_matmuls``). Run with
+# float32 products instead (``int8_products=False``, the only way before), the same
+# file gives vectors 0.5-2 % away: another model's, never compared with these.
+MINILM_MODEL = "all-MiniLM-L6-v2-onnx-int8-dq"
+MINILM_FLOAT32_MODEL = "all-MiniLM-L6-v2-onnx-int8"
 MINILM_DIM = 384
 MINILM_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -36,8 +41,6 @@ MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 # Longer texts are cut before tokenizing: 256 word pieces never need more
 # characters than this, and tokenizing a megabyte of text to keep 256 is waste.
 _MAX_CHARS = MAX_TOKENS * 32
-_RUN = 16  # texts per model run (see MiniLmEmbedder.embed)
-_PAD_ID = 0
 
 
 class Embedder(Protocol):
@@ -109,14 +112,18 @@ class _Loaded:
 
 
 class MiniLmEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: mean pooling over the attention
-    mask, texts cut at 256 tokens, vectors L2-normalised. Offline; loads on first use.
+    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, its weight products in int8
+    (``int8_matmuls``): one text per run, mean pooling over its tokens, texts cut at
+    256 tokens, vectors L2-normalised. Offline; loads on first use.
+
+    ``int8_products=False`` runs the products in float32 instead: slower, and another
+    model (``MINILM_FLOAT32_MODEL``), for installations that keep the vectors they
+    made before the int8 products (``MEMLEDGER_EMBEDDING_MODEL=minilm-float32``).
 
     ``threads`` is onnxruntime's intra-op thread count. Spinning is switched off:
     PostgreSQL shares these cores, and spinning threads would take its CPU while idle.
     """
 
-    model = MINILM_MODEL
     dim = MINILM_DIM
 
     def __init__(
@@ -125,12 +132,16 @@ class MiniLmEmbedder:
         model_path: Path | None = None,
         tokenizer_path: Path | None = None,
         threads: int = 1,
+        int8_products: bool = True,
     ) -> None:
+        self.model = MINILM_MODEL if int8_products else MINILM_FLOAT32_MODEL
+        self._int8 = int8_products
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
         self._threads = threads
         self._loaded: _Loaded | None = None
         self._lock = threading.Lock()
+        self.int8_products = 0  # how many of the model's products run in int8 (once loaded)
 
     def load(self) -> None:
         """Check both files and load them now (otherwise the first ``embed`` does)."""
@@ -147,12 +158,14 @@ class MiniLmEmbedder:
             self._tokenizer_path or default_tokenizer_path(), TOKENIZER_SHA256, "tokenizer file"
         )
         model_bytes = read_checked(self._model_path or default_model_path(), MINILM_SHA256, "embedding model file")
+        if self._int8:
+            model_bytes, self.int8_products = int8_matmuls.rewrite(model_bytes)
         import onnxruntime  # noqa: PLC0415 - heavy; only a process that embeds loads it
         from tokenizers import Tokenizer  # noqa: PLC0415 - as above
 
         tokenizer = Tokenizer.from_str(tokenizer_bytes.decode("utf-8"))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=_PAD_ID)  # "[PAD]", to the batch's longest text
+        tokenizer.no_padding()  # the shipped file pads to 128; each text runs alone (see embed)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
@@ -172,30 +185,23 @@ class MiniLmEmbedder:
 
         loaded = self._load()
         encodings = loaded.tokenizer.encode_batch([text[:_MAX_CHARS] for text in texts])
-        # Runs of similar length, a few at a time: a batch is padded to its longest
-        # text, and its activations' memory grows with rows x longest.
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        out: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), _RUN):
-            run = order[start : start + _RUN]
-            for i, vector in zip(run, self._run(loaded, [encodings[i] for i in run]), strict=True):
-                out[i] = vector
-        return out
+        # One text per run: the int8 products quantise their inputs with one scale
+        # per run, so a text run with others would get a vector that depends on them
+        # (and on their padding), and the cache keyed by the text would lie.
+        return [self._run(loaded, encoding) for encoding in encodings]
 
     @staticmethod
-    def _run(loaded: _Loaded, encodings: Sequence[Any]) -> list[list[float]]:
+    def _run(loaded: _Loaded, encoding: Any) -> list[float]:
         import numpy as np  # noqa: PLC0415 - comes with onnxruntime; loaded with it
 
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        ids = np.array([encoding.ids], dtype=np.int64)
+        mask = np.ones_like(ids)  # one unpadded text: every token counts
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         inputs = {name: value for name, value in feeds.items() if name in loaded.input_names}
         (hidden,) = loaded.session.run(["last_hidden_state"], inputs)
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
-        result: list[list[float]] = vectors.tolist()
+        pooled = hidden[0].mean(axis=0)  # mean pooling over the text's tokens
+        vector = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+        result: list[float] = vector.tolist()
         return result
 
 
