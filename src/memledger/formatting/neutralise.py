@@ -62,7 +62,9 @@ _HOMOGLYPHS: Final = str.maketrans(
     "\u0430\u0435\u0456\u043e\u0440\u0441\u0443\u0445\u0455\u0458\u04cf\u0501\u03bf\u03b9\u03b1\u03bd\u03c4\u03ba",
     "aeiopcyxsjldoiavtk",
 )
+_LOOKALIKE_CHARS: Final = re.compile(f"[{re.escape(_OPENERS + _CLOSERS + _DOUBLE_QUOTES)}]")
 _FENCES: Final = re.compile(r"[`\uff40]{3,}|~{3,}")
+_FENCE_CHARS: Final = re.compile(r"[`\uff40~]")
 _RUNS: Final = re.compile(r"([-=#])\1{2,}")
 _BRACKET_TAGS: Final = re.compile(
     r"\[(\s*/?\s*(?:inst|sys|system|user|assistant|memory|item|context)\s*)\]", re.IGNORECASE
@@ -111,8 +113,28 @@ _SUSPICIOUS_PATTERNS: Final = tuple(
         r"\[quoted user text\]|\]\s*\((?:fact|entity|relationship|turn),\s*confidence\b",
     )
 )
-# One alternation: a text is scanned once instead of once per pattern (same answer).
-_SUSPICIOUS: Final = re.compile("|".join(f"(?:{pattern})" for pattern in _SUSPICIOUS_PATTERNS))
+# The first characters a match of a pattern that does not start with "\b" can
+# start with (a unit test derives them from the patterns).
+_MARKUP_LEADS: Final = "<|[]`~-=#\"'\u2018\u2019\u201c\u201d\u00ab\u00bb\u301d\u301e\u301f"
+
+
+def _one_scan(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    r"""One regex that finds a match in a text iff one of ``patterns`` does.
+
+    The text is scanned once instead of once per pattern, in a shape Python's
+    engine (which tries every branch of an alternation at every position) runs
+    fast: the patterns that start with ``\b`` share that one check, which fails at
+    once inside a word, and the others wait behind a lookahead for their first
+    character. Alternation is associative, so the patterns need no grouping; a
+    pattern that starts with ``\b`` must start every one of its branches with it
+    (a unit test checks).
+    """
+    words = "|".join(pattern.removeprefix(r"\b") for pattern in patterns if pattern.startswith(r"\b"))
+    marks = "|".join(pattern for pattern in patterns if not pattern.startswith(r"\b"))
+    return re.compile(rf"\b(?:{words})|(?=[{re.escape(_MARKUP_LEADS)}])(?:{marks})")
+
+
+_SUSPICIOUS: Final = _one_scan(_SUSPICIOUS_PATTERNS)
 
 
 class Neutralised(msgspec.Struct, frozen=True):
@@ -124,12 +146,19 @@ class Neutralised(msgspec.Struct, frozen=True):
 
 def clean(text: str) -> str:
     """``text`` on one line, without invisible characters or markup (see the module doc)."""
-    text = _visible(_WHITESPACE.sub(" ", text))
-    text = _WHITESPACE.sub(" ", text).strip()
-    text = text.translate(_LOOKALIKES)
-    text = _FENCES.sub("'''", text)
-    text = _RUNS.sub(r"\1", text)
-    return _BRACKET_TAGS.sub(r"(\1)", text)
+    text = _flat(_visible(_flat(text))).strip()
+    # Each step runs only when a quick scan (in C) finds what it would change:
+    # str.translate looks every character up in a dict, and a replacement with a
+    # template (r"\1") calls into Python even when nothing matches.
+    if _LOOKALIKE_CHARS.search(text):
+        text = text.translate(_LOOKALIKES)
+    if _FENCE_CHARS.search(text):
+        text = _FENCES.sub("'''", text)
+    if _RUNS.search(text):
+        text = _RUNS.sub(r"\1", text)
+    if _BRACKET_TAGS.search(text):
+        text = _BRACKET_TAGS.sub(r"(\1)", text)
+    return text
 
 
 @lru_cache(maxsize=8192)  # pure; a tenant's memories are rendered again and again
@@ -178,6 +207,10 @@ def _fold(text: str, invisible: str) -> str:
     # decomposition then dropping combining marks turns full-width, accented and
     # "zalgo" letters into plain ones; a few Cyrillic and Greek look-alikes are
     # mapped too. Best effort, for detection only.
+    if text.isascii() and text.isprintable():
+        # The common case, checked in C: no escape, line break, invisible, accented
+        # or look-alike character to handle, and casefold() is lower().
+        return text.lower()
     text = _ANSI_ESCAPES.sub("", text)
     lines = _visible(_LINE_BREAKS.sub("\n", text), invisible, keep="\n")
     plain = _COMBINING.sub("", unicodedata.normalize("NFKD", lines))
@@ -187,5 +220,11 @@ def _fold(text: str, invisible: str) -> str:
 def _looks_hostile(folded: str) -> bool:
     if _ROLE_AT_LINE_START.search(folded):
         return True
-    flat = _WHITESPACE.sub(" ", folded)
-    return _SUSPICIOUS.search(flat) is not None
+    return _SUSPICIOUS.search(_flat(folded)) is not None
+
+
+def _flat(text: str) -> str:
+    """``text`` with every run of whitespace turned into one space."""
+    if text.isprintable() and "  " not in text:  # the only printable whitespace is the space
+        return text
+    return _WHITESPACE.sub(" ", text)
