@@ -40,7 +40,9 @@ def test_a_connection_the_server_ended_is_replaced_without_an_error(database: Te
         with engine.connect() as conn:
             first = conn.execute(PID).scalar_one()
         with database.engine.connect() as admin:
-            assert admin.execute(sa.select(sa.func.pg_terminate_backend(first))).scalar_one() is True
+            # Waits (5 s at most) until the backend has exited, so its socket is closed.
+            ended = sa.select(sa.func.pg_terminate_backend(first, 5000))
+            assert admin.execute(ended).scalar_one() is True
             admin.rollback()
         with engine.connect() as conn:  # the pooled one is dead: checkout must notice
             second = conn.execute(PID).scalar_one()

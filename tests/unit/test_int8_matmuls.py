@@ -74,7 +74,7 @@ def test_vectors_stay_within_a_few_percent_of_the_float32_products() -> None:
     options.intra_op_num_threads = 1
     reference = onnxruntime.InferenceSession(str(default_model_path()), options, providers=["CPUExecutionProvider"])
     vectors = offline().embed(TEXTS)
-    assert offline().int8_products == 36
+    assert offline().matmuls_in_int8 == 36
     for text, vector in zip(TEXTS, vectors, strict=True):
         assert cosine(vector, float32_vector(reference, text)) > 0.975, text
     assert MINILM_MODEL.endswith("-dq"), "another computation is another model"
@@ -131,4 +131,4 @@ def test_minilm_float32_keeps_the_vectors_made_before_the_int8_products() -> Non
     reference = onnxruntime.InferenceSession(str(default_model_path()), options, providers=["CPUExecutionProvider"])
     for text, vector in zip(TEXTS, chosen.embed(TEXTS), strict=True):
         assert vector == pytest.approx(float32_vector(reference, text), abs=1e-5)
-    assert chosen.int8_products == 0
+    assert chosen.matmuls_in_int8 == 0

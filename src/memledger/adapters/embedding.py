@@ -141,7 +141,7 @@ class MiniLmEmbedder:
         self._threads = threads
         self._loaded: _Loaded | None = None
         self._lock = threading.Lock()
-        self.int8_products = 0  # how many of the model's products run in int8 (once loaded)
+        self.matmuls_in_int8 = 0  # how many of the model's products run in int8 (once loaded)
 
     def load(self) -> None:
         """Check both files and load them now (otherwise the first ``embed`` does)."""
@@ -159,7 +159,7 @@ class MiniLmEmbedder:
         )
         model_bytes = read_checked(self._model_path or default_model_path(), MINILM_SHA256, "embedding model file")
         if self._int8:
-            model_bytes, self.int8_products = int8_matmuls.rewrite(model_bytes)
+            model_bytes, self.matmuls_in_int8 = int8_matmuls.rewrite(model_bytes)
         import onnxruntime  # noqa: PLC0415 - heavy; only a process that embeds loads it
         from tokenizers import Tokenizer  # noqa: PLC0415 - as above
 

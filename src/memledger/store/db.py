@@ -169,11 +169,12 @@ def _refuse_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     which raises and makes the pool drop every connection made before it."""
     if dbapi_connection.closed or dbapi_connection.broken:
         raise sa_exc.DisconnectionError("the connection was closed")
+    poller = select.poll()  # not select.select: it refuses descriptors above 1023
     try:
-        ready, _, _ = select.select([dbapi_connection.fileno()], [], [], 0)
+        poller.register(dbapi_connection.fileno(), select.POLLIN)
     except (OSError, ValueError, psycopg.OperationalError) as e:
         raise sa_exc.DisconnectionError(f"the connection's socket is gone: {e}") from e
-    if ready:
+    if poller.poll(0):  # readable, hung up or in error
         raise sa_exc.DisconnectionError("the server closed the connection")
 
 
