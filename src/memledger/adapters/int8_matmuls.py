@@ -13,6 +13,7 @@ memory. The vectors differ a little from the float32 products' (cosine 0.98 to
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -77,11 +78,8 @@ def _int8_weights(node: Any, made_by: dict[str, Any], weights: dict[str, Any]) -
     matrix = weights.get(cast.input[0])
     if matrix is None or matrix.data_type != onnx.TensorProto.INT8 or len(matrix.dims) != 2:
         return None
-    columns = matrix.dims[1]
-    scale_size = 1
-    for dim in scale.dims:
-        scale_size *= dim
-    if scale_size not in (1, columns) or (scale.dims and scale.dims[-1] != scale_size):
+    scale_size = math.prod(scale.dims)
+    if scale_size not in (1, matrix.dims[1]) or (scale.dims and scale.dims[-1] != scale_size):
         return None
     return matrix.name, scale.name
 
