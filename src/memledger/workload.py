@@ -53,7 +53,7 @@ from memledger.events.catalogue import (
     TurnRecorded,
 )
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.events.keys import entity_id, relationship_key, slot_id
+from memledger.events.keys import conflict_stream, entity_id, relationship_key, slot_id
 from memledger.store import event_store
 
 T = TypeVar("T")
@@ -620,7 +620,7 @@ def _lifecycle(turn: _Turn, rng: _Rng) -> None:
         slot = rng.pick(tenant.contested.items)
         chosen = rng.pick(tenant.slots[slot])
         turn.emit(
-            f"conflict:{slot}",
+            conflict_stream(slot),
             ConflictResolved(
                 conflict_id=slot,
                 chosen_memory_id=chosen.memory_id,

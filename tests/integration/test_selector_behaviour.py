@@ -56,7 +56,7 @@ from memledger.projectors.embeddings import EmbeddingsProjector
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
 from memledger.selection.types import Selection
-from memledger.service import context, projections, scope_ids
+from memledger.service import context, memory, projections, scope_ids
 from memledger.store import event_store
 from tests.integration.test_projections_support import fresh_database
 
@@ -306,6 +306,26 @@ def test_a_conflict_resolved_by_a_person_shows_only_the_chosen_fact(ledger: Ledg
     ledger.append(ConflictResolved(conflict_id=slot, chosen_memory_id="gcp", reason="we moved", resolved_by="ada"))
     selection = ledger.select(CODING)
     assert ids(selection) == {"gcp", "docker", "ci"}
+    assert not any(item.conflicted for item in selection.items)
+
+
+def test_a_conflict_on_a_long_key_can_be_resolved_by_a_person(ledger: Ledger) -> None:
+    # A fact's key may be 1,000 characters, so its slot (the conflict's id) is longer
+    # than a name or a stream id may be.
+    key = "where the service deploys " + "and which region it runs in " * 30
+    ledger.append(
+        ledger.fact("aws", "the service deploys to AWS", key=key, confidence=0.8, valid_from=T0),
+        ledger.fact("gcp", "the service deploys to GCP", key=key, confidence=0.8, valid_from=T0),
+    )
+    slot = slot_id("session", str(ledger.stored.session), key)
+    assert len(slot) > 800
+    assert next(item for item in ledger.select(CODING).items if item.item_id == "aws").conflicted
+
+    memory.resolve_conflict(ledger.engine, ledger.tenant, slot, "gcp", reason="we moved", actor="ada")
+    projections.catch_up_all(ledger.engine, READ_MODELS)
+
+    selection = ledger.select(CODING)
+    assert ids(selection) == {"gcp"}
     assert not any(item.conflicted for item in selection.items)
 
 

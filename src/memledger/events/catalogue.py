@@ -16,6 +16,13 @@ Confidence = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 Text = Annotated[str, msgspec.Meta(min_length=1)]
 ShortText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+# What a context block cites: a memory id, a relationship's id (hashed when long) or an
+# entity's id, which is its type, a colon and its normalised name: longer than a Name
+# can be (lower-casing can lengthen a name too).
+ItemId = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+# A conflict's id is its slot's: scope, scope key and normalised key (a ShortText,
+# which case folding can lengthen).
+SlotId = Annotated[str, msgspec.Meta(min_length=1, max_length=4000)]
 TurnIds = tuple[Annotated[str, msgspec.Meta(min_length=1, max_length=256)], ...]
 
 ScopeKind = Literal["session", "project", "user", "org"]
@@ -167,7 +174,7 @@ class ConflictResolved(Event, tag="conflict.resolved", frozen=True):
 
     # A conflict's id is its slot, made of the facts' key ("project:apollo:editor").
     private_fields: ClassVar[tuple[str, ...]] = ("conflict_id", "reason")
-    conflict_id: Name
+    conflict_id: SlotId
     chosen_memory_id: Name
     reason: str = ""
     resolved_by: Name | None = None
@@ -179,7 +186,7 @@ class ContextServed(Event, tag="context.served", frozen=True):
     private_fields: ClassVar[tuple[str, ...]] = ("request", "item_ids")
     request: str
     scopes: Scopes
-    item_ids: tuple[Name, ...]
+    item_ids: tuple[ItemId, ...]
     selector_version: Name
     formatter_version: Name
     block_hash: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]

@@ -7,6 +7,7 @@ of a symmetric relation in a canonical order so either direction finds it.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
@@ -44,3 +45,11 @@ def relationship_key(source_type: str, source_name: str, relation: str, target_t
 def slot_id(scope: str, scope_key: str, key: str) -> str:
     """The id of the place facts compete for: one tenant, scope, scope key and key."""
     return f"{scope}:{scope_key}:{normalise_name(key)}"
+
+
+def conflict_stream(slot: str) -> str:
+    """The stream of the decisions on a slot's conflict: "conflict:" and the slot,
+    or the slot's sha256 where that would be longer than an id may be (a fact's key
+    may be 1,000 characters)."""
+    stream = f"conflict:{slot}"
+    return stream if len(stream) <= 200 else "conflict:sha256:" + hashlib.sha256(slot.encode()).hexdigest()

@@ -24,6 +24,7 @@ from memledger.events.catalogue import (
     Scopes,
 )
 from memledger.events.envelope import Metadata, NewEvent
+from memledger.events.keys import conflict_stream
 from memledger.extraction.policy import short_hash
 from memledger.projectors import facts_queries, graph_queries
 from memledger.service import scope_ids
@@ -138,7 +139,7 @@ def resolve_conflict(
     event = ConflictResolved(
         conflict_id=conflict_id, chosen_memory_id=chosen_memory_id, reason=reason, resolved_by=actor
     )
-    _append(engine, tenant_id, f"conflict:{conflict_id}", event, actor)
+    _append(engine, tenant_id, conflict_stream(conflict_id), event, actor)
 
 
 def conflicts(engine: Engine, tenant_id: str, state: str | None = None) -> list[facts_queries.ConflictView]:
