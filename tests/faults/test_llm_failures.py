@@ -103,6 +103,18 @@ def results(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: li
         }
 
 
+def answered_by(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: list[str]) -> dict[str, set[str]]:
+    """Per turn, the extractors (name@version) the metadata of its events names."""
+    with database.engine.connect() as conn:
+        return {
+            turn_id: {
+                f"{rec.metadata.extractor}@{rec.metadata.extractor_version}"
+                for rec in event_store.read_stream(conn, TENANT, turn_stream(worker.extractor, turn_id))
+            }
+            for turn_id in turn_ids
+        }
+
+
 def heuristic_results(database: bootstrap.Database, turn_ids: list[str]) -> dict[str, list[object]]:
     """What a heuristic worker makes of the same turns (its own checkpoint and streams)."""
     heuristic = bootstrap.build_worker(database, HeuristicExtractor())
@@ -140,6 +152,8 @@ def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_eve
     budget = batches * (RETRIES * TIMEOUT_S + llm.backoff_s * (RETRIES - 1)) + 10.0
     assert took < budget, f"the drain took {took:.1f} s; timeouts not applied?"
     assert results(database, worker, turn_ids) == heuristic_results(database, turn_ids)
+    named = set().union(*answered_by(database, worker, turn_ids).values())
+    assert named == {"heuristic@1"}, "an auditor must see that the heuristics, not the model, extracted these"
 
 
 def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table(
@@ -202,3 +216,6 @@ def test_once_the_provider_recovers_the_next_batch_uses_the_model_with_no_restar
     (event,) = found[second[0]]
     assert isinstance(event, EntityObserved) and event.name == "Kestrel Analytics", "the model's answer, stored"
     assert found[second[2]] == [] != expected[second[2]], "the model's answer stands: no heuristics added to it"
+    named = answered_by(database, worker, turn_ids)
+    assert set().union(*(named[t] for t in first)) == {"heuristic@1"}
+    assert named[second[0]] == {"llm:openai/fake-extractor@1"}

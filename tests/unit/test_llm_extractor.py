@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import litellm
+import msgspec
 import pytest
 
 from memledger.adapters.llm_extractor import LlmExtractor
@@ -97,6 +98,14 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     wrapper = Calls(litellm.completion)
     monkeypatch.setattr(litellm, "completion", wrapper)
     return wrapper
+
+
+def from_fallback(turns: Sequence[TurnText]) -> dict[str, TurnExtraction]:
+    """What the fallback makes of ``turns``, said to be its answer (not the model's)."""
+    return {
+        turn_id: msgspec.structs.replace(found, answered_by=("fallback", "1"))
+        for turn_id, found in Fallback().extract(turns).items()
+    }
 
 
 def extractor(answer: Any = None, *, sleeps: list[float] | None = None, **kw: Any) -> LlmExtractor:
@@ -238,6 +247,31 @@ def test_a_valid_answer_is_stored_through_the_policy(calls: Calls) -> None:
     assert counts.refused_secrets == counts.dropped_low_confidence == 0
 
 
+def _attributed(found: Mapping[str, TurnExtraction]) -> list[tuple[str, str | None, str | None, str | None]]:
+    """(event id, actor, extractor, version) of what the policy makes of ``found``,
+    asked of the LLM extractor."""
+    pairs = [
+        new
+        for t in TURNS
+        for _, new in to_events(
+            t, found.get(t.turn_id, TurnExtraction()), Counts(), Policy(), extractor=f"llm:{MODEL}", version="1"
+        )
+    ]
+    assert pairs, "nothing to attribute: the test would prove nothing"
+    return [(n.event_id, n.metadata.actor, n.metadata.extractor, n.metadata.extractor_version) for n in pairs]
+
+
+def test_events_name_the_extractor_that_answered_and_keep_the_ids_of_the_one_asked(calls: Calls) -> None:
+    by_model = _attributed(extractor(VALID).extract(TURNS))
+    assert {row[1:] for row in by_model} == {(f"extractor:llm:{MODEL}", f"llm:{MODEL}", "1")}
+
+    by_fallback = _attributed(extractor("not json", retries=1).extract(TURNS))
+    assert {row[1:] for row in by_fallback} == {("extractor:fallback", "fallback", "1")}
+    # Ids stay those of the extractor asked: a batch done again after a failure (by
+    # the model this time) gets the same ids, so it cannot be appended twice.
+    assert all(row[0].startswith(f"x:llm:{MODEL}@1:") for row in by_fallback)
+
+
 def test_answers_about_turns_not_sent_are_dropped(calls: Calls) -> None:
     answer = {
         "turns": [
@@ -308,7 +342,7 @@ def test_a_schema_breaking_answer_is_refused_retried_then_falls_back(calls: Call
     assert sleeps == [0.5, 1.0]
     assert (llm.refused_answers, llm.fallbacks) == (3, 1)
     assert llm.fallback.calls == [["t1", "t2", "t3"]]  # type: ignore[attr-defined]
-    assert found == Fallback().extract(TURNS)
+    assert found == from_fallback(TURNS)
 
 
 def test_a_refused_answer_then_a_valid_one_uses_the_valid_one(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -390,7 +424,7 @@ def test_provider_errors_are_retried_with_backoff_then_fall_back(calls: Calls) -
     assert calls.count == 4
     assert sleeps == [0.25, 0.5, 1.0]
     assert (llm.fallbacks, llm.refused_answers) == (1, 0)
-    assert found == Fallback().extract(TURNS)
+    assert found == from_fallback(TURNS)
 
 
 def test_timeouts_are_retried_then_fall_back(calls: Calls) -> None:
@@ -400,7 +434,7 @@ def test_timeouts_are_retried_then_fall_back(calls: Calls) -> None:
     assert calls.count == 2
     assert sleeps == [0.5]
     assert llm.fallbacks == 1
-    assert found == Fallback().extract(TURNS)
+    assert found == from_fallback(TURNS)
 
 
 def test_an_error_then_an_answer_uses_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -423,7 +457,7 @@ def test_each_batch_gets_its_own_call_and_fallback(monkeypatch: pytest.MonkeyPat
     second = llm.extract(TURNS)
     assert wrapper.count == 2  # one per batch; retries=1 means no retry
     assert llm.fallbacks == 1
-    assert first == Fallback().extract(TURNS[:1])
+    assert first == from_fallback(TURNS[:1])
     assert set(second) == {"t1", "t2", "t3"}
 
 

@@ -127,7 +127,11 @@ class LlmExtractor:
                 self.sleep(self.backoff_s * (2**attempt))
         self.fallbacks += 1
         log.warning("falling back to %s for %d turns", self.fallback.name, len(turns))
-        return self.fallback.extract(turns)
+        by = (self.fallback.name, self.fallback.version)
+        return {
+            turn_id: msgspec.structs.replace(found, answered_by=found.answered_by or by)
+            for turn_id, found in self.fallback.extract(turns).items()
+        }
 
     def _call(self, turns: Sequence[TurnText]) -> str:
         # litellm fetches a price map from the network at import unless told not to;

@@ -128,12 +128,14 @@ def conversation_of(turn: TurnText) -> str:
 @dataclass
 class _Out:
     turn: TurnText
-    extractor: str
+    extractor: str  # the one asked: its name and version make the events' ids
     version: str
+    answered_by: tuple[str, str] | None = None  # the one whose candidates these are, if another
     events: list[tuple[str, NewEvent]] = field(default_factory=list)
 
     def add(self, stream: str, event: Event) -> None:
         n = len(self.events)
+        name, version = self.answered_by or (self.extractor, self.version)
         self.events.append(
             (
                 stream,
@@ -144,9 +146,9 @@ class _Out:
                     metadata=Metadata(
                         causation_id=self.turn.event_id,
                         correlation_id=self.turn.turn_id,
-                        actor=f"extractor:{self.extractor}",
-                        extractor=self.extractor,
-                        extractor_version=self.version,
+                        actor=f"extractor:{name}",
+                        extractor=name,
+                        extractor_version=version,
                     ),
                 ),
             )
@@ -179,8 +181,10 @@ def to_events(
     extractor: str,
     version: str,
 ) -> list[tuple[str, NewEvent]]:
-    """The (stream, event) pairs one turn's candidates become; ``counts`` is updated."""
-    out = _Out(turn, extractor, version)
+    """The (stream, event) pairs one turn's candidates become; ``counts`` is updated.
+    ``extractor`` and ``version`` name the extractor asked (the events' ids are made
+    of them); the metadata names the one that answered (``found.answered_by``)."""
+    out = _Out(turn, extractor, version, found.answered_by)
     _entities(out, found, counts, policy)
     _relationships(out, found, counts, policy)
     for fact in found.facts:

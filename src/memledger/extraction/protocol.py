@@ -103,6 +103,9 @@ class TurnExtraction(msgspec.Struct, frozen=True, kw_only=True):
     retractions: tuple[RetractionCandidate, ...] = ()
     facts: tuple[FactCandidate, ...] = ()
     directives: tuple[DirectiveCandidate, ...] = ()
+    # (name, version) of the extractor that proposed these when it is not the one
+    # asked (a fallback answered); their events' metadata names it.
+    answered_by: tuple[str, str] | None = None
 
 
 class Extractor(Protocol):
