@@ -22,6 +22,7 @@ from sqlalchemy.engine import Engine
 
 from memledger import workload
 from memledger.errors import InvalidIdentifier, NotFound
+from memledger.events import codec
 from memledger.events.catalogue import Scopes, SubjectErased, TurnRecorded
 from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.projectors import checkpoints, rebuild, registry, runner
@@ -260,6 +261,39 @@ def test_live_read_models_equal_a_rebuild_and_rebuilds_stay_erased(engine: Engin
     assert find_everywhere(engine, list(SECRET_WORDS)) == set()
     assert _vectors(engine, erased.tenant) == erased.vectors_after
     _assert_projections_equal_a_rebuild(engine)
+
+
+class Recording(HeuristicExtractor):
+    """The heuristic extractor, keeping every text it is given."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def extract(self, turns: Any) -> Any:
+        self.texts += [t.text for t in turns]
+        return super().extract(turns)
+
+
+def test_turns_erased_before_their_extraction_are_never_sent_to_an_extractor(engine: Engine) -> None:
+    tenant = "t-erased-early"
+    said = ["I use Frobnicatrix for every Phoenix deploy.", "decision: Phoenix ships with Frobnicatrix"]
+    _say(engine, tenant, "zed", said)
+    _say(engine, tenant, "yan", ["I prefer Vim over Emacs."])
+    report = erasure.erase(engine, tenant, "zed", refresh=False, vacuum_after=False)
+    assert report.turns == len(said)
+
+    recording = Recording()
+    drained = ExtractionWorker(engine, recording).drain()
+
+    assert "I prefer Vim over Emacs." in recording.texts, "the worker ran over the tenant's turns"
+    assert codec.ERASED not in recording.texts and not set(said) & set(recording.texts)
+    assert drained.erased >= len(said)
+    zed = scope_ids.stored_id(engine, tenant, "user", "zed")
+    stored = _events_of(engine, tenant)
+    zed_turns = {r.event.turn_id for r in stored if isinstance(r.event, TurnRecorded) and r.event.subject == zed}
+    extracted_from = {r.metadata.correlation_id for r in stored if r.metadata.extractor}
+    assert len(zed_turns) == len(said) and not zed_turns & extracted_from
+    assert extracted_from, "yan's turn was extracted"
 
 
 def test_bad_requests_are_refused_and_write_nothing(engine: Engine, erased: Erased) -> None:

@@ -57,6 +57,8 @@ def once_command(args: argparse.Namespace) -> int:
             f"(refused {report.refused_secrets} secrets, skipped {report.skipped} over limits, "
             f"dropped {report.dropped_low_confidence} below confidence 0.5)"
         )
+        if report.erased:
+            print(f"passed over {report.erased} turns erased before their extraction")
         if report.busy_elsewhere:
             print("another worker of this extractor is running; it will extract the rest")
     finally:

@@ -56,11 +56,12 @@ class BatchReport:
     skipped: int = 0
     dropped_low_confidence: int = 0
     invalid: int = 0
+    erased: int = 0  # turns erased before they were extracted: passed over, never sent
     busy_elsewhere: bool = False
 
     def add(self, other: BatchReport) -> None:
         """Add ``other``'s counts to this report's."""
-        for name in ("turns", "events", "refused_secrets", "skipped", "dropped_low_confidence", "invalid"):
+        for name in ("turns", "events", "refused_secrets", "skipped", "dropped_low_confidence", "invalid", "erased"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.busy_elsewhere |= other.busy_elsewhere
 
@@ -170,13 +171,16 @@ class ExtractionWorker:
             page = event_store.read_all(conn, after=after, limit=self.config.batch_turns, types=[TURN_TAG])
         if not page:
             return BatchReport(), after
-        turns = [to_turn_text(rec) for rec in page]
-        found = self.extractor.extract(turns)  # outside any transaction
+        # A turn erased before its extraction reads "[erased]": nothing to extract, and
+        # no text for a model to be paid for (or to make something up from).
+        turns = [to_turn_text(rec) for rec in page if not rec.erased]
+        found = self.extractor.extract(turns) if turns else {}  # outside any transaction
         with _transaction(conn):
             now = checkpoints.lock(conn, self.name)
             if now is None or now.cursor != after:
                 return BatchReport(busy_elsewhere=True), None  # someone else did this batch
             report = self._append(conn, turns, found)
+            report.erased = len(page) - len(turns)
             checkpoints.advance(conn, self.name, page[-1].cursor, len(page))
         return report, page[-1].cursor
 

@@ -95,7 +95,7 @@ def _replay(
     policy: Policy,
 ) -> list[Recorded]:
     """The page with extractor output replaced by ``extractor``'s, in ledger order."""
-    turns = [to_turn_text(rec) for rec in page if rec.event.__struct_config__.tag == TURN_TAG]
+    turns = [to_turn_text(rec) for rec in page if _extractable(rec)]
     found = extractor.extract(turns) if turns else {}
     with engine.connect() as conn:
         settings = {t: tenant_settings.load(conn, t) for t in {t.tenant_id for t in turns}}
@@ -104,7 +104,7 @@ def _replay(
         if rec.metadata.extractor is not None:
             continue  # an extractor's output: replaced by the new extractor's
         out.append(rec)
-        if rec.event.__struct_config__.tag != TURN_TAG:
+        if not _extractable(rec):
             continue
         turn = to_turn_text(rec)
         extraction = found.get(turn.turn_id, TurnExtraction())
@@ -170,3 +170,8 @@ def drop(engine: Engine, label: str) -> None:
     with db.begin(engine) as tx:
         for name in SHADOWED:
             drop_schema(tx, shadow_schema(name, label))
+
+
+def _extractable(rec: Recorded) -> bool:
+    """A turn, not erased (an erased turn reads "[erased]": the worker passes it over)."""
+    return rec.event.__struct_config__.tag == TURN_TAG and not rec.erased
