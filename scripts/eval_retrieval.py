@@ -9,7 +9,9 @@
    set's own turn ids and times, then ``MemoryLedger.process()`` (the heuristic
    extractor and every projection, as configured by default).
 2. Hybrid. For each question, ``service.search.search`` with kinds fact, entity,
-   relationship and turn, the question's scopes and k = 25. An item counts for every
+   relationship and turn, the question's scopes, k = 25 and the vector channel of
+   the configured embedder (the offline model by default; ``--no-vectors`` leaves it
+   out, ``--max-distance`` moves its cutoff). An item counts for every
    turn id it cites (``source_turns``; a turn cites itself). recall@k: the share of
    the question's answer turns cited by the first k items; MRR: 1 / the rank of the
    first item citing an answer turn (0 if none in 25). Also printed, stricter:
@@ -51,6 +53,7 @@ from sqlalchemy.engine import URL, Connection
 from memledger import MemoryLedger, bootstrap
 from memledger.config import Settings
 from memledger.service import search
+from memledger.service.context import VectorSearch
 from memledger.service.record import TurnInput
 from memledger.service.types import Scopes
 from memledger.store import db
@@ -238,6 +241,7 @@ def evaluate(
     questions: list[Question],
     show: int,
     kinds: Sequence[str] = KINDS,
+    vector_search: VectorSearch | None = None,
 ) -> dict[str, Any]:
     by_tenant: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for turn in turns:
@@ -254,7 +258,13 @@ def evaluate(
     started = time.perf_counter()
     for question, query in zip(questions, queries, strict=True):
         items = search.search(
-            memory.engine, question.tenant, Scopes(**question.scopes), question.text, k=DEPTH, kinds=kinds
+            memory.engine,
+            question.tenant,
+            Scopes(**question.scopes),
+            question.text,
+            k=DEPTH,
+            kinds=kinds,
+            vector_search=vector_search,
         )
         ranked = [list(item.source_turns) for item in items]
         hybrid.append(scores(ranked, question.answers))
@@ -292,7 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--show", type=int, default=0, help="print N questions where BM25 beat the hybrid")
     parser.add_argument("--kinds", default=",".join(KINDS), help="the item kinds searched (default: all four)")
+    parser.add_argument("--no-vectors", action="store_true", help="search without its vector channel")
+    parser.add_argument("--max-distance", type=float, default=search.MAX_VECTOR_DISTANCE, help="vector channel cutoff")
     args = parser.parse_args(argv)
+    search.MAX_VECTOR_DISTANCE = args.max_distance
     turns, questions = load(args.data, args.quick)
     with eval_database() as url:
         memory = MemoryLedger.open(Settings(DATABASE_URL=url.render_as_string(hide_password=False)))
@@ -302,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
                 record(memory, [t for t in turns if t["tenant"] == tenant])
             extracted = memory.process()
             log(f"recorded {len(turns)} turns, extracted {extracted}, projected: {time.perf_counter() - started:.1f} s")
-            out = evaluate(memory, turns, questions, args.show, args.kinds.split(","))
+            vectors = None if args.no_vectors else bootstrap.vector_search(memory.database)
+            out = evaluate(memory, turns, questions, args.show, args.kinds.split(","), vectors)
         finally:
             memory.close()
     out = {
@@ -310,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         "turns": len(turns),
         "quick": args.quick,
         "kinds": args.kinds,
+        "vectors": not args.no_vectors,
+        "max_distance": args.max_distance,
         **out,
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
     }

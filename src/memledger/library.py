@@ -128,7 +128,8 @@ class MemoryLedger:
 
     def search(self, tenant_id: str, query: str, *, scopes: Scopes = Scopes(), k: int = 10) -> list[SelectedItem]:
         """Hybrid search over facts, entities, relationships and turns."""
-        return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k)
+        vectors = bootstrap.vector_search(self.database)
+        return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, vector_search=vectors)
 
     def graph(self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None) -> GraphAnswer:
         """Relationships around an entity (or "me"), with the turns behind each."""

@@ -114,7 +114,8 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         """Search the user's memory (facts, entities, relationships and past turns) for `query`.
         Each result has an id, its text, a score and the ids of the turns it came from."""
         caller_tenant, engine = caller(ctx)
-        found = search.search(engine, caller_tenant, _scopes(session, project, user, org), query, k=max(1, min(k, 50)))
+        scopes, vectors = _scopes(session, project, user, org), bootstrap.vector_search(database)
+        found = search.search(engine, caller_tenant, scopes, query, k=max(1, min(k, 50)), vector_search=vectors)
         return [
             {"id": i.item_id, "kind": i.kind, "text": i.text, "score": i.score, "turns": list(i.source_turns)}
             for i in found

@@ -42,7 +42,7 @@ from memledger.projectors.embeddings import (
     text_hashes,
     text_sha256,
 )
-from memledger.service import context, projections
+from memledger.service import context, projections, scope_ids, search
 from memledger.store import embedding_cache, event_store
 from tests.integration.test_projections_support import assert_equals_rebuild, checksums, fresh_database
 
@@ -387,6 +387,47 @@ def test_bootstrap_vector_search_finds_a_fact_by_meaning(vectors_db: Engine) -> 
         assert search(conn, tenant, "what does she eat")[0] == "diet"
         assert search(conn, tenant, "   ") == []
         assert search(conn, new_tenant(), "Does she have a puppy?") == []
+
+
+def _search_database(engine: Engine) -> bootstrap.Database:
+    return bootstrap.Database(engine=engine, url=engine.url, embedded=False, settings=Settings(), app_engine=engine)
+
+
+def test_search_finds_turns_and_facts_by_meaning_through_its_vector_channel(vectors_db: Engine) -> None:
+    tenant = new_tenant()
+    ada_key, bob_key = (scope_ids.stored_id(vectors_db, tenant, "user", user) for user in ("ada", "bob"))
+    Writer(vectors_db, tenant).append(
+        turn("t-pet", "We adopted a little beagle from the shelter last spring"),
+        turn("t-city", "The flat in Lisbon gets a lot of afternoon sun"),
+        fact("diet", "diet", "Ada is vegetarian", scope_key=ada_key),
+        fact("bob-pet", "pet", "Bob owns a cat", scope_key=bob_key),  # another user's
+    )
+    projections.install_all(vectors_db)
+    projections.catch_up_all(vectors_db, ["turns", "facts", "embeddings"])
+    vectors = bootstrap.vector_search(_search_database(vectors_db))
+    ada = Scopes(user="ada")
+
+    def ids(query: str, **options: object) -> list[str]:
+        return [item.item_id for item in search.search(vectors_db, tenant, ada, query, k=5, **options)]  # type: ignore[arg-type]
+
+    # No word in common with what answers them: only the vector channel finds these.
+    assert "t-pet" not in ids("Does she have a puppy?")
+    assert ids("Does she have a puppy?", vector_search=vectors)[0] == "t-pet"
+    assert "diet" in ids("what does she eat", vector_search=vectors)
+    # A fact of a scope the request does not have never comes back, however near.
+    assert "bob-pet" not in ids("Does anyone own a cat?", vector_search=vectors)
+    found = search.search(vectors_db, tenant, ada, "Does she have a puppy?", k=5, vector_search=vectors)
+    assert found[0].source_turns == ("t-pet",) and "vector #1" in found[0].reasons
+
+
+def test_search_refuses_to_compare_a_query_with_vectors_of_another_model(vectors_db: Engine) -> None:
+    tenant = new_tenant()
+    Writer(vectors_db, tenant).append(turn("t1", "We adopted a little beagle"))
+    projections.install_all(vectors_db)
+    projections.catch_up_all(vectors_db, ["turns", "embeddings"])
+    other = bootstrap.vector_search(_search_database(vectors_db), Constant("other-model"))
+    with pytest.raises(EmbeddingMismatch):
+        search.search(vectors_db, tenant, Scopes(user="ada"), "a puppy", vector_search=other)
 
 
 def test_a_retracted_fact_never_comes_back_through_the_vector_channel(vectors_db: Engine) -> None:

@@ -195,6 +195,7 @@ def restore(item_id: str, body: ReasonIn, tenant_id: Tenant, engine: Fenced) -> 
 
 @router.get("/v1/search", response_model=list[Item], tags=["agents"])
 def get_search(
+    request: Request,
     tenant_id: Tenant,
     engine: Fenced,
     q: Annotated[str, Query(min_length=1, max_length=10_000)],
@@ -206,7 +207,9 @@ def get_search(
     kind: Annotated[list[Literal["fact", "entity", "relationship", "turn"]] | None, Query()] = None,
 ) -> list[Item]:
     """Hybrid search over facts, entities, relationships and turns, each citing its turns."""
-    found = search.search(engine, tenant_id, _query_scopes(session, project, user, org), q, k=k, kinds=kind)
+    scopes = _query_scopes(session, project, user, org)
+    vectors = vector_search(database_of(request))
+    found = search.search(engine, tenant_id, scopes, q, k=k, kinds=kind, vector_search=vectors)
     return [Item(**msgspec.to_builtins(item)) for item in found]
 
 

@@ -131,7 +131,8 @@ def search_command(args: argparse.Namespace) -> int:
     """Print the best items for a query."""
     database = bootstrap.connect(Settings())
     try:
-        items = search.search(database.for_tenant(args.tenant), args.tenant, scopes_of(args), args.query, k=args.k)
+        engine, vectors = database.for_tenant(args.tenant), bootstrap.vector_search(database)
+        items = search.search(engine, args.tenant, scopes_of(args), args.query, k=args.k, vector_search=vectors)
     finally:
         database.close()
     for item in items:

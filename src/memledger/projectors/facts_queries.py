@@ -373,6 +373,32 @@ def by_ids(conn: Connection, tenant_id: str, memory_ids: Sequence[str]) -> list[
     return _hits(conn, stmt)
 
 
+def visible_by_ids(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Sequence[tuple[str, str]],
+    memory_ids: Iterable[str],
+    *,
+    min_confidence: float,
+    categories: Iterable[str] | None,
+) -> list[FactHit]:
+    """Those of these facts a request of ``scopes`` may see (as ``channels`` sees
+    them), in no particular order (rank 0)."""
+    scopes, wanted = list(scopes), sorted(set(memory_ids))
+    if not scopes or not wanted:
+        return []
+    params = _visible_params(tenant_id, scopes, min_confidence, categories)
+    params["memory_ids"] = wanted
+    rows = conn.execute(_visible_by_ids_statement(len(scopes), categories is not None), params).all()
+    return [FactHit(*row, rank=0) for row in rows]  # type: ignore[misc]
+
+
+@lru_cache(maxsize=16)
+def _visible_by_ids_statement(pairs: int, categories: bool) -> sa.Select[Any]:
+    wanted = facts.c.memory_id == sa.any_(sa.bindparam("memory_ids", type_=ARRAY(sa.Text)))
+    return sa.select(*_HIT_COLUMNS).where(*_visible_where(pairs, categories), wanted)
+
+
 class ConflictView(msgspec.Struct, frozen=True):
     """A conflict as people read it."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -144,3 +144,12 @@ def search(conn: Connection, tenant_id: str, query: str, *, limit: int = 10) -> 
         .limit(limit)
     )
     return [(r[0], r[1], float(r[2])) for r in conn.execute(stmt).all()]
+
+
+def texts_by_id(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
+    """The text of each of these turns the tenant has, by turn id."""
+    wanted = sorted(set(turn_ids))
+    if not wanted:
+        return {}
+    stmt = sa.select(turns.c.turn_id, turns.c.text).where(turns.c.tenant_id == tenant_id, turns.c.turn_id.in_(wanted))
+    return {r[0]: r[1] for r in conn.execute(stmt).all()}

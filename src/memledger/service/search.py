@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import msgspec
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id, normalise_name
-from memledger.projectors import graph_queries, turns
+from memledger.projectors import embeddings, facts_queries, graph_queries, turns
 from memledger.projectors.graph_queries import Edge, EntityHit
 from memledger.selection import candidates
+from memledger.selection.candidates import QueryVector
+from memledger.selection.items import entity_item, fact_item
 from memledger.selection.rank import Candidate, fuse
 from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words
 from memledger.service import scope_ids
+from memledger.service.context import VectorSearch
 from memledger.store.identifiers import check_identifier
 
 
@@ -31,28 +35,86 @@ def search(
     kinds: Iterable[str] | None = None,
     min_confidence: float = 0.0,
     categories: Iterable[str] | None = None,
+    vector_search: VectorSearch | None = None,
 ) -> list[SelectedItem]:
     """The ``k`` best items for ``query``: facts of the given scopes, entities and
-    relationships (hybrid: full text and graph), and turns (full text, any of the
-    query's words); each cites its source turn ids (the caller's own ids when it gave
-    them). Ranked by ``_rank``. Raw scope keys are looked up by their stored ids."""
+    relationships (hybrid: full text, vectors and the graph), and turns (full text, any
+    of the query's words, and vectors); each cites its source turn ids (the caller's
+    own ids when it gave them). Ranked by ``_rank``. Raw scope keys are looked up by
+    their stored ids. Without ``vector_search`` there is no vector channel; with it,
+    vectors of another model than its embedder's raise ``EmbeddingMismatch``."""
     check_identifier("tenant_id", tenant_id)
     if "\x00" in query:
         raise InvalidCommand("the query holds a NUL character")
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     wanted = set(kinds) if kinds is not None else {"fact", "entity", "relationship", "turn"}
+    embedded = wanted & EMBEDDED_KINDS
+    # Embedding the query (the longest step) runs while the text and graph channels do.
+    wait = vector_search.start(query) if vector_search is not None and embedded else None
     with engine.connect() as conn:
         pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)
         if "turn" in wanted and (words := query_words(query)):
             # Any of the words, best first: a question rarely has all its words in one turn.
             any_word = " or ".join(words)
             for rank, (turn_id, text, _) in enumerate(turns.search(conn, tenant_id, any_word, limit=k * 2), start=1):
-                item = SelectedItem(
-                    item_id=turn_id, kind="turn", text=text, confidence=1.0, score=0.0, source_turns=(turn_id,)
-                )
-                pool.append(Candidate(item=item, ranks={"text": rank}))
+                pool.append(Candidate(item=_turn_item(turn_id, text), ranks={"text": rank}))
+        if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
+            nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
+            pool = nearest.add(pool, vector, sorted(embedded), max(2 * k, candidates.PER_CHANNEL))
     ranked = _rank([c for c in pool if c.item.kind in wanted], query, datetime.now(UTC))
     return [c.item for c in ranked[:k]]
+
+
+EMBEDDED_KINDS = frozenset({"fact", "entity", "turn"})  # what the embeddings projector gives vectors
+VECTOR_WAIT_S = 30.0  # a provider's embedding may be slow; the offline model takes milliseconds
+# Nearest neighbours always exist: beyond this cosine distance an item is not taken
+# as related to the query, so a query about nothing the tenant said finds nothing.
+MAX_VECTOR_DISTANCE = 0.8
+
+
+def _turn_item(turn_id: str, text: str) -> SelectedItem:
+    return SelectedItem(item_id=turn_id, kind="turn", text=text, confidence=1.0, score=0.0, source_turns=(turn_id,))
+
+
+@dataclass(frozen=True)
+class _Nearest:
+    """The vector channel of search: the tenant's items nearest the query, ranked by
+    their place among all found; a fact only if the request may see it (as the text
+    channel would), an entity or a turn of the tenant as found."""
+
+    conn: Connection
+    tenant_id: str
+    scopes: list[tuple[str, str]]
+    min_confidence: float
+    categories: Iterable[str] | None
+
+    def add(self, pool: list[Candidate], query: QueryVector, kinds: list[str], k: int) -> list[Candidate]:
+        vector = [float(v) for v in query.literal[1:-1].split(",")]
+        found = embeddings.nearest(self.conn, self.tenant_id, vector, query.model, kinds=kinds, k=k)
+        near = [n for n in found if n.distance <= MAX_VECTOR_DISTANCE]
+        rank = {(n.item_kind, n.item_id): i for i, n in enumerate(near, start=1)}
+        known = {(c.item.kind, c.item.item_id): c for c in pool}
+        ids = {kind: {item_id for k, item_id in rank if k == kind} for kind in EMBEDDED_KINDS}
+        for cand in self._candidates(ids["fact"], ids["entity"], ids["turn"]):
+            key = (cand.item.kind, cand.item.item_id)
+            if key in known:
+                known[key].ranks.setdefault("vector", rank[key])
+            else:
+                cand.ranks["vector"] = rank[key]
+                pool.append(cand)
+        return pool
+
+    def _candidates(self, fact_ids: set[str], entity_ids: set[str], turn_ids: set[str]) -> Iterator[Candidate]:
+        conn, tenant = self.conn, self.tenant_id
+        visible = facts_queries.visible_by_ids(
+            conn, tenant, self.scopes, fact_ids, min_confidence=self.min_confidence, categories=self.categories
+        )
+        for hit in visible:
+            yield Candidate(item=fact_item(hit), key=hit.key, seen_at=hit.updated_at)
+        for entity in graph_queries.entities_by_id(conn, tenant, entity_ids) if entity_ids else []:
+            yield Candidate(item=entity_item(entity), seen_at=entity.last_seen_at)
+        for turn_id, text in turns.texts_by_id(conn, tenant, turn_ids).items():
+            yield Candidate(item=_turn_item(turn_id, text))
 
 
 def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
