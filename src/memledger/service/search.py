@@ -94,7 +94,7 @@ class _Nearest:
         near = [n for n in found if n.distance <= MAX_VECTOR_DISTANCE]
         rank = {(n.item_kind, n.item_id): i for i, n in enumerate(near, start=1)}
         known = {(c.item.kind, c.item.item_id): c for c in pool}
-        ids = {kind: {item_id for k, item_id in rank if k == kind} for kind in EMBEDDED_KINDS}
+        ids = {kind: {item_id for of, item_id in rank if of == kind} for kind in EMBEDDED_KINDS}
         for cand in self._candidates(ids["fact"], ids["entity"], ids["turn"]):
             key = (cand.item.kind, cand.item.item_id)
             if key in known:
