@@ -1,6 +1,6 @@
 """Benchmark context selection at scale: select + format latency, one caller and eight.
 
-    .venv/bin/python scripts/bench_context.py [--quick] [--requests N] [--threads N] [--profile FILE]
+    .venv/bin/python scripts/bench_context.py [--quick] [--requests N] [--threads N] [--processes N] [--profile FILE]
 
 1. Data. An embedded PostgreSQL of this process alone (``store.db.start_temporary``,
    in a temporary directory, deleted at exit; ``DATABASE_URL``'s server if set, on a
@@ -44,6 +44,9 @@
    Each pass has requests of its own (query vectors are cached per process). Then
    the embedder alone on the first requests (``embedding_p50_ms``), and ``select``
    with and without the vector channel on a fifth set, to show where the time goes.
+   ``--processes N``: also the requests of a sixth set from N processes at once, each
+   with its own engines and embedder (separate agent processes, an API server's
+   workers), so no GIL is shared ("concurrent_processes").
 
 The last line printed is one JSON object with every figure.
 """
@@ -55,6 +58,7 @@ import cProfile
 import gc
 import itertools
 import json
+import multiprocessing
 import os
 import platform
 import random
@@ -977,24 +981,17 @@ def mark_built(url: URL, size: Size, out: dict[str, Any]) -> None:
 def measure(
     url: URL, main: Tenant, size: Size, args: argparse.Namespace, out: dict[str, Any], embedder: MiniLmEmbedder
 ) -> None:
-    settings = Settings()
-    owner = db.create_engine(url, pool_size=max(5, args.threads))
-    app = db.create_app_engine(db.app_url(url, None), pool_size=max(5, args.threads))
-    for each in (owner, app):
-        scope_ids.set_default(each, False)  # the generated facts hold their scope keys as given
-    database = bootstrap.Database(owner, url, False, settings, app)
-    # What the library, HTTP and MCP serve context through: the application role,
-    # fenced by row-level security to the tenant.
-    engine = database.for_tenant(main.tenant_id)
+    database, engine = connect(url, main.tenant_id, max(5, args.threads))
+    owner = database.engine
     # Query vectors are cached per process (bootstrap), so each pass gets requests of
     # its own, drawn alike: no pass is served embeddings another pass computed.
     count = args.requests or size.requests
-    pool = make_requests(main, 5 * count + 20)
+    pool = make_requests(main, 6 * count + 20)  # seeded: a longer pool keeps the same first requests
     passes = [pool[i * count : (i + 1) * count] for i in range(5)]
     requests, others, served, served_others, selects = passes
-    warm = pool[-20:]
+    warm = pool[5 * count : 5 * count + 20]
     search = bootstrap.vector_search(database, embedder)
-    clock = StatementClock(app)
+    clock = StatementClock(database.app_engine)
     run_serial(build_context, engine, warm, search, clock)
     # What this script built and holds (the generated tenant, ~10^5-10^6 objects) is
     # moved out of the garbage collector's reach, so its full collections (80 ms at
@@ -1016,6 +1013,85 @@ def measure(
     out["select_with_vectors"] = quantiles(time_select(engine, selects, search))
     out["select_without_vectors"] = quantiles(time_select(engine, selects, None))
     out["requests"] = len(requests)
+    database.close()
+    if args.processes:
+        out["concurrent_processes"] = timed_processes(url, main.tenant_id, pool[5 * count + 20 :], warm, args.processes)
+
+
+def connect(url: URL, tenant_id: str, pool_size: int) -> tuple[bootstrap.Database, Engine]:
+    """The database, and the engine context is served through for ``tenant_id``: the
+    application role, fenced by row-level security to the tenant, as the library,
+    HTTP and MCP serve it."""
+    owner = db.create_engine(url, pool_size=pool_size)
+    app = db.create_app_engine(db.app_url(url, None), pool_size=pool_size)
+    for each in (owner, app):
+        scope_ids.set_default(each, False)  # the generated facts hold their scope keys as given
+    database = bootstrap.Database(owner, url, False, Settings(), app)
+    return database, database.for_tenant(tenant_id)
+
+
+def timed_processes(
+    url: URL,
+    tenant_id: str,
+    requests: Sequence[context.SelectRequest],
+    warm: Sequence[context.SelectRequest],
+    count: int,
+) -> dict[str, Any]:
+    """``select_and_format`` from ``count`` processes at once, each with its own engines
+    and embedder (as separate agent processes, or an API server's workers, have), each
+    serving its share of ``requests`` in turn: no GIL is shared."""
+    spawn = multiprocessing.get_context("spawn")  # onnxruntime and open sockets do not survive fork
+    ready, results = spawn.Barrier(count + 1), spawn.Queue()
+    target = url.render_as_string(hide_password=False)
+    # Each warms up on all of ``warm`` (its statements prepared, its caches filled).
+    shares = [(requests[i::count], warm) for i in range(count)]
+    callers = [
+        spawn.Process(target=process_caller, args=(target, tenant_id, mine, warming, ready, results))
+        for mine, warming in shares
+    ]
+    for caller in callers:
+        caller.start()
+    ready.wait(timeout=300)
+    started = time.perf_counter()
+    outcomes = [outcome for _ in callers for outcome in results.get(timeout=600)]
+    elapsed = time.perf_counter() - started
+    for caller in callers:
+        caller.join()
+    log(f"{count} processes, select_and_format: {len(outcomes) / elapsed:.1f} requests/s")
+    figures: dict[str, Any] = quantiles([seconds for seconds, _ in outcomes])
+    figures.update(
+        failed_open=sum(failed for _, failed in outcomes),
+        processes=count,
+        requests_per_s=round(len(outcomes) / elapsed, 1),
+    )
+    return figures
+
+
+def process_caller(
+    url: str,
+    tenant_id: str,
+    requests: Sequence[context.SelectRequest],
+    warm: Sequence[context.SelectRequest],
+    ready: Any,
+    results: Any,
+) -> None:
+    """One process of ``timed_processes``: warms up, waits for the others, then puts
+    (seconds, failed open) of each of its requests on ``results``."""
+    database, engine = connect(sa.make_url(url), tenant_id, 2)
+    embedder = MiniLmEmbedder(threads=1)
+    search = bootstrap.vector_search(database, embedder)
+    for request in warm:
+        select_and_format(engine, request, search)
+    gc.collect()
+    gc.freeze()
+    ready.wait(timeout=300)
+    outcomes = []
+    for request in requests:
+        started = time.perf_counter()
+        selection, _ = select_and_format(engine, request, search)
+        failed = (selection.empty_reason or "").startswith("memory unavailable")
+        outcomes.append((time.perf_counter() - started, failed))
+    results.put(outcomes)
     database.close()
 
 
@@ -1090,6 +1166,9 @@ def report(out: dict[str, Any]) -> None:
         "served_concurrent_p99_ms": out["served_concurrent"]["p99_ms"],
         "embedding_p50_ms": out["embedder_alone"]["p50_ms"],
     }
+    if "concurrent_processes" in out:
+        print(f"{'concurrent_processes':>24}: {out['concurrent_processes']}")
+        figures["concurrent_processes_p99_ms"] = out["concurrent_processes"]["p99_ms"]
     for key, target in TARGETS.items():
         print(f"target {key} <= {target:g}: {figures[key]} {'met' if figures[key] <= target else 'MISSED'}")
     out.update(figures)
@@ -1104,6 +1183,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a tenant of 5,000 facts, 100 requests")
     parser.add_argument("--requests", type=int, default=None)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=0,
+        help="also time select + format from this many processes at once (their own engines and embedders)",
+    )
     parser.add_argument("--profile", default=None, help="write a cProfile of the single-caller pass here")
     parser.add_argument(
         "--keep",
