@@ -228,3 +228,65 @@ def test_wakeup_wait_reports_whether_a_notification_arrived(
         assert time.monotonic() - started < 2.0
     finally:
         wakeup.close()
+
+
+# text(): the server's view of the connections listening for appends.
+_LISTENERS = sa.text("SELECT pid FROM pg_stat_activity WHERE query = :listen AND pid <> pg_backend_pid()")
+
+
+def _listeners(engine: Engine) -> set[int]:
+    with engine.connect() as conn:
+        return set(conn.execute(_LISTENERS, {"listen": f"LISTEN {event_store.NOTIFY_CHANNEL}"}).scalars())
+
+
+def _cut_listeners(engine: Engine) -> set[int]:
+    """Terminate every connection listening for appends, as a server restart would,
+    wait until they are gone, and return their process ids."""
+    pids = _listeners(engine)
+    assert pids, "no connection was listening"
+    with engine.connect() as conn:
+        for pid in pids:
+            conn.execute(sa.select(sa.func.pg_terminate_backend(pid)))
+    deadline = time.monotonic() + PATIENCE_S
+    while _listeners(engine) & pids:
+        assert time.monotonic() < deadline, "the listening connections outlived pg_terminate_backend"
+        time.sleep(0.01)
+    return pids
+
+
+def test_a_wakeup_whose_connection_was_cut_listens_again(
+    engine: Engine, database: SessionDatabase, tenant: str
+) -> None:
+    wakeup = TimedWakeup(database.url)
+    try:
+        cut = _cut_listeners(engine)
+        # The wait that finds the connection gone is an ordinary poll: no error, and
+        # it lasts its timeout. (Before, it raised into the follower.)
+        assert wakeup.wait(0.3) is False
+        assert wakeup.waits[-1][1] >= 0.25
+        wakeup.waiting.clear()
+
+        def writer() -> None:
+            wakeup.waiting.wait(PATIENCE_S)
+            deadline = time.monotonic() + PATIENCE_S
+            while not _listeners(engine) - cut and time.monotonic() < deadline:  # listening again
+                time.sleep(0.01)
+            time.sleep(0.1)
+            _append(engine, tenant, ["after the cut"], notify=True)
+
+        thread = _in_background(writer)
+        woken = wakeup.wait(5.0)  # opens the connection again and listens
+        thread.join(timeout=PATIENCE_S)
+    finally:
+        wakeup.close()
+
+    assert woken, f"the wait after the cut was not woken: {wakeup.waits}"
+    assert wakeup.waits[-1][1] < 2.0, f"the wait did not end early: {wakeup.waits}"
+
+
+def test_a_closed_wakeup_stays_closed(database: SessionDatabase) -> None:
+    wakeup = Wakeup(database.url)
+    wakeup.close()
+    started = time.monotonic()
+    assert wakeup.wait(0.2) is False
+    assert time.monotonic() - started >= 0.15

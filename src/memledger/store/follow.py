@@ -7,33 +7,73 @@ so appends send one only when ``notify_on_append`` is on (see docs/BENCHMARKS.md
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import psycopg
 from sqlalchemy.engine import URL, Engine
 
 from memledger.events.envelope import START, Cursor, Recorded
 from memledger.store import event_store
+from memledger.store.outage import Backoff
+
+log = logging.getLogger(__name__)
 
 
 class Wakeup:
-    """A LISTEN connection that ends a wait early when an append notifies."""
+    """A LISTEN connection that ends a wait early when an append notifies.
+
+    A connection lost to a server restart or an idle timeout is opened again by a
+    later wait; until then each wait lasts its whole timeout, as a plain poll does.
+    A notification sent meanwhile is missed, which costs one poll interval at most:
+    the follower reads the ledger after every wait, whatever ended it.
+    """
 
     def __init__(self, url: URL) -> None:
-        conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-        self._conn = psycopg.connect(conninfo, autocommit=True)
-        self._conn.execute(f"LISTEN {event_store.NOTIFY_CHANNEL}")  # a constant identifier
+        self._conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._backoff = Backoff("listening for appends", log)
+        self._closed = False
+        self._conn: psycopg.Connection[Any] | None = self._listen()  # fails here if the server is down
+
+    def _listen(self) -> psycopg.Connection[Any]:
+        conn = psycopg.connect(self._conninfo, autocommit=True)
+        try:
+            conn.execute(f"LISTEN {event_store.NOTIFY_CHANNEL}")  # a constant identifier
+        except psycopg.Error:
+            conn.close()
+            raise
+        return conn
 
     def wait(self, timeout: float) -> bool:
-        """Block up to ``timeout`` seconds; True if a notification arrived."""
-        for _ in self._conn.notifies(timeout=timeout, stop_after=1):
-            return True
-        return False
+        """Block up to ``timeout`` seconds; True if a notification arrived (never, once closed)."""
+        started = time.monotonic()
+        try:
+            if self._closed:
+                time.sleep(timeout)
+                return False
+            if self._conn is None:
+                self._conn = self._listen()
+                self._backoff.succeeded()
+            for _ in self._conn.notifies(timeout=timeout, stop_after=1):
+                return True
+            return False
+        except psycopg.OperationalError as e:  # the connection was lost, or cannot be opened yet
+            self._backoff.failed(e)
+            self._drop()
+            time.sleep(max(0.0, timeout - (time.monotonic() - started)))
+            return False
 
     def close(self) -> None:
-        """Stop listening."""
-        self._conn.close()
+        """Stop listening for good."""
+        self._closed = True
+        self._drop()
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
 
 def follow(
