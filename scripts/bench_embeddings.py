@@ -36,7 +36,7 @@ from memledger.config import Settings
 from memledger.events.envelope import START, Metadata, Recorded
 from memledger.projectors import rebuild, runner
 from memledger.projectors.embeddings import EMBED_BATCH, EmbeddingsProjector, texts_of
-from memledger.store import db, event_store, migrate
+from memledger.store import db, event_reads, migrate
 
 QUERIES = [
     "what database do we use",
@@ -128,7 +128,7 @@ def bench_database(appends: list[workload.Append], queries: int) -> dict[str, An
         projector = EmbeddingsProjector(bootstrap.build_embedder(settings))
         runner.install(engine, projector)
         with engine.connect() as conn:
-            handled = event_store.count_after(conn, START, types=projector.handles)
+            handled = event_reads.count_after(conn, START, types=projector.handles)
         started = time.perf_counter()
         runner.catch_up(engine, projector)
         cold = time.perf_counter() - started

@@ -54,7 +54,7 @@ from memledger import bootstrap
 from memledger.config import Settings
 from memledger.events import Metadata, NewEvent, Scopes, TurnRecorded, codec
 from memledger.events.envelope import START
-from memledger.store import db, event_store, migrate
+from memledger.store import db, event_reads, event_store, migrate
 from memledger.store.schema import events
 
 TARGETS = {"batch1000_vs_raw": 0.5, "writers16_vs_1": 2.0, "read_all_eps": 50_000.0}
@@ -457,11 +457,11 @@ def read_rate(engine: Engine) -> tuple[float, float, int]:
     as much; and the number of events."""
     with engine.connect() as conn:
         expected = conn.execute(sa.select(sa.func.count()).select_from(events)).scalar_one()
-        event_store.read_all(conn, limit=10)  # warm up
+        event_reads.read_all(conn, limit=10)  # warm up
         conn.rollback()
         total, after = 0, START
         start, cpu = time.perf_counter(), time.process_time()
-        while page := event_store.read_all(conn, after=after, limit=1000):
+        while page := event_reads.read_all(conn, after=after, limit=1000):
             total += len(page)
             after = page[-1].cursor
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu

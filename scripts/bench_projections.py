@@ -13,7 +13,7 @@ measures, and drops it at the end, so user data is never touched.
    keeping every tenant's order). Then ``VACUUM ANALYZE events`` (what autovacuum
    would have done on a live system; it also sets the hint bits, so no phase pays
    for that).
-2. Raw read and decode (``raw_read_decode_eps``): ``event_store.read_all`` from
+2. Raw read and decode (``raw_read_decode_eps``): ``event_reads.read_all`` from
    the start in pages of 5,000, following ``page[-1].cursor``, with ``types`` =
    the union of the projectors' handled types, in one read-only transaction:
    the ledger's query, the rows over the socket, the decoding into ``Recorded``
@@ -69,7 +69,7 @@ from memledger.events.envelope import START
 from memledger.projectors import rebuild, registry, runner
 from memledger.projectors.base import Projector
 from memledger.service import projections
-from memledger.store import db, event_store, migrate
+from memledger.store import db, event_reads, event_store, migrate
 
 TARGETS = {"rebuild_eps": 25_000.0, "rebuild_vs_raw": 0.3}
 LAG_TARGET_P99_MS = 1000.0
@@ -197,7 +197,7 @@ def read_everything(engine: Engine, types: Sequence[str]) -> tuple[int, float]:
     with engine.connect() as conn:
         total, after = 0, START
         start = time.perf_counter()
-        while page := event_store.read_all(conn, after=after, limit=PAGE, types=types):
+        while page := event_reads.read_all(conn, after=after, limit=PAGE, types=types):
             total += len(page)
             after = page[-1].cursor
         return total, time.perf_counter() - start

@@ -28,7 +28,7 @@ from memledger.events.catalogue import MemoryRetracted
 from memledger.events.envelope import NewEvent
 from memledger.service import scope_ids
 from memledger.service.record import TurnInput, conversation_stream
-from memledger.store import event_store, migrate
+from memledger.store import event_reads, event_store, migrate
 from tests.conftest import turn_event
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def test_demo_records_its_turns_on_the_database_of_database_url(
     assert recorded_counts(demo_run.stdout) == (len(demo_turns(engine)), 0)
     settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
-        turns = event_store.read_all(conn, tenant_id=DEMO_TENANT, types=["turn.recorded"])
+        turns = event_reads.read_all(conn, tenant_id=DEMO_TENANT, types=["turn.recorded"])
     assert [rec.event_id for rec in turns] == [f"turn:{turn.turn_id}" for turn in demo_turns(engine)]
 
 
@@ -133,7 +133,7 @@ def test_demo_twice_records_nothing_twice(
     assert demo_run.returncode == 0, demo_run.stderr
     settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
-        before = event_store.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
+        before = event_reads.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
 
     again = run(database.env, "demo")
 
@@ -141,7 +141,7 @@ def test_demo_twice_records_nothing_twice(
     assert recorded_counts(again.stdout) == (0, len(demo_turns(engine)))
     settle(engine, DEMO_TENANT)
     with engine.connect() as conn:
-        after = event_store.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
+        after = event_reads.read_all(conn, tenant_id=DEMO_TENANT, limit=100_000)
     assert after[: len(before)] == before
     # Turns, extractions and everything derived from them are not written again; the only
     # new events are the audit records of the context the second run served.

@@ -24,7 +24,7 @@ from memledger.service import projections
 from memledger.service.extraction import ExtractionWorker, turn_stream
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
-from memledger.store import event_store
+from memledger.store import event_reads
 from tests.faults.checks import columns_containing
 from tests.faults.fake_provider import DROP, HANG, FakeProvider, Reply, answer, fake_provider, status
 from tests.faults.own_server import OwnServer
@@ -97,7 +97,7 @@ def results(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: li
     with database.engine.connect() as conn:
         return {
             turn_id: [
-                rec.event for rec in event_store.read_stream(conn, TENANT, turn_stream(worker.extractor, turn_id))
+                rec.event for rec in event_reads.read_stream(conn, TENANT, turn_stream(worker.extractor, turn_id))
             ]
             for turn_id in turn_ids
         }
@@ -109,7 +109,7 @@ def answered_by(database: bootstrap.Database, worker: ExtractionWorker, turn_ids
         return {
             turn_id: {
                 f"{rec.metadata.extractor}@{rec.metadata.extractor_version}"
-                for rec in event_store.read_stream(conn, TENANT, turn_stream(worker.extractor, turn_id))
+                for rec in event_reads.read_stream(conn, TENANT, turn_stream(worker.extractor, turn_id))
             }
             for turn_id in turn_ids
         }

@@ -24,7 +24,7 @@ from memledger.projectors.status import ProjectionStatus
 from memledger.service import integrity, projections
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
-from memledger.store import event_store
+from memledger.store import event_reads
 from tests.faults.checks import (
     applied,
     assert_read_models_equal_a_rebuild,
@@ -93,7 +93,7 @@ def test_an_event_the_turns_projector_cannot_apply_stops_it_there_until_a_fix_an
         assert stopped.error_event_id == f"turn:{POISON}", stopped
         assert stopped.error is not None and "faults_poison" in stopped.error, stopped
         with engine.connect() as conn:
-            (poison,) = event_store.read_events(conn, TENANT, [f"turn:{POISON}"])
+            (poison,) = event_reads.read_events(conn, TENANT, [f"turn:{POISON}"])
         assert stopped.error_position == poison.position
         assert turn_rows(engine) == set(first) | set(second[:5]), "the events before it applied, none after"
 
@@ -171,7 +171,7 @@ def test_background_transactions_killed_mid_batch_lose_and_repeat_nothing(pg: Ow
     assert done[worker.name] == len(every_turn), "a turn extracted twice or skipped"
     with engine.connect() as conn:
         for projector in registry.all_projectors():
-            handled = event_store.count_after(conn, START, types=projector.handles)
+            handled = event_reads.count_after(conn, START, types=projector.handles)
             assert done[projector.name] == handled, f"{projector.name}: an event applied twice or skipped"
     assert integrity.verify(engine).ok
     assert_read_models_equal_a_rebuild(engine)

@@ -25,7 +25,7 @@ from memledger.formatting import TEXT_BEGIN, TEXT_END
 from memledger.library import MemoryLedger
 from memledger.service import context, integrity, projections
 from memledger.service.record import TurnInput, record_turns
-from memledger.store import event_store
+from memledger.store import event_reads
 from memledger.store.schema import events
 from tests.conftest import TestDatabase
 from tests.hostile.hostile_text import DATABASE, FRAGMENTS, hostile_text, storable
@@ -51,7 +51,7 @@ def _count(engine: Engine, tenant: str) -> int:
 
 def _turns(engine: Engine, tenant: str) -> list[TurnRecorded]:
     with engine.connect() as conn:
-        found = event_store.read_tenant(conn, tenant)
+        found = event_reads.read_tenant(conn, tenant)
     return [rec.event for rec in found if isinstance(rec.event, TurnRecorded)]
 
 
@@ -137,10 +137,10 @@ def test_hostile_memories_go_through_extraction_projections_and_context(ledger: 
     _projections_healthy(engine)
     assert [turn.text for turn in _turns(engine, tenant)] == texts  # readable, and faithful
     with engine.connect() as conn:
-        assert event_store.read_tenant(conn, tenant)  # every event decodes
+        assert event_reads.read_tenant(conn, tenant)  # every event decodes
     assert integrity.verify(engine, tenant).ok
     with engine.connect() as conn:
-        kinds = {rec.event.__class__.__name__ for rec in event_store.read_tenant(conn, tenant)}
+        kinds = {rec.event.__class__.__name__ for rec in event_reads.read_tenant(conn, tenant)}
     assert {"FactExtracted", "EntityObserved", "RelationshipObserved"} <= kinds
 
     requests = [row["text"] for row in CORPUS[::6]] + ["What database do I use?", "\x00\ud800 what do I use?"]
@@ -172,7 +172,7 @@ def test_hostile_memories_go_through_extraction_projections_and_context(ledger: 
 
 def _events_of(engine: Engine, tenant: str) -> list[Recorded]:
     with engine.connect() as conn:
-        return event_store.read_tenant(conn, tenant)
+        return event_reads.read_tenant(conn, tenant)
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from memledger.errors import ConcurrencyConflict, InvalidCommand, InvalidIdentifier, PayloadTooLarge
 from memledger.events import FactExtracted, NewEvent
 from memledger.events.envelope import Metadata
-from memledger.store import event_store
+from memledger.store import event_reads, event_store
 from memledger.store.event_store import StreamAppend
 from memledger.store.schema import events
 from tests.conftest import turn_event
@@ -87,8 +87,8 @@ def test_appends_to_many_streams_in_order_as_append_would(engine: Engine, tenant
     positions = [p for r in results for p in r.positions]
     assert positions == sorted(positions) and len(set(positions)) == 3  # in call order, stream order
     with engine.connect() as conn:
-        assert [r.event_id for r in event_store.read_stream(conn, tenant, "s-new")] == [e.event_id for e in a]
-        assert [r.event.key for r in event_store.read_stream(conn, tenant, "s-old")] == ["a", "z"]  # type: ignore[attr-defined]
+        assert [r.event_id for r in event_reads.read_stream(conn, tenant, "s-new")] == [e.event_id for e in a]
+        assert [r.event.key for r in event_reads.read_stream(conn, tenant, "s-old")] == ["a", "z"]  # type: ignore[attr-defined]
     # byte for byte the rows ``append`` writes for the same events
     twin = f"{tenant}-twin"
     with engine.begin() as tx:
@@ -270,5 +270,5 @@ def test_turns_and_facts_of_many_streams_read_back_intact(engine: Engine, tenant
     turns = [turn_event(f"turn {i}") for i in range(3)]
     _many(engine, [StreamAppend(tenant, f"conv-{i}", [t], None) for i, t in enumerate(turns)])
     with engine.connect() as conn:
-        back = event_store.read_events(conn, tenant, [t.event_id for t in turns])
+        back = event_reads.read_events(conn, tenant, [t.event_id for t in turns])
     assert [r.event for r in back] == [t.event for t in turns]

@@ -28,7 +28,7 @@ from memledger.errors import (
 )
 from memledger.events import Event, Metadata, NewEvent, Scopes, TurnRecorded, codec
 from memledger.service.record import TurnInput, record_turns
-from memledger.store import event_store
+from memledger.store import event_reads, event_store
 from memledger.store.schema import events
 from tests.conftest import turn_event
 
@@ -111,11 +111,11 @@ def test_an_identifier_of_exactly_256_characters_is_accepted(engine: Engine, ten
 def test_reads_refuse_bad_identifiers(engine: Engine, bad: Any) -> None:
     with engine.connect() as conn:
         with pytest.raises(InvalidIdentifier):
-            event_store.read_stream(conn, bad, "s")
+            event_reads.read_stream(conn, bad, "s")
         with pytest.raises(InvalidIdentifier):
-            event_store.read_stream(conn, "t", bad)
+            event_reads.read_stream(conn, "t", bad)
         with pytest.raises(InvalidIdentifier):
-            event_store.read_all(conn, tenant_id=bad)
+            event_reads.read_all(conn, tenant_id=bad)
 
 
 # --- wrong shapes and types ---------------------------------------------------------
@@ -161,7 +161,7 @@ def test_append_accepts_an_occurred_at_in_any_time_zone(engine: Engine, tenant: 
     with engine.begin() as tx:
         event_store.append(tx, tenant, "s", [_with(turn_event(), occurred_at=when)], 0)
     with engine.connect() as conn:
-        (rec,) = event_store.read_stream(conn, tenant, "s")
+        (rec,) = event_reads.read_stream(conn, tenant, "s")
     assert rec.occurred_at == when
     assert rec.occurred_at.astimezone(UTC).hour == 17
 
@@ -331,7 +331,7 @@ def test_a_bad_event_in_the_middle_of_a_batch_writes_none_of_it(
     _refused(engine, error_type, lambda tx: event_store.append(tx, tenant, "s", batch, 0))
 
     with engine.connect() as conn:
-        assert event_store.read_stream(conn, tenant, "s") == []
+        assert event_reads.read_stream(conn, tenant, "s") == []
         assert event_store.stream_version(conn, tenant, "s") == 0
 
 
@@ -382,7 +382,7 @@ def test_record_turns_with_one_bad_turn_writes_none(engine: Engine, tenant: str,
 
     assert _count(engine) == before
     with engine.connect() as conn:
-        assert event_store.read_all(conn, tenant_id=tenant) == []
+        assert event_reads.read_all(conn, tenant_id=tenant) == []
 
 
 def test_record_turns_refuses_a_turn_above_the_payload_limit(engine: Engine, tenant: str) -> None:

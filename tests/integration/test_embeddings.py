@@ -43,7 +43,7 @@ from memledger.projectors.embeddings import (
     text_sha256,
 )
 from memledger.service import context, projections, scope_ids, search
-from memledger.store import embedding_cache, event_store
+from memledger.store import embedding_cache, event_reads, event_store
 from tests.integration.test_projections_support import assert_equals_rebuild, checksums, fresh_database
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ class Bystander:
         tenant = new_tenant()
         Writer(self.engine, tenant).append(turn("b1", "a bystander's turn"))
         with self.engine.connect() as conn:
-            self.seen.append(bool(event_store.read_all(conn, tenant_id=tenant)))
+            self.seen.append(bool(event_reads.read_all(conn, tenant_id=tenant)))
         return self.inner.embed(texts)
 
 

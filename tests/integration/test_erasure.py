@@ -31,7 +31,7 @@ from memledger.projectors.base import Projector
 from memledger.service import context, erasure, integrity, scope_ids
 from memledger.service.extraction import ExtractionWorker
 from memledger.service.record import TurnInput, record_turns
-from memledger.store import event_store
+from memledger.store import event_reads
 from memledger.store.schema import events
 from tests.integration.test_projections_support import (
     append_in_transactions,
@@ -131,7 +131,7 @@ def _vectors(engine: Engine, tenant: str) -> dict[tuple[str, str], str]:
 
 def _events_of(engine: Engine, tenant: str) -> list[Any]:
     with engine.connect() as conn:
-        return event_store.read_tenant(conn, tenant, limit=100_000)
+        return event_reads.read_tenant(conn, tenant, limit=100_000)
 
 
 def _assert_projections_equal_a_rebuild(engine: Engine) -> None:

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import ConcurrencyConflict, InvalidCommand, LedgerError, UnknownEventType
 from memledger.events import Event, FactExtracted, NewEvent, Recorded
 from memledger.events.envelope import START, Cursor
-from memledger.store import event_store
+from memledger.store import event_reads, event_store
 from memledger.store.schema import events
 from tests.conftest import turn_event
 
@@ -98,7 +98,7 @@ def test_append_to_a_new_stream_expects_version_zero(engine: Engine, tenant: str
     assert not result.replayed
     assert list(result.positions) == sorted(result.positions)
     with engine.connect() as conn:
-        got = event_store.read_stream(conn, tenant, "conv")
+        got = event_reads.read_stream(conn, tenant, "conv")
         assert event_store.stream_version(conn, tenant, "conv") == 2
     assert [(r.stream_version, r.position) for r in got] == [
         (1, result.positions[0]),
@@ -141,7 +141,7 @@ def test_append_with_no_expected_version_appends_at_the_end(engine: Engine, tena
 
     assert (first.stream_version, second.stream_version) == (2, 3)
     with engine.connect() as conn:
-        got = event_store.read_stream(conn, tenant, "conv")
+        got = event_reads.read_stream(conn, tenant, "conv")
     assert _texts(got) == ["a", "b", "c"]
     assert [r.stream_version for r in got] == [1, 2, 3]
 
@@ -227,9 +227,9 @@ def test_read_stream_pages_by_version(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "conv", [turn_event(t) for t in "abcde"], 0)
 
     with engine.connect() as conn:
-        page = event_store.read_stream(conn, tenant, "conv", after_version=1, limit=2)
-        rest = event_store.read_stream(conn, tenant, "conv", after_version=3)
-        empty = event_store.read_stream(conn, tenant, "no-such-stream")
+        page = event_reads.read_stream(conn, tenant, "conv", after_version=1, limit=2)
+        rest = event_reads.read_stream(conn, tenant, "conv", after_version=3)
+        empty = event_reads.read_stream(conn, tenant, "no-such-stream")
 
     assert _texts(page) == ["b", "c"]
     assert _texts(rest) == ["d", "e"]
@@ -241,7 +241,7 @@ def test_read_stream_returns_metadata_and_valid_time(engine: Engine, tenant: str
     _append(engine, tenant, "conv", [new], 0)
 
     with engine.connect() as conn:
-        (rec,) = event_store.read_stream(conn, tenant, "conv")
+        (rec,) = event_reads.read_stream(conn, tenant, "conv")
 
     assert rec.event_id == new.event_id
     assert rec.event == new.event
@@ -262,9 +262,9 @@ def test_read_all_filters_by_tenant(engine: Engine, tenant: str) -> None:
     _settle(engine, other)
 
     with engine.connect() as conn:
-        mine = event_store.read_all(conn, tenant_id=tenant)
-        theirs = event_store.read_all(conn, tenant_id=other)
-        everyone = event_store.read_all(conn, after=mine[0].cursor, limit=1000)
+        mine = event_reads.read_all(conn, tenant_id=tenant)
+        theirs = event_reads.read_all(conn, tenant_id=other)
+        everyone = event_reads.read_all(conn, after=mine[0].cursor, limit=1000)
 
     assert _texts(mine) == ["mine-1", "mine-2"]
     assert _texts(theirs) == ["theirs"]
@@ -276,10 +276,10 @@ def test_read_all_filters_by_types(engine: Engine, tenant: str) -> None:
     _settle(engine, tenant)
 
     with engine.connect() as conn:
-        facts = event_store.read_all(conn, tenant_id=tenant, types=["fact.extracted"])
-        turns = event_store.read_all(conn, tenant_id=tenant, types=("turn.recorded",))
-        both = event_store.read_all(conn, tenant_id=tenant, types=["turn.recorded", "fact.extracted"])
-        none = event_store.read_all(conn, tenant_id=tenant, types=["subject.erased"])
+        facts = event_reads.read_all(conn, tenant_id=tenant, types=["fact.extracted"])
+        turns = event_reads.read_all(conn, tenant_id=tenant, types=("turn.recorded",))
+        both = event_reads.read_all(conn, tenant_id=tenant, types=["turn.recorded", "fact.extracted"])
+        none = event_reads.read_all(conn, tenant_id=tenant, types=["subject.erased"])
 
     assert _texts(facts) == ["likes-tea"]
     assert _texts(turns) == ["a", "b"]
@@ -289,14 +289,14 @@ def test_read_all_filters_by_types(engine: Engine, tenant: str) -> None:
 
 def test_read_all_refuses_an_unknown_type(engine: Engine, tenant: str) -> None:
     with engine.connect() as conn, pytest.raises(UnknownEventType) as info:
-        event_store.read_all(conn, tenant_id=tenant, types=["turn.recorded", "memory.teleported"])
+        event_reads.read_all(conn, tenant_id=tenant, types=["turn.recorded", "memory.teleported"])
     assert info.value.event_type == "memory.teleported"
 
 
 @pytest.mark.parametrize("limit", [0, -5])
 def test_read_all_refuses_a_limit_below_one(engine: Engine, limit: int) -> None:
     with engine.connect() as conn, pytest.raises(InvalidCommand):
-        event_store.read_all(conn, limit=limit)
+        event_reads.read_all(conn, limit=limit)
 
 
 def test_read_all_from_the_same_cursor_returns_the_same_events(engine: Engine, tenant: str) -> None:
@@ -306,9 +306,9 @@ def test_read_all_from_the_same_cursor_returns_the_same_events(engine: Engine, t
     _settle(engine, tenant)
 
     with engine.connect() as conn:
-        (first,) = event_store.read_all(conn, tenant_id=tenant, limit=1)
-        again = event_store.read_all(conn, tenant_id=tenant, after=first.cursor)
-        once_more = event_store.read_all(conn, tenant_id=tenant, after=first.cursor)
+        (first,) = event_reads.read_all(conn, tenant_id=tenant, limit=1)
+        again = event_reads.read_all(conn, tenant_id=tenant, after=first.cursor)
+        once_more = event_reads.read_all(conn, tenant_id=tenant, after=first.cursor)
 
     assert _texts(again) == ["b", "c", "d"]
     assert once_more == again
@@ -322,7 +322,7 @@ def test_read_all_pages_through_every_event_once(engine: Engine, tenant: str) ->
     seen: list[str] = []
     cursor = START
     with engine.connect() as conn:
-        while page := event_store.read_all(conn, tenant_id=tenant, after=cursor, limit=4):
+        while page := event_reads.read_all(conn, tenant_id=tenant, after=cursor, limit=4):
             seen += _texts(page)
             cursor = page[-1].cursor
 
@@ -337,12 +337,12 @@ def test_read_all_does_not_skip_an_event_that_commits_late(engine: Engine, tenan
         event_store.append(slow, tenant, "slow", [turn_event("early-position")], 0)
         _append(engine, tenant, "fast", [turn_event("commits-first")], 0)
         with engine.connect() as conn:
-            while_open = event_store.read_all(conn, tenant_id=tenant)
+            while_open = event_reads.read_all(conn, tenant_id=tenant)
         slow_tx.commit()
     _settle(engine, tenant)
 
     with engine.connect() as conn:
-        after_commit = event_store.read_all(conn, tenant_id=tenant)
+        after_commit = event_reads.read_all(conn, tenant_id=tenant)
 
     assert while_open == []
     assert _texts(after_commit) == ["early-position", "commits-first"]
@@ -356,10 +356,10 @@ def test_cursor_at_a_position_is_the_cursor_of_that_event(engine: Engine, tenant
     _settle(engine, tenant)
 
     with engine.connect() as conn:
-        recorded = event_store.read_all(conn, tenant_id=tenant)
-        cursors = [event_store.cursor_at(conn, p) for p in result.positions]
-        after_first = event_store.read_all(conn, tenant_id=tenant, after=cursors[0])
-        beyond = event_store.cursor_at(conn, result.positions[-1] + 1_000_000)
+        recorded = event_reads.read_all(conn, tenant_id=tenant)
+        cursors = [event_reads.cursor_at(conn, p) for p in result.positions]
+        after_first = event_reads.read_all(conn, tenant_id=tenant, after=cursors[0])
+        beyond = event_reads.cursor_at(conn, result.positions[-1] + 1_000_000)
 
     assert cursors == [r.cursor for r in recorded]
     assert all(isinstance(c, Cursor) for c in cursors)
@@ -370,30 +370,30 @@ def test_cursor_at_a_position_is_the_cursor_of_that_event(engine: Engine, tenant
 
 def test_cursor_at_a_position_before_every_event_is_the_start(engine: Engine) -> None:
     with engine.connect() as conn:
-        assert event_store.cursor_at(conn, 0) == START
+        assert event_reads.cursor_at(conn, 0) == START
 
 
 def test_count_after_and_has_events_after(engine: Engine, tenant: str) -> None:
     with engine.connect() as conn:
-        assert event_store.count_after(conn, START, tenant_id=tenant) == 0
-        assert not event_store.has_events_after(conn, START, tenant_id=tenant)
+        assert event_reads.count_after(conn, START, tenant_id=tenant) == 0
+        assert not event_reads.has_events_after(conn, START, tenant_id=tenant)
 
     _append(engine, tenant, "conv", [turn_event("a"), _fact_event(), turn_event("b")], 0)
     _settle(engine, tenant)
 
     with engine.connect() as conn:
-        recorded = event_store.read_all(conn, tenant_id=tenant)
-        assert event_store.count_after(conn, START, tenant_id=tenant) == 3
-        assert event_store.count_after(conn, recorded[0].cursor, tenant_id=tenant) == 2
-        assert event_store.count_after(conn, recorded[-1].cursor, tenant_id=tenant) == 0
-        assert event_store.count_after(conn, START, tenant_id=tenant, types=["fact.extracted"]) == 1
-        assert event_store.has_events_after(conn, recorded[1].cursor, tenant_id=tenant)
-        assert not event_store.has_events_after(conn, recorded[-1].cursor, tenant_id=tenant)
-        assert not event_store.has_events_after(conn, recorded[1].cursor, tenant_id=tenant, types=["fact.extracted"])
+        recorded = event_reads.read_all(conn, tenant_id=tenant)
+        assert event_reads.count_after(conn, START, tenant_id=tenant) == 3
+        assert event_reads.count_after(conn, recorded[0].cursor, tenant_id=tenant) == 2
+        assert event_reads.count_after(conn, recorded[-1].cursor, tenant_id=tenant) == 0
+        assert event_reads.count_after(conn, START, tenant_id=tenant, types=["fact.extracted"]) == 1
+        assert event_reads.has_events_after(conn, recorded[1].cursor, tenant_id=tenant)
+        assert not event_reads.has_events_after(conn, recorded[-1].cursor, tenant_id=tenant)
+        assert not event_reads.has_events_after(conn, recorded[1].cursor, tenant_id=tenant, types=["fact.extracted"])
         with pytest.raises(UnknownEventType):
-            event_store.count_after(conn, START, types=["nope"])
+            event_reads.count_after(conn, START, types=["nope"])
         with pytest.raises(UnknownEventType):
-            event_store.has_events_after(conn, START, types=["nope"])
+            event_reads.has_events_after(conn, START, types=["nope"])
 
 
 # --- concurrency -----------------------------------------------------------------------
@@ -436,6 +436,6 @@ def test_two_writers_with_the_same_expected_version_exactly_one_wins(engine: Eng
     assert (conflicts[0].stream_id, conflicts[0].expected, conflicts[0].actual) == (stream, 1, 2)
     assert wins[0].stream_version == 2
     with engine.connect() as conn:
-        got = event_store.read_stream(conn, tenant, stream)
+        got = event_reads.read_stream(conn, tenant, stream)
     assert [r.stream_version for r in got] == [1, 2]
     assert got[1].position == wins[0].positions[0]

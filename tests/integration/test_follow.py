@@ -20,7 +20,7 @@ from sqlalchemy.engine import URL, Engine
 
 from memledger.events.catalogue import MemoryRetracted
 from memledger.events.envelope import NewEvent, Recorded
-from memledger.store import event_store
+from memledger.store import event_reads, event_store
 from memledger.store.follow import Wakeup, follow
 from tests.conftest import turn_event
 
@@ -113,7 +113,7 @@ def test_follow_starts_after_the_cursor_and_filters_by_tenant_and_type(engine: E
     _append(engine, f"{tenant}-other", ["another tenant"])
     _settle(engine, tenant)
     with engine.connect() as conn:
-        (start,) = event_store.read_all(conn, tenant_id=tenant)
+        (start,) = event_reads.read_all(conn, tenant_id=tenant)
     assert start.event_id == first[0]
     later = _append(engine, tenant, ["after 1"])
     retraction = NewEvent(

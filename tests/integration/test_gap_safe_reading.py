@@ -30,7 +30,7 @@ from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import Scopes, TurnRecorded
 from memledger.events.envelope import START, Cursor, NewEvent, Recorded
-from memledger.store import db, event_store
+from memledger.store import db, event_reads, event_store
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase as SessionDatabase
@@ -156,7 +156,7 @@ def _read(engine: Engine, tail: Tail, tenant: str, limit: int, held: list[str]) 
     """One page of the tail; the probe runs in the same snapshot as the read."""
     snapshot = engine.connect().execution_options(isolation_level="REPEATABLE READ")
     with snapshot as conn, conn.begin():
-        page = event_store.read_all(conn, after=tail.cursor, limit=limit, tenant_id=tenant)
+        page = event_reads.read_all(conn, after=tail.cursor, limit=limit, tenant_id=tenant)
         max_position, visible, held_visible = conn.execute(_PROBE, {"tenant": tenant, "held": held}).one()
     tail.events.extend(page)
     ids = tuple(r.event_id for r in page)
@@ -169,7 +169,7 @@ def _reread(engine: Engine, tenant: str) -> list[tuple[str, Cursor]]:
     got: list[tuple[str, Cursor]] = []
     cursor = START
     with engine.connect() as conn:
-        while page := event_store.read_all(conn, after=cursor, limit=97, tenant_id=tenant):
+        while page := event_reads.read_all(conn, after=cursor, limit=97, tenant_id=tenant):
             got.extend((rec.event_id, rec.cursor) for rec in page)
             cursor = page[-1].cursor
     return got

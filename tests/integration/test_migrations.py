@@ -13,7 +13,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy.engine import URL, Engine
 
-from memledger.store import db, event_store, migrate
+from memledger.store import db, event_reads, event_store, migrate
 from memledger.store.schema import metadata
 from tests.conftest import turn_event
 
@@ -90,7 +90,7 @@ def test_a_migrated_fresh_database_takes_appends(scratch: Engine) -> None:
     with scratch.begin() as tx:
         event_store.append(tx, "tenant", "conv", [turn_event("a")], 0)
     with scratch.connect() as conn:
-        assert len(event_store.read_stream(conn, "tenant", "conv")) == 1
+        assert len(event_reads.read_stream(conn, "tenant", "conv")) == 1
 
 
 def test_the_session_database_is_at_head(engine: Engine) -> None:

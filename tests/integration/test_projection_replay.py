@@ -18,13 +18,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from memledger import workload
-from memledger.events.envelope import Recorded
+from memledger.events.envelope import START, Recorded
 from memledger.projectors import checkpoints, rebuild, registry, runner
 from memledger.projectors import replay as replaying
 from memledger.projectors.base import Projector, live_schema
 from memledger.projectors.facts import FactsProjector
 from memledger.projectors.turns import TurnsReplay
-from memledger.store import db, event_store, migrate
+from memledger.store import db, event_reads, migrate
 from tests.conftest import TestDatabase
 
 T0 = datetime(2025, 2, 3, 9, 0, tzinfo=UTC)
@@ -150,7 +150,7 @@ def test_a_replay_that_fails_hands_over_to_the_batch_by_batch_path(ledger: Engin
         stumbled = checksums(ledger, FactsProjector(), "proj_facts_stumbling")
         with ledger.connect() as conn:
             cp = checkpoints.get(conn, name)
-            total = event_store.count_after(conn, event_store.START, types=FactsProjector.handles)
+            total = event_reads.count_after(conn, START, types=FactsProjector.handles)
     finally:
         with db.begin(ledger) as tx:
             rebuild._drop_schema(tx, "proj_facts_stumbling")

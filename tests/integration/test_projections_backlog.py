@@ -27,7 +27,7 @@ from memledger import workload
 from memledger.projectors import checkpoints, rebuild, runner
 from memledger.projectors.facts import FactsProjector, conflicts, facts
 from memledger.projectors.relationships import RelationshipsProjector
-from memledger.store import event_store
+from memledger.store import event_reads
 from tests.integration.test_projections_support import (
     READ_MODELS,
     append_in_transactions,
@@ -265,5 +265,5 @@ def _lag(engine: Engine) -> int:
         for projector in (FactsProjector(), RelationshipsProjector()):
             cp = checkpoints.get(conn, projector.name)
             assert cp is not None
-            total += event_store.count_after(conn, cp.cursor, types=projector.handles)
+            total += event_reads.count_after(conn, cp.cursor, types=projector.handles)
         return total

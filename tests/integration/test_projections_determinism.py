@@ -27,7 +27,7 @@ from memledger.events.catalogue import (
 )
 from memledger.projectors import checkpoints, rebuild, runner
 from memledger.projectors.checkpoints import Checkpoint
-from memledger.store import event_store
+from memledger.store import event_reads
 from tests.integration.test_projections_support import (
     READ_MODELS,
     append_in_transactions,
@@ -64,7 +64,7 @@ def _settled(engine: Engine) -> bool:
             cp = checkpoints.get(conn, projector.name)
             if cp is None:
                 return False
-            if cp.state != "failed" and event_store.has_events_after(conn, cp.cursor, types=projector.handles):
+            if cp.state != "failed" and event_reads.has_events_after(conn, cp.cursor, types=projector.handles):
                 return False
     return True
 

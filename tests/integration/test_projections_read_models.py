@@ -41,7 +41,7 @@ from memledger.projectors.entities import EntitiesProjector, entities
 from memledger.projectors.facts import FactsProjector, conflicts, facts
 from memledger.projectors.relationships import RelationshipsProjector, relationships
 from memledger.projectors.turns import TurnsProjector, search, turns
-from memledger.store import event_store
+from memledger.store import event_reads, event_store
 from tests.integration.test_projections_support import (
     assert_equals_rebuild,
     compare_with_rebuild,
@@ -464,7 +464,7 @@ def test_a_batch_rolled_back_with_its_checkpoint_is_applied_once_later(models: E
 
 def _cursor_of(engine: Engine, event_id: str, tenant: str) -> Cursor:
     with engine.connect() as conn:
-        found = [r for r in event_store.read_all(conn, tenant_id=tenant, limit=10_000) if r.event_id == event_id]
+        found = [r for r in event_reads.read_all(conn, tenant_id=tenant, limit=10_000) if r.event_id == event_id]
     assert len(found) == 1
     return found[0].cursor
 

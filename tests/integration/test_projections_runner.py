@@ -27,7 +27,7 @@ from memledger.projectors.facts import FactsProjector, facts
 from memledger.projectors.status import ProjectionStatus, status
 from memledger.projectors.turns import TurnsProjector, turns
 from memledger.service import projections as service
-from memledger.store import db, event_store
+from memledger.store import db, event_reads, event_store
 from tests.integration.test_projections_support import (
     append_in_transactions,
     assert_equals_rebuild,
@@ -132,7 +132,7 @@ def _memory_ids(engine: Engine) -> list[str]:
 
 def _positions(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
-        return {rec.event_id: rec.position for rec in event_store.read_all(conn, limit=10_000)}
+        return {rec.event_id: rec.position for rec in event_reads.read_all(conn, limit=10_000)}
 
 
 def _status(engine: Engine) -> ProjectionStatus:

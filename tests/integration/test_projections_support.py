@@ -21,7 +21,7 @@ from sqlalchemy.engine import URL, Engine
 from memledger.events.envelope import START, NewEvent
 from memledger.projectors import checkpoints, rebuild, registry
 from memledger.projectors.base import Projector, live_schema
-from memledger.store import db, event_store, migrate
+from memledger.store import db, event_reads, event_store, migrate
 from memledger.store.schema import events
 from memledger.workload import Append
 
@@ -109,7 +109,7 @@ def checksums(engine: Engine, projector: Projector) -> dict[str, tuple[int, str]
 def handled_events(engine: Engine, projector: Projector) -> int:
     """How many committed events of the projection's types the ledger holds."""
     with engine.connect() as conn:
-        return event_store.count_after(conn, START, types=projector.handles)
+        return event_reads.count_after(conn, START, types=projector.handles)
 
 
 READ_MODELS = ("turns", "facts", "entities", "relationships")
@@ -127,7 +127,7 @@ def wait_until_visible(engine: Engine, count: int, *, tenant: str | None = None,
     deadline = time.monotonic() + timeout
     while True:
         with engine.connect() as conn:
-            seen = event_store.count_after(conn, START, tenant_id=tenant)
+            seen = event_reads.count_after(conn, START, tenant_id=tenant)
         if seen >= count:
             return
         assert time.monotonic() < deadline, f"only {seen} of {count} events became visible"

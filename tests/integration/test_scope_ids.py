@@ -31,7 +31,7 @@ from memledger.library import MemoryLedger
 from memledger.service import context, scope_ids
 from memledger.service.record import TurnInput
 from memledger.service.types import Scopes
-from memledger.store import db, event_store, migrate
+from memledger.store import db, event_reads, event_store, migrate
 from memledger.store.schema import tenant_secrets
 from tests.conftest import TestDatabase
 from tests.e2e.conftest import ApiServer, scratch_ledger, start_server, stop_server, wait_until_serving
@@ -134,7 +134,7 @@ def _record(ledger: MemoryLedger, tenant: str, scopes: Scopes, *, subject: str |
 
 def _turn_events(engine: Engine, tenant: str) -> list[TurnRecorded]:
     with engine.connect() as conn:
-        found = event_store.read_all(conn, tenant_id=tenant, types=["turn.recorded"])
+        found = event_reads.read_all(conn, tenant_id=tenant, types=["turn.recorded"])
     return [rec.event for rec in found if isinstance(rec.event, TurnRecorded)]
 
 
@@ -233,7 +233,7 @@ def test_a_bad_raw_id_is_refused_before_anything_is_written(
 
     assert refused.value.field == field
     with ledger.engine.connect() as conn:
-        assert event_store.read_all(conn, tenant_id=tenant) == []
+        assert event_reads.read_all(conn, tenant_id=tenant) == []
         assert conn.execute(sa.select(tenant_secrets).where(tenant_secrets.c.tenant_id == tenant)).all() == []
 
 

@@ -57,7 +57,7 @@ from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
 from memledger.selection.types import Selection
 from memledger.service import context, memory, projections, scope_ids
-from memledger.store import event_store
+from memledger.store import event_reads, event_store
 from tests.integration.test_projections_support import fresh_database
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ class Ledger:
 
     def served_events(self) -> list[ContextServed]:
         with self.engine.connect() as conn:
-            return [r.event for r in event_store.read_tenant(conn, self.tenant) if isinstance(r.event, ContextServed)]
+            return [r.event for r in event_reads.read_tenant(conn, self.tenant) if isinstance(r.event, ContextServed)]
 
 
 def ids(selection: Selection) -> set[str]:
@@ -457,7 +457,7 @@ def test_as_of_a_time_shows_what_the_ledger_held_then(ledger: Ledger) -> None:
     [position] = ledger.append(ledger.fact("dropped", "the service deploys with Vagrant"))
     with ledger.engine.connect() as conn:
         recorded_at = next(
-            r.recorded_at for r in event_store.read_tenant(conn, ledger.tenant) if r.position == position
+            r.recorded_at for r in event_reads.read_tenant(conn, ledger.tenant) if r.position == position
         )
     ledger.retract("dropped")
     assert ids(ledger.select(CODING)) == set()

@@ -38,7 +38,7 @@ class Cursor(NamedTuple):
     """A place in the ledger's one stable order: (writing transaction, position).
 
     The order is by transaction id first because a position alone can commit out
-    of order (see ``store.event_store.read_all``). ``Cursor(0, 0)`` is the start.
+    of order (see ``store.event_reads.read_all``). ``Cursor(0, 0)`` is the start.
     """
 
     tx_id: int

@@ -46,7 +46,7 @@ from memledger.events.envelope import START, Cursor, Recorded
 from memledger.projectors import checkpoints
 from memledger.projectors.base import Projector
 from memledger.projectors.runner import ERASURE, reads
-from memledger.store import db, event_store
+from memledger.store import db, event_reads
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +207,7 @@ def _read(engine: Engine, projector: Projector, after: Cursor, batch: int, until
             known = _erasures(conn)
             while True:
                 limit = min(REPLAY_PAGE, batch - read % batch)
-                page = event_store.read_all(conn, after=after, limit=limit, types=reads(projector))
+                page = event_reads.read_all(conn, after=after, limit=limit, types=reads(projector))
                 conn.rollback()  # a short read transaction per page: no snapshot held
                 if until is not None:
                     page = [rec for rec in page if rec.cursor <= until]
@@ -227,7 +227,7 @@ def _erasures(conn: Connection) -> set[str]:
     """The event ids of the erasure records readers see now."""
     known: set[str] = set()
     after = START
-    while page := event_store.read_all(conn, after=after, limit=REPLAY_PAGE, types=[ERASURE]):
+    while page := event_reads.read_all(conn, after=after, limit=REPLAY_PAGE, types=[ERASURE]):
         known.update(rec.event_id for rec in page)
         after = page[-1].cursor
     conn.rollback()

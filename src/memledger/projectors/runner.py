@@ -29,7 +29,7 @@ from memledger.events.codec import tag_of
 from memledger.events.envelope import START, Cursor, Recorded
 from memledger.projectors import checkpoints, fences
 from memledger.projectors.base import Projector, live_schema, load_sql, read_models
-from memledger.store import db, event_store
+from memledger.store import db, event_reads
 from memledger.store.follow import Wakeup
 from memledger.store.outage import OUTAGES, Backoff, is_outage
 
@@ -127,7 +127,7 @@ def refold(tx: Connection, projector: Projector, tenant_id: str, until: Cursor) 
         tx.execute(table.delete().where(table.c.tenant_id == tenant_id))
     after, folded = START, 0
     while True:
-        page = event_store.read_all(tx, after=after, limit=REFOLD_PAGE, tenant_id=tenant_id, types=projector.handles)
+        page = event_reads.read_all(tx, after=after, limit=REFOLD_PAGE, tenant_id=tenant_id, types=projector.handles)
         before = [rec for rec in page if rec.cursor < until]
         kept = [rec for rec in before if not rec.erased]
         if kept:
@@ -156,7 +156,7 @@ def apply_next_batch(
         raise ProjectionFailed(checkpoint, 0, "not installed")
     if cp.state == "failed":
         raise ProjectionFailed(checkpoint, cp.error_position or 0, cp.error or "failed")
-    page = event_store.read_all(tx, after=cp.cursor, limit=batch_size, types=reads(projector))
+    page = event_reads.read_all(tx, after=cp.cursor, limit=batch_size, types=reads(projector))
     if until is not None:
         page = [rec for rec in page if rec.cursor <= until]
     if not page:
@@ -210,7 +210,7 @@ def _prepare(engine: Engine, projector: Projector, name: str, batch_size: int, u
             cp = checkpoints.get(conn, name)
             if cp is None or cp.state == "failed":
                 return
-            page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
+            page = event_reads.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
         if until is not None:
             page = [rec for rec in page if rec.cursor <= until]
         if page:
@@ -239,7 +239,7 @@ def _isolate_failure(
         conn = tx.execution_options(schema_translate_map=schema_map) if schema_map else tx
         cp = checkpoints.lock(conn, name)
         assert cp is not None
-        page = event_store.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
+        page = event_reads.read_all(conn, after=cp.cursor, limit=batch_size, types=reads(projector))
         if until is not None:
             page = [rec for rec in page if rec.cursor <= until]
         applied: list[Recorded] = []
@@ -379,7 +379,7 @@ def wait_for(
             cp = checkpoints.get(conn, projector.name)
             if cp is not None and (
                 cp.cursor >= target
-                or not event_store.has_events_between(conn, cp.cursor, target, types=reads(projector))
+                or not event_reads.has_events_between(conn, cp.cursor, target, types=reads(projector))
             ):
                 return True
         if time.monotonic() >= deadline:

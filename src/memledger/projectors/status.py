@@ -10,7 +10,7 @@ from sqlalchemy.engine import Connection
 from memledger.events.envelope import START
 from memledger.projectors import checkpoints
 from memledger.projectors.base import Projector
-from memledger.store import event_store
+from memledger.store import event_reads
 
 
 class ProjectionStatus(msgspec.Struct, frozen=True):
@@ -34,10 +34,10 @@ def status(conn: Connection, projector: Projector, now: datetime) -> ProjectionS
     """The status of one projection; ``state`` is "not installed" if it never ran."""
     cp = checkpoints.get(conn, projector.name)
     if cp is None:
-        pending = event_store.count_after(conn, START, types=projector.handles)
+        pending = event_reads.count_after(conn, START, types=projector.handles)
         return ProjectionStatus(projector.name, 0, projector.version, 0, "0:0", 0, pending, 0.0, "not installed")
-    lag = event_store.count_after(conn, cp.cursor, types=projector.handles)
-    oldest = event_store.read_all(conn, after=cp.cursor, limit=1, types=projector.handles)
+    lag = event_reads.count_after(conn, cp.cursor, types=projector.handles)
+    oldest = event_reads.read_all(conn, after=cp.cursor, limit=1, types=projector.handles)
     lag_s = max(0.0, (now - oldest[0].recorded_at).total_seconds()) if oldest else 0.0
     state = cp.state
     if state == "live" and cp.version != projector.version:

@@ -37,7 +37,7 @@ from memledger.selection.rank import (
 )
 from memledger.selection.types import SelectedItem, Selection
 from memledger.service import history, scope_ids, tenant_settings
-from memledger.store import db, event_store
+from memledger.store import db, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
         if as_of.tzinfo is None:
             raise InvalidCommand("as_of must be a timezone-aware time")
         return as_of
-    return event_store.cursor_at(conn, int(as_of))
+    return event_reads.cursor_at(conn, int(as_of))
 
 
 def _check_scopes(scopes: Scopes) -> None:
@@ -364,7 +364,7 @@ def find_served(conn: Connection, tenant_id: str, event_id: str) -> ContextServe
     """The ``ContextServed`` event ``event_id`` of the tenant (``NotFound`` if none)."""
     if not event_id or _UNSTORABLE.search(event_id):  # no event can have such an id
         raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
-    for rec in event_store.read_events(conn, tenant_id, [event_id]):
+    for rec in event_reads.read_events(conn, tenant_id, [event_id]):
         if isinstance(rec.event, ContextServed):
             return rec.event
     raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")

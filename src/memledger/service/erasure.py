@@ -29,7 +29,7 @@ from memledger.events.catalogue import SubjectErased
 from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.projectors import checkpoints, embeddings, registry, runner
 from memledger.service import erasure_scope, scope_ids
-from memledger.store import db, embedding_cache, event_store
+from memledger.store import db, embedding_cache, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import embedding_cache as embedding_cache_table
 from memledger.store.schema import events
@@ -88,7 +88,7 @@ def erase(
     if subject is not None:
         scope_ids.check_raw("subject", subject)
     with engine.connect() as conn:
-        if not event_store.read_tenant(conn, tenant_id, limit=1):
+        if not event_reads.read_tenant(conn, tenant_id, limit=1):
             raise NotFound(f"tenant {tenant_id!r} has no events")
     stored = None if subject is None else scope_ids.stored_id(engine, tenant_id, "user", subject)
     with db.begin(engine) as tx:
@@ -138,7 +138,7 @@ def _lock_out(tx: Connection, tenant_id: str) -> None:
 def _tenant_events(tx: Connection, tenant_id: str) -> list[Recorded]:
     out: list[Recorded] = []
     after = 0
-    while page := event_store.read_tenant(tx, tenant_id, after_position=after, limit=_PAGE):
+    while page := event_reads.read_tenant(tx, tenant_id, after_position=after, limit=_PAGE):
         out.extend(page)
         after = page[-1].position
     return out
@@ -170,7 +170,7 @@ def _record(subject: str | None, scope: erasure_scope.Scope, erased: int, reason
 def _refresh(engine: Engine, position: int, timeout_s: float) -> dict[str, bool]:
     """Catch every installed projection up past the record; whether each got there."""
     with engine.connect() as conn:
-        target = event_store.cursor_at(conn, position)
+        target = event_reads.cursor_at(conn, position)
         installed = {cp.name for cp in checkpoints.all_checkpoints(conn)}
     done: dict[str, bool] = {}
     for projector in registry.all_projectors():

@@ -38,7 +38,7 @@ from memledger.extraction.protocol import Extractor, TurnExtraction, TurnText
 from memledger.projectors import checkpoints
 from memledger.projectors.facts_queries import live_memory_ids
 from memledger.service import tenant_settings
-from memledger.store import counters, db, event_store
+from memledger.store import counters, db, event_reads, event_store
 from memledger.store.outage import OUTAGES, Backoff
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ class ExtractionWorker:
         with self.engine.connect() as conn:
             cp = checkpoints.get(conn, self.name)
             after = cp.cursor if cp else Cursor(0, 0)
-            return event_store.count_after(conn, after, types=[TURN_TAG])
+            return event_reads.count_after(conn, after, types=[TURN_TAG])
 
     def run_once(self) -> BatchReport:
         """Extract one batch, unless another worker of this extractor is busy."""
@@ -168,7 +168,7 @@ class ExtractionWorker:
                 start = checkpoints.get(conn, self.name)
                 assert start is not None
                 after = start.cursor
-            page = event_store.read_all(conn, after=after, limit=self.config.batch_turns, types=[TURN_TAG])
+            page = event_reads.read_all(conn, after=after, limit=self.config.batch_turns, types=[TURN_TAG])
         if not page:
             return BatchReport(), after
         # A turn erased before its extraction reads "[erased]": nothing to extract, and

@@ -18,7 +18,7 @@ from memledger.projectors import entities, facts, relationships
 from memledger.projectors.entities import EntityRow
 from memledger.projectors.facts_fold import ConflictRow, FactRow, FactsState
 from memledger.projectors.relationships import RelationshipRow
-from memledger.store import event_store
+from memledger.store import event_reads
 
 PAGE = 5000
 TYPES = sorted(facts.HANDLES | entities.HANDLES | relationships.HANDLES)
@@ -50,7 +50,7 @@ def state_at(conn: Connection, tenant_id: str, until: Cursor | datetime) -> Ledg
     state = LedgerState()
     after = START
     while True:
-        page = event_store.read_all(conn, after=after, limit=PAGE, tenant_id=tenant_id, types=TYPES)
+        page = event_reads.read_all(conn, after=after, limit=PAGE, tenant_id=tenant_id, types=TYPES)
         if not page:
             break
         after = page[-1].cursor

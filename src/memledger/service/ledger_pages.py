@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 
 from memledger.errors import InvalidCommand
 from memledger.events.envelope import START, Cursor, Recorded
-from memledger.store import event_store
+from memledger.store import event_reads
 from memledger.store.follow import Wakeup
 from memledger.store.follow import follow as store_follow
 from memledger.store.identifiers import check_identifier
@@ -36,7 +36,7 @@ def parse_cursor(text: str | None, engine: Engine, name: str = "after") -> Curso
     if position <= 0:
         return START
     with engine.connect() as conn:
-        return event_store.cursor_at(conn, position)
+        return event_reads.cursor_at(conn, position)
 
 
 def page(
@@ -60,7 +60,7 @@ def page(
     found: list[Recorded] = []
     with engine.connect() as conn:
         while len(found) < limit:
-            batch = event_store.read_all(conn, after=after, limit=limit, tenant_id=tenant_id, types=types)
+            batch = event_reads.read_all(conn, after=after, limit=limit, tenant_id=tenant_id, types=types)
             if not batch:
                 return found, None
             after = batch[-1].cursor
@@ -105,4 +105,4 @@ def read_page(
 ) -> list[Recorded]:
     """One page of the ledger (any tenant, or one), gap-safe."""
     with engine.connect() as conn:
-        return event_store.read_all(conn, after=after, limit=limit, tenant_id=tenant_id, types=types)
+        return event_reads.read_all(conn, after=after, limit=limit, tenant_id=tenant_id, types=types)

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import NotFound
 from memledger.events.catalogue import FactExtracted, TurnRecorded
 from memledger.events.envelope import START, Recorded
-from memledger.store import event_store
+from memledger.store import event_reads
 from memledger.store.identifiers import check_identifier
 
 
@@ -77,12 +77,12 @@ def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
     check_identifier("tenant_id", tenant_id)
     check_identifier("item_id", item_id)
     with engine.connect() as conn:
-        found = event_store.events_about(conn, tenant_id, item_id, entity=_entity_key(item_id))
+        found = event_reads.events_about(conn, tenant_id, item_id, entity=_entity_key(item_id))
         if not found:
             raise NotFound(f"no event of tenant {tenant_id!r} names {item_id!r}")
         causes = {rec.metadata.causation_id for rec in found if rec.metadata.causation_id}
         turn_ids = {t for rec in found for t in getattr(rec.event, "source_turns", ())}
-        turn_events = event_store.read_events(conn, tenant_id, causes | {f"turn:{t}" for t in turn_ids})
+        turn_events = event_reads.read_events(conn, tenant_id, causes | {f"turn:{t}" for t in turn_ids})
     turns = [
         SourceTurn(
             turn_id=rec.event.turn_id,
@@ -132,7 +132,7 @@ def _pages(conn: Connection, tenant_id: str) -> Iterator[list[Recorded]]:
     ]
     after = START
     while True:
-        page = event_store.read_all(conn, after=after, limit=5000, tenant_id=tenant_id, types=types)
+        page = event_reads.read_all(conn, after=after, limit=5000, tenant_id=tenant_id, types=types)
         if not page:
             return
         yield page

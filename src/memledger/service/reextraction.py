@@ -32,7 +32,7 @@ from memledger.projectors.rebuild import _drop_schema as drop_schema
 from memledger.projectors.summaries import SUMMARIES, summarise
 from memledger.service import tenant_settings
 from memledger.service.extraction import TURN_TAG, to_turn_text
-from memledger.store import db, event_store
+from memledger.store import db, event_reads
 
 SHADOWED = ("facts", "entities", "relationships")
 _LABEL = re.compile(r"^[a-z0-9_]{1,40}$")
@@ -70,7 +70,7 @@ def rebuild_into(
     after, turns_done = Cursor(0, 0), 0
     while True:
         with engine.connect() as conn:
-            page = event_store.read_all(conn, after=after, limit=batch_turns * 5)
+            page = event_reads.read_all(conn, after=after, limit=batch_turns * 5)
         if not page:
             break
         after = page[-1].cursor

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from memledger.events.catalogue import TenantSettingsChanged
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.store import db, event_store
+from memledger.store import db, event_reads, event_store
 
 SETTINGS_STREAM = "tenant:settings"
 
@@ -43,7 +43,7 @@ def load(conn: Connection, tenant_id: str) -> TenantSettings:
     """The tenant's current settings, read from its settings stream."""
     changes = [
         rec.event
-        for rec in event_store.read_stream(conn, tenant_id, SETTINGS_STREAM)
+        for rec in event_reads.read_stream(conn, tenant_id, SETTINGS_STREAM)
         if isinstance(rec.event, TenantSettingsChanged)
     ]
     return fold(changes)
@@ -52,7 +52,7 @@ def load(conn: Connection, tenant_id: str) -> TenantSettings:
 def load_many(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, TenantSettings]:
     """The current settings of each of ``tenant_ids``, read in one query."""
     changes: dict[str, list[TenantSettingsChanged]] = {t: [] for t in tenant_ids}
-    for rec in event_store.read_stream_of_tenants(conn, changes, SETTINGS_STREAM):
+    for rec in event_reads.read_stream_of_tenants(conn, changes, SETTINGS_STREAM):
         if isinstance(rec.event, TenantSettingsChanged):
             changes[rec.tenant_id].append(rec.event)
     return {tenant: fold(events) for tenant, events in changes.items()}

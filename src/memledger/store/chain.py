@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from memledger.events.envelope import Cursor
-from memledger.store.event_store import visible_after
+from memledger.store.event_reads import visible_after
 from memledger.store.schema import event_chain, events
 
 GENESIS = "0" * 64

@@ -16,7 +16,7 @@ import psycopg
 from sqlalchemy.engine import URL, Engine
 
 from memledger.events.envelope import START, Cursor, Recorded
-from memledger.store import event_store
+from memledger.store import event_reads, event_store
 from memledger.store.outage import Backoff
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ def follow(
     tags = None if types is None else list(types)
     while not should_stop():
         with engine.connect() as conn:
-            page = event_store.read_all(conn, after=after, limit=batch, tenant_id=tenant_id, types=tags)
+            page = event_reads.read_all(conn, after=after, limit=batch, tenant_id=tenant_id, types=tags)
         if page:
             after = page[-1].cursor
             yield page

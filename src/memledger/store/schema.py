@@ -66,7 +66,7 @@ events = Table(
     Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     Column("occurred_at", DateTime(timezone=True), nullable=False),
     Column("recorded_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
-    # The writing transaction's id: gap-safe readers order by it (see event_store.read_all).
+    # The writing transaction's id: gap-safe readers order by it (see event_reads.read_all).
     Column("tx_id", Xid8(), nullable=False, server_default=text("pg_current_xact_id()")),
     PrimaryKeyConstraint("tenant_id", "position"),
     UniqueConstraint("tenant_id", "stream_id", "stream_version"),
