@@ -28,6 +28,9 @@ from memledger.errors import DatabaseUnavailable
 from memledger.service import integrity, keys
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
+from memledger.store import event_store
+from memledger.store.follow import Wakeup, follow
+from tests.conftest import turn_event
 from tests.faults.checks import (
     applied,
     assert_read_models_equal_a_rebuild,
@@ -226,3 +229,45 @@ def test_a_session_lost_between_the_pools_ping_and_its_transaction_is_refused_as
     assert answer.json()["error"]["code"] == "database_unavailable"
     record_turns(database.for_tenant(TENANT), TENANT, [turn])  # the pool recovers
     assert turns_in_ledger(database.engine, TENANT) == {"lost-1": 1}
+
+
+def _append_one(engine: Engine, text: str) -> str:
+    new = turn_event(text)
+    with engine.begin() as tx:
+        event_store.append(tx, TENANT, "conv", [new], None, notify=True)
+    return new.event_id
+
+
+def test_a_follower_rides_out_a_crash_and_sees_every_event_once(pg: OwnServer) -> None:
+    """``follow`` with a LISTEN wakeup, as ``memledger ledger follow --notify`` runs it,
+    across a crash of the server: no error reaches the follower (before, the page read
+    or the wakeup raised), and it yields each event once, in order."""
+    database = pg.database("follow")
+    engine = database.engine
+    before = _append_one(engine, "before the crash")
+    seen: list[str] = []
+    errors: list[BaseException] = []
+    deadline = time.monotonic() + 120
+    wakeup = Wakeup(database.url)
+
+    def follower() -> None:
+        try:
+            stop = lambda: len(seen) >= 2 or time.monotonic() > deadline  # noqa: E731
+            for page in follow(engine, tenant_id=TENANT, poll_interval=0.05, wakeup=wakeup, should_stop=stop):
+                seen.extend(rec.event_id for rec in page)
+        except BaseException as e:  # noqa: BLE001 - reported by the assertion below
+            errors.append(e)
+
+    thread = threading.Thread(target=follower, daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: len(seen) == 1, 60, "the follower to see the first event")
+        pg.stop("immediate")
+        time.sleep(0.5)  # the follower polls a server that is down
+        pg.start()
+        after = _append_one(engine, "after the crash")
+        thread.join(timeout=120)
+    finally:
+        wakeup.close()
+    assert not errors, f"the follower failed: {errors!r}"
+    assert seen == [before, after]

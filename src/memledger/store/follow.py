@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import psycopg
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, Engine
 
 from memledger.events.envelope import START, Cursor, Recorded
 from memledger.store import event_reads, event_store
-from memledger.store.outage import Backoff
+from memledger.store.outage import OUTAGES, Backoff, is_outage
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +91,22 @@ def follow(
     """Yield pages of new events, in ledger order, forever or until ``should_stop``.
 
     Each page is read gap-safe in its own short read-only transaction. When the
-    ledger has nothing new, waits ``poll_interval`` (or less, if woken).
+    ledger has nothing new, waits ``poll_interval`` (or less, if woken). While the
+    database is unavailable (restarting, say), it waits with backoff and then goes
+    on from the last event it yielded: a follower sees every event once.
     """
     tags = None if types is None else list(types)
+    backoff = Backoff("following the ledger", log)
     while not should_stop():
-        with engine.connect() as conn:
-            page = event_reads.read_all(conn, after=after, limit=batch, tenant_id=tenant_id, types=tags)
+        try:
+            with engine.connect() as conn:
+                page = event_reads.read_all(conn, after=after, limit=batch, tenant_id=tenant_id, types=tags)
+        except OUTAGES as e:
+            if isinstance(e, sa_exc.DBAPIError) and not is_outage(e):
+                raise
+            backoff.wait(e, should_stop)
+            continue
+        backoff.succeeded()
         if page:
             after = page[-1].cursor
             yield page
