@@ -239,7 +239,7 @@ def _append_one(engine: Engine, text: str) -> str:
 
 
 def test_a_follower_rides_out_a_crash_and_sees_every_event_once(pg: OwnServer) -> None:
-    """``follow`` with a LISTEN wakeup, as ``memledger ledger follow --notify`` runs it,
+    """``follow`` with a LISTEN wakeup, as ``memledger events tail --follow`` runs it,
     across a crash of the server: no error reaches the follower (before, the page read
     or the wakeup raised), and it yields each event once, in order."""
     database = pg.database("follow")
