@@ -50,10 +50,10 @@ class Wakeup:
     def wait(self, timeout: float) -> bool:
         """Block up to ``timeout`` seconds; True if a notification arrived (never, once closed)."""
         started = time.monotonic()
+        if self._closed:
+            time.sleep(timeout)
+            return False
         try:
-            if self._closed:
-                time.sleep(timeout)
-                return False
             if self._conn is None:
                 self._conn = self._listen()
                 self._backoff.succeeded()
