@@ -26,6 +26,7 @@ from memledger.cli.demo import DEMO_TENANT
 from memledger.events import codec
 from memledger.events.catalogue import MemoryRetracted
 from memledger.events.envelope import NewEvent
+from memledger.formatting import TEXT_BEGIN, TEXT_END
 from memledger.service import scope_ids
 from memledger.service.record import TurnInput, conversation_stream
 from memledger.store import event_reads, event_store, migrate
@@ -125,6 +126,18 @@ def test_demo_records_its_turns_on_the_database_of_database_url(
     with engine.connect() as conn:
         turns = event_reads.read_all(conn, tenant_id=DEMO_TENANT, types=["turn.recorded"])
     assert [rec.event_id for rec in turns] == [f"turn:{turn.turn_id}" for turn in demo_turns(engine)]
+
+
+def test_the_demo_block_reads_as_words_not_stored_ids(demo_run: subprocess.CompletedProcess[str]) -> None:
+    """The demo's tenant stores its scope ids hashed; its block still says "the user"
+    and quotes a sentence drawn into two facts once."""
+    assert demo_run.returncode == 0, demo_run.stderr
+    block = demo_run.stdout.split(TEXT_BEGIN, 1)[1].split(TEXT_END, 1)[0]
+    quotations = re.findall("\u201c(.*?)\u201d", block)
+    assert "the user USES FastAPI" in quotations
+    assert not [quoted for quoted in quotations if "hid." in quoted]
+    assert not re.search(r"^## .*hid\.", block, re.MULTILINE)
+    assert len(quotations) == len(set(quotations)), quotations  # no fact quoted twice
 
 
 def test_demo_twice_records_nothing_twice(

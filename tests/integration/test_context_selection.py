@@ -208,8 +208,9 @@ def test_select_chooses_what_gathering_everything_chooses(loaded: tuple[Engine, 
 
 
 def _candidate(item_id: str, kind: ItemKind, scope: ScopeKind | None, text_len: int, rank: int) -> Candidate:
+    text = f"{item_id}:".ljust(text_len, "x")[:text_len]  # distinct texts: a repeated quotation is left out
     item = SelectedItem(
-        item_id=item_id, kind=kind, text="x" * text_len, confidence=0.9, score=0.0, scope=scope, category="decision"
+        item_id=item_id, kind=kind, text=text, confidence=0.9, score=0.0, scope=scope, category="decision"
     )
     return Candidate(item=item, ranks={"text": rank})
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
 import pytest
 from sqlalchemy.engine import Engine
 
@@ -48,9 +49,9 @@ from memledger.events.catalogue import (
     ScopeKind,
     Scopes,
 )
-from memledger.events.envelope import NewEvent
+from memledger.events.envelope import START, NewEvent
 from memledger.events.keys import slot_id
-from memledger.formatting import CONFLICT_FLAG
+from memledger.formatting import CONFLICT_FLAG, render
 from memledger.projectors import embeddings, runner
 from memledger.projectors.embeddings import EmbeddingsProjector
 from memledger.selection.candidates import QueryVector
@@ -58,7 +59,7 @@ from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
 from memledger.selection.types import Selection
 from memledger.service import context, memory, projections, scope_ids
 from memledger.store import event_reads, event_store
-from tests.integration.test_projections_support import fresh_database
+from tests.integration.test_projections_support import fresh_database, wait_until_visible
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
@@ -116,6 +117,10 @@ class Ledger:
         ]
         with self.engine.begin() as tx:
             result = event_store.append(tx, self.tenant, f"test:{uuid.uuid4().hex[:12]}", news, None)
+            appended = event_reads.count_after(tx, START, tenant_id=self.tenant)
+        # A write transaction open elsewhere on the server holds gap-safe readers back:
+        # catching up before these events are visible would leave them out.
+        wait_until_visible(self.engine, appended, tenant=self.tenant)
         projections.catch_up_all(self.engine, READ_MODELS)
         return list(result.positions)
 
@@ -510,6 +515,70 @@ def test_replay_matches_after_a_later_retraction(ledger: Ledger) -> None:
     replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
     assert replayed.matches
     assert replayed.block.text == served.block.text
+
+
+def test_a_block_names_the_requests_own_stored_ids_in_words_and_replays(ledger: Ledger) -> None:
+    user = ledger.stored.user
+    assert user is not None and user.startswith("hid.user.")
+    other = ledger.key.stored_id("user", "bob")
+    ledger.append(
+        ledger.fact("docker", f"{user} deploys the service with Docker"),
+        ledger.fact("review", f"a deploy of the service waits for a review by {other}", key="review"),
+    )
+    served = context.build_context(ledger.engine, ledger.request(CODING))
+    text = served.block.text
+    assert "\u201cthe user deploys the service with Docker\u201d" in text
+    assert f"a deploy of the service waits for a review by another user ({other[9:17]})" in text
+    assert "hid." not in text.replace(f"[{served.selection.items[0].item_id}]", "")  # ids are plain here
+    assert "## Session memory\n" in text  # no stored key in the heading
+    replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+    assert replayed.matches and replayed.block.text == text
+
+
+def _served_again(ledger: Ledger, served: ContextServed) -> str:
+    """Append a copy of ``served`` as another ContextServed event; its id."""
+    event_id = f"context:{uuid.uuid4()}"
+    news = [NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC))]
+    with ledger.engine.begin() as tx:
+        stream = context.CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
+        event_store.append(tx, ledger.tenant, stream, news, 0)
+    return event_id
+
+
+def test_replay_renders_a_block_as_the_formatter_version_it_records(ledger: Ledger) -> None:
+    """A block served before an upgrade of the formatter replays as it was served."""
+    ledger.append(ledger.fact("docker", f"{ledger.stored.user} deploys the service with Docker"))
+    served = context.build_context(ledger.engine, ledger.request(CODING))
+    with ledger.engine.connect() as conn:
+        event = context.find_served(conn, ledger.tenant, served.event_id)
+    assert event.formatter_version == "3"
+    as_version_2 = render(served.selection, version="2")  # what the formatter of version 2 served
+    assert as_version_2.text != served.block.text and f"{ledger.stored.user} deploys" in as_version_2.text
+    older = msgspec.structs.replace(event, formatter_version="2", block_hash=as_version_2.sha256)
+    replayed = context.replay(ledger.engine, ledger.tenant, _served_again(ledger, older))
+    assert replayed.matches and replayed.block.text == as_version_2.text
+    unknown = _served_again(ledger, msgspec.structs.replace(event, formatter_version="1"))
+    with pytest.raises(InvalidCommand, match="formatter version '1' cannot be rendered by this memledger"):
+        context.replay(ledger.engine, ledger.tenant, unknown)
+
+
+def test_a_sentence_drawn_into_two_facts_is_quoted_once(ledger: Ledger) -> None:
+    """An extractor may draw two facts (keys) from one sentence; the block quotes it
+    once, and the key of the one left out still shadows the broader scopes' facts."""
+    said = "the service deploys with Docker and keeps its database on PostgreSQL"
+    ledger.append(
+        ledger.fact("s-deploy", said, key="deploy tool"),
+        ledger.fact("s-db", said, key="database"),
+        ledger.fact("u-db", "ada deploys the service against SQLite", scope="user", key="database"),
+        ledger.fact("u-ci", "ada runs the service tests in CI before a deploy", scope="user", key="ci"),
+    )
+    selection = ledger.select(CODING)
+    shown = ids(selection)
+    assert len(shown & {"s-deploy", "s-db"}) == 1
+    assert "u-db" not in shown  # shadowed by the session's "database", said by the quotation shown
+    assert "u-ci" in shown
+    served = context.build_context(ledger.engine, ledger.request(CODING))
+    assert served.block.text.count(said) == 1
 
 
 def test_a_failed_open_context_is_recorded_and_replays(ledger: Ledger) -> None:

@@ -14,10 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memledger.events.catalogue import Scopes
 from memledger.formatting import (
     CONFLICT_FLAG,
     FORMATTER_VERSION,
@@ -32,7 +34,7 @@ from memledger.formatting import (
     neutralise,
     render,
 )
-from memledger.formatting.layout import CONTRACT, TEXT, XML, measure, prepare
+from memledger.formatting.layout import CONTRACT, FORMATTER_VERSIONS, TEXT, XML, measure, prepare
 from memledger.formatting.neutralise import is_suspicious
 from memledger.selection.types import SelectedItem, Selection
 
@@ -67,7 +69,7 @@ def check_structure(block: Block, sel: Selection) -> list[str]:
     """Assert the block's structure holds; return each shown item's rendered content."""
     assert block.chars == len(block.text)
     assert block.sha256 == hashlib.sha256(block.text.encode("utf-8")).hexdigest()
-    assert block.formatter_version == FORMATTER_VERSION
+    assert block.formatter_version in FORMATTER_VERSIONS
     assert len(block.item_ids) + block.omitted == len(sel.items)
     assert set(block.truncated) <= set(block.item_ids)
     assert not ROLE_AT_LINE_START.search(block.text)
@@ -113,7 +115,7 @@ def check_xml(block: Block) -> list[str]:
     root = ET.fromstring(text)
     assert root.tag == "memory"
     assert root.get("readonly") == "true"
-    assert root.get("version") == FORMATTER_VERSION
+    assert root.get("version") == block.formatter_version
     assert [child.tag for child in root][:1] == ["notice"]
     items = root.findall("item")
     assert [child.tag for child in root][1:] == ["item"] * len(items)
@@ -537,15 +539,82 @@ def realistic_selection() -> Selection:
     )  # fmt: skip
 
 
+USER = "hid.user." + "30c03654a0c44b1443c057ca90f61fa9"
+COLLEAGUE = "hid.user." + "9b1f0e2d3c4b5a69788796a5b4c3d2e1"
+PROJECT = "hid.project." + "16844c0727002b9bf76468c4e5c48689"
+SESSION = "hid.session." + "0aa1b2c3d4e5f60718293a4b5c6d7e8f"
+
+
+def hashed_selection() -> Selection:
+    """A selection of a tenant that stores scope ids hashed: stored ids in the
+    scope keys and in the graph's texts (the speaker's entity is named by its id)."""
+    return selection(
+        item("f-1", "Project Phoenix uses PostgreSQL.", 0.9, scope="project", scope_key=PROJECT,
+             category="technical_fact", source_turns=("t-3",)),
+        item("f-2", "Today I am fixing the billing export.", 0.85, scope="session", scope_key=SESSION,
+             category="task_update", source_turns=("t-9",)),
+        item("f-3", "I prefer tabs.", 0.8, scope="user", scope_key=USER, category="preference",
+             source_turns=("t-1",)),
+        item(f"user:{USER}|USES|tool:fastapi", f"{USER} USES FastAPI", 0.7, kind="relationship",
+             source_turns=("t-1",)),
+        item(f"person:dave|WORKS_WITH|user:{COLLEAGUE}", f"Dave WORKS_WITH {COLLEAGUE} (manager)", 0.6,
+             kind="relationship", source_turns=("t-4",)),
+        item(f"user:{USER}", f"{USER} (user)", 0.5, kind="entity", source_turns=("t-1",)),
+        scopes=Scopes(session=SESSION, project=PROJECT, user=USER),
+    )  # fmt: skip
+
+
+GOLDEN_SELECTIONS = {"realistic": realistic_selection, "hashed": hashed_selection}
+
+
+@pytest.mark.parametrize("version", FORMATTER_VERSIONS)
+@pytest.mark.parametrize("name", sorted(GOLDEN_SELECTIONS))
 @pytest.mark.parametrize("style", STYLES)
-def test_golden_blocks(style: Style) -> None:
-    path = GOLDEN / f"realistic_{style}.txt"
-    block = render(realistic_selection(), style=style)
-    if os.environ.get("MEMLEDGER_UPDATE_GOLDEN") == "1":
+def test_golden_blocks(style: Style, name: str, version: str) -> None:
+    """Each version renders as it did: the version 2 files were written by the code
+    that served version 2 (commit cf596ac), so a replay of its blocks still matches."""
+    path = GOLDEN / f"{name}_{style}_v{version}.txt"
+    chosen = GOLDEN_SELECTIONS[name]()
+    block = render(chosen, style=style, version=version)
+    if os.environ.get("MEMLEDGER_UPDATE_GOLDEN") == "1" and version == FORMATTER_VERSION:
         path.write_text(block.text + "\n", encoding="utf-8")
     assert block.text + "\n" == path.read_text(encoding="utf-8")
     assert block.omitted == 0
-    check_structure(block, realistic_selection())
+    assert block.formatter_version == version
+    check_structure(block, chosen)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_version_3_names_stored_ids_in_words(style: Style) -> None:
+    text = render(hashed_selection(), style=style).text
+    quotations = re.findall("\u201c(.*?)\u201d", text)
+    assert len(quotations) == len(hashed_selection().items)
+    assert not [quoted for quoted in quotations if "hid." in quoted]
+    assert not re.search(r"^## .*hid\.", text, re.MULTILINE)  # no stored key in a heading
+    assert 'scope_key="hid.' not in text
+    assert "the user USES FastAPI" in text
+    assert "Dave WORKS_WITH another user (9b1f0e2d) (manager)" in text
+    assert f"[user:{USER}|USES|tool:fastapi]" in text or f'id="user:{USER}|USES|tool:fastapi"' in text
+    old = render(hashed_selection(), style=style, version="2").text
+    assert f"{USER} USES FastAPI" in old
+
+
+def test_without_the_requests_scopes_every_stored_id_is_another_ones() -> None:
+    text = render(msgspec.structs.replace(hashed_selection(), scopes=None)).text
+    assert "the user" not in text.split(TEXT_BEGIN)[1].split("\n\n", 1)[1]  # the items, not the contract
+    assert "another user (30c03654) USES FastAPI" in text
+
+
+def test_a_key_stored_as_given_is_still_shown() -> None:
+    text = render(realistic_selection()).text
+    assert "## Project memory: phoenix" in text
+    assert "## Project memory\n" in render(hashed_selection()).text
+
+
+@pytest.mark.parametrize("version", ["1", "4", ""])
+def test_a_version_this_code_cannot_render_is_refused_by_name(version: str) -> None:
+    with pytest.raises(ValueError, match=f"formatter version {version!r} cannot be rendered"):
+        render(realistic_selection(), version=version)
 
 
 # --- token counting ------------------------------------------------------------------------

@@ -17,7 +17,7 @@ Fitting, in order:
 If no item fits, the block still states the contract and says how many items
 were left out. An empty selection gives a short block saying that no memory
 applies, with the selector's reason. Rendering is deterministic: the same
-selection, style and budget give the same text and ``sha256``.
+selection, style, budget and formatter version give the same text and ``sha256``.
 """
 
 from __future__ import annotations
@@ -31,22 +31,27 @@ import msgspec
 
 from memledger.formatting.layout import (
     FORMATTER_VERSION,
+    FORMATTER_VERSIONS,
     TEXT,
-    XML,
     Entry,
     Layout,
+    XmlLayout,
     cut,
     group_of,
     groups,
     measure,
     prepare,
 )
+from memledger.formatting.names import names_for
 from memledger.formatting.tokens import TokenCounter, estimate
 from memledger.selection.types import Selection
 
 Style = Literal["text", "xml"]
 
-_LAYOUTS: Final[dict[str, Layout]] = {"text": TEXT, "xml": XML}
+_LAYOUTS: Final[dict[tuple[str, str], Layout]] = {
+    **{("text", version): TEXT for version in FORMATTER_VERSIONS},
+    **{("xml", version): XmlLayout(version) for version in FORMATTER_VERSIONS},
+}
 
 Compose = Callable[[Sequence[Entry]], str]
 
@@ -98,17 +103,19 @@ def render(
     max_chars: int = 5000,
     max_tokens: int | None = None,
     count_tokens: TokenCounter | None = None,
+    version: str = FORMATTER_VERSION,
 ) -> Block:
     """``selection`` as a read-only memory block of at most ``max_chars`` characters
     and, if given, ``max_tokens`` tokens counted by ``count_tokens`` (default: the
-    estimate). Raises ``ValueError`` for an unknown style or a budget too small
+    estimate), as formatter ``version`` renders it (an earlier one: for replays).
+    Raises ``ValueError`` for an unknown style or version, or a budget too small
     to hold the block's header and footer."""
-    layout = _layout(style)
+    layout = _layout(style, version)
     budget = _budget(max_chars, max_tokens, count_tokens)
     if not selection.items:
         text = layout.empty(reason=selection.empty_reason, as_of=selection.as_of)
         _require(budget, text, max_chars, max_tokens)
-        return _block(text, (), 0, style, budget.count)
+        return _block(text, (), 0, style, budget.count, version)
     total = len(selection.items)
 
     def compose(chosen: Sequence[Entry]) -> str:
@@ -122,16 +129,21 @@ def render(
     skeleton = compose(())
     _require(budget, skeleton, max_chars, max_tokens)
     single = fitting(budget.share(skeleton, 1 if total == 1 else 2))  # asked of one entry at a time, never taken
-    entries = [_fit_alone(prepare(i, item), single) for i, item in enumerate(selection.items)]
+    names = None if version == "2" else names_for(selection.scopes)
+    entries = [_fit_alone(prepare(i, item, names), single) for i, item in enumerate(selection.items)]
     chosen = _fill(entries, fitting(budget))
-    return _block(compose(chosen), chosen, total - len(chosen), style, budget.count)
+    return _block(compose(chosen), chosen, total - len(chosen), style, budget.count, version)
 
 
-def _layout(style: str) -> Layout:
-    try:
-        return _LAYOUTS[style]
-    except KeyError:
-        raise ValueError(f"unknown style {style!r}; expected one of {sorted(_LAYOUTS)}") from None
+def _layout(style: str, version: str) -> Layout:
+    if style not in ("text", "xml"):
+        raise ValueError(f"unknown style {style!r}; expected one of ['text', 'xml']")
+    if version not in FORMATTER_VERSIONS:
+        raise ValueError(
+            f"formatter version {version!r} cannot be rendered by this memledger "
+            f"(it renders versions {', '.join(FORMATTER_VERSIONS)})"
+        )
+    return _LAYOUTS[(style, version)]
 
 
 def _budget(max_chars: int, max_tokens: int | None, count_tokens: TokenCounter | None) -> _Budget:
@@ -273,7 +285,7 @@ def _importance(entry: Entry) -> tuple[float, int]:
     return (math.inf if math.isnan(score) else -score, entry.index)
 
 
-def _block(text: str, chosen: Sequence[Entry], omitted: int, style: Style, count: TokenCounter) -> Block:
+def _block(text: str, chosen: Sequence[Entry], omitted: int, style: Style, count: TokenCounter, version: str) -> Block:
     shown = [entry for group in groups(chosen) for entry in group]
     return Block(
         text=text,
@@ -284,4 +296,5 @@ def _block(text: str, chosen: Sequence[Entry], omitted: int, style: Style, count
         tokens=count(text),
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         style=style,
+        formatter_version=version,
     )

@@ -19,11 +19,16 @@ from typing import Final, Protocol
 
 import msgspec
 
+from memledger.formatting.names import Names
 from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, clean, neutralise, shorten
 from memledger.selection.types import SelectedItem
 
-FORMATTER_VERSION: Final = "2"
-"""Bumped whenever the same selection would render differently."""
+FORMATTER_VERSION: Final = "3"
+"""Bumped whenever the same selection would render differently. Blocks served by
+an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
+replay must give the hash that was recorded)."""
+FORMATTER_VERSIONS: Final = ("2", "3")
+"""2: stored scope ids shown as stored. 3: put in words (``names``)."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
 TEXT_END: Final = "<<< END PERSISTENT MEMORY >>>"
@@ -72,15 +77,17 @@ class Entry(msgspec.Struct, frozen=True):
     cut: bool = False
 
 
-def prepare(index: int, item: SelectedItem) -> Entry:
-    """The item at ``index`` of a selection, its text neutralised and metadata cleaned."""
-    safe = neutralise(item.text)
+def prepare(index: int, item: SelectedItem, names: Names | None = None) -> Entry:
+    """The item at ``index`` of a selection, its text neutralised and metadata cleaned;
+    with ``names`` (version 3 on), stored scope ids put in words."""
+    safe = neutralise(names.text(item.text) if names else item.text)
+    scope_key = names.scope_key(item.scope_key) if names else item.scope_key
     shown = tuple(_ident(turn) for turn in item.source_turns[:_SHOWN_TURNS])
     meta = Meta(
         item_id=_ident(item.item_id),
         kind=_ident(item.kind),
         scope=_ident(str(item.scope)) if item.scope is not None else "none",
-        scope_key=_ident(item.scope_key) if item.scope_key else None,
+        scope_key=_ident(scope_key) if scope_key else None,
         category=_ident(item.category) if item.category else None,
         conflict_id=_ident(item.conflict_id) if item.conflict_id else None,
         since=item.valid_from.date().isoformat() if item.valid_from is not None else None,
@@ -244,7 +251,11 @@ class TextLayout:
 
 
 class XmlLayout:
-    """A single ``<memory>`` element with a ``<notice>`` and one ``<item>`` child per item."""
+    """A single ``<memory>`` element with a ``<notice>`` and one ``<item>`` child per
+    item; the root names the formatter ``version`` that rendered it."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
 
     def document(self, entries: Sequence[Entry], *, omitted: int, as_of: str | None) -> str:
         lines = [self._root(len(entries), omitted, as_of), self._notice()]
@@ -258,10 +269,8 @@ class XmlLayout:
         notice = _escape(_empty_note(reason))
         return "\n".join([self._root(0, 0, as_of), f"<notice>{notice}</notice>", XML_END])
 
-    @staticmethod
-    @lru_cache(maxsize=1024)  # pure; the fitting asks once per candidate item
-    def frame_size(shown: int, omitted: int, as_of: str | None) -> int:
-        return _size([XmlLayout._root(shown, omitted, as_of), XmlLayout._notice(), XML_END])
+    def frame_size(self, shown: int, omitted: int, as_of: str | None) -> int:
+        return _xml_frame_size(self.version, shown, omitted, as_of)
 
     def heading_size(self, entry: Entry) -> int:
         return len(self._comment(entry)) + 1
@@ -278,14 +287,8 @@ class XmlLayout:
     def _comment(entry: Entry) -> str:
         return f"<!-- {_label(entry.item).lower()} memory -->"
 
-    @staticmethod
-    @lru_cache(maxsize=1024)  # pure; the fitting measures a root per candidate item
-    def _root(items: int, omitted: int, as_of: str | None) -> str:
-        attrs = {"source": "memledger", "version": FORMATTER_VERSION, "readonly": "true"}
-        attrs |= {"items": str(items), "omitted": str(omitted)}
-        if as_of:
-            attrs["as_of"] = _note(as_of)
-        return f"<memory {_attributes(attrs)}>"
+    def _root(self, items: int, omitted: int, as_of: str | None) -> str:
+        return _xml_root(self.version, items, omitted, as_of)
 
     @staticmethod
     @lru_cache(maxsize=4096)  # pure; the fitting composes a block once per candidate item
@@ -316,5 +319,19 @@ def _attributes(attrs: dict[str, str]) -> str:
     return " ".join(f'{name}="{_escape(value).replace(chr(34), "&quot;")}"' for name, value in attrs.items())
 
 
+@lru_cache(maxsize=1024)  # pure; the fitting measures a root per candidate item
+def _xml_root(version: str, items: int, omitted: int, as_of: str | None) -> str:
+    attrs = {"source": "memledger", "version": version, "readonly": "true"}
+    attrs |= {"items": str(items), "omitted": str(omitted)}
+    if as_of:
+        attrs["as_of"] = _note(as_of)
+    return f"<memory {_attributes(attrs)}>"
+
+
+@lru_cache(maxsize=1024)  # pure; the fitting asks once per candidate item
+def _xml_frame_size(version: str, shown: int, omitted: int, as_of: str | None) -> int:
+    return _size([_xml_root(version, shown, omitted, as_of), XmlLayout._notice(), XML_END])
+
+
 TEXT: Final = TextLayout()
-XML: Final = XmlLayout()
+XML: Final = XmlLayout(FORMATTER_VERSION)

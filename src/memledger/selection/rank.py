@@ -135,8 +135,9 @@ def choose(
     max_items: int = 50,
 ) -> list[SelectedItem]:
     """Pick items scope by scope (session first), most relevant first within a scope,
-    skipping facts shadowed by a narrower scope's fact on the same key, while the
-    budget has room. Entities, relationships and turns come after the facts."""
+    skipping facts shadowed by a narrower scope's fact on the same key and facts
+    quoting the same text as one already chosen, while the budget has room.
+    Entities, relationships and turns come after the facts."""
     return choose_until_full(
         ranked, categories=categories, min_confidence=min_confidence, budget_chars=budget_chars, max_items=max_items
     )[0]
@@ -169,6 +170,7 @@ def choose_until_full(
         if item.kind == "fact" and item.conflicted and item.conflict_id:
             sides.setdefault(item.conflict_id, []).append(cand)
     done: set[str] = set()
+    quoted: set[str] = set()  # the texts of the facts chosen
     for scope in (*SCOPE_ORDER, "other"):
         for cand in by_scope.get(scope, []):
             if cand.item.item_id in done:
@@ -176,6 +178,10 @@ def choose_until_full(
             key = _slot_key(cand.key) if cand.key else None
             if key is not None and taken.get(key, scope) != scope:
                 continue  # a narrower scope already answered this key
+            if _said_already(cand.item, quoted):
+                if key is not None:  # its key is answered: the quotation shown says it
+                    taken.setdefault(key, scope)
+                continue
             # The sides of one conflict (one slot: same scope and key) are chosen together or not at all.
             unit = sides.get(cand.item.conflict_id or "", [cand]) if cand.item.conflicted else [cand]
             cost = sum(estimate_chars(side.item) for side in unit)
@@ -183,7 +189,16 @@ def choose_until_full(
                 return chosen, True
             chosen += [side.item for side in unit]
             done.update(side.item.item_id for side in unit)
+            quoted.update(side.item.text for side in unit if side.item.kind == "fact")
             used += cost
             if key is not None:
                 taken.setdefault(key, scope)
     return chosen, len(chosen) >= max_items
+
+
+def _said_already(item: SelectedItem, quoted: set[str]) -> bool:
+    """Whether ``item`` is a fact quoting the very text of a fact already chosen. An
+    extractor may draw several facts (keys) from one sentence: "I use Vim and
+    PostgreSQL" is both the editor and the database, and showing the sentence twice
+    would say nothing more. A side of a conflict is always shown with its others."""
+    return item.kind == "fact" and not item.conflicted and item.text in quoted

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from memledger.events.catalogue import ScopeKind
+from memledger.events.catalogue import ScopeKind, Scopes
 
 ItemKind = Literal["fact", "entity", "relationship", "turn"]
 
@@ -32,9 +32,11 @@ class SelectedItem(msgspec.Struct, frozen=True, kw_only=True):
 
 class Selection(msgspec.Struct, frozen=True, kw_only=True):
     """The items chosen for one request, most important first; empty with a reason
-    when the selector had nothing to give or failed open."""
+    when the selector had nothing to give or failed open. ``scopes``: the request's
+    scopes as stored, which the block calls "the user", "this project" and so on."""
 
     request: str
     items: tuple[SelectedItem, ...] = ()
     empty_reason: str | None = None
     as_of: str | None = None
+    scopes: Scopes | None = None

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 import msgspec
+import psycopg
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand, LedgerError, NotFound
@@ -42,7 +44,8 @@ from memledger.store.identifiers import check_identifier
 
 log = logging.getLogger(__name__)
 
-SELECTOR_VERSION = "1"
+_REASON_LIMIT = 300
+SELECTOR_VERSION = "2"  # 2: a fact quoting the same text as one already chosen is left out
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # Each served context is a stream of its own, named by its event id: concurrent
 # requests of a tenant never queue on one stream's append lock. (Before, all went
@@ -104,9 +107,22 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
 
 
 def _failed_open(request: SelectRequest, error: Exception) -> Selection:
-    reason = "deadline exceeded" if _is_timeout(error) else f"{type(error).__name__}: {error}"
-    log.warning("context selection failed open for tenant %s: %s", request.tenant_id, reason)
+    reason = _reason(error)
+    log.warning("context selection failed open for tenant %s: %s (%r)", request.tenant_id, reason, error)
     return Selection(request=request.request, empty_reason=f"memory unavailable ({reason})")
+
+
+def _reason(error: Exception) -> str:
+    """Why a selection failed, for the block and its ``ContextServed`` record. A
+    statement's error names only its kind: its message holds the SQL, which has no
+    place in a prompt, and its parameters, the request's words among them, which
+    have none in the ledger's payloads (erasure cannot reach them). The log has all."""
+    if _is_timeout(error):
+        return "deadline exceeded"
+    if isinstance(error, sa_exc.StatementError):
+        return f"database error: {type(error.orig or error).__name__}"
+    first_line = str(error).partition("\n")[0][:_REASON_LIMIT]
+    return f"{type(error).__name__}: {first_line}" if first_line else type(error).__name__
 
 
 def _within_deadline(request: SelectRequest, selection: Selection, started: float) -> Selection:
@@ -120,7 +136,7 @@ def _within_deadline(request: SelectRequest, selection: Selection, started: floa
 def _is_timeout(error: Exception) -> bool:
     if isinstance(error, TimeoutError):  # the request's vector was not ready in time
         return True
-    return "statement timeout" in str(error) or "canceling statement" in str(error)
+    return isinstance(error, sa_exc.DBAPIError) and isinstance(error.orig, psycopg.errors.QueryCanceled)
 
 
 def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None) -> VectorWait | None:
@@ -181,7 +197,7 @@ def _choose(
 def _selection(request: SelectRequest, items: list[SelectedItem], as_of: str | None) -> Selection:
     if not items:
         return Selection(request=request.request, empty_reason="no memory matches this request", as_of=as_of)
-    return Selection(request=request.request, items=tuple(items), as_of=as_of)
+    return Selection(request=request.request, items=tuple(items), as_of=as_of, scopes=request.scopes)
 
 
 def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
@@ -189,6 +205,8 @@ def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
         if as_of.tzinfo is None:
             raise InvalidCommand("as_of must be a timezone-aware time")
         return as_of
+    if not 0 <= as_of < 2**63:  # a position is a bigint
+        raise InvalidCommand(f"as_of must be a ledger position from 0 to 2**63 - 1, not {as_of}")
     return event_reads.cursor_at(conn, int(as_of))
 
 
@@ -242,6 +260,8 @@ def build_context(
         raise InvalidCommand(f"max_tokens must be at least 1, not {max_tokens}")
     if style not in ("text", "xml"):
         raise InvalidCommand(f"style must be text or xml, not {style!r}")
+    if token_model is not None:  # recorded with the block: refused now, not lost at recording
+        check_identifier("token_model", token_model)
     if request.budget_chars < MIN_BUDGET_CHARS:
         raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
     _check_scopes(request.scopes)
@@ -271,12 +291,14 @@ def build_context(
         block = block_of(selection)
         event_id = f"context:{uuid.uuid4()}"
         conn = conn or _connect(engine, request.tenant_id)
-        if conn is not None:
-            _record(conn, event_id, request, selection, block, style, max_tokens, token_model, actor)
+        recorded = conn is not None and _record(
+            conn, event_id, request, selection, block, style, max_tokens, token_model, actor
+        )
     finally:
         if conn is not None:
             conn.close()
-    return ServedContext(block=block, selection=selection, event_id=event_id)
+    # An id is given only for a block the ledger holds: a replay of it must find it.
+    return ServedContext(block=block, selection=selection, event_id=event_id if recorded else "")
 
 
 def _connect(engine: Engine, tenant_id: str) -> Connection | None:
@@ -306,9 +328,9 @@ def _record(
     max_tokens: int | None,
     token_model: str | None,
     actor: str | None,
-) -> None:
+) -> bool:
     """Append the ``ContextServed`` event (after the selection's reads, in their
-    transaction) and commit. Best effort: a failure is logged, not raised."""
+    transaction) and commit; whether it was. Best effort: a failure is logged, not raised."""
     kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
     try:
         served = ContextServed(
@@ -334,6 +356,8 @@ def _record(
     except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
         log.warning("could not record ContextServed for tenant %s: %s", request.tenant_id, e)
         _roll_back(conn)
+        return False
+    return True
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -382,15 +406,23 @@ def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
             raise NotFound(f"item {item_id!r} of {event_id!r} is not in the ledger's state at that time")
         items.append(msgspec.structs.replace(item, score=score))
     selection = Selection(
-        request=served.request, items=tuple(items), empty_reason=served.empty_reason, as_of=served.as_of
+        request=served.request,
+        items=tuple(items),
+        empty_reason=served.empty_reason,
+        as_of=served.as_of,
+        scopes=served.scopes,
     )
-    block = render(
-        selection,
-        style=served.style,
-        max_chars=served.max_chars,
-        max_tokens=served.max_tokens,
-        count_tokens=token_counter(served.token_model),
-    )
+    try:  # as the recorded formatter version rendered it, not as today's would
+        block = render(
+            selection,
+            style=served.style,
+            max_chars=served.max_chars,
+            max_tokens=served.max_tokens,
+            count_tokens=token_counter(served.token_model),
+            version=served.formatter_version,
+        )
+    except ValueError as e:
+        raise InvalidCommand(f"cannot replay {event_id!r}: {e}") from e
     return Replay(served=served, block=block, matches=block.sha256 == served.block_hash)
 
 
