@@ -27,7 +27,6 @@ from memledger.events import codec
 from memledger.events.catalogue import (
     FactExtracted,
     MemoryPromoted,
-    MemoryReinforced,
     Scopes,
     TenantSettingsChanged,
 )
@@ -517,6 +516,9 @@ def test_a_worker_killed_mid_batch_loses_no_turn(database: Any, tenant: str) -> 
 
 
 def test_a_fact_mentioned_again_later_is_reinforced(engine: Engine, tenant: str) -> None:
+    """The second mention is extracted again in its own words (so that erasing the
+    first speaker leaves the fact to the second), and the read model counts it as a
+    reinforcement of the same fact."""
     worker = new_worker(engine)
     record(engine, tenant, "@fact editor|The user uses Vim|0.8")
     drain(worker, 1)
@@ -524,10 +526,10 @@ def test_a_fact_mentioned_again_later_is_reinforced(engine: Engine, tenant: str)
     (again,) = record(engine, tenant, "@fact editor|the user uses vim.|0.8")
     drain(worker, 1)
     first, second = extracted(engine, tenant, worker.extractor.name)
-    assert isinstance(first.event, FactExtracted)
-    assert isinstance(second.event, MemoryReinforced)
-    assert second.event.item_id == first.event.memory_id
-    assert (second.metadata.causation_id, second.event.item_kind) == (again, "fact")
+    assert isinstance(first.event, FactExtracted) and isinstance(second.event, FactExtracted)
+    assert second.event.memory_id == first.event.memory_id
+    assert second.event.statement == "the user uses vim."
+    assert second.metadata.causation_id == again
     (row,) = project_facts(engine, tenant, lambda rows: rows[0].reinforcements > 0)
     assert row.reinforcements == 1
     assert row.confidence > 0.8

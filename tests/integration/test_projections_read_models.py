@@ -9,14 +9,17 @@ batches) also proves a rebuild equals incremental application.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+import psycopg
 import pytest
 import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from memledger.errors import ProjectionFailed
@@ -41,7 +44,7 @@ from memledger.projectors.entities import EntitiesProjector, entities
 from memledger.projectors.facts import FactsProjector, conflicts, facts
 from memledger.projectors.relationships import RelationshipsProjector, relationships
 from memledger.projectors.turns import TurnsProjector, search, turns
-from memledger.store import event_reads, event_store
+from memledger.store import event_reads, event_store, outage
 from tests.integration.test_projections_support import (
     assert_equals_rebuild,
     compare_with_rebuild,
@@ -182,6 +185,49 @@ def test_turns_are_projected_searchable_and_a_turn_id_keeps_its_first_recording(
         assert [hit[0] for hit in hits] == ["t1"]
         assert search(conn, f"{tenant}-other", "deploy billing") == []
     assert_reapplying_changes_nothing(models, TurnsProjector(), turns)
+
+
+def _longest_tsvector_text(chars: int) -> str:
+    """Distinct hyphenated words of four-byte letters: about the largest tsvector a
+    text of ``chars`` characters makes (~9.6 bytes a character, measured)."""
+    letters = [chr(c) for c in range(0x1D400, 0x1D6A4) if chr(c).isalpha()]
+    pairs = ("".join(p) for p in itertools.product(letters, repeat=2))
+    words: list[str] = []
+    used = 0
+    while used < chars - 12:
+        word = f"{next(pairs)}-{next(pairs)}"
+        words.append(word)
+        used += len(word) + 1
+    return " ".join(words)
+
+
+def test_a_turn_whose_words_would_overflow_a_tsvector_is_projected_and_so_are_later_ones(
+    models: Engine, tenant: str
+) -> None:
+    """A turn may hold 200,000 characters; a tsvector at most 1 MB. Before, such a turn
+    failed the insert, was retried as an outage forever, and no later turn of any
+    tenant was projected. Now its first 50,000 characters are indexed."""
+    huge = _longest_tsvector_text(200_000)
+    writer = Writer(models, tenant)
+    writer.append(TurnRecorded(turn_id="huge", role="user", text=huge))
+    later = Writer(models, f"{tenant}-later")
+    later.append(TurnRecorded(turn_id="after", role="user", text="We deploy the billing service on Tuesdays"))
+
+    catch_up(models, TurnsProjector())
+
+    assert rows(models, turns, tenant, by="turn_id")["huge"]["text"] == huge  # stored whole
+    with models.connect() as conn:
+        assert [hit[0] for hit in search(conn, tenant, huge.split()[0])] == ["huge"]  # indexed from the start
+        assert search(conn, tenant, huge.split()[-1]) == []  # not past 50,000 characters
+        assert [hit[0] for hit in search(conn, f"{tenant}-later", "deploy billing")] == ["after"]
+
+
+def test_a_value_too_big_for_its_type_is_not_an_outage() -> None:
+    """Class 54 is an OperationalError in psycopg; waiting does not make the work fit."""
+    too_big = sa_exc.OperationalError("INSERT ...", {}, psycopg.errors.ProgramLimitExceeded("string is too long"))
+    cut = sa_exc.OperationalError("SELECT 1", {}, psycopg.OperationalError("server closed the connection"))
+    assert not outage.is_outage(too_big)
+    assert outage.is_outage(cut)
 
 
 # --- facts ----------------------------------------------------------------------------

@@ -17,6 +17,14 @@ Which text an item has, whatever the batch boundaries:
 One model per tenant: a tenant's vectors all come from one model, and a process
 configured with another refuses to add to them (``EmbeddingMismatch``), as does a
 query. Changing the model is a rebuild of this projection.
+
+Erasure: a batch is read, and embedded, before an erasure of its events may
+commit; so every write of the cache first holds the erasure of the texts' tenants
+off (``embedding_cache.hold_off_erasure``) and re-reads the events the texts come
+from (``still_said``), storing only texts an event not erased still gives. The
+erasure then either committed before (the events read as erased) or forgets the
+entries after. Rows of events erased meanwhile go when the tenant is refolded at
+the erasure's record, as always.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ from memledger.events.envelope import Recorded
 from memledger.events.keys import entity_id
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
-from memledger.store import db, embedding_cache
+from memledger.store import db, embedding_cache, event_reads
 
 if TYPE_CHECKING:
     from memledger.adapters.embedding import Embedder
@@ -157,18 +165,58 @@ def _check_model(conn: Connection, tenant_ids: Iterable[str], model: str, dim: i
             raise EmbeddingMismatch(tenant_id, stored, stored_dim, model, dim)
 
 
-def vectors_for(tx: Connection, embedder: Embedder, texts: Mapping[str, str]) -> dict[str, str]:
-    """The cached vector of each text (by hash), embedding and caching the misses.
+def vectors_for(
+    tx: Connection, embedder: Embedder, texts: Mapping[str, str], batch: Sequence[Recorded]
+) -> dict[str, str]:
+    """The cached vector of each text (by hash), embedding and caching the misses that
+    an event of ``batch`` not erased still gives (``still_said``); a text only erased
+    events give gets none.
 
     The vectors returned are re-read from the cache, so if another writer cached a
     text first, its vector is the one used.
     """
     found = embedding_cache.lookup(tx, embedder.model, texts.keys())
     missing = [sha for sha in texts if sha not in found]
+    if missing:
+        said = still_said(tx, batch, missing)
+        missing = [sha for sha in missing if sha in said]
     embed_missing(embedder, texts, missing, lambda vectors: embedding_cache.store(tx, embedder.model, vectors))
     if missing:
         found.update(embedding_cache.lookup(tx, embedder.model, missing))
     return found
+
+
+def still_said(tx: Connection, batch: Sequence[Recorded], text_sha256s: Iterable[str]) -> set[str]:
+    """Which of these text hashes an event of ``batch`` gives that is not erased now.
+
+    Holds the erasures of those events' tenants off until ``tx`` ends, then re-reads
+    the events: an erasure that committed since ``batch`` was read shows here, and
+    one that did not will forget what ``tx`` caches. Call it in the transaction that
+    writes the cache, before writing.
+    """
+    wanted = set(text_sha256s)
+    sources: dict[str, list[Recorded]] = {}
+    for rec in batch:
+        found = item_text(rec)
+        if found is not None and (sha := text_sha256(found[1].text)) in wanted:
+            sources.setdefault(sha, []).append(rec)
+    recs = [rec for found in sources.values() for rec in found]
+    embedding_cache.hold_off_erasure(tx, {rec.tenant_id for rec in recs})
+    erased = _erased_now(tx, recs)
+    return {sha for sha, found in sources.items() if any(rec.position not in erased for rec in found)}
+
+
+def _erased_now(conn: Connection, recs: Iterable[Recorded]) -> set[int]:
+    """The positions of these events that are erased now (re-read: ``recs`` may be older)."""
+    ids: dict[str, set[str]] = {}
+    for rec in recs:
+        ids.setdefault(rec.tenant_id, set()).add(rec.event_id)
+    return {
+        rec.position
+        for tenant_id, event_ids in sorted(ids.items())
+        for rec in event_reads.read_events(conn, tenant_id, event_ids)
+        if rec.erased
+    }
 
 
 def embed_missing(
@@ -207,8 +255,10 @@ class EmbeddingsProjector:
         run of vectors in a short transaction of its own. Embedding takes seconds, and
         a write transaction open that long holds every gap-safe reader of the ledger
         back (the worker, the other projectors, the sealer: docs/adr/0001). ``apply``
-        then finds the vectors in the cache; anything it misses it embeds itself."""
-        items = texts_of(r for r in batch if not r.erased)
+        then finds the vectors in the cache; anything it misses it embeds itself.
+        A run's texts whose events were erased while it embedded are not cached."""
+        batch = [r for r in batch if not r.erased]
+        items = texts_of(batch)
         if not items:
             return
         model = self.embedder.model
@@ -219,7 +269,8 @@ class EmbeddingsProjector:
 
         def keep(vectors: dict[str, list[float]]) -> None:
             with db.begin(engine) as tx:
-                embedding_cache.store(tx, model, vectors)
+                said = still_said(tx, batch, vectors.keys())
+                embedding_cache.store(tx, model, {sha: v for sha, v in vectors.items() if sha in said})
 
         embed_missing(self.embedder, texts, missing, keep)
 
@@ -234,13 +285,16 @@ class EmbeddingsProjector:
         exists = _existing(tx, [key for key, item in items.items() if not item.replaces])
         items = {key: item for key, item in items.items() if item.replaces or key not in exists}
         hashes = {key: text_sha256(item.text) for key, item in items.items()}
-        vectors = vectors_for(tx, self.embedder, {hashes[key]: item.text for key, item in items.items()})
+        vectors = vectors_for(tx, self.embedder, {hashes[key]: item.text for key, item in items.items()}, batch)
+        # An item whose text got no vector came from events erased since the batch was
+        # read: it gets no row (the refold at the erasure's record removes any left).
+        keys = sorted(key for key in items if hashes[key] in vectors)
 
         def row(key: ItemKey) -> EmbeddingRow:
             return EmbeddingRow(*key, model, dim, hashes[key], vectors[hashes[key]])
 
-        bulk.insert_new(tx, embeddings, [row(k) for k in sorted(items) if not items[k].replaces])
-        bulk.upsert(tx, embeddings, [row(k) for k in sorted(items) if items[k].replaces])
+        bulk.insert_new(tx, embeddings, [row(k) for k in keys if not items[k].replaces])
+        bulk.upsert(tx, embeddings, [row(k) for k in keys if items[k].replaces])
 
 
 class Neighbour(msgspec.Struct, frozen=True):

@@ -18,30 +18,6 @@ from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.projectors.embeddings import embeddings
 from memledger.projectors.facts import conflicts, facts
 
-_wanted = (
-    sa.func.unnest(sa.bindparam("tenants", type_=ARRAY(sa.Text)), sa.bindparam("memory_ids", type_=ARRAY(sa.Text)))
-    .table_valued(sa.column("tenant_id", sa.Text), sa.column("memory_id", sa.Text))
-    .render_derived(name="wanted")
-)
-# Built once: the extraction worker asks once per batch, and building the statement
-# (a tuple IN of the batch's keys) cost more CPU than running it.
-_LIVE = (
-    sa.select(facts.c.tenant_id, facts.c.memory_id)
-    .select_from(
-        facts.join(_wanted, sa.and_(facts.c.tenant_id == _wanted.c.tenant_id, facts.c.memory_id == _wanted.c.memory_id))
-    )
-    .where(facts.c.retracted.is_(False))
-)
-
-
-def live_memory_ids(conn: Connection, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which (tenant, memory id) pairs exist and are not retracted."""
-    wanted = sorted(set(keys))
-    if not wanted:
-        return set()
-    params = {"tenants": [k[0] for k in wanted], "memory_ids": [k[1] for k in wanted]}
-    return {(r[0], r[1]) for r in conn.execute(_LIVE, params).all()}
-
 
 class FactHit(msgspec.Struct, frozen=True):
     """A fact found for a request, with the rank its channel gave it (1 = best)."""

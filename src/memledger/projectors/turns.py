@@ -17,7 +17,7 @@ from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
 
 NAME = "turns"
-VERSION = 1
+VERSION = 2  # v2: the first 50,000 characters are indexed (projections/turns/v2.sql)
 HANDLES = frozenset({tag_of(TurnRecorded)})
 
 turns = sa.Table(

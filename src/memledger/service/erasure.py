@@ -3,13 +3,19 @@
 One transaction: find what the erasure covers (``erasure_scope``), set those
 events' private fields to NULL (the one update the ledger's trigger allows; the
 hash chain covers their digest, not them, so it still verifies), forget the
-embedding-cache entries of their texts, and append a ``SubjectErased`` record.
+embedding-cache entries of their texts, drop every re-extraction shadow copy
+(``reextraction.drop_all``: only the trial extractor could rebuild them without the
+erased words; the report names them, to build again), and append a
+``SubjectErased`` record.
 Then, after the commit, each installed projection catches up past the record
 (the runner refolds the tenant there, so no read model keeps anything erased),
 and the touched tables are vacuumed.
 
 Erasure locks out the extraction workers while it runs (it takes their locks),
-so that no batch extracted from a turn before the erasure is appended after it.
+so that no batch extracted from a turn before the erasure is appended after it;
+and it takes the tenant's erasure lock, which every writer of the embedding cache
+holds (shared) while it checks that its texts' events are not erased and stores
+them, so that no vector of a text read before the erasure is cached after it.
 Events stored before private fields existed (migration 0006) hold their text in
 the chained payload and cannot be erased: they are counted, not hidden.
 """
@@ -28,7 +34,7 @@ from memledger.errors import NotFound, ProjectionFailed
 from memledger.events.catalogue import SubjectErased
 from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.projectors import checkpoints, embeddings, registry, runner
-from memledger.service import erasure_scope, scope_ids
+from memledger.service import erasure_scope, reextraction, scope_ids
 from memledger.store import db, embedding_cache, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import embedding_cache as embedding_cache_table
@@ -50,7 +56,9 @@ class ErasureReport(msgspec.Struct, frozen=True):
     erase); ``legacy_events`` were covered but hold their text in the chained
     payload (stored before migration 0006) and could not be erased;
     ``projections`` says, per installed projection, whether it caught up past the
-    record (so its rows hold nothing erased).
+    record (so its rows hold nothing erased); ``dropped_shadows`` are the labels of
+    the re-extraction shadow copies dropped (``reextraction.rebuild_into`` builds
+    them again).
     """
 
     tenant_id: str
@@ -62,6 +70,7 @@ class ErasureReport(msgspec.Struct, frozen=True):
     position: int | None
     projections: dict[str, bool]
     vacuumed: list[str]
+    dropped_shadows: list[str] = []
 
 
 def erase(
@@ -105,6 +114,7 @@ def erase(
         if not erased:
             return report
         forgotten = _forget_vectors(tx, tenant_id, scope)
+        dropped = reextraction.drop_all(tx)
         record = _record(stored, scope, erased, reason)
         now = datetime.now(UTC)
         new = NewEvent(event=record, event_id=f"erase:{uuid.uuid4()}", occurred_at=now, metadata=Metadata(actor=actor))
@@ -118,19 +128,21 @@ def erase(
         position=position,
         projections=refreshed,
         vacuumed=vacuumed,
+        dropped_shadows=dropped,
     )
 
 
 def _lock_out(tx: Connection, tenant_id: str) -> None:
-    """One erasure of a tenant at a time; and no extraction batch in flight.
+    """One erasure of a tenant at a time, no embedding-cache write of the tenant's
+    texts in flight (``embedding_cache.lock_for_erasure``); and no extraction batch.
 
     An extraction worker holds a session lock keyed on its checkpoint's name for a
     whole batch (read turns, extract, append: ``ExtractionWorker.run_once``);
     taking the same keys waits for the batches running now, and makes workers skip
     their turn until this transaction ends.
     """
-    keys = [f"memledger-erase\x1f{tenant_id}"]
-    keys += sorted(cp.name for cp in checkpoints.all_checkpoints(tx) if cp.name.startswith(EXTRACTION_CHECKPOINTS))
+    embedding_cache.lock_for_erasure(tx, tenant_id)
+    keys = sorted(cp.name for cp in checkpoints.all_checkpoints(tx) if cp.name.startswith(EXTRACTION_CHECKPOINTS))
     for key in keys:
         tx.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(sa.literal(key), 0))))
 

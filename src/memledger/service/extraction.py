@@ -29,14 +29,13 @@ from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import ConcurrencyConflict, InvalidCommand, LedgerError
 from memledger.events import codec
-from memledger.events.catalogue import FactExtracted, MemoryReinforced, TurnRecorded
+from memledger.events.catalogue import TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent, Recorded
 from memledger.extraction.directives import parse_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnText
 from memledger.projectors import checkpoints
-from memledger.projectors.facts_queries import live_memory_ids
 from memledger.service import tenant_settings
 from memledger.store import counters, db, event_reads, event_store
 from memledger.store.outage import OUTAGES, Backoff
@@ -210,7 +209,6 @@ class ExtractionWorker:
             )
             deltas[turn.turn_id] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
-        _reinforce_known(tx, per_turn)
         appends: list[tuple[TurnText, event_store.StreamAppend]] = []
         for turn, events in per_turn:
             valid = _encodable(turn, events)
@@ -299,30 +297,6 @@ def _with_directives(extraction: TurnExtraction, text: str) -> TurnExtraction:
     if not directives:
         return extraction
     return msgspec.structs.replace(extraction, directives=directives)
-
-
-def _reinforce_known(tx: Connection, per_turn: list[tuple[TurnText, list[NewEvent]]]) -> None:
-    """A fact the read model already holds is reinforced, not extracted again."""
-    wanted = {
-        (turn.tenant_id, new.event.memory_id)
-        for turn, events in per_turn
-        for new in events
-        if isinstance(new.event, FactExtracted)
-    }
-    known = live_memory_ids(tx, wanted)
-    if not known:
-        return
-    for turn, events in per_turn:
-        for i, new in enumerate(events):
-            event = new.event
-            if isinstance(event, FactExtracted) and (turn.tenant_id, event.memory_id) in known:
-                reinforced = MemoryReinforced(
-                    item_id=event.memory_id,
-                    item_kind="fact",
-                    confidence=event.confidence,
-                    source_turns=event.source_turns,
-                )
-                events[i] = msgspec.structs.replace(new, event=reinforced)
 
 
 class WorkerLoop:

@@ -3,7 +3,8 @@
 Auditors ask "what did memory hold at 10:42" or "at position 81,220": the
 answer must not change when a fact is retracted later, so it is folded from the
 ledger's events up to that point with the projectors' own pure folds, never read
-from today's read models.
+from today's read models. Events erased since are left out, as the projectors
+leave them out: the past is shown without the words a person had erased.
 """
 
 from __future__ import annotations
@@ -54,9 +55,12 @@ def state_at(conn: Connection, tenant_id: str, until: Cursor | datetime) -> Ledg
         if not page:
             break
         after = page[-1].cursor
-        batch = [rec for rec in page if _included(rec, until)]
-        if batch:
-            state.cursor = batch[-1].cursor
+        included = [rec for rec in page if _included(rec, until)]
+        if included:
+            state.cursor = included[-1].cursor
+            # Erased events are folded by nobody, as by the projectors: their words are
+            # gone, and "[erased]" placeholders would make facts, slots and entities up.
+            batch = [rec for rec in included if not rec.erased]
             state.events += len(batch)
             _fold(fact_state, entity_rows, edges, batch)
         if isinstance(until, Cursor) and page[-1].cursor > until:

@@ -108,6 +108,8 @@ def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
         steps: list[Step] = []
         for page in _pages(conn, tenant_id):
             for rec in page:
+                if rec.erased:  # its key is gone with its words: no key leads to it
+                    continue
                 event = rec.event
                 if isinstance(event, FactExtracted) or type(event).__name__ == "MemoryPromoted":
                     if str(getattr(event, "key", "")).casefold().strip() == wanted:

@@ -9,7 +9,18 @@ ledger); the ledger is never rewritten.
 
 In the shadow, events that some extractor produced are replaced by what the new
 extractor makes of the same turns; every other event (promotions, retractions
-and resolutions made by people) is kept.
+and resolutions made by people) is kept, unless erased.
+
+Erasure: a shadow copy is made of the turns' words, through the trial extractor,
+and only that extractor could make it again without the erased ones; erasure does
+not have it. So an erasure drops every shadow copy (``drop_all``, in the erasure's
+transaction) and names them in its report: the operator builds the trial again,
+from a ledger without the erased words, and compares like with like (``diff`` of
+a dropped shadow is ``NotFound``). A re-extraction that an erasure overtakes fails
+(``NotFound``), its copies gone: erasure and the creation of copies take one lock,
+and every batch folded into a copy holds it shared after checking the copy still
+exists, so a batch read before an erasure is never folded after it. Erased events
+are never replayed.
 """
 
 from __future__ import annotations
@@ -19,9 +30,10 @@ import re
 from collections.abc import Callable, Sequence
 
 import msgspec
-from sqlalchemy.engine import Engine
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand
+from memledger.errors import InvalidCommand, NotFound
 from memledger.events.envelope import Cursor, Recorded
 from memledger.extraction.directives import parse_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
@@ -36,6 +48,8 @@ from memledger.store import db, event_reads
 
 SHADOWED = ("facts", "entities", "relationships")
 _LABEL = re.compile(r"^[a-z0-9_]{1,40}$")
+_SHADOWS_LOCK = "memledger-reextraction-shadows"
+_namespaces = sa.table("pg_namespace", sa.column("nspname"))
 
 
 def shadow_schema(name: str, label: str) -> str:
@@ -63,6 +77,7 @@ def rebuild_into(
     projectors = _projectors()
     policy = Policy(max_entities, max_relationships)
     with db.begin(engine) as tx:
+        _lock_shadows(tx, shared=False)
         for p in projectors:
             drop_schema(tx, shadow_schema(p.name, label))
             runner.create_tables(tx, p, shadow_schema(p.name, label), indexes=False)
@@ -77,6 +92,7 @@ def rebuild_into(
         replayed = _replay(engine, extractor, page, counts, policy)
         turns_done += sum(1 for rec in page if rec.event.__struct_config__.tag == TURN_TAG)
         with db.begin(engine) as tx:
+            _check_not_dropped(tx, label)
             for p in projectors:
                 mapped = tx.execution_options(schema_translate_map={live_schema(p.name): shadow_schema(p.name, label)})
                 batch = [rec for rec in replayed if rec.event.__struct_config__.tag in p.handles]
@@ -85,6 +101,51 @@ def rebuild_into(
         if progress is not None:
             progress(turns_done)
     return turns_done
+
+
+def _lock_shadows(tx: Connection, *, shared: bool) -> None:
+    """The lock of the shadow copies, until ``tx`` ends: erasure (dropping them) and
+    ``rebuild_into`` (creating them) take it; each batch folded into a copy, shared."""
+    key = sa.func.hashtextextended(sa.literal(_SHADOWS_LOCK), 0)
+    lock = sa.func.pg_advisory_xact_lock_shared(key) if shared else sa.func.pg_advisory_xact_lock(key)
+    tx.execute(sa.select(lock))
+
+
+def _check_not_dropped(tx: Connection, label: str) -> None:
+    """Before folding a batch into the copies ``label``: hold erasure off, and refuse
+    (``NotFound``) if one dropped the copies since the batch was read."""
+    _lock_shadows(tx, shared=True)
+    if not _exists(tx, label):
+        raise NotFound(
+            f"shadow {label!r} was dropped while it was built (an erasure drops every shadow); build it again"
+        )
+
+
+def _exists(conn: Connection, label: str) -> bool:
+    schemas = [shadow_schema(name, label) for name in SHADOWED]
+    stmt = sa.select(sa.func.count()).select_from(_namespaces).where(_namespaces.c.nspname.in_(schemas))
+    return int(conn.execute(stmt).scalar_one()) == len(schemas)
+
+
+def drop_all(tx: Connection) -> list[str]:
+    """Erasure: drop every shadow copy, in the caller's transaction; returns their labels.
+
+    Takes the shadows' lock: a re-extraction creating copies waits, and one folding a
+    batch finishes it first (then finds its copies gone, and fails).
+    """
+    _lock_shadows(tx, shared=False)
+    labels: set[str] = set()
+    for name in SHADOWED:
+        prefix = f"{live_schema(name)}_shadow_"  # as shadow_schema names them
+        found = tx.execute(
+            sa.select(_namespaces.c.nspname).where(_namespaces.c.nspname.startswith(prefix, autoescape=True))
+        )
+        labels |= {str(schema)[len(prefix) :] for schema in found.scalars()}
+    labels = {label for label in labels if _LABEL.match(label)}
+    for label in sorted(labels):
+        for name in SHADOWED:
+            drop_schema(tx, shadow_schema(name, label))
+    return sorted(labels)
 
 
 def _replay(
@@ -103,6 +164,8 @@ def _replay(
     for rec in page:
         if rec.metadata.extractor is not None:
             continue  # an extractor's output: replaced by the new extractor's
+        if rec.erased:
+            continue  # as the live projections, which skip it (its words read "[erased]")
         out.append(rec)
         if not _extractable(rec):
             continue
@@ -147,7 +210,11 @@ class Change(msgspec.Struct, frozen=True):
 
 
 def diff(engine: Engine, label: str) -> list[Change]:
-    """What switching to the shadow ``label`` would add, lose or change."""
+    """What switching to the shadow ``label`` would add, lose or change; ``NotFound``
+    if there is no such shadow (never built, dropped, or dropped by an erasure)."""
+    with engine.connect() as conn:
+        if not _exists(conn, label):
+            raise NotFound(f"no shadow {label!r} (an erasure drops every shadow); build it with rebuild_into")
     changes: list[Change] = []
     for kind, name, _ in SUMMARIES:
         # Two connections: execution_options changes a connection in place.

@@ -145,6 +145,8 @@ def create_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, poo
 
     ``idle_in_transaction_session_timeout`` is set because any open write
     transaction in the cluster holds every gap-safe reader back until it ends.
+    ``hide_parameters``: an error's message leaves out the statement's parameters,
+    which hold what people said; errors are logged, and erasure cannot reach logs.
     """
     options = f"-c idle_in_transaction_session_timeout={int(idle_in_transaction_timeout_ms)}"
     _cache_long_queries()
@@ -152,6 +154,7 @@ def create_engine(url: URL, *, idle_in_transaction_timeout_ms: int = 60_000, poo
         url,
         pool_size=pool_size,
         max_overflow=pool_size,
+        hide_parameters=True,
         connect_args={"options": options, "application_name": "memledger"},
     )
     sa.event.listen(engine, "checkout", _refuse_closed)

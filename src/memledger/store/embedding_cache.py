@@ -8,6 +8,13 @@ of the same key keep it, so every copy of a projection gets bit-identical rows.
 
 Vectors are read in pgvector's text form (``VectorText``) and handed on as they
 are, so a vector copied from the cache into a projection is never re-parsed.
+
+Erasure deletes the entries of the texts it erases (``forget``). A writer that
+read a text before the erasure could store its vector after; so erasure takes its
+tenant's lock (``lock_for_erasure``), and a writer takes the same lock shared
+(``hold_off_erasure``), checks in that transaction that the text's events are not
+erased, and only then stores: the erasure either committed before the check, or
+starts after the writer's commit and finds the entry to forget.
 """
 
 from __future__ import annotations
@@ -49,6 +56,29 @@ def store(tx: Connection, model: str, vectors: Mapping[str, Sequence[float]]) ->
         return
     rows = [{"model": model, "text_sha256": sha, "embedding": list(vectors[sha])} for sha in sorted(vectors)]
     tx.execute(postgresql.insert(t).on_conflict_do_nothing(index_elements=["model", "text_sha256"]), rows)
+
+
+def _erasure_key(tenant_id: str) -> str:
+    return f"memledger-erase\x1f{tenant_id}"
+
+
+def lock_for_erasure(tx: Connection, tenant_id: str) -> None:
+    """Erasure: take the tenant's erasure lock until ``tx`` ends. One erasure of a
+    tenant at a time; waits for the cache writers holding it (``hold_off_erasure``)."""
+    key = sa.func.hashtextextended(sa.literal(_erasure_key(tenant_id)), 0)
+    tx.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
+
+
+def hold_off_erasure(tx: Connection, tenant_ids: Iterable[str]) -> None:
+    """A cache writer: hold off the erasures of these tenants until ``tx`` ends (their
+    erasure locks, shared: writers never wait for each other). Take it before checking
+    that the texts to store are not erased, and store in the same ``tx``."""
+    keys = sorted({_erasure_key(tenant_id) for tenant_id in tenant_ids})
+    if not keys:
+        return
+    key = sa.func.unnest(sa.bindparam("keys", keys, type_=ARRAY(sa.Text))).table_valued("key").render_derived()
+    lock = sa.func.pg_advisory_xact_lock_shared(sa.func.hashtextextended(key.c.key, 0))
+    tx.execute(sa.select(sa.func.count(lock)).select_from(key))
 
 
 def forget(tx: Connection, text_sha256s: Iterable[str]) -> int:

@@ -27,12 +27,18 @@ OUTAGES: tuple[type[BaseException], ...] = (DatabaseUnavailable, sa_exc.DBAPIErr
 # connection (08), insufficient resources such as a full disk (53), operator
 # intervention such as a shutdown (57), system errors such as I/O (58).
 _OUTAGE_CLASSES = ("08", "53", "57", "58")
+# Program limit exceeded (54): a value too big for its type, such as a tsvector over
+# 1 MB. psycopg raises it as an OperationalError, but the same work fails again
+# however long one waits: retried as an outage, it stalled a projection for good.
+_WORK_TOO_BIG = "54"
 
 
 def is_outage(error: sa_exc.DBAPIError) -> bool:
     """True if ``error`` says the database is unavailable (down, restarting, disk full or
     read-only), so the same work will succeed later; False if the work itself failed."""
     state = getattr(error.orig, "sqlstate", None) or ""
+    if state[:2] == _WORK_TOO_BIG:
+        return False
     return (
         isinstance(error, sa_exc.OperationalError)
         or state[:2] in _OUTAGE_CLASSES
