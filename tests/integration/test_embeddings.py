@@ -42,7 +42,7 @@ from memledger.projectors.embeddings import (
     text_hashes,
     text_sha256,
 )
-from memledger.service import context, projections, scope_ids, search
+from memledger.service import context, projections, scope_ids, search, vector_channel
 from memledger.store import embedding_cache, event_reads, event_store
 from tests.integration.test_projections_support import assert_equals_rebuild, checksums, fresh_database
 
@@ -387,6 +387,9 @@ def test_bootstrap_vector_search_finds_a_fact_by_meaning(vectors_db: Engine) -> 
         assert search(conn, tenant, "what does she eat")[0] == "diet"
         assert search(conn, tenant, "   ") == []
         assert search(conn, new_tenant(), "Does she have a puppy?") == []
+    # The process keeps the vectors of requests, not their words (erasure cannot reach them).
+    kept = [part for key in vector_channel._vectors for part in key]
+    assert kept and not [part for part in kept if isinstance(part, str) and "puppy" in part]
 
 
 def _search_database(engine: Engine) -> bootstrap.Database:

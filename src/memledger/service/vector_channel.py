@@ -5,10 +5,13 @@ one core for the offline model), so ``start`` hands it to a small pool of thread
 (onnxruntime and the providers' HTTP clients release the GIL) and the selector
 runs its other statements meanwhile; the search waits for the vector only when
 it needs it. Vectors of requests are kept per process: agents often ask again.
+They are kept by the SHA-256 of the request, not its words: a serving process
+holds no text an erasure (run from another process) could not reach.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections import OrderedDict
@@ -25,8 +28,9 @@ CACHED_VECTORS = 1024
 # A few at once: the offline model keeps a core busy per embedding, a provider's
 # HTTP call waits on the network; more requests than this wait their turn.
 _pool = ThreadPoolExecutor(max_workers=max(4, os.cpu_count() or 2), thread_name_prefix="memledger-embed-request")
-# (embedder, text) -> vector, least recently used first; shared by every channel of the process.
-_vectors: OrderedDict[tuple[Embedder, str], QueryVector] = OrderedDict()
+# (embedder, SHA-256 of the text) -> vector, least recently used first; shared by
+# every channel of the process.
+_vectors: OrderedDict[tuple[Embedder, bytes], QueryVector] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -43,7 +47,7 @@ class VectorChannel:
         Embedding errors are raised there too."""
         if not text.strip():
             return lambda _timeout_s: None
-        key = (self.embedder, text)
+        key = (self.embedder, _digest(text))
         with _lock:
             cached = _vectors.get(key)
             if cached is not None:
@@ -69,7 +73,11 @@ class VectorChannel:
         vector = self.embedder.embed([text])[0]
         query = QueryVector(self.embedder.model, len(vector), embeddings.to_literal(vector))
         with _lock:
-            _vectors[(self.embedder, text)] = query
+            _vectors[(self.embedder, _digest(text))] = query
             if len(_vectors) > CACHED_VECTORS:
                 _vectors.popitem(last=False)
         return query
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
