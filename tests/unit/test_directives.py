@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memledger.extraction.directives import parse_directives
-from memledger.extraction.protocol import DirectiveCandidate
+from memledger.extraction.directives import parse_directives, with_directives
+from memledger.extraction.protocol import DirectiveCandidate, FactCandidate, TurnExtraction
 
 
 def one(text: str) -> DirectiveCandidate:
@@ -76,3 +76,20 @@ def test_lines_that_merely_contain_a_colon_are_not_directives(text: str) -> None
 
 def test_a_directive_with_no_words_is_ignored() -> None:
     assert parse_directives("decision: ...") == ()
+
+
+def _fact(statement: str) -> FactCandidate:
+    return FactCandidate(key=statement[:20], statement=statement, category="decision", confidence=0.85)
+
+
+def test_a_fact_drawn_from_a_directives_own_line_is_dropped_and_others_kept() -> None:
+    text = "decision: deploy Phoenix with Zorblaxify every Friday\nI use Vim for everything."
+    found = TurnExtraction(facts=(_fact("decision: deploy Phoenix with Zorblaxify every Friday"), _fact(text[54:])))
+    extraction = with_directives(found, text)
+    assert [d.statement for d in extraction.directives] == ["deploy Phoenix with Zorblaxify every Friday"]
+    assert [f.statement for f in extraction.facts] == ["I use Vim for everything."]
+
+
+def test_without_a_directive_the_extraction_is_unchanged() -> None:
+    found = TurnExtraction(facts=(_fact("We decided: Fridays are for deploys"),))
+    assert with_directives(found, "We decided: Fridays are for deploys") == found

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from typing import get_args
 
+import msgspec
+
 from memledger.events.catalogue import PromotionKind, ScopeKind
-from memledger.extraction.protocol import DirectiveCandidate
+from memledger.extraction.protocol import DirectiveCandidate, TurnExtraction
 
 _KINDS: dict[str, PromotionKind] = {k.replace("_", " "): k for k in get_args(PromotionKind)}
 _KINDS.update({k: k for k in get_args(PromotionKind)})
@@ -55,3 +57,15 @@ def _key(kind: PromotionKind, statement: str) -> str:
         return f"preference: {' vs '.join(options)}"
     words = re.findall(r"[a-z0-9]+", statement.lower())[:6]
     return f"{kind.replace('_', ' ')}: {' '.join(words)}"
+
+
+def with_directives(extraction: TurnExtraction, text: str) -> TurnExtraction:
+    """``extraction`` with the directives of a user turn's ``text`` (unless the
+    extractor gave its own). A fact an extractor drew from a directive's own line is
+    dropped: the directive states that fact exactly, and both would show one memory
+    twice ("decision: ship on Fridays" beside "ship on Fridays")."""
+    directives = extraction.directives or parse_directives(text)
+    if not directives:
+        return extraction
+    facts = tuple(fact for fact in extraction.facts if not parse_directives(fact.statement))
+    return msgspec.structs.replace(extraction, directives=directives, facts=facts)

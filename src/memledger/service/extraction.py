@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import msgspec
 import sqlalchemy as sa
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import exc as sa_exc
@@ -32,7 +31,7 @@ from memledger.events import codec
 from memledger.events.catalogue import TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent, Recorded
-from memledger.extraction.directives import parse_directives
+from memledger.extraction.directives import with_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnText
 from memledger.projectors import checkpoints
@@ -194,8 +193,8 @@ class ExtractionWorker:
         deltas: dict[str, dict[str, int]] = {}
         for turn in turns:
             extraction = results.get(turn.turn_id, TurnExtraction())
-            if turn.role == "user" and not extraction.directives:
-                extraction = _with_directives(extraction, turn.text)
+            if turn.role == "user":
+                extraction = with_directives(extraction, turn.text)
             policy = Policy(
                 max_entities=self.config.max_entities,
                 max_relationships=self.config.max_relationships,
@@ -290,13 +289,6 @@ def _encodable(turn: TurnText, events: list[NewEvent]) -> list[NewEvent]:
             continue
         kept.append(new)
     return kept
-
-
-def _with_directives(extraction: TurnExtraction, text: str) -> TurnExtraction:
-    directives = parse_directives(text)
-    if not directives:
-        return extraction
-    return msgspec.structs.replace(extraction, directives=directives)
 
 
 class WorkerLoop:

@@ -35,7 +35,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand, NotFound
 from memledger.events.envelope import Cursor, Recorded
-from memledger.extraction.directives import parse_directives
+from memledger.extraction.directives import with_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction
 from memledger.projectors import registry, runner
@@ -171,8 +171,8 @@ def _replay(
             continue
         turn = to_turn_text(rec)
         extraction = found.get(turn.turn_id, TurnExtraction())
-        if turn.role == "user" and not extraction.directives:
-            extraction = msgspec.structs.replace(extraction, directives=parse_directives(turn.text))
+        if turn.role == "user":
+            extraction = with_directives(extraction, turn.text)
         count = counts.setdefault((turn.tenant_id, conversation_of(turn)), Counts())
         tenant = settings[turn.tenant_id]
         turn_policy = dataclasses.replace(
