@@ -12,6 +12,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import psycopg
 import pytest
 import sqlalchemy as sa
@@ -114,6 +115,16 @@ def test_a_retried_call_returns_the_original_results_and_writes_nothing(engine: 
     assert _snapshot(engine) == before
     assert [(r.positions, r.stream_version) for r in again] == [(r.positions, r.stream_version) for r in first]
     assert all(r.replayed for r in again)
+
+
+def test_a_retried_stream_with_other_content_is_refused_naming_the_append(engine: Engine, tenant: str) -> None:
+    sent = _fact()
+    _many(engine, [StreamAppend(tenant, "done", [sent], 0)])
+    before = _snapshot(engine)
+    changed = msgspec.structs.replace(sent, event=msgspec.structs.replace(sent.event, statement="something else"))
+    with pytest.raises(InvalidCommand, match=r"appends\[1\]: event id .* was appended before with other content"):
+        _many(engine, [StreamAppend(tenant, "fresh", [_fact()], 0), StreamAppend(tenant, "done", [changed], 0)])
+    assert _snapshot(engine) == before
 
 
 def test_retried_streams_are_skipped_and_new_ones_written_in_the_same_call(engine: Engine, tenant: str) -> None:

@@ -11,6 +11,7 @@ import time
 import uuid
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -169,6 +170,19 @@ def test_retrying_an_append_returns_the_original_positions_and_writes_nothing(en
     assert retried.positions == original.positions
     assert retried.stream_version == original.stream_version
     assert _snapshot(engine) == (rows_before, last_before)
+
+
+def test_an_event_id_resent_with_other_content_is_refused_naming_it(engine: Engine, tenant: str) -> None:
+    """A reused id is not a retry: before, the new content was answered "replayed" and dropped."""
+    first = turn_event("We deploy on Fridays", turn_id="r1")
+    _append(engine, tenant, "conv", [first], 0)
+    before = _snapshot(engine)
+    again = msgspec.structs.replace(first, occurred_at=datetime.now(UTC))  # another envelope: still a retry
+    assert _append(engine, tenant, "conv", [again], None).replayed
+    other = msgspec.structs.replace(first, event=msgspec.structs.replace(first.event, text="We deploy on Mondays"))
+    with pytest.raises(InvalidCommand, match=rf"event id {first.event_id!r} was appended before with other content"):
+        _append(engine, tenant, "conv", [other], None)
+    assert _snapshot(engine) == before
 
 
 def test_retrying_an_earlier_batch_after_later_appends_still_replays(engine: Engine, tenant: str) -> None:

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from memledger.errors import ConcurrencyConflict, InvalidCommand, PayloadTooLarge
 from memledger.events import codec
 from memledger.events.envelope import Metadata, NewEvent
+from memledger.store import retries
 from memledger.store.db import violated_constraint
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import events
@@ -69,6 +70,19 @@ def _check_metadata(index: int, metadata: Metadata) -> bytes:
     return encoded
 
 
+def _utc(index: int, occurred_at: object) -> datetime:
+    """``occurred_at`` in UTC (PostgreSQL refuses offsets beyond 15:59), or InvalidCommand
+    if it is not a timezone-aware datetime or falls outside years 1 to 9999 in UTC
+    (9999-12-31T23:59:59-14:00 is in year 10000 there)."""
+    if not isinstance(occurred_at, datetime) or occurred_at.tzinfo is None:
+        raise InvalidCommand(f"events[{index}].occurred_at must be a timezone-aware datetime")
+    try:
+        return occurred_at.astimezone(UTC)
+    except OverflowError:
+        shown = occurred_at.isoformat()
+        raise InvalidCommand(f"events[{index}].occurred_at {shown} is outside the years 1 to 9999 in UTC") from None
+
+
 def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
     """Validate and encode a batch before anything touches the database."""
     if isinstance(events_, NewEvent) or not isinstance(events_, Sequence):
@@ -84,8 +98,7 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
         if event_id in seen:
             raise InvalidCommand(f"events[{index}].event_id {event_id!r} appears twice in the batch")
         seen.add(event_id)
-        if not isinstance(new.occurred_at, datetime) or new.occurred_at.tzinfo is None:
-            raise InvalidCommand(f"events[{index}].occurred_at must be a timezone-aware datetime")
+        occurred_at = _utc(index, new.occurred_at)
         if not isinstance(new.metadata, Metadata):
             raise InvalidCommand(f"events[{index}].metadata must be a Metadata")
         # A fresh salt per event: the payload's digest of the private fields must
@@ -103,7 +116,7 @@ def _prepare(events_: Sequence[NewEvent], max_payload_bytes: int) -> list[_Row]:
                 payload=msgspec.Raw(payload),
                 private=None if private is None else msgspec.Raw(private),
                 metadata=msgspec.Raw(_check_metadata(index, new.metadata)),
-                occurred_at=new.occurred_at.astimezone(UTC),  # PostgreSQL refuses offsets beyond 15:59
+                occurred_at=occurred_at,
             )
         )
     return rows
@@ -214,7 +227,8 @@ def append(
     lock of that stream only; writers of other streams never wait for each other.
 
     Idempotent on event ids: if every event id was appended before, to this
-    stream, the original positions are returned and nothing is written.
+    stream, with the same events (``retries``), the original positions are returned
+    and nothing is written; the same ids with other content are an ``InvalidCommand``.
 
     Bad input raises before the database is touched. Runs in the caller's
     transaction; the events become visible when it commits. With ``notify``, a
@@ -243,13 +257,18 @@ def append(
             raise InvalidCommand("an event id of this batch was appended concurrently") from e
         raise
     if not inserted:
-        return _refused(tx, tenant_id, stream_id, rows, expected_version)
+        return _refused(tx, tenant_id, stream_id, rows, expected_version, new_events)
     ordered = sorted(inserted, key=lambda row: row[1])
     return AppendResult(tuple(row[0] for row in ordered), ordered[-1][1])
 
 
 def _refused(
-    tx: Connection, tenant_id: str, stream_id: str, rows: list[_Row], expected_version: int | None
+    tx: Connection,
+    tenant_id: str,
+    stream_id: str,
+    rows: list[_Row],
+    expected_version: int | None,
+    sent: Sequence[NewEvent],
 ) -> AppendResult:
     """Why the insert wrote nothing: a retried batch (its original result), a
     stale expectation (``ConcurrencyConflict``) or reused event ids (``InvalidCommand``).
@@ -258,6 +277,7 @@ def _refused(
     """
     replay = _replayed(tx, tenant_id, stream_id, rows)
     if replay is not None:
+        retries.check_same(tx, tenant_id, sent)
         return replay
     current = int(tx.execute(_CURRENT_VERSION, {"tenant_id": tenant_id, "stream_id": stream_id}).scalar_one())
     if expected_version is not None and expected_version != current:
@@ -435,6 +455,9 @@ def append_many(
     inserted = _insert_many(tx, parts)
     if inserted is None:
         replayed = _refused_many(tx, parts)
+        for part in replayed:
+            one = appends[part]
+            retries.check_same(tx, one.tenant_id, one.events, f"appends[{part}]: ")
         fresh = [p for p in parts if p.part not in replayed]
         inserted = _insert_many(tx, fresh) if fresh else {}
         if inserted is None:  # Unreachable: the locks hold every stream still.
