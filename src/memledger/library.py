@@ -22,8 +22,8 @@ from sqlalchemy.engine import Engine
 from memledger import bootstrap
 from memledger.config import Settings
 from memledger.formatting import Block
-from memledger.service import context, keys, memory, projections, provenance, search, tenant_settings
-from memledger.service.context import Replay
+from memledger.service import context, context_replay, keys, memory, projections, provenance, search, tenant_settings
+from memledger.service.context_replay import Replay
 from memledger.service.provenance import Provenance, Step
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import GraphAnswer
@@ -181,7 +181,7 @@ class MemoryLedger:
 
     def replay(self, tenant_id: str, context_event_id: str) -> Replay:
         """Re-render a served block from the ledger and check its hash."""
-        return context.replay(self._as(tenant_id), tenant_id, context_event_id)
+        return context_replay.replay(self._as(tenant_id), tenant_id, context_event_id)
 
     def settings(self, tenant_id: str, **switches: bool) -> TenantSettings:
         """Change the tenant's switches (capture, recall, auto_promote, broad_scope_writes)."""

@@ -11,7 +11,7 @@ from typing import Any
 from memledger.events.catalogue import EntityObserved, Scopes
 from memledger.events.envelope import NewEvent
 from memledger.events.keys import entity_id
-from memledger.service import context, projections
+from memledger.service import context, context_replay, projections
 from memledger.store import event_store
 
 SCOPES = Scopes(session="s-1", project="p-1", user="u-1", org="o-1")
@@ -37,7 +37,7 @@ def test_a_served_context_with_an_id_over_200_characters_is_recorded_and_replays
 
     assert long_id in [item.item_id for item in served.selection.items]
     with engine.connect() as conn:
-        event = context.find_served(conn, tenant, served.event_id)
+        event = context_replay.find_served(conn, tenant, served.event_id)
     assert long_id in event.item_ids
-    replayed = context.replay(engine, tenant, served.event_id)
+    replayed = context_replay.replay(engine, tenant, served.event_id)
     assert replayed.matches and replayed.block.text == served.block.text

@@ -5,19 +5,24 @@ another person stated too survives the erasure whatever the order of extraction.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+import msgspec
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger.events.catalogue import Scopes, SubjectErased
-from memledger.events.envelope import Recorded
+from memledger.errors import InvalidCommand
+from memledger.events.catalogue import FactExtracted, Scopes, SubjectErased
+from memledger.events.envelope import NewEvent, Recorded
 from memledger.projectors import registry, runner
-from memledger.service import context, erasure, history, provenance, scope_ids
+from memledger.service import context, context_replay, erasure, history, memory, provenance, scope_ids
+from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import search
-from memledger.store import event_reads
-from tests.integration.test_erasure import ADA, GRACE, SECRET_WORDS, _learn, _say
+from memledger.store import event_reads, event_store
+from tests.integration.test_erasure import ADA, GRACE, SECRET_WORDS, _learn, _say, find_everywhere
 from tests.integration.test_projections_support import fresh_database
 
 if TYPE_CHECKING:
@@ -97,3 +102,84 @@ def test_a_fact_grace_states_after_ada_survives_adas_erasure(engine: Engine) -> 
     assert [item.text for item in found] and {item.text for item in found} == {said}
     grace_turns = {rec.event.turn_id for rec in _events(engine, tenant) if getattr(rec.event, "subject", None) == grace}
     assert grace_turns and set(found[0].source_turns) <= grace_turns
+
+
+def test_a_block_served_before_an_erasure_replays_without_the_erased_words_and_says_why(engine: Engine) -> None:
+    tenant = "t-replay"
+    _say(engine, tenant, "ada", ADA)
+    apollo = Scopes(session="grace-session", project="apollo", user="grace")
+    record_turns(engine, tenant, [TurnInput(role="user", text="I prefer Vim over Emacs.", scopes=apollo)])
+    _learn(engine)
+    asked = "How do we deploy Phoenix with Zorblaxify?"
+    adas = context.build_context(engine, context.SelectRequest(tenant, _scopes("ada"), asked))
+    graces = context.build_context(engine, context.SelectRequest(tenant, apollo, "Which editor do I prefer?"))
+    assert "Zorblaxify" in adas.block.text and "Vim" in graces.block.text
+
+    erasure.erase(engine, tenant, "ada")
+
+    # The record of a block that served Ada's words is erased with them.
+    own = context_replay.replay(engine, tenant, adas.event_id)
+    assert not own.matches and own.erasures_since == 1 and own.record_erased
+    assert not [word for word in SECRET_WORDS if word in own.block.text]
+    # A block made of Grace's words alone replays exactly, and says an erasure came since.
+    hers = context_replay.replay(engine, tenant, graces.event_id)
+    assert hers.matches and hers.erasures_since == 1 and not hers.record_erased and hers.erased_items == ()
+    assert hers.block.text == graces.block.text
+
+
+def test_commands_on_an_item_or_a_conflict_leave_no_name_in_a_stream_id(engine: Engine) -> None:
+    """Stream ids are chained, so erasure cannot change them: the streams of a
+    retraction, a restoration and a person's choice in a conflict hold no name."""
+    tenant = "t-streams"
+    _say(engine, tenant, "ada", ADA)
+    _learn(engine)
+    ada = scope_ids.stored_id(engine, tenant, "user", "ada")
+    turns = [rec for rec in _events(engine, tenant) if getattr(rec.event, "subject", None) == ada]
+    project = turns[0].event.scopes.project  # type: ignore[attr-defined]
+    days = [
+        FactExtracted(
+            memory_id=f"fact-{i:016x}",
+            scope="project",
+            scope_key=project,
+            key="zorblaxify deploy day",
+            statement=f"Phoenix deploys with Zorblaxify on {day}",
+            category="decision",
+            confidence=0.9,
+            source_turns=(rec.event.turn_id,),  # type: ignore[attr-defined]
+        )
+        for i, (rec, day) in enumerate(zip(turns, ["Fridays", "Mondays"], strict=False))
+    ]
+    news = [NewEvent(event=e, event_id=f"ext-{uuid.uuid4()}", occurred_at=datetime.now(UTC)) for e in days]
+    with engine.begin() as tx:
+        event_store.append(tx, tenant, f"test:{uuid.uuid4().hex[:8]}", news, None)
+    _learn(engine)
+    memory.retract(engine, tenant, "tool:zorblaxify", reason="not used")
+    memory.restore(engine, tenant, "tool:zorblaxify")
+    (conflict,) = memory.conflicts(engine, tenant)
+    memory.resolve_conflict(engine, tenant, conflict.conflict_id, days[0].memory_id, reason="Fridays")
+    _learn(engine)
+
+    erasure.erase(engine, tenant, "ada")
+
+    streams = {rec.stream_id for rec in _events(engine, tenant)}
+    assert not [stream for stream in streams for word in SECRET_WORDS if word.lower() in stream.lower()]
+    assert not find_everywhere(engine, list(SECRET_WORDS))
+
+
+def test_a_turn_resent_after_its_erasure_is_a_retry_and_stays_erased(engine: Engine) -> None:
+    tenant = "t-resent"
+    turn = TurnInput(role="user", text="I use Zorblaxify every day.", scopes=_scopes("ada"), turn_id="ada-1")
+    record_turns(engine, tenant, [turn])
+    erasure.erase(engine, tenant, "ada")
+    before = _events(engine, tenant)
+
+    (again,) = record_turns(engine, tenant, [turn])  # e.g. a client retrying a send it saw fail
+
+    assert again.replayed
+    assert _events(engine, tenant) == before
+    assert not find_everywhere(engine, list(SECRET_WORDS))
+    # A turn id reused for other words is no retry: refused, not dropped as one.
+    vim = TurnInput(role="user", text="I use Vim.", scopes=_scopes("grace"), turn_id="grace-1")
+    record_turns(engine, "t-resent-2", [vim])
+    with pytest.raises(InvalidCommand, match="'turn:grace-1' was appended before with other content"):
+        record_turns(engine, "t-resent-2", [msgspec.structs.replace(vim, text="I use Emacs.")])

@@ -57,7 +57,7 @@ from memledger.projectors.embeddings import EmbeddingsProjector
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
 from memledger.selection.types import Selection
-from memledger.service import context, memory, projections, scope_ids
+from memledger.service import context, context_replay, memory, projections, scope_ids
 from memledger.store import event_reads, event_store
 from tests.integration.test_projections_support import fresh_database, wait_until_visible
 
@@ -493,13 +493,13 @@ def test_build_context_records_the_items_and_hash_it_served(ledger: Ledger) -> N
     served = context.build_context(ledger.engine, ledger.request(CODING), style="xml", actor="agent-7")
     assert {item.item_id for item in served.selection.items} == {"docker", "ci"}
     with ledger.engine.connect() as conn:
-        event = context.find_served(conn, ledger.tenant, served.event_id)
+        event = context_replay.find_served(conn, ledger.tenant, served.event_id)
     assert event.item_ids == tuple(item.item_id for item in served.selection.items)
     assert event.block_hash == served.block.sha256 == hashlib.sha256(served.block.text.encode()).hexdigest()
     assert (event.request, event.style, event.max_chars) == (CODING, "xml", 5000)
     assert event.scopes == ledger.stored  # recorded by the stored scope ids, never the raw ones
     assert ledger.served_events() == [event]
-    replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+    replayed = context_replay.replay(ledger.engine, ledger.tenant, served.event_id)
     assert replayed.matches and replayed.block.text == served.block.text
 
 
@@ -512,7 +512,7 @@ def test_replay_matches_after_a_later_retraction(ledger: Ledger) -> None:
     assert "the service deploys with Vagrant" in served.block.text
     ledger.retract("vagrant")
     assert ids(ledger.select(CODING)) == {"docker"}
-    replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+    replayed = context_replay.replay(ledger.engine, ledger.tenant, served.event_id)
     assert replayed.matches
     assert replayed.block.text == served.block.text
 
@@ -531,7 +531,7 @@ def test_a_block_names_the_requests_own_stored_ids_in_words_and_replays(ledger: 
     assert f"a deploy of the service waits for a review by another user ({other[9:17]})" in text
     assert "hid." not in text.replace(f"[{served.selection.items[0].item_id}]", "")  # ids are plain here
     assert "## Session memory\n" in text  # no stored key in the heading
-    replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+    replayed = context_replay.replay(ledger.engine, ledger.tenant, served.event_id)
     assert replayed.matches and replayed.block.text == text
 
 
@@ -550,16 +550,16 @@ def test_replay_renders_a_block_as_the_formatter_version_it_records(ledger: Ledg
     ledger.append(ledger.fact("docker", f"{ledger.stored.user} deploys the service with Docker"))
     served = context.build_context(ledger.engine, ledger.request(CODING))
     with ledger.engine.connect() as conn:
-        event = context.find_served(conn, ledger.tenant, served.event_id)
+        event = context_replay.find_served(conn, ledger.tenant, served.event_id)
     assert event.formatter_version == "3"
     as_version_2 = render(served.selection, version="2")  # what the formatter of version 2 served
     assert as_version_2.text != served.block.text and f"{ledger.stored.user} deploys" in as_version_2.text
     older = msgspec.structs.replace(event, formatter_version="2", block_hash=as_version_2.sha256)
-    replayed = context.replay(ledger.engine, ledger.tenant, _served_again(ledger, older))
+    replayed = context_replay.replay(ledger.engine, ledger.tenant, _served_again(ledger, older))
     assert replayed.matches and replayed.block.text == as_version_2.text
     unknown = _served_again(ledger, msgspec.structs.replace(event, formatter_version="1"))
     with pytest.raises(InvalidCommand, match="formatter version '1' cannot be rendered by this memledger"):
-        context.replay(ledger.engine, ledger.tenant, unknown)
+        context_replay.replay(ledger.engine, ledger.tenant, unknown)
 
 
 def test_a_sentence_drawn_into_two_facts_is_quoted_once(ledger: Ledger) -> None:
@@ -588,7 +588,7 @@ def test_a_failed_open_context_is_recorded_and_replays(ledger: Ledger) -> None:
     assert served.selection.items == ()
     [event] = ledger.served_events()
     assert event.item_ids == () and event.empty_reason == served.selection.empty_reason
-    assert context.replay(ledger.engine, ledger.tenant, served.event_id).matches
+    assert context_replay.replay(ledger.engine, ledger.tenant, served.event_id).matches
 
 
 def test_find_served_of_an_unknown_id_raises_not_found(ledger: Ledger) -> None:
@@ -596,11 +596,11 @@ def test_find_served_of_an_unknown_id_raises_not_found(ledger: Ledger) -> None:
     served = context.build_context(ledger.engine, ledger.request(CODING))
     with ledger.engine.connect() as conn:
         with pytest.raises(NotFound, match="no ContextServed event"):
-            context.find_served(conn, ledger.tenant, f"context:{uuid.uuid4()}")
+            context_replay.find_served(conn, ledger.tenant, f"context:{uuid.uuid4()}")
         with pytest.raises(NotFound):  # a served id of this tenant is not another tenant's
-            context.find_served(conn, f"other-{uuid.uuid4().hex[:8]}", served.event_id)
+            context_replay.find_served(conn, f"other-{uuid.uuid4().hex[:8]}", served.event_id)
     with pytest.raises(NotFound):
-        context.replay(ledger.engine, ledger.tenant, "context:nothing-here")
+        context_replay.replay(ledger.engine, ledger.tenant, "context:nothing-here")
 
 
 def test_two_contexts_built_at_once_are_both_recorded(ledger: Ledger) -> None:
@@ -621,7 +621,7 @@ def test_two_contexts_built_at_once_are_both_recorded(ledger: Ledger) -> None:
     recorded = {(e.request, e.item_ids) for e in ledger.served_events()}
     assert recorded == {(CODING, ("docker",)), (FORMATTING, ("pref",))}
     for served in (coding, formatting):
-        replayed = context.replay(ledger.engine, ledger.tenant, served.event_id)
+        replayed = context_replay.replay(ledger.engine, ledger.tenant, served.event_id)
         assert replayed.matches and replayed.block.sha256 == served.block.sha256
 
 

@@ -15,7 +15,8 @@ from memledger import bootstrap
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
-from memledger.service import context, provenance, search
+from memledger.service import context, context_replay, provenance, search
+from memledger.service.ledger_pages import MAX_POSITION
 from memledger.service.types import Scopes
 
 
@@ -41,14 +42,15 @@ def register(commands: Any) -> None:
     find = commands.add_parser("search", help="search a tenant's memory")
     find.add_argument("query")
     _scoped(find)
-    find.add_argument("-k", type=int, default=10)
+    find.add_argument("-k", type=int, default=10, help=f"how many items (1 to {search.MAX_K}; default 10)")
     find.set_defaults(handler=search_command)
     graph = commands.add_parser("graph", help="relationships around an entity")
     graph.add_argument("entity", help="an entity name or id, or 'me'")
     _scoped(graph)
-    graph.add_argument("--depth", type=int, default=1)
-    graph.add_argument("--relation", action="append", dest="relations")
-    graph.add_argument("--type", action="append", dest="entity_types")
+    graph.add_argument("--depth", type=int, default=1, help=f"hops (1 to {search.MAX_DEPTH}; default 1)")
+    graph.add_argument("--relation", action="append", dest="relations", help="only this relation, e.g. USES (any case)")
+    types = ", ".join(search.ENTITY_TYPES)
+    graph.add_argument("--type", action="append", dest="entity_types", help=f"only edges to this type: {types}")
     graph.set_defaults(handler=graph_command)
     prov = commands.add_parser("provenance", help="the events and turns behind an item")
     prov.add_argument("item_id")
@@ -68,11 +70,15 @@ def scopes_of(args: argparse.Namespace) -> Scopes:
 
 
 def parse_as_of(text: str | None) -> datetime | int | None:
-    """A time (timezone-aware ISO 8601) or a ledger position."""
+    """A time (timezone-aware ISO 8601) or a ledger position (ASCII digits: "²" and
+    other digits ``int`` cannot read are not one)."""
     if text is None:
         return None
-    if text.isdigit():
-        return int(text)
+    if text.isascii() and text.isdecimal():
+        digits = text.lstrip("0") or "0"  # int() refuses 4,300 digits: beyond 19, out of range anyway
+        if len(digits) > len(str(MAX_POSITION)) or int(digits) >= MAX_POSITION:
+            raise InvalidCommand(f"--as-of {text[:40]} is beyond the last ledger position, {MAX_POSITION - 1}")
+        return int(digits)
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
@@ -82,6 +88,16 @@ def parse_as_of(text: str | None) -> datetime | int | None:
     return moment
 
 
+def _erasures_note(replayed: context_replay.Replay) -> str:
+    """Why a replay after an erasure may not match: the erasure took words out of the past."""
+    erasures = f"{replayed.erasures_since} erasure{'s' if replayed.erasures_since > 1 else ''}"
+    if replayed.record_erased:
+        return f"{erasures} since took this record's request and items: what it served is gone from the ledger"
+    if replayed.erased_items:
+        return f"{erasures} since took {len(replayed.erased_items)} of its items out of the ledger"
+    return f"{erasures} since; none took an item of this block out of the ledger"
+
+
 def context_command(args: argparse.Namespace) -> int:
     """Print the block for a request, or replay a served one."""
     database = bootstrap.connect(Settings())
@@ -89,10 +105,12 @@ def context_command(args: argparse.Namespace) -> int:
         if args.request == "replay":
             if not args.event_id:
                 raise InvalidCommand("context replay needs the ContextServed event id")
-            replayed = context.replay(database.for_tenant(args.tenant), args.tenant, args.event_id)
+            replayed = context_replay.replay(database.for_tenant(args.tenant), args.tenant, args.event_id)
             print(replayed.block.text)
             verdict = "matches" if replayed.matches else "DOES NOT MATCH"
             print(f"\nreplayed {args.event_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
+            if replayed.erasures_since:
+                print(_erasures_note(replayed))
             return 0 if replayed.matches else 1
         request = context.SelectRequest(
             tenant_id=args.tenant,

@@ -22,7 +22,8 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 ItemId = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 # A conflict's id is its slot's: scope, scope key and normalised key (a ShortText,
 # which case folding can lengthen).
-SlotId = Annotated[str, msgspec.Meta(min_length=1, max_length=4000)]
+MAX_SLOT_ID = 4000
+SlotId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_SLOT_ID)]
 TurnIds = tuple[Annotated[str, msgspec.Meta(min_length=1, max_length=256)], ...]
 
 ScopeKind = Literal["session", "project", "user", "org"]

@@ -48,8 +48,27 @@ def slot_id(scope: str, scope_key: str, key: str) -> str:
 
 
 def conflict_stream(slot: str) -> str:
-    """The stream of the decisions on a slot's conflict: "conflict:" and the slot,
-    or the slot's sha256 where that would be longer than an id may be (a fact's key
-    may be 1,000 characters)."""
-    stream = f"conflict:{slot}"
-    return stream if len(stream) <= 200 else "conflict:sha256:" + hashlib.sha256(slot.encode()).hexdigest()
+    """The stream of the decisions on a slot's conflict: "conflict:sha256:" and the
+    slot's digest. A stream id is in the chained part of every event, which erasure
+    cannot change, and a slot holds a fact's key ("deploy day"): the words of
+    whoever said it. (Streams named "conflict:<slot>" before stay as they were;
+    nothing reads a conflict's decisions by their stream.)"""
+    return "conflict:sha256:" + _digest(slot)
+
+
+def item_stream(item_id: str) -> str:
+    """The stream of the events on a memory item (extracted, promoted, retracted,
+    restored): a fact's id as it is ("memory:fact-1a2b…", "memory:promoted-…": digests
+    already), any other item's id digested, as ``conflict_stream`` does: entity and
+    relationship ids are names ("tool:zorblaxify"). (Streams named "memory:<name>"
+    before stay as they were; nothing reads an item's events by their stream.)"""
+    if _FACT_ID.fullmatch(item_id):
+        return f"memory:{item_id}"
+    return "memory:sha256:" + _digest(item_id)
+
+
+_FACT_ID = re.compile(r"(fact|promoted)-[0-9a-f]{16}")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -33,7 +33,7 @@ from memledger.events.catalogue import (
     Scopes,
 )
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.events.keys import entity_id, normalise_name, normalise_statement, relationship_key
+from memledger.events.keys import entity_id, item_stream, normalise_name, normalise_statement, relationship_key
 from memledger.extraction.protocol import (
     DirectiveCandidate,
     FactCandidate,
@@ -284,7 +284,7 @@ def _fact(out: _Out, fact: FactCandidate, counts: Counts, *, broad: bool) -> Non
         value=fact.value,
         source_turns=(out.turn.turn_id,),
     )
-    out.add(f"memory:{memory_id}", event)
+    out.add(item_stream(memory_id), event)
 
 
 def directive_scope(directive: DirectiveCandidate) -> ScopeKind:
@@ -325,4 +325,4 @@ def _directive(out: _Out, directive: DirectiveCandidate, counts: Counts, policy:
         confidence=1.0,
         source_turns=(out.turn.turn_id,),
     )
-    out.add(f"memory:{memory_id}", event)
+    out.add(item_stream(memory_id), event)

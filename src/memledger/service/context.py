@@ -15,19 +15,18 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-import msgspec
 import psycopg
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand, LedgerError, NotFound
+from memledger.errors import InvalidCommand, LedgerError
 from memledger.events import codec
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block, render
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
-from memledger.selection import candidates, from_state, items
+from memledger.selection import candidates, from_state
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
     GENERAL_MIN_CONFIDENCE,
@@ -360,102 +359,16 @@ def _record(
     return True
 
 
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def _storable(text: str) -> str:
     """``text`` with NUL (which PostgreSQL cannot store) and lone surrogates (which
     UTF-8 cannot encode) replaced by U+FFFD."""
-    return _UNSTORABLE.sub("\ufffd", text)
+    return UNSTORABLE.sub("\ufffd", text)
 
 
 def _read_cursors(conn: Connection) -> dict[str, str]:
     """Where each read model stood (one statement), for a replay to rebuild its state."""
     found = checkpoints.cursors(conn, list(READ_MODELS))
     return {name: str(found[name]) for name in READ_MODELS if name in found}
-
-
-@dataclass(frozen=True)
-class Replay:
-    """A served block rendered again from the ledger, and whether it matches."""
-
-    served: ContextServed
-    block: Block
-    matches: bool
-
-
-def find_served(conn: Connection, tenant_id: str, event_id: str) -> ContextServed:
-    """The ``ContextServed`` event ``event_id`` of the tenant (``NotFound`` if none)."""
-    if not event_id or _UNSTORABLE.search(event_id):  # no event can have such an id
-        raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
-    for rec in event_reads.read_events(conn, tenant_id, [event_id]):
-        if isinstance(rec.event, ContextServed):
-            return rec.event
-    raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
-
-
-def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
-    """Re-render a served block from the ledger alone and check its hash."""
-    with engine.connect() as conn:
-        served = find_served(conn, tenant_id, event_id)
-        states = _states_for(conn, tenant_id, served)
-    items = []
-    for item_id, score in zip(served.item_ids, served.item_scores, strict=False):
-        item = _item_from(states, item_id)
-        if item is None:
-            raise NotFound(f"item {item_id!r} of {event_id!r} is not in the ledger's state at that time")
-        items.append(msgspec.structs.replace(item, score=score))
-    selection = Selection(
-        request=served.request,
-        items=tuple(items),
-        empty_reason=served.empty_reason,
-        as_of=served.as_of,
-        scopes=served.scopes,
-    )
-    try:  # as the recorded formatter version rendered it, not as today's would
-        block = render(
-            selection,
-            style=served.style,
-            max_chars=served.max_chars,
-            max_tokens=served.max_tokens,
-            count_tokens=token_counter(served.token_model),
-            version=served.formatter_version,
-        )
-    except ValueError as e:
-        raise InvalidCommand(f"cannot replay {event_id!r}: {e}") from e
-    return Replay(served=served, block=block, matches=block.sha256 == served.block_hash)
-
-
-def _parse_cursor(text: str) -> Cursor:
-    tx, position = text.split(":", 1)
-    return Cursor(int(tx), int(position))
-
-
-def _states_for(conn: Connection, tenant_id: str, served: ContextServed) -> dict[str, history.LedgerState]:
-    """The ledger state each read model stood at when the block was served."""
-    if served.as_of is not None:
-        until: Cursor | datetime = (
-            _parse_cursor(served.as_of) if "T" not in served.as_of else datetime.fromisoformat(served.as_of)
-        )
-        state = history.state_at(conn, tenant_id, until)
-        return dict.fromkeys(READ_MODELS, state)
-    by_cursor: dict[str, history.LedgerState] = {}
-    out = {}
-    for name in READ_MODELS:
-        text = served.read_cursors.get(name, "0:0")
-        if text not in by_cursor:
-            by_cursor[text] = history.state_at(conn, tenant_id, _parse_cursor(text))
-        out[name] = by_cursor[text]
-    return out
-
-
-def _item_from(states: dict[str, history.LedgerState], item_id: str) -> SelectedItem | None:
-    if (fact := states["facts"].facts.get(item_id)) is not None:
-        return items.fact_item(fact)
-    if (entity := states["entities"].entities.get(item_id)) is not None:
-        return items.entity_item(entity)
-    if (edge := states["relationships"].relationships.get(item_id)) is not None:
-        return items.edge_item(edge)
-    # A relationship whose key is too long to be an id is cited by the id its events carry.
-    cited = (items.edge_item(edge) for edge in states["relationships"].relationships.values())
-    return next((item for item in cited if item.item_id == item_id), None)

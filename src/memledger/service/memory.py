@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 
 from memledger.errors import InvalidCommand, NotFound
 from memledger.events.catalogue import (
+    MAX_SLOT_ID,
     ConflictResolved,
     Event,
     ItemKind,
@@ -24,13 +25,13 @@ from memledger.events.catalogue import (
     Scopes,
 )
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.events.keys import conflict_stream
+from memledger.events.keys import conflict_stream, item_stream
 from memledger.extraction.policy import short_hash
 from memledger.projectors import facts_queries, graph_queries
 from memledger.service import scope_ids
 from memledger.store import db, event_store
 from memledger.store.event_store import AppendResult
-from memledger.store.identifiers import check_identifier
+from memledger.store.identifiers import check_identifier, check_text
 
 
 def _append(engine: Engine, tenant_id: str, stream: str, event: Event, actor: str | None) -> AppendResult:
@@ -59,7 +60,7 @@ def retract(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", a
     """Soft-delete an item (nothing is lost; ``restore`` undoes it). Returns its kind."""
     kind = item_kind(engine, tenant_id, item_id)
     _append(
-        engine, tenant_id, f"memory:{item_id}", MemoryRetracted(item_id=item_id, item_kind=kind, reason=reason), actor
+        engine, tenant_id, item_stream(item_id), MemoryRetracted(item_id=item_id, item_kind=kind, reason=reason), actor
     )
     return kind
 
@@ -68,7 +69,7 @@ def restore(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", a
     """Undo a retraction. Returns the item's kind."""
     kind = item_kind(engine, tenant_id, item_id)
     _append(
-        engine, tenant_id, f"memory:{item_id}", MemoryRestored(item_id=item_id, item_kind=kind, reason=reason), actor
+        engine, tenant_id, item_stream(item_id), MemoryRestored(item_id=item_id, item_kind=kind, reason=reason), actor
     )
     return kind
 
@@ -90,6 +91,12 @@ def promote(
     Explicit promotion always works, whatever the tenant's automatic-promotion switch.
     The target scope's key is given raw (or as the stored id we showed) and stored hashed.
     """
+    check_identifier("tenant_id", tenant_id)
+    if memory_id is not None:
+        check_identifier("memory_id", memory_id)
+    for field, text in (("statement", statement), ("key", key)):
+        if text is not None:
+            check_text(field, text)
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     scope_key = getattr(scopes, scope)
     if not scope_key:
@@ -118,7 +125,7 @@ def promote(
         promoted_from=memory_id,
         source_turns=source_turns,
     )
-    _append(engine, tenant_id, f"memory:{new_id}", event, actor)
+    _append(engine, tenant_id, item_stream(new_id), event, actor)
     return new_id
 
 
@@ -132,6 +139,9 @@ def resolve_conflict(
     actor: str | None = None,
 ) -> None:
     """Record a person's choice of which fact stands in a conflict."""
+    check_identifier("tenant_id", tenant_id)
+    check_identifier("conflict_id", conflict_id, max_length=MAX_SLOT_ID)  # a slot: scope, its key, a fact's key
+    check_identifier("chosen_memory_id", chosen_memory_id)
     with engine.connect() as conn:
         found = facts_queries.by_ids(conn, tenant_id, [chosen_memory_id])
     if not found or found[0].slot_id != conflict_id:
