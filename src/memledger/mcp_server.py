@@ -111,11 +111,12 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         org: str | None = None,
         k: int = 10,
     ) -> list[dict[str, Any]]:
-        """Search the user's memory (facts, entities, relationships and past turns) for `query`.
-        Each result has an id, its text, a score and the ids of the turns it came from."""
+        """Search the user's memory (facts, entities, relationships and past turns) for `query`,
+        returning the `k` best (1-100). Each result has an id, its text, a score and the ids of
+        the turns it came from."""
         caller_tenant, engine = caller(ctx)
         scopes, vectors = _scopes(session, project, user, org), bootstrap.vector_search(database)
-        found = search.search(engine, caller_tenant, scopes, query, k=max(1, min(k, 50)), vector_search=vectors)
+        found = search.search(engine, caller_tenant, scopes, query, k=k, vector_search=vectors)
         return [
             {"id": i.item_id, "kind": i.kind, "text": i.text, "score": i.score, "turns": list(i.source_turns)}
             for i in found
@@ -134,8 +135,9 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         """Answer relationship questions ("what tools do I use for project Phoenix?", "who do I work
         with?"): the relationships around `entity` (a name, or "me" with `user` set), up to `depth`
         hops (1-3), optionally only some relation types (USES, PREFERS, WORKS_ON, WORKS_WITH, KNOWS,
-        DEPENDS_ON, PART_OF, DECIDED) or entity types (person, project, tool, concept, organization).
-        Each edge cites the turns it came from."""
+        DEPENDS_ON, PART_OF, DECIDED; any case) or entity types at the far end of an edge (person,
+        project, tool, concept, organization, user). Each edge cites the turns it came from. A depth
+        out of range, a relation that cannot be one or an unknown entity type is an error."""
         caller_tenant, engine = caller(ctx)
         answer = search.query_graph(
             engine, caller_tenant, entity, depth=depth, relations=relation_types, entity_types=entity_types, user=user

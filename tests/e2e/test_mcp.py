@@ -77,6 +77,9 @@ async def _calls(session: ClientSession, surfaces: Surfaces, t: Transcript) -> N
         t.results["search"] = await call("memory_search", {"query": "Heron Kafka", "project": "heron"})
         t.results["other tenant"] = await call("memory_search", {"query": "Albatross Osprey Phoenix"})
         t.results["graph"] = await call("query_graph", {"entity": "Heron", "relation_types": ["USES"]})
+        t.results["graph lower case"] = await call("query_graph", {"entity": "Heron", "relation_types": ["uses"]})
+        t.results["graph too deep"] = await call("query_graph", {"entity": "Heron", "depth": 9})
+        t.results["search k below 1"] = await call("memory_search", {"query": "Heron", "k": -5})
         facts = [i["id"] for i in payload(t.results["search"]) if i["kind"] == "fact"]
         if facts:
             t.results["provenance"] = await call("memory_provenance", {"item_id": facts[0]})
@@ -145,6 +148,23 @@ def test_query_graph_answers_with_the_edge_and_its_turns(transcript: Transcript)
     [edge] = graph["edges"]
     assert (edge["source_name"], edge["relation"], edge["target_name"]) == ("Heron", "USES", "Kafka")
     assert edge["source_turns"] == [transcript.turn_id]
+
+
+def test_query_graph_takes_a_relation_in_any_case(transcript: Transcript) -> None:
+    assert payload(transcript.results["graph lower case"]) == payload(transcript.results["graph"])
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("graph too deep", "depth must be between 1 and 3 hops, not 9"),
+        ("search k below 1", "k must be between 1 and 100, not -5"),
+    ],
+)
+def test_a_number_out_of_range_is_refused_not_clamped(transcript: Transcript, name: str, reason: str) -> None:
+    result = transcript.results[name]
+    assert result.is_error
+    assert reason in result.content[0].text
 
 
 def test_memory_provenance_goes_back_to_the_turn(transcript: Transcript) -> None:

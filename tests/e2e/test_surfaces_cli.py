@@ -9,6 +9,7 @@ depend on each other run at once (``run_cli_chains``).
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -87,6 +88,8 @@ def run(surfaces: Surfaces) -> Run:
                 ("keys list", ["keys", "list", "--tenant", key_tenant]),
                 ("keys revoke", lambda done: ["keys", "revoke", issued(done)["key_id"], "--tenant", key_tenant]),
                 ("keys list after revoke", ["keys", "list", "--tenant", key_tenant]),
+                ("search k below 1", ["search", "Condor", *t, "-k", "-1"]),  # bad input from here: exit 2
+                ("search k beyond the limit", ["search", "Condor", *t, "-k", "9999999999999999999"]),
             ],
             [  # one context at a time: a starved CPU would push selection past its deadline
                 ("context", ["context", REQUEST, *t, *SCOPE_ARGS, "--json"]),
@@ -98,11 +101,18 @@ def run(surfaces: Surfaces) -> Run:
                 ("search", ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--json"]),
                 ("graph", ["graph", "Condor", *t, "--json"]),
                 ("provenance", ["provenance", fact_id, *t, "--json"]),
+                ("graph any case", ["graph", "Condor", *t, "--relation", "uses", "--type", "TOOL", "--json"]),
+                ("search undecodable", ["search", os.fsdecode(b"Condor \xff"), *t]),  # bad input from here
+                ("graph depth", ["graph", "Condor", *t, "--depth", "-5"]),
+                ("graph unknown type", ["graph", "Condor", *t, "--type", "nope"]),
             ],
             [
                 ("history", ["history", "--key", "condor: database", *t]),
-                ("bad as-of", ["context", REQUEST, *t, "--as-of", "last tuesday"]),
+                ("bad as-of", ["context", REQUEST, *t, "--as-of", "last tuesday"]),  # bad input from here
                 ("missing argument", ["search", *t]),
+                ("as-of superscript", ["context", REQUEST, *t, "--as-of", "\u00b2"]),
+                ("as-of beyond the ledger", ["context", REQUEST, *t, "--as-of", "9" * 20]),
+                ("graph bad relation", ["graph", "Condor", *t, "--relation", "not a relation"]),
             ],
         ],
     )
@@ -188,9 +198,25 @@ def test_context_as_of_a_position_shows_memory_as_it_was_then(run: Run) -> None:
     assert later["selection"]["as_of"].endswith(f":{run.fact_position}")
 
 
+def test_graph_takes_a_relation_and_an_entity_type_in_any_case(run: Run) -> None:
+    [answer] = json_lines(run.results["graph any case"])
+    assert [(e["relation"], e["target_name"]) for e in answer["edges"]] == [("USES", "PostgreSQL")]
+
+
 @pytest.mark.parametrize(
     ("name", "message"),
-    [("bad as-of", "--as-of must be a position or an ISO 8601 time"), ("missing argument", "usage: memledger search")],
+    [
+        ("bad as-of", "--as-of must be a position or an ISO 8601 time"),
+        ("missing argument", "usage: memledger search"),
+        ("search k below 1", "k must be between 1 and 100, not -1"),
+        ("search k beyond the limit", "k must be between 1 and 100, not 9999999999999999999"),
+        ("search undecodable", "query holds a lone surrogate"),
+        ("as-of superscript", "--as-of must be a position or an ISO 8601 time"),
+        ("as-of beyond the ledger", "is beyond the last ledger position, 9223372036854775807"),
+        ("graph depth", "depth must be between 1 and 3 hops, not -5"),
+        ("graph unknown type", "invalid entity_type 'nope': is not an entity type (the types are person,"),
+        ("graph bad relation", "invalid relation 'not a relation': is not a relation"),
+    ],
 )
 def test_a_bad_argument_exits_2_with_a_message(run: Run, name: str, message: str) -> None:
     done = run.results[name]

@@ -178,6 +178,14 @@ def test_http_reads_with_b_s_words_and_ids_find_nothing_of_b(pair: Pair) -> None
         assert leaked(response.json(), [B_QUERY, *map(str, params.values())], pair) == [], (path, params)
     selected = http.post("/v1/memory/select", json={"request": B_QUERY, "scopes": SCOPES})
     assert selected.status_code == 200 and leaked(selected.json(), [B_QUERY], pair) == []
+    # "as of" B's last position went the position's way (memory as of a cursor TX:N),
+    # not a Unix time's (as of 1970), in a query parameter and in a body alike.
+    b_last = str(max(pair.b_positions))
+    then = http.get("/v1/memory/context", params={"request": B_QUERY, **SCOPES, "as_of": b_last}).json()
+    assert re.search(r"Memory as of \d+:\d+\.", then["block"]), then["block"]
+    selected_then = http.post("/v1/memory/select", json={"request": B_QUERY, "scopes": SCOPES, "as_of": b_last})
+    assert re.fullmatch(r"\d+:\d+", selected_then.json()["as_of"]), selected_then.text
+    assert leaked(selected_then.json(), [B_QUERY], pair) == []
     for item_id in pair.b_ids():
         response = http.get(f"/v1/provenance/{item_id}")
         assert response.status_code == 404, (item_id, response.text)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -11,6 +10,7 @@ from fastapi import APIRouter, Query, Request
 
 from memledger.api.deps import Fenced, Tenant, database_of
 from memledger.api.schemas import (
+    AsOf,
     ChangedOut,
     ContextOut,
     Item,
@@ -85,7 +85,7 @@ def get_context(
     max_tokens: Annotated[int | None, Query(ge=1)] = None,
     model: str | None = None,
     style: Literal["text", "xml"] = "text",
-    as_of: datetime | int | None = None,
+    as_of: Annotated[AsOf, Query(description="a ledger position (digits), or a time with a timezone")] = None,
 ) -> ContextOut:
     """The read-only memory block for a request. Never an error for the agent's chat
     loop: when memory cannot answer, the block is empty and says why."""
@@ -148,7 +148,9 @@ def get_conflicts(
     return [msgspec.to_builtins(c) for c in found]
 
 
-@router.post("/v1/memory/conflicts/{conflict_id}/resolve", status_code=202, tags=["auditors"])
+# Ids may hold "/" (a relationship to "ci/cd"): path parameters take the rest of the
+# path (sent as %2F or as a plain /), up to the fixed suffix of their route.
+@router.post("/v1/memory/conflicts/{conflict_id:path}/resolve", status_code=202, tags=["auditors"])
 def resolve_conflict(conflict_id: str, body: ResolveIn, tenant_id: Tenant, engine: Fenced) -> dict[str, str]:
     """Record which fact of a conflict stands (appends ConflictResolved)."""
     memory.resolve_conflict(
@@ -179,14 +181,14 @@ def promote(body: PromoteIn, tenant_id: Tenant, engine: Fenced) -> PromoteOut:
     return PromoteOut(memory_id=new_id)
 
 
-@router.post("/v1/memory/{item_id}/retract", status_code=202, response_model=ChangedOut, tags=["agents"])
+@router.post("/v1/memory/{item_id:path}/retract", status_code=202, response_model=ChangedOut, tags=["agents"])
 def retract(item_id: str, body: ReasonIn, tenant_id: Tenant, engine: Fenced) -> ChangedOut:
     """Soft-delete a memory item; nothing is lost, and restore undoes it."""
     kind = memory.retract(engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
     return ChangedOut(item_id=item_id, kind=kind, status="retracted")
 
 
-@router.post("/v1/memory/{item_id}/restore", status_code=202, response_model=ChangedOut, tags=["agents"])
+@router.post("/v1/memory/{item_id:path}/restore", status_code=202, response_model=ChangedOut, tags=["agents"])
 def restore(item_id: str, body: ReasonIn, tenant_id: Tenant, engine: Fenced) -> ChangedOut:
     """Undo a retraction."""
     kind = memory.restore(engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
@@ -203,7 +205,7 @@ def get_search(
     project: str | None = None,
     user: str | None = None,
     org: str | None = None,
-    k: Annotated[int, Query(ge=1, le=100)] = 10,
+    k: Annotated[int, Query(ge=1, le=search.MAX_K)] = 10,
     kind: Annotated[list[Literal["fact", "entity", "relationship", "turn"]] | None, Query()] = None,
 ) -> list[Item]:
     """Hybrid search over facts, entities, relationships and turns, each citing its turns."""
@@ -218,12 +220,17 @@ def get_graph(
     tenant_id: Tenant,
     engine: Fenced,
     entity: Annotated[str, Query(min_length=1, max_length=200)],
-    depth: Annotated[int, Query(ge=1, le=3)] = 1,
-    relation: Annotated[list[str] | None, Query()] = None,
-    entity_type: Annotated[list[str] | None, Query()] = None,
+    depth: Annotated[int, Query(ge=1, le=search.MAX_DEPTH)] = 1,
+    relation: Annotated[
+        list[str] | None, Query(description="only these relations, e.g. USES (any case: uses is USES)")
+    ] = None,
+    entity_type: Annotated[
+        list[str] | None, Query(description=f"only edges to these types: {', '.join(search.ENTITY_TYPES)}")
+    ] = None,
     user: str | None = None,
 ) -> dict[str, Any]:
-    """Relationships around an entity ("me" for the user), with the turns behind each."""
+    """Relationships around an entity ("me" for the user), with the turns behind each.
+    A relation that cannot be one, or an unknown entity type, is refused (422)."""
     answer = search.query_graph(
         engine,
         tenant_id,
@@ -237,7 +244,7 @@ def get_graph(
     return found
 
 
-@router.get("/v1/provenance/{item_id}", tags=["auditors"])
+@router.get("/v1/provenance/{item_id:path}", tags=["auditors"])
 def get_provenance(item_id: str, tenant_id: Tenant, engine: Fenced) -> dict[str, Any]:
     """The chain of events behind an item, with extractor versions, back to its turns."""
     found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, tenant_id, item_id))

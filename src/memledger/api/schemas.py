@@ -2,13 +2,64 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from memledger.service.ledger_pages import MAX_POSITION
 
 Scope = Literal["session", "project", "user", "org"]
 Kind = Literal["decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"]
+
+
+_AS_OF = "must be a ledger position or an ISO 8601 time with a timezone, not {value}"
+_POSITION_DIGITS = len(str(MAX_POSITION - 1))
+
+
+def _as_of(value: object) -> int | datetime | None:
+    """A ledger position (a JSON integer, or a string of ASCII digits, as ``memledger
+    context --as-of`` reads it) or a timezone-aware ISO 8601 time; else a validation
+    error. Parsed here: pydantic would read "57" as a Unix time."""
+    if value is None or isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str) and value.isascii() and value.isdecimal():
+        digits = value.lstrip("0") or "0"  # int() refuses 4,300 digits: beyond 19, out of range anyway
+        return _position(int(digits) if len(digits) <= _POSITION_DIGITS else MAX_POSITION, value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        return _position(value, str(value))
+    else:
+        try:
+            moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            moment = None
+        if moment is None:
+            raise PydanticCustomError("as_of", _AS_OF, {"value": repr(value)[:60]})
+    if moment is not None and moment.tzinfo is None:
+        raise PydanticCustomError("as_of", "needs a timezone (e.g. 2026-11-21T10:42:00+00:00)")
+    return moment
+
+
+def _position(position: int, given: str) -> int:
+    if not 0 <= position < MAX_POSITION:
+        template = "a ledger position is between 0 and {last}, not {given}"
+        raise PydanticCustomError("as_of", template, {"last": MAX_POSITION - 1, "given": given[:40]})
+    return position
+
+
+AsOf = Annotated[int | datetime | None, BeforeValidator(_as_of)]
+
+
+def _in_utc_range(moment: datetime | None) -> datetime | None:
+    """The time, if it lies within years 1 to 9999 once in UTC (as the ledger stores it)."""
+    if moment is not None and moment.tzinfo is not None:
+        try:
+            moment.astimezone(UTC)
+        except OverflowError:
+            template = "{moment} is outside the years 1 to 9999 in UTC"
+            raise PydanticCustomError("datetime_range", template, {"moment": moment.isoformat()}) from None
+    return moment
 
 
 class Strict(BaseModel):
@@ -29,7 +80,7 @@ class TurnIn(Strict):
     text: str = Field(max_length=200_000)
     scopes: ScopesIn = ScopesIn()
     turn_id: str | None = Field(default=None, min_length=1, max_length=200)
-    occurred_at: datetime | None = None
+    occurred_at: Annotated[datetime | None, AfterValidator(_in_utc_range)] = None
     subject: str | None = Field(default=None, max_length=200)
 
 
@@ -48,7 +99,7 @@ class SelectIn(Strict):
     scopes: ScopesIn = ScopesIn()
     budget: int = Field(default=5000, ge=600, le=200_000)
     min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
-    as_of: datetime | int | None = None
+    as_of: AsOf = Field(default=None, description="a ledger position, or a time with a timezone")
 
 
 class Item(BaseModel):

@@ -14,11 +14,20 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 from sqlalchemy.types import NullType
 
+from memledger.errors import InvalidCommand
 from memledger.events.keys import normalise_name
 from memledger.projectors.entities import entities
 from memledger.projectors.relationships import relationships
 
 MAX_DEPTH = 3
+
+
+def check_depth(depth: int) -> int:
+    """``depth`` if a walk may go that far (1 to ``MAX_DEPTH`` hops), else InvalidCommand
+    naming it: a depth out of range is refused, never clamped."""
+    if not 1 <= depth <= MAX_DEPTH:
+        raise InvalidCommand(f"depth must be between 1 and {MAX_DEPTH} hops, not {depth}")
+    return depth
 
 
 class EntityHit(msgspec.Struct, frozen=True):
@@ -131,14 +140,14 @@ def walk(
     limit_per_hop: int = 200,
 ) -> list[Edge]:
     """Active edges reachable from the ``start`` entity ids within ``depth`` hops
-    (never more than 3), each edge once at the hop it was first reached. Edges are
+    (1 to 3: ``check_depth``), each edge once at the hop it was first reached. Edges are
     followed in both directions; ``entity_types`` filters the far end of an edge.
 
     Each hop reads the ``limit_per_hop`` most confident edges touching its frontier.
     The first two hops are read in one statement (the second hop's frontier worked
     out in SQL exactly as below), so a 2-hop walk costs one round trip, not two.
     """
-    depth = max(1, min(depth, MAX_DEPTH))
+    depth = check_depth(depth)
     frontier = set(start)
     seen_nodes = set(frontier)
     seen_edges: set[str] = set()

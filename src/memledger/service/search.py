@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import get_args
 
 import msgspec
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand
-from memledger.events.catalogue import Scopes
+from memledger.errors import InvalidCommand, InvalidIdentifier
+from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.projectors import embeddings, facts_queries, graph_queries, turns
 from memledger.projectors.graph_queries import Edge, EntityHit
@@ -22,7 +24,13 @@ from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words
 from memledger.service import scope_ids
 from memledger.service.context import VectorSearch
-from memledger.store.identifiers import check_identifier
+from memledger.store.identifiers import check_identifier, check_text
+
+MAX_K = 100  # the most items one search returns
+MAX_DEPTH = graph_queries.MAX_DEPTH
+# The types an edge's far end may have: the catalogue's, and the speaker's ("user").
+ENTITY_TYPES: tuple[str, ...] = (*get_args(EntityType), "user")
+_RELATION = re.compile(r"[A-Z][A-Z0-9_]{0,63}")  # events.catalogue.RelationshipObserved.relation
 
 
 def search(
@@ -42,10 +50,12 @@ def search(
     of the query's words, and vectors); each cites its source turn ids (the caller's
     own ids when it gave them). Ranked by ``_rank``. Raw scope keys are looked up by
     their stored ids. Without ``vector_search`` there is no vector channel; with it,
-    vectors of another model than its embedder's raise ``EmbeddingMismatch``."""
+    vectors of another model than its embedder's raise ``EmbeddingMismatch``. ``k`` is
+    1 to ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidCommand)."""
     check_identifier("tenant_id", tenant_id)
-    if "\x00" in query:
-        raise InvalidCommand("the query holds a NUL character")
+    check_text("query", query)
+    if not 1 <= k <= MAX_K:
+        raise InvalidCommand(f"k must be between 1 and {MAX_K}, not {k}")
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     wanted = set(kinds) if kinds is not None else {"fact", "entity", "relationship", "turn"}
     embedded = wanted & EMBEDDED_KINDS
@@ -162,8 +172,16 @@ def query_graph(
     user: str | None = None,
 ) -> GraphAnswer:
     """Relationships around ``entity`` (a name, an entity id, or "user"/"me" for the
-    speaker, given ``user``, raw or stored), up to ``depth`` hops (at most 3), read both ways."""
+    speaker, given ``user``, raw or stored), up to ``depth`` hops (1 to 3), read both ways.
+
+    ``relations`` are upper-cased (``uses`` is USES) and ``entity_types`` lower-cased
+    (``TOOL`` is tool); one that cannot be a relation, or a type not in ``ENTITY_TYPES``,
+    is refused (InvalidIdentifier naming it), as is a depth out of range (InvalidCommand).
+    None, or an empty list, filters nothing."""
     check_identifier("tenant_id", tenant_id)
+    check_identifier("entity", entity)
+    depth = graph_queries.check_depth(depth)
+    relations, entity_types = _relations(relations), _entity_types(entity_types)
     if user:
         user = scope_ids.stored_id(engine, tenant_id, "user", user)
     with engine.connect() as conn:
@@ -182,3 +200,28 @@ def query_graph(
             start = [found.entity_id]
         edges = graph_queries.walk(conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types)
     return GraphAnswer(entity=found, edges=edges)
+
+
+def _relations(relations: Iterable[str] | None) -> list[str] | None:
+    """The relations asked for, upper-cased; InvalidIdentifier for one that cannot be a
+    relation (whether or not the tenant has edges of it)."""
+    wanted = []
+    for relation in relations or ():
+        upper = relation.upper() if isinstance(relation, str) and relation.isascii() else ""
+        if not _RELATION.fullmatch(upper):
+            reason = "is not a relation: a letter, then up to 63 letters, digits or underscores (e.g. USES)"
+            raise InvalidIdentifier("relation", str(relation), reason)
+        wanted.append(upper)
+    return wanted or None
+
+
+def _entity_types(entity_types: Iterable[str] | None) -> list[str] | None:
+    """The entity types asked for, lower-cased; InvalidIdentifier for an unknown one."""
+    wanted = []
+    for entity_type in entity_types or ():
+        lower = entity_type.lower() if isinstance(entity_type, str) else ""
+        if lower not in ENTITY_TYPES:
+            reason = f"is not an entity type (the types are {', '.join(ENTITY_TYPES)})"
+            raise InvalidIdentifier("entity_type", str(entity_type), reason)
+        wanted.append(lower)
+    return wanted or None
