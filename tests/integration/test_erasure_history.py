@@ -183,3 +183,24 @@ def test_a_turn_resent_after_its_erasure_is_a_retry_and_stays_erased(engine: Eng
     record_turns(engine, "t-resent-2", [vim])
     with pytest.raises(InvalidCommand, match="'turn:grace-1' was appended before with other content"):
         record_turns(engine, "t-resent-2", [msgspec.structs.replace(vim, text="I use Emacs.")])
+
+
+def test_a_request_naming_no_user_in_a_session_the_subject_spoke_in_is_erased(engine: Engine) -> None:
+    tenant = "t-session-requests"
+    _say(engine, tenant, "ada", ADA)
+    _say(engine, tenant, "grace", GRACE)
+    _learn(engine)
+    adas = context.build_context(
+        engine, context.SelectRequest(tenant, Scopes(session="ada-session"), "How do I ship Zorblaxify to Quentavius?")
+    )
+    graces = context.build_context(
+        engine, context.SelectRequest(tenant, Scopes(session="grace-session"), "Which editor do I prefer?")
+    )
+
+    erasure.erase(engine, tenant, "ada")
+
+    requests = {
+        rec.event_id: rec.event.request for rec in _events(engine, tenant) if rec.event_id.startswith("context:")
+    }
+    assert requests[adas.event_id] == ERASED
+    assert requests[graces.event_id] == "Which editor do I prefer?"

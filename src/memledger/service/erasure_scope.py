@@ -6,7 +6,8 @@ For a subject (a stored user id), in order:
    without one, ``scopes.user``) is the subject; in a conversation this includes
    the assistant's turns, whose subject is the conversation's user;
 2. every event derived from those turns (``source_turns`` naming one of them),
-   and the ``ContextServed`` records of requests the subject made (``scopes.user``);
+   and the ``ContextServed`` records of requests the subject made: for the subject
+   (``scopes.user``), or naming no user, in a session the subject spoke in;
 3. then, until nothing changes, every other event that refers only to items that
    exist because of events already covered (a reinforcement, retraction or
    restoration of such an item, a promotion from it, a resolution of its conflict,
@@ -37,6 +38,7 @@ from memledger.events.catalogue import (
     MemoryRestored,
     MemoryRetracted,
     RelationshipObserved,
+    Scopes,
     TurnRecorded,
 )
 from memledger.events.envelope import Recorded
@@ -67,8 +69,10 @@ def for_tenant(recs: Sequence[Recorded]) -> Scope:
 
 def for_subject(recs: Sequence[Recorded], subject: str) -> Scope:
     """The subject's turns, what was derived from them, and what only refers to that."""
-    turns = {r.event.turn_id for r in recs if isinstance(r.event, TurnRecorded) and _speaker(r.event) == subject}
-    served = [r for r in recs if isinstance(r.event, ContextServed) and r.event.scopes.user == subject]
+    spoken = [r.event for r in recs if isinstance(r.event, TurnRecorded) and _speaker(r.event) == subject]
+    turns = {turn.turn_id for turn in spoken}
+    sessions = {turn.scopes.session for turn in spoken if turn.scopes.session}
+    served = [r for r in recs if isinstance(r.event, ContextServed) and _asked_by(r.event.scopes, subject, sessions)]
     live = [r for r in recs if not r.erased]
     covered = {r.position for r in live if _is_turn_of(r.event, turns) or _derived(r.event, turns)}
     covered |= {r.position for r in served if not r.erased}
@@ -78,6 +82,14 @@ def for_subject(recs: Sequence[Recorded], subject: str) -> Scope:
 
 def _speaker(event: TurnRecorded) -> str | None:
     return event.subject or event.scopes.user
+
+
+def _asked_by(scopes: Scopes, subject: str, sessions: set[str]) -> bool:
+    """Whether a request was the subject's: made for the subject, or, naming no user,
+    in a session the subject spoke in."""
+    if scopes.user is not None:
+        return scopes.user == subject
+    return scopes.session is not None and scopes.session in sessions
 
 
 def _is_turn_of(event: Event, turns: set[str]) -> bool:
