@@ -5,6 +5,7 @@ another person stated too survives the erasure whatever the order of extraction.
 
 from __future__ import annotations
 
+import argparse
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -14,16 +15,18 @@ import msgspec
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger.errors import InvalidCommand
+from memledger.cli import erasure_commands
+from memledger.errors import InvalidCommand, NotFound
 from memledger.events.catalogue import FactExtracted, Scopes, SubjectErased
 from memledger.events.envelope import NewEvent, Recorded
+from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.projectors import registry, runner
-from memledger.service import context, context_replay, erasure, history, memory, provenance, scope_ids
+from memledger.service import context, context_replay, erasure, history, memory, provenance, reextraction, scope_ids
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import search
 from memledger.store import event_reads, event_store
 from tests.integration.test_erasure import ADA, GRACE, SECRET_WORDS, _learn, _say, find_everywhere
-from tests.integration.test_projections_support import fresh_database
+from tests.integration.test_projections_support import fresh_database, url_of
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
@@ -204,3 +207,23 @@ def test_a_request_naming_no_user_in_a_session_the_subject_spoke_in_is_erased(en
     }
     assert requests[adas.event_id] == ERASED
     assert requests[graces.event_id] == "Which editor do I prefer?"
+
+
+def test_the_erase_command_names_the_shadows_it_dropped(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tenant = "t-erase-command"
+    _say(engine, tenant, "ada", ADA[:1])
+    _learn(engine)
+    reextraction.rebuild_into(engine, HeuristicExtractor(), "trial")
+    monkeypatch.setenv("DATABASE_URL", url_of(engine))
+    args = argparse.Namespace(
+        tenant=tenant, subject="ada", reason="request 9", actor="dpo", no_wait=False, no_vacuum=True, json=False
+    )
+
+    assert erasure_commands.erase_command(args) == 0
+
+    said = capsys.readouterr().out
+    assert "re-extraction shadows dropped (build them again to compare): trial" in said
+    with pytest.raises(NotFound):
+        reextraction.diff(engine, "trial")

@@ -62,6 +62,9 @@ def erase_command(args: argparse.Namespace) -> int:
     behind = "NOT caught up yet: run `memledger projections run --once`"
     for name, current in sorted(report.projections.items()):
         print(f"projection {name}: {'erased' if current else behind}")
+    if report.dropped_shadows:
+        labels = ", ".join(report.dropped_shadows)
+        print(f"re-extraction shadows dropped (build them again to compare): {labels}")
     if report.legacy_events:
         print(
             f"WARNING: {report.legacy_events} event(s) were stored before erasable content existed"
