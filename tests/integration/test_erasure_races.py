@@ -27,9 +27,7 @@ from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.extraction.protocol import TurnExtraction, TurnText
 from memledger.projectors import embeddings, registry, runner
 from memledger.service import erasure, memory, reextraction
-from memledger.service.extraction import ExtractionWorker
-from memledger.service.record import TurnInput, record_turns
-from tests.integration.test_erasure import SECRET_WORDS, find_everywhere
+from tests.integration.test_erasure import SECRET_WORDS, _learn, _say, find_everywhere
 from tests.integration.test_projections_support import fresh_database
 
 if TYPE_CHECKING:
@@ -48,17 +46,6 @@ def engine(database: TestDatabase) -> Iterator[Engine]:
         for projector in registry.all_projectors():
             runner.install(fresh, projector)
         yield fresh
-
-
-def _say(engine: Engine, tenant: str, user: str, texts: list[str]) -> None:
-    scopes = Scopes(session=f"{user}-session", project="phoenix", user=user)
-    record_turns(engine, tenant, [TurnInput(role="user", text=t, scopes=scopes) for t in texts])
-
-
-def _learn(engine: Engine) -> None:
-    ExtractionWorker(engine, HeuristicExtractor()).drain()
-    for projector in registry.all_projectors():
-        runner.catch_up(engine, projector)
 
 
 def _done_or_waiting_for_a_lock(engine: Engine, call: Future[Any]) -> bool:
