@@ -131,6 +131,7 @@ def build_worker(database: Database, extractor: Extractor | None = None) -> Extr
         batch_turns=settings.worker_batch_turns,
         max_entities=settings.max_entities_per_conversation,
         max_relationships=settings.max_relationships_per_conversation,
+        max_facts=settings.max_facts_per_conversation,
     )
     return ExtractionWorker(database.engine, extractor or build_extractor(settings), config)
 

@@ -48,6 +48,7 @@ class Settings(BaseSettings):
     worker_batch_turns: int = Field(default=10, ge=1)
     max_entities_per_conversation: int = Field(default=20, ge=0)
     max_relationships_per_conversation: int = Field(default=50, ge=0)
+    max_facts_per_conversation: int = Field(default=1000, ge=0)
     # "minilm": the offline default (all-MiniLM-L6-v2, int8 ONNX, shipped with the
     # package, its products in int8); "minilm-float32": the same file with float32
     # products (the vectors made before 2026-11-25); anything else is a litellm model

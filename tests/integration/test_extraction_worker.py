@@ -616,3 +616,40 @@ def test_the_loop_does_not_log_a_warning_every_poll_during_a_long_drain(
             thread.join(10)
     skipped = [r for r in caplog.records if "maximum number of running instances" in r.getMessage()]
     assert skipped == []
+
+
+class FailingExtractor:
+    """An extractor that raises every time (a model and its fallback both failing)."""
+
+    version = "1"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls = 0
+
+    def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
+        self.calls += 1
+        raise ValueError("the model answered nonsense and the fallback failed too")
+
+
+def test_a_drain_that_keeps_failing_is_waited_out_not_retried_every_poll(
+    engine: Engine, tenant: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before, a failing batch was retried every poll (every 0.05 s here; a paid model
+    call each time): ~40 attempts in 2 s. Now the waits double from 1 s."""
+    failing = FailingExtractor(toy_name())
+    worker = new_worker(engine, failing)
+    record(engine, tenant, "@fact editor|The user uses Vim|0.9")
+    assert wait_for(lambda: worker.pending() > 0, 30)
+    loop = WorkerLoop(worker, interval_s=3600, poll_interval_s=0.05)
+    thread = threading.Thread(target=loop.run, daemon=True)
+    with caplog.at_level(logging.ERROR):
+        thread.start()
+        try:
+            time.sleep(2.0)
+        finally:
+            loop.stop()
+            thread.join(10)
+    assert 1 <= failing.calls <= 3
+    assert worker.pending() > 0  # nothing skipped: the turn waits for an extractor that works
+    assert any("extraction failed (1 in a row)" in r.getMessage() for r in caplog.records)

@@ -239,6 +239,33 @@ def test_the_request_carries_every_turn_and_the_schema(calls: Calls) -> None:
     assert sent[0]["text"] == "I use Docker with Sarah."
 
 
+def _elsewhere(turn_id: str, text: str, *, tenant: str = "tenant-a", session: str | None = "s1") -> TurnText:
+    return msgspec.structs.replace(
+        turn(turn_id, text), tenant_id=tenant, scopes=Scopes(session=session, project="p1", user="bob")
+    )
+
+
+def test_a_call_holds_one_conversation_so_no_answer_crosses_tenants_or_sessions(calls: Calls) -> None:
+    """Before, one call held every turn of the batch: a turn of tenant B could be
+    quoted into an answer filed under a turn of tenant A, and land in A's memory."""
+    turns = [
+        turn("t1", "I use Docker with Sarah."),
+        _elsewhere("b1", "CONFIDENTIAL: Initech is our client.", tenant="tenant-b"),
+        _elsewhere("s2", "We ship on Fridays.", session="s2"),
+        turn("t2", "We ship on Fridays."),
+    ]
+    everyone = {"turns": [{"turn_id": t.turn_id, "facts": [{"key": "k", "statement": f"about {t.turn_id}",
+                "category": "decision", "confidence": 0.9}]} for t in turns]}  # fmt: skip
+    found = extractor(everyone).extract(turns)
+
+    sent = [[t["turn_id"] for t in json.loads(kw["messages"][1]["content"])["turns"]] for kw in calls.kwargs]
+    assert sent == [["t1", "t2"], ["b1"], ["s2"]]  # tenant A's session s1, tenant B, session s2
+    # Every call answered about every turn; each turn kept only its own call's answer.
+    assert {turn_id: [f.statement for f in e.facts] for turn_id, e in found.items()} == {
+        "t1": ["about t1"], "t2": ["about t2"], "b1": ["about b1"], "s2": ["about s2"],
+    }  # fmt: skip
+
+
 def test_a_valid_answer_is_stored_through_the_policy(calls: Calls) -> None:
     events, counts = stored(TURNS, extractor(VALID).extract(TURNS))
     assert sum(isinstance(e, EntityObserved) for e in events) == 2
@@ -390,7 +417,7 @@ def test_a_hostile_answer_stores_only_clean_valid_events(calls: Calls) -> None:
     found = extractor(HOSTILE).extract(TURNS)
     events, counts = stored(TURNS, found)
     entities = [e for e in events if isinstance(e, EntityObserved)]
-    assert [e.name for e in entities] == ["Ev il [2J\u202eCorp"]  # control characters gone
+    assert [e.name for e in entities] == ["Ev il [2JCorp"]  # control and invisible (bidi) characters gone
     assert entities[0].description == "bell"
     facts = [e for e in events if isinstance(e, FactExtracted)]
     # the injection is stored as what it is, a statement the user made, never obeyed

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 
 from memledger.events import codec
@@ -21,6 +22,7 @@ from memledger.events.catalogue import (
 )
 from memledger.events.envelope import NewEvent
 from memledger.extraction.policy import (
+    MAX_FACTS_PER_TURN,
     MAX_NAME_LENGTH,
     Counts,
     Policy,
@@ -33,6 +35,7 @@ from memledger.extraction.protocol import (
     EntityCandidate,
     FactCandidate,
     RelationshipCandidate,
+    RetractionCandidate,
     TurnExtraction,
     TurnText,
 )
@@ -147,10 +150,10 @@ def test_limits_count_across_the_turns_of_one_conversation_and_are_configurable(
     assert sum(isinstance(e.event, EntityObserved) for e in first + second) == 3
     assert sum(isinstance(e.event, RelationshipObserved) for e in first + second) == 2
     assert (counts.skipped_entities, counts.skipped_relationships) == (1, 2)
-    # facts have no limit
-    many = TurnExtraction(facts=tuple(fact(f"Statement {i}", key=f"k{i}") for i in range(30)))
+    # facts have limits of their own (20 a turn, 1,000 a conversation by default)
+    many = TurnExtraction(facts=tuple(fact(f"Statement {i}", key=f"k{i}") for i in range(20)))
     events, _ = run(many, counts=counts, policy=policy)
-    assert len(facts_of(events)) == 30
+    assert len(facts_of(events)) == 20
 
 
 def test_a_limit_of_zero_stores_none() -> None:
@@ -406,3 +409,52 @@ def test_an_empty_directive_statement_is_skipped() -> None:
         policy=Policy(auto_promote=True),
     )
     assert events == []
+
+
+# --- what a model's answer cannot get past the policy ------------------------------------
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u00ad", "\u2060", "\ufeff", "\u202e"])
+def test_a_secret_split_by_an_invisible_character_is_still_refused(hidden: str) -> None:
+    broken = SECRET[:6] + hidden + SECRET[6:]
+    events, counts = run(TurnExtraction(facts=(fact(f"the key is {broken}"),), entities=(entity(f"key {broken}"),)))
+    assert events == [] and counts.refused_secrets == 2
+
+
+def test_names_that_differ_by_invisible_characters_are_one_entity() -> None:
+    events, _ = run(TurnExtraction(entities=(entity("Docker"), entity("Doc\u200bker"), entity("\u202eDocker"))))
+    assert {e.event.name for e in events} == {"Docker"}  # type: ignore[attr-defined]
+
+
+def test_a_name_or_key_of_punctuation_alone_makes_nothing() -> None:
+    found = TurnExtraction(relationships=(edge("!!!"),), facts=(fact(key="?"), fact("Other", key="!!")))
+    events, _ = run(found)
+    assert events == []
+
+
+def test_retractions_are_guarded_and_share_the_relationship_limit() -> None:
+    retractions = tuple(
+        RetractionCandidate(source_name="u1", source_type="user", relation="USES", target_name=name, target_type="tool")
+        for name in [SECRET, *(f"tool {i}" for i in range(60))]
+    )
+    events, counts = run(TurnExtraction(retractions=retractions))
+    assert len(events) == 50 and counts.skipped_relationships == 10
+    assert counts.refused_secrets == 1
+    assert not [e for e in events if SECRET.lower() in str(e.event).lower()]
+
+
+def test_a_turn_gives_at_most_20_facts_and_a_conversation_its_limit() -> None:
+    flood = TurnExtraction(facts=tuple(fact(f"fact number {i}", key=f"k{i}") for i in range(5000)))
+    events, counts = run(flood)
+    assert len(facts_of(events)) == MAX_FACTS_PER_TURN and counts.skipped_facts == 5000 - MAX_FACTS_PER_TURN
+    counts = Counts()
+    policy = Policy(max_facts=30)
+    stored = [len(facts_of(run(flood, t=turn(f"t{i}"), counts=counts, policy=policy)[0])) for i in range(3)]
+    assert stored == [20, 10, 0] and counts.facts == 30
+
+
+def test_an_assistant_turn_becomes_no_memory() -> None:
+    assistant = msgspec.structs.replace(turn(), role="assistant")
+    found = TurnExtraction(entities=(entity("Docker"),), relationships=(edge("Docker"),), facts=(fact(),))
+    events, counts = run(found, t=assistant)
+    assert events == [] and counts.entities == 0

@@ -63,6 +63,13 @@ MISSED = {
     "aws secret access key": "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "redis url with password only": "redis://:hunter2@cache:6379/0",
     "hugging face token": "HF token hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    # Paraphrases a model's answer (or a person) may use; all missed before.
+    "password for an environment": "The password for prod is Summer2024!",
+    "password of a database": "Password of the staging DB: hunter22x",
+    "credentials as user:password": "credentials: admin:Summer2024!",
+    "a token that is hex": "the token is 3f9a8c1d2e4b5a6978c0d1e2f3a4b5c6",
+    "npm token": "publish with npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "linear api key": "lin_api_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789ABCD",
 }
 
 
@@ -110,6 +117,10 @@ FALSE_POSITIVES = {
     "password manager": "My password is managed by 1Password.",
     "password from the environment": 'password = os.environ["DB_PASSWORD"]',
     "api key from the environment": 'api_key = os.getenv("OPENAI_API_KEY")',
+    "a password rule": "The password for new accounts is required to be long.",
+    "a secret without a value": "The secret of the team is trust.",
+    "credentials in a wiki": "credentials: see https://wiki.example.com/creds",
+    "where the credentials live": "Our credentials are in the vault.",
 }
 
 

@@ -1,10 +1,13 @@
 """An extractor that asks a model, through litellm, with a JSON-schema answer.
 
-One call per batch. An answer that fails the schema is refused (logged) and the
-call retried with exponential backoff, as are errors and timeouts; when the
-retries are spent, the batch goes to the fallback (heuristic) extractor. The
-model's answer is data: it passes the same policy (thresholds, limits, secret
-guard, name cleaning) as any other extractor's.
+One call per conversation of the batch (a tenant's session; without one, a
+tenant's user): a call never holds two tenants' turns, nor two conversations', so an answer (or an injection in a
+turn) cannot carry one conversation's words into another's memory; answers
+about turns outside the call are dropped. An answer that fails the schema is
+refused (logged) and the call retried with exponential backoff, as are errors
+and timeouts; when the retries are spent, those turns go to the fallback
+(heuristic) extractor. The model's answer is data: it passes the same policy
+(thresholds, limits, secret guard, name cleaning) as any other extractor's.
 """
 
 from __future__ import annotations
@@ -113,7 +116,14 @@ class LlmExtractor:
         self.fallbacks = 0
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
-        """One model call per batch; the fallback's answer if every attempt fails."""
+        """One model call per conversation of ``turns``; for each, the fallback's
+        answer if every attempt fails."""
+        out: dict[str, TurnExtraction] = {}
+        for conversation in conversations(turns):
+            out.update(self._extract(conversation))
+        return out
+
+    def _extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         wanted = {t.turn_id: t for t in turns}
         for attempt in range(self.retries):
             try:
@@ -158,6 +168,18 @@ class LlmExtractor:
         if not isinstance(content, str):
             raise msgspec.ValidationError("the answer has no text content")
         return content
+
+
+def conversations(turns: Sequence[TurnText]) -> list[list[TurnText]]:
+    """``turns`` grouped by conversation, each group in batch order: by tenant and
+    session (whose turns all heard each other), or for turns of no session, by
+    tenant and user."""
+    groups: dict[tuple[str, str, str | None], list[TurnText]] = {}
+    for turn in turns:
+        session = turn.scopes.session
+        key = (turn.tenant_id, "session", session) if session else (turn.tenant_id, "user", turn.scopes.user)
+        groups.setdefault(key, []).append(turn)
+    return list(groups.values())
 
 
 def parse_answer(content: str) -> _Answer:

@@ -101,6 +101,7 @@ def shadow_command(args: argparse.Namespace) -> int:
             args.rebuild_into,
             max_entities=settings.max_entities_per_conversation,
             max_relationships=settings.max_relationships_per_conversation,
+            max_facts=settings.max_facts_per_conversation,
             progress=lambda n: print(f"\r{n:,} turns", end="", file=sys.stderr, flush=True),
         )
         print(file=sys.stderr)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import msgspec
 
@@ -43,9 +43,14 @@ from memledger.extraction.protocol import (
 from memledger.extraction.secrets import find_secret
 
 STORE_THRESHOLD = 0.5
+MAX_FACTS_PER_TURN = 20
 MAX_NAME_LENGTH = 200
 MAX_ENTITY_NAME_LENGTH = MAX_NAME_LENGTH - len("organization:")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Format characters (Unicode Cf: zero-width spaces and joiners, soft hyphens, bidi
+# controls): invisible, so "sk-pro\u200bj-..." slipped past the secret guard and
+# "Doc\u200bker" became a second Docker that renders (and is cited) as the first.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
 _NARROWER: dict[ScopeKind, tuple[ScopeKind, ...]] = {
     "session": ("session",),
     "project": ("project", "session"),
@@ -59,9 +64,11 @@ class Counts:
     """What one conversation has produced and what the policy held back."""
 
     entities: int = 0
-    relationships: int = 0
+    relationships: int = 0  # relationships and retractions of relationships
+    facts: int = 0
     skipped_entities: int = 0
     skipped_relationships: int = 0
+    skipped_facts: int = 0
     dropped_low_confidence: int = 0
     refused_secrets: int = 0
     refused_kinds: list[str] = field(default_factory=list)
@@ -73,6 +80,7 @@ class Policy:
 
     max_entities: int = 20
     max_relationships: int = 50
+    max_facts: int = 1000
     auto_promote: bool = False
     broad_scope_writes: bool = False  # may extraction write the user and org scopes?
 
@@ -83,14 +91,14 @@ def edge_id(key: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Control characters replaced by spaces, whitespace collapsed."""
-    return " ".join(_CONTROL.sub(" ", text).split())
+    """Control characters replaced by spaces, invisible ones removed, whitespace collapsed."""
+    return " ".join(_CONTROL.sub(" ", _INVISIBLE.sub("", text)).split())
 
 
 def clean_name(name: str, limit: int = MAX_NAME_LENGTH) -> str:
-    """Control characters stripped, whitespace collapsed, at most ``limit`` characters,
-    in its normalised form too (``normalise_name``)."""
-    cleaned = " ".join(_CONTROL.sub(" ", name).split())[:limit]
+    """Control characters stripped, invisible ones removed, whitespace collapsed, at most
+    ``limit`` characters, in its normalised form too (``normalise_name``)."""
+    cleaned = clean_text(name)[:limit]
     if len(normalise_name(cleaned)) <= limit:
         return cleaned
     low, high = 0, len(cleaned) - 1  # the longest prefix that fits lies in [low, high]
@@ -183,12 +191,19 @@ def to_events(
 ) -> list[tuple[str, NewEvent]]:
     """The (stream, event) pairs one turn's candidates become; ``counts`` is updated.
     ``extractor`` and ``version`` name the extractor asked (the events' ids are made
-    of them); the metadata names the one that answered (``found.answered_by``)."""
+    of them); the metadata names the one that answered (``found.answered_by``).
+    Only a user's turn becomes memories: an assistant's turn is context for the
+    extractor, and what the assistant suggests says nothing about the user."""
+    if turn.role != "user":
+        return []
     out = _Out(turn, extractor, version, found.answered_by)
     _entities(out, found, counts, policy)
     _relationships(out, found, counts, policy)
-    for fact in found.facts:
-        _fact(out, fact, counts, broad=policy.broad_scope_writes)
+    for i, fact in enumerate(found.facts):
+        if i >= MAX_FACTS_PER_TURN:  # one turn does not state more; an answer that says so is flooding
+            counts.skipped_facts += len(found.facts) - i
+            break
+        _fact(out, fact, counts, policy)
     for directive in found.directives:
         _directive(out, directive, counts, policy)
     return out.events
@@ -221,7 +236,9 @@ def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Pol
     for retraction in found.retractions:
         source = clean_name(retraction.source_name, MAX_ENTITY_NAME_LENGTH)
         target = clean_name(retraction.target_name, MAX_ENTITY_NAME_LENGTH)
-        if not source or not target:
+        if not normalise_name(source) or not normalise_name(target) or _refused(counts, source, target):
+            continue
+        if not _counted(counts, policy):
             continue
         key = edge_id(
             relationship_key(retraction.source_type, source, retraction.relation, retraction.target_type, target)
@@ -236,14 +253,10 @@ def _relationships(out: _Out, found: TurnExtraction, counts: Counts, policy: Pol
     for cand in found.relationships:
         source = clean_name(cand.source_name, MAX_ENTITY_NAME_LENGTH)
         target = clean_name(cand.target_name, MAX_ENTITY_NAME_LENGTH)
-        if not source or not target or not _keep(counts, cand.confidence):
+        if not normalise_name(source) or not normalise_name(target) or not _keep(counts, cand.confidence):
             continue
-        if _refused(counts, source, target, cand.context):
+        if _refused(counts, source, target, cand.context) or not _counted(counts, policy):
             continue
-        if counts.relationships >= policy.max_relationships:
-            counts.skipped_relationships += 1
-            continue
-        counts.relationships += 1
         key = edge_id(relationship_key(cand.source_type, source, cand.relation, cand.target_type, target))
         observed = RelationshipObserved(
             relationship_id=key,
@@ -264,13 +277,27 @@ def fact_memory_id(scope: str, key_of_scope: str, key: str, statement: str) -> s
     return "fact-" + short_hash(scope, key_of_scope, normalise_name(key), normalise_statement(statement))
 
 
-def _fact(out: _Out, fact: FactCandidate, counts: Counts, *, broad: bool) -> None:
+def _counted(counts: Counts, policy: Policy) -> bool:
+    """Whether the conversation may have one more relationship (or retraction of one)."""
+    if counts.relationships >= policy.max_relationships:
+        counts.skipped_relationships += 1
+        return False
+    counts.relationships += 1
+    return True
+
+
+def _fact(out: _Out, fact: FactCandidate, counts: Counts, policy: Policy) -> None:
     statement = clean_text(fact.statement)
     key = clean_name(fact.key)
-    if not statement or not key or not _keep(counts, fact.confidence):
+    if not statement or not normalise_name(key) or not _keep(counts, fact.confidence):
         return
     if _refused(counts, statement, fact.value, key):
         return
+    if counts.facts >= policy.max_facts:
+        counts.skipped_facts += 1
+        return
+    counts.facts += 1
+    broad = policy.broad_scope_writes
     scope, key_of_scope = scope_key(out.turn.scopes, fact.scope, broad=broad)
     memory_id = fact_memory_id(scope, key_of_scope, key, statement)
     event = FactExtracted(
@@ -311,7 +338,7 @@ def _directive(out: _Out, directive: DirectiveCandidate, counts: Counts, policy:
                 scope=scope,
             ),
             counts,
-            broad=True,  # the directive named its scope, or the narrowest that fits
+            replace(policy, broad_scope_writes=True),  # the directive named its scope, or the narrowest that fits
         )
         return
     memory_id = "promoted-" + short_hash(scope, key_of_scope, directive.key, directive.statement)

@@ -28,6 +28,17 @@ _PASSWORD = (
     + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
 )
 
+# The same keyword a few words before "is" or a colon: "the password for prod is
+# Summer2024!", "Password of the staging DB: hunter22x". The value must look like a
+# secret (a digit or a symbol), so "the secret to good tests is keeping them small" passes.
+_PASSWORD_OF = (
+    r"(?<![A-Za-z0-9])"
+    + _KEYWORD
+    + r"\w{0,64}(?:\s+[A-Za-z]{1,20}){1,4}?\s*(?:\bis\b|\bwas\b|:|=)\s*['\"]?"
+    + _REFERENCE
+    + r"(?=\S*[0-9!@#$%^&*_+=-])\S{6,}"
+)
+
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----|-----BEGIN OPENSSH PRIVATE KEY")),
     ("pem block", re.compile(r"-----BEGIN (?:CERTIFICATE|ENCRYPTED|RSA|EC|DSA|PGP)[A-Z ]*-----")),
@@ -44,9 +55,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b[a-z][a-z0-9+.-]{0,40}://[^\s:/@]*:[^\s@/]+@[^\s/]+", re.IGNORECASE),
     ),
     ("password", re.compile(_PASSWORD, re.IGNORECASE)),
+    ("password", re.compile(_PASSWORD_OF, re.IGNORECASE)),
+    ("credentials", re.compile(r"\bcred(?:ential)?s?\b\W{0,3}[^\s:]{1,64}:(?!//)\S{4,}", re.IGNORECASE)),
+    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("linear api key", re.compile(r"\blin_api_[A-Za-z0-9]{40}\b")),
     ("hugging face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
     ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*")),
-    ("long hex secret", re.compile(r"\b(?:key|token|secret)\w{0,40}\W{1,3}[0-9a-f]{32,}\b", re.IGNORECASE)),
+    (
+        "long hex secret",
+        re.compile(r"\b(?:key|token|secret)\w{0,40}(?:\W{1,3}|\s+(?:is|was)\s+['\"]?)[0-9a-f]{32,}\b", re.IGNORECASE),
+    ),
 )
 
 

@@ -71,6 +71,7 @@ class WorkerConfig:
     batch_turns: int = 10
     max_entities: int = 20
     max_relationships: int = 50
+    max_facts: int = 1000
 
 
 def checkpoint_name(extractor: Extractor) -> str:
@@ -198,6 +199,7 @@ class ExtractionWorker:
             policy = Policy(
                 max_entities=self.config.max_entities,
                 max_relationships=self.config.max_relationships,
+                max_facts=self.config.max_facts,
                 auto_promote=settings[turn.tenant_id].auto_promote,
                 broad_scope_writes=settings[turn.tenant_id].broad_scope_writes,
             )
@@ -229,7 +231,7 @@ class ExtractionWorker:
             return now - sum(s.get(n, 0) for s in saved.values() for n in names)
 
         report.refused_secrets = added("refused_secrets")
-        report.skipped = added("skipped_entities", "skipped_relationships")
+        report.skipped = added("skipped_entities", "skipped_relationships", "skipped_facts")
         report.dropped_low_confidence = added("dropped_low_confidence")
         return report
 
@@ -291,14 +293,22 @@ def _encodable(turn: TurnText, events: list[NewEvent]) -> list[NewEvent]:
     return kept
 
 
+FIRST_ERROR_WAIT_S = 1.0
+MAX_ERROR_WAIT_S = 300.0
+
+
 class WorkerLoop:
     """The worker as a service: APScheduler runs ``drain`` every ``interval_s``,
     and a watcher wakes it early when new turns arrive.
 
     While the database is unavailable (restarting, disk full or read-only) neither
     dies: the watcher waits with backoff, and after a drain that failed the next one
-    waits too (each attempt runs the extractor, perhaps a paid model). Nothing is
-    lost meanwhile: the turns stay past the checkpoint until a batch commits.
+    waits too (each attempt runs the extractor, perhaps a paid model). Any other
+    failure of a drain (an extractor that raises, a batch the policy cannot store)
+    is logged and waited out the same way, up to ``MAX_ERROR_WAIT_S``: before, the
+    watcher woke the next drain at once, and a failing batch was sent to the model
+    five times a second. Nothing is lost meanwhile: the turns stay past the
+    checkpoint until a batch commits.
     """
 
     def __init__(self, worker: ExtractionWorker, *, interval_s: float = 30.0, poll_interval_s: float = 0.2) -> None:
@@ -309,6 +319,7 @@ class WorkerLoop:
         self._installed = False
         self._watch_backoff = Backoff("extraction watcher", log)
         self._drain_backoff = Backoff("extraction", log, first_s=0.2, max_s=5.0)
+        self._errors = 0  # drains failed in a row for another reason than an outage
         self._retry_at = 0.0  # no drain is woken before this (monotonic) time
         self.scheduler = BackgroundScheduler(timezone="UTC")
         self.scheduler.add_job(
@@ -328,9 +339,16 @@ class WorkerLoop:
         except OUTAGES as e:
             self._retry_at = time.monotonic() + self._drain_backoff.failed(e)
             return
+        except Exception:  # a drain must not fail in a loop: logged, waited out
+            wait_s = min(MAX_ERROR_WAIT_S, FIRST_ERROR_WAIT_S * 2.0**self._errors)
+            self._errors += 1
+            log.exception("extraction failed (%d in a row); the next attempt in %.1f s", self._errors, wait_s)
+            self._retry_at = time.monotonic() + wait_s
+            return
         finally:
             self._busy.clear()
         self._drain_backoff.succeeded()
+        self._errors = 0
         if report.turns:
             log.info("extracted %d turns into %d events", report.turns, report.events)
 

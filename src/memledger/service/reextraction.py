@@ -71,11 +71,12 @@ def rebuild_into(
     batch_turns: int = 50,
     max_entities: int = 20,
     max_relationships: int = 50,
+    max_facts: int = 1000,
     progress: Callable[[int], None] | None = None,
 ) -> int:
     """Build the shadow copies ``label`` with ``extractor``; return turns extracted."""
     projectors = _projectors()
-    policy = Policy(max_entities, max_relationships)
+    policy = Policy(max_entities, max_relationships, max_facts=max_facts)
     with db.begin(engine) as tx:
         _lock_shadows(tx, shared=False)
         for p in projectors:

@@ -16,8 +16,10 @@ from memledger.store.schema import extraction_counters as t
 COUNT_COLUMNS = (
     "entities",
     "relationships",
+    "facts",
     "skipped_entities",
     "skipped_relationships",
+    "skipped_facts",
     "dropped_low_confidence",
     "refused_secrets",
 )

@@ -107,6 +107,8 @@ extraction_counters = Table(
     Column("relationships", Integer, nullable=False, server_default=text("0")),
     Column("skipped_entities", Integer, nullable=False, server_default=text("0")),
     Column("skipped_relationships", Integer, nullable=False, server_default=text("0")),
+    Column("facts", Integer, nullable=False, server_default=text("0")),  # migration 0009
+    Column("skipped_facts", Integer, nullable=False, server_default=text("0")),
     Column("dropped_low_confidence", Integer, nullable=False, server_default=text("0")),
     Column("refused_secrets", Integer, nullable=False, server_default=text("0")),
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
