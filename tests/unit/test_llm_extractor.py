@@ -492,3 +492,14 @@ def test_a_timeout_in_the_options_does_not_break_every_call(calls: Calls) -> Non
     llm = extractor(VALID, options={"timeout": 60})
     llm.extract(TURNS)
     assert llm.fallbacks == 0
+
+
+def test_two_answers_about_one_turn_are_both_kept(calls: Calls) -> None:
+    answer = {
+        "turns": [
+            {"turn_id": "t1", "entities": [{"name": "Docker", "type": "tool", "confidence": 0.9}]},
+            {"turn_id": "t1", "entities": [{"name": "Sarah", "type": "person", "confidence": 0.9}]},
+        ]
+    }
+    found = extractor(answer).extract(TURNS)
+    assert [e.name for e in found["t1"].entities] == ["Docker", "Sarah"]  # before: only Sarah

@@ -207,7 +207,7 @@ def to_extractions(answer: _Answer, wanted: Mapping[str, TurnText]) -> dict[str,
         def source(edge: _Edge, user: str = user) -> str:
             return user if edge.source_type == "user" else edge.source
 
-        out[turn.turn_id] = TurnExtraction(
+        found = TurnExtraction(
             entities=tuple(
                 EntityCandidate(name=e.name, entity_type=e.type, confidence=e.confidence, context=e.context)
                 for e in turn.entities
@@ -245,4 +245,15 @@ def to_extractions(answer: _Answer, wanted: Mapping[str, TurnText]) -> dict[str,
                 for f in turn.facts
             ),
         )
+        out[turn.turn_id] = _merged(out[turn.turn_id], found) if turn.turn_id in out else found
     return out
+
+
+def _merged(first: TurnExtraction, again: TurnExtraction) -> TurnExtraction:
+    """Two answers about one turn (a model may repeat a turn id): both kept."""
+    return TurnExtraction(
+        entities=first.entities + again.entities,
+        relationships=first.relationships + again.relationships,
+        retractions=first.retractions + again.retractions,
+        facts=first.facts + again.facts,
+    )
