@@ -180,7 +180,12 @@ def vectors_for(
     if missing:
         said = still_said(tx, batch, missing)
         missing = [sha for sha in missing if sha in said]
-    embed_missing(embedder, texts, missing, lambda vectors: embedding_cache.store(tx, embedder.model, vectors))
+    # One store for all of them, in hash order: two transactions storing overlapping
+    # texts chunk by chunk (shortest first) took their rows in different orders and
+    # deadlocked (a live catch-up against a rebuild, or an erasure's refresh).
+    made: dict[str, list[float]] = {}
+    embed_missing(embedder, texts, missing, made.update)
+    embedding_cache.store(tx, embedder.model, made)
     if missing:
         found.update(embedding_cache.lookup(tx, embedder.model, missing))
     return found
