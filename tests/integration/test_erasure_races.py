@@ -27,6 +27,8 @@ from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.extraction.protocol import TurnExtraction, TurnText
 from memledger.projectors import embeddings, registry, runner
 from memledger.service import erasure, memory, reextraction
+from memledger.service.record import TurnInput, record_turns
+from memledger.store import embedding_cache
 from tests.integration.test_erasure import SECRET_WORDS, _learn, _say, find_everywhere
 from tests.integration.test_projections_support import fresh_database
 
@@ -234,3 +236,25 @@ def test_a_reextraction_an_erasure_overtakes_fails_and_keeps_nothing(engine: Eng
 
     assert report.dropped_shadows == ["during"]
     assert find_everywhere(engine, list(SECRET_WORDS)) == set()
+
+
+def test_words_two_tenants_said_leave_the_cache_once_both_are_erased_before_a_refold(engine: Engine) -> None:
+    """Each erasure kept the cache entry because the other tenant's rows still held the
+    text (not refolded yet); then nobody forgot it. Now the last refold does."""
+    said = "My locker code hint is Frobozzicus Quuxlington."
+    for tenant, user in (("t-twice-a", "ada"), ("t-twice-b", "bea")):
+        record_turns(engine, tenant, [TurnInput(role="user", text=said, scopes=Scopes(session=f"{user}-s", user=user))])
+    _learn(engine)
+    digest = embeddings.text_sha256(said)
+    with engine.connect() as conn:
+        assert embedding_cache.lookup(conn, offline().model, [digest])
+
+    first = erasure.erase(engine, "t-twice-a", "ada", refresh=False, vacuum_after=False)
+    second = erasure.erase(engine, "t-twice-b", "bea", refresh=False, vacuum_after=False)
+    assert (first.forgotten_vectors, second.forgotten_vectors) == (0, 0)  # each saw the other's rows
+    for projector in registry.all_projectors():
+        runner.catch_up(engine, projector)
+
+    with engine.connect() as conn:
+        assert not embedding_cache.lookup(conn, offline().model, [digest])
+    assert not find_everywhere(engine, ["Frobozzicus"])

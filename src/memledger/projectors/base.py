@@ -32,7 +32,9 @@ class Projector(Protocol):
     """The contract every read-model module fulfils.
 
     Optional: ``prepare(engine, batch)``, slow work for the next batch done before
-    its write transaction (``runner._prepare``), such as embedding texts."""
+    its write transaction (``runner._prepare``), such as embedding texts; and
+    ``refolding(tx, tenant_id)``, called before a tenant is refolded at an erasure
+    record, returning what to call once it is (``runner.refold``)."""
 
     name: str
     version: int

@@ -142,6 +142,11 @@ def _existing(tx: Connection, keys: Iterable[ItemKey]) -> set[ItemKey]:
     return {(r[0], r[1], r[2]) for r in tx.execute(stmt).all()}
 
 
+def _tenant_hashes(conn: Connection, tenant_id: str) -> set[str]:
+    stmt = sa.select(embeddings.c.text_sha256).where(embeddings.c.tenant_id == tenant_id).distinct()
+    return set(conn.execute(stmt).scalars())
+
+
 def stored_models(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, tuple[str, int]]:
     """(model, dim) of each tenant's vectors; tenants with none are absent.
 
@@ -278,6 +283,20 @@ class EmbeddingsProjector:
                 embedding_cache.store(tx, model, {sha: v for sha, v in vectors.items() if sha in said})
 
         embed_missing(self.embedder, texts, missing, keep)
+
+    def refolding(self, tx: Connection, tenant_id: str) -> Callable[[], None]:
+        """Before the tenant is refolded at an erasure record: what to do after. The
+        texts whose rows the refold did not bring back were erased; their cache
+        entries go unless some row of any tenant still holds them. The erasure could
+        not always forget them: another tenant who said the same words, and was erased
+        too, still had rows until its own refold (then this one, the last, forgets)."""
+        before = _tenant_hashes(tx, tenant_id)
+
+        def forget_unused() -> None:
+            gone = before - _tenant_hashes(tx, tenant_id)
+            embedding_cache.forget(tx, gone - hashes_in_use(tx, gone, other_than=tenant_id))
+
+        return forget_unused
 
     def apply(self, tx: Connection, batch: Sequence[Recorded]) -> None:
         items = texts_of(batch)

@@ -123,6 +123,8 @@ def refold(tx: Connection, projector: Projector, tenant_id: str, until: Cursor) 
     A projection's rows of one tenant depend only on that tenant's events (every
     key starts with the tenant), so this gives the rows a rebuild would.
     """
+    refolding = getattr(projector, "refolding", None)
+    refolded = refolding(tx, tenant_id) if refolding is not None else None
     for table in projection_tables(projector):
         tx.execute(table.delete().where(table.c.tenant_id == tenant_id))
     after, folded = START, 0
@@ -134,6 +136,8 @@ def refold(tx: Connection, projector: Projector, tenant_id: str, until: Cursor) 
             projector.apply(tx, kept)
             folded += len(kept)
         if len(before) < REFOLD_PAGE:
+            if refolded is not None:
+                refolded()
             return folded
         after = before[-1].cursor
 
