@@ -258,3 +258,57 @@ def test_words_two_tenants_said_leave_the_cache_once_both_are_erased_before_a_re
     with engine.connect() as conn:
         assert not embedding_cache.lookup(conn, offline().model, [digest])
     assert not find_everywhere(engine, ["Frobozzicus"])
+
+
+class SlowEmbedder:
+    """The offline embedder at 20 texts a second: a provider's API, or a busy core."""
+
+    def __init__(self) -> None:
+        self.inner = offline()
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        time.sleep(0.05 * len(texts))
+        return self.inner.embed(texts)
+
+
+def test_an_erasure_waits_for_the_projections_up_to_its_record_not_for_later_appends(engine: Engine) -> None:
+    """Its refresh caught each projection up until nothing was left: with appends
+    outpacing the embedder, ``erase(timeout_s=2)`` ran on for a minute and more."""
+    _say(engine, "t-refresh", "ada", ["My secret is Frobozzicus Quuxlington."])
+    _learn(engine)
+    stop = threading.Event()
+
+    def appender() -> None:
+        i = 0
+        while not stop.is_set():
+            _say(engine, "t-refresh-other", "bob", [f"turn number {i} about Gadget{i}"])
+            i += 1
+            time.sleep(0.02)  # 50 turns a second, against 20 texts a second
+
+    before = registry.embedder()
+    registry.use_embedder(SlowEmbedder())
+    thread = threading.Thread(target=appender)
+    thread.start()
+    reports: list[erasure.ErasureReport] = []
+    try:
+        time.sleep(0.5)
+        erase = threading.Thread(
+            target=lambda: reports.append(erasure.erase(engine, "t-refresh", "ada", timeout_s=2.0, vacuum_after=False))
+        )
+        erase.start()
+        erase.join(15)  # before: it returned only once the appends stopped
+        assert reports, "erase(timeout_s=2) was still running after 15 s"
+    finally:
+        stop.set()
+        thread.join(30)
+        erase.join(120)
+        registry.use_embedder(before)
+    assert reports[0].erased_events >= 1

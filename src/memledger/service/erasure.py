@@ -189,19 +189,20 @@ def _refresh(engine: Engine, position: int, timeout_s: float) -> dict[str, bool]
         if projector.name not in installed:
             continue
         deadline = time.monotonic() + timeout_s
-        while True:
+        while True:  # batch by batch up to the record, not past it: appends go on meanwhile
             try:
-                runner.catch_up(engine, projector)
+                applied = runner.run_batch(engine, projector, until=target)
             except ProjectionFailed:
                 done[projector.name] = False
                 break
             if runner.wait_for(engine, projector, target, timeout=0):
                 done[projector.name] = True
                 break
-            if time.monotonic() > deadline:  # a transaction elsewhere holds the record back
+            if time.monotonic() > deadline:  # far behind, or a transaction elsewhere holds the record back
                 done[projector.name] = False
                 break
-            time.sleep(0.05)
+            if not applied:
+                time.sleep(0.05)
     return done
 
 
