@@ -34,7 +34,7 @@ from memledger.events.catalogue import (
     Scopes,
     TurnRecorded,
 )
-from memledger.events.envelope import NewEvent, Recorded
+from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, rebuild, registry, runner
 from memledger.projectors.embeddings import (
     EmbeddingsProjector,
@@ -47,6 +47,7 @@ from memledger.projectors.embeddings import (
 from memledger.service import context, projections, scope_ids, search, vector_channel
 from memledger.service.record import TurnInput, record_turns
 from memledger.store import embedding_cache, event_reads, event_store
+from tests.integration.test_erasure_races import WithoutHeadStart
 from tests.integration.test_projections_support import assert_equals_rebuild, checksums, fresh_database
 
 if TYPE_CHECKING:
@@ -457,14 +458,6 @@ def test_a_retracted_fact_never_comes_back_through_the_vector_channel(vectors_db
     assert "pet" not in [item.item_id for item in selection.items]
 
 
-class EmbedInBatch(EmbeddingsProjector):
-    """The projector without its head start: every text is embedded (and cached) in the
-    batch's own transaction, as when ``prepare`` failed or a rebuild's copy misses."""
-
-    def prepare(self, engine: Engine, batch: Sequence[Recorded]) -> None:
-        return None
-
-
 def test_a_live_catch_up_and_a_rebuild_caching_the_same_texts_do_not_deadlock(database: TestDatabase) -> None:
     """Both cached their texts chunk by chunk, shortest first, in one transaction each:
     overlapping rows taken in different orders deadlocked ("deadlock detected"), and the
@@ -474,7 +467,7 @@ def test_a_live_catch_up_and_a_rebuild_caching_the_same_texts_do_not_deadlock(da
     rng = random.Random(3)  # texts of 2 to 13 words, overlapping in length: chunks interleave
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) + f" {i}" for i in range(400)]
     with fresh_database(database, "cache_writers", pool_size=6) as engine:
-        runner.install(engine, EmbedInBatch(offline()))
+        runner.install(engine, WithoutHeadStart(offline()))
         scopes = Scopes(session="s")
         for start in range(0, len(texts), 50):
             record_turns(
@@ -490,13 +483,13 @@ def test_a_live_catch_up_and_a_rebuild_caching_the_same_texts_do_not_deadlock(da
 
         threads = [
             threading.Thread(
-                target=run, args=(lambda: runner.catch_up(engine, EmbedInBatch(offline()), batch_size=150),)
+                target=run, args=(lambda: runner.catch_up(engine, WithoutHeadStart(offline()), batch_size=150),)
             ),
-            threading.Thread(target=run, args=(lambda: rebuild.rebuild(engine, EmbedInBatch(offline())),)),
+            threading.Thread(target=run, args=(lambda: rebuild.rebuild(engine, WithoutHeadStart(offline())),)),
         ]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join(300)
         assert errors == []
-        assert_equals_rebuild(engine, EmbedInBatch(offline()))
+        assert_equals_rebuild(engine, WithoutHeadStart(offline()))

@@ -70,13 +70,11 @@ def _done_or_waiting_for_a_lock(engine: Engine, call: Future[Any]) -> bool:
     raise AssertionError("the call neither ended nor waited for a lock")
 
 
-class PausingEmbedder:
-    """The offline embedder, pausing the first time it is given ``text`` until ``go``."""
+class AroundOffline:
+    """The offline embedder's model and size, for embedders that wrap it."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self) -> None:
         self.inner = offline()
-        self.text = text
-        self.reached, self.go = threading.Event(), threading.Event()
 
     @property
     def model(self) -> str:
@@ -88,6 +86,15 @@ class PausingEmbedder:
 
     def __hash__(self) -> int:
         return id(self)
+
+
+class PausingEmbedder(AroundOffline):
+    """The offline embedder, pausing the first time it is given ``text`` until ``go``."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+        self.reached, self.go = threading.Event(), threading.Event()
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if self.text in texts and not self.reached.is_set():
@@ -260,19 +267,8 @@ def test_words_two_tenants_said_leave_the_cache_once_both_are_erased_before_a_re
     assert not find_everywhere(engine, ["Frobozzicus"])
 
 
-class SlowEmbedder:
+class SlowEmbedder(AroundOffline):
     """The offline embedder at 20 texts a second: a provider's API, or a busy core."""
-
-    def __init__(self) -> None:
-        self.inner = offline()
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         time.sleep(0.05 * len(texts))
