@@ -148,6 +148,7 @@ def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_eve
     assert report.turns == len(turn_ids)
     assert len(provider.requests) == batches * RETRIES, "each batch: one call per attempt, no more"
     assert (llm.fallbacks, llm.refused_answers) == (batches, 0)
+    assert (report.fallbacks, report.refused_answers) == (batches, 0)  # what `memledger extract` prints
     # A hang costs the timeout per attempt and the backoff between attempts, no more.
     budget = batches * (RETRIES * TIMEOUT_S + llm.backoff_s * (RETRIES - 1)) + 10.0
     assert took < budget, f"the drain took {took:.1f} s; timeouts not applied?"
@@ -183,6 +184,7 @@ def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table
     assert report.turns == len(turn_ids)
     assert len(provider.requests) == len(garbage)
     assert (llm.refused_answers, llm.fallbacks) == (len(garbage), 2)
+    assert (report.refused_answers, report.fallbacks) == (len(garbage), 2)
     assert results(database, worker, turn_ids) == heuristic_results(database, turn_ids)
     projections.catch_up_all(database.engine)
     assert columns_containing(database.engine, MARKER) == [], "something of a refused answer was stored"

@@ -59,6 +59,11 @@ def once_command(args: argparse.Namespace) -> int:
         )
         if report.erased:
             print(f"passed over {report.erased} turns erased before their extraction")
+        if report.refused_answers or report.fallbacks:
+            print(
+                f"the model: {report.refused_answers} answers refused, "
+                f"{report.fallbacks} conversations extracted by the fallback instead"
+            )
         if report.busy_elsewhere:
             print("another worker of this extractor is running; it will extract the rest")
     finally:

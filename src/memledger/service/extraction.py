@@ -44,6 +44,19 @@ log = logging.getLogger(__name__)
 TURN_TAG = tag_of(TurnRecorded)
 
 
+_COUNTS = (
+    "turns",
+    "events",
+    "refused_secrets",
+    "skipped",
+    "dropped_low_confidence",
+    "invalid",
+    "erased",
+    "refused_answers",
+    "fallbacks",
+)
+
+
 @dataclass
 class BatchReport:
     """What one batch did."""
@@ -55,11 +68,13 @@ class BatchReport:
     dropped_low_confidence: int = 0
     invalid: int = 0
     erased: int = 0  # turns erased before they were extracted: passed over, never sent
+    refused_answers: int = 0  # a model's answers refused (not the schema's), before a retry
+    fallbacks: int = 0  # conversations whose model calls all failed: the fallback extracted them
     busy_elsewhere: bool = False
 
     def add(self, other: BatchReport) -> None:
         """Add ``other``'s counts to this report's."""
-        for name in ("turns", "events", "refused_secrets", "skipped", "dropped_low_confidence", "invalid", "erased"):
+        for name in _COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.busy_elsewhere |= other.busy_elsewhere
 
@@ -141,6 +156,7 @@ class ExtractionWorker:
         """
         self.install()
         total = BatchReport()
+        model_before = _model_counts(self.extractor)
         with self.engine.connect() as conn:
             if not conn.execute(sa.select(sa.func.pg_try_advisory_lock(self._lock_key()))).scalar():
                 conn.rollback()
@@ -156,6 +172,8 @@ class ExtractionWorker:
                     max_batches = None if max_batches is None else max_batches - 1
             finally:
                 _unlock(conn, self._lock_key())
+        refused, fell_back = (now - then for now, then in zip(_model_counts(self.extractor), model_before, strict=True))
+        total.refused_answers, total.fallbacks = refused, fell_back
         return total
 
     def _batch(self, conn: Connection, after: Cursor | None) -> tuple[BatchReport, Cursor | None]:
@@ -291,6 +309,11 @@ def _encodable(turn: TurnText, events: list[NewEvent]) -> list[NewEvent]:
             continue
         kept.append(new)
     return kept
+
+
+def _model_counts(extractor: Extractor) -> tuple[int, int]:
+    """A model extractor's answers refused and fallbacks so far (0 for others)."""
+    return getattr(extractor, "refused_answers", 0), getattr(extractor, "fallbacks", 0)
 
 
 FIRST_ERROR_WAIT_S = 1.0
