@@ -297,8 +297,7 @@ def _fact(out: _Out, fact: FactCandidate, counts: Counts, policy: Policy) -> Non
         counts.skipped_facts += 1
         return
     counts.facts += 1
-    broad = policy.broad_scope_writes
-    scope, key_of_scope = scope_key(out.turn.scopes, fact.scope, broad=broad)
+    scope, key_of_scope = scope_key(out.turn.scopes, fact.scope, broad=policy.broad_scope_writes)
     memory_id = fact_memory_id(scope, key_of_scope, key, statement)
     event = FactExtracted(
         memory_id=memory_id,

@@ -49,24 +49,22 @@ class Replay:
 
 def find_served(conn: Connection, tenant_id: str, event_id: str) -> ContextServed:
     """The ``ContextServed`` event ``event_id`` of the tenant (``NotFound`` if none)."""
-    event: ContextServed = _served_record(conn, tenant_id, event_id).event  # type: ignore[assignment]
-    return event
+    return _served_record(conn, tenant_id, event_id)[0]
 
 
-def _served_record(conn: Connection, tenant_id: str, event_id: str) -> Recorded:
+def _served_record(conn: Connection, tenant_id: str, event_id: str) -> tuple[ContextServed, Recorded]:
     if not event_id or UNSTORABLE.search(event_id):  # no event can have such an id
         raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
     for rec in event_reads.read_events(conn, tenant_id, [event_id]):
         if isinstance(rec.event, ContextServed):
-            return rec
+            return rec.event, rec
     raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
 
 
 def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
     """Re-render a served block from the ledger alone and check its hash."""
     with engine.connect() as conn:
-        rec = _served_record(conn, tenant_id, event_id)
-        served: ContextServed = rec.event  # type: ignore[assignment]
+        served, rec = _served_record(conn, tenant_id, event_id)
         states = _states_for(conn, tenant_id, served)
         erasures = event_reads.count_after(conn, rec.cursor, tenant_id=tenant_id, types=[tag_of(SubjectErased)])
     items, gone = [], []
