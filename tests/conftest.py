@@ -26,6 +26,13 @@ from memledger.events import NewEvent, Scopes, TurnRecorded
 from memledger.service import projections
 from memledger.store import db, migrate
 
+# A selection fails open past its deadline (750 ms by default). The tests assert what
+# is selected, not how fast (benchmarks measure that): on a starved CI machine a cold
+# selection overran 750 ms and the suite failed. Every ledger, API server and CLI the
+# tests start reads this setting; the deadline's own tests pass theirs.
+DEADLINE_MS = 30_000
+os.environ.setdefault("MEMLEDGER_CONTEXT_DEADLINE_MS", str(DEADLINE_MS))
+
 
 def _server() -> tuple[URL, Callable[[], None]]:
     """DATABASE_URL's server; else an embedded server of this session alone, so that

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     # Store scope keys and subjects as keyed hashes (service/scope_ids.py). Decides for
     # tenants first seen from now on; a tenant keeps what it had when first seen.
     hash_scope_ids: bool = True
+    # How long a context selection may take before it fails open with an empty block
+    # (service.context.SelectRequest.deadline_ms); every surface's default.
+    context_deadline_ms: int = Field(default=750, ge=1, le=60_000)
     pool_size: int = Field(default=5, ge=1)
     extractor: Literal["heuristic", "llm"] = "heuristic"
     llm_model: str | None = None

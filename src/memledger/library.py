@@ -56,6 +56,9 @@ class MemoryLedger:
     def _as(self, tenant_id: str) -> Engine:
         return self.database.for_tenant(tenant_id)
 
+    def _deadline(self, deadline_ms: int | None) -> int:
+        return self.database.settings.context_deadline_ms if deadline_ms is None else deadline_ms
+
     def close(self) -> None:
         """Release the database connections."""
         self.database.close()
@@ -103,11 +106,18 @@ class MemoryLedger:
         model: str | None = None,
         style: Style = "text",
         as_of: datetime | int | None = None,
+        deadline_ms: int | None = None,
     ) -> Block:
         """The read-only memory block for ``request``; never raises into your chat loop (an
-        empty block says why). Each served block is recorded and can be replayed."""
+        empty block says why: past ``deadline_ms``, default the setting
+        ``context_deadline_ms``, it is empty). Each served block is recorded and can be replayed."""
         select = context.SelectRequest(
-            tenant_id=tenant_id, scopes=scopes, request=request, budget_chars=budget_chars, as_of=as_of
+            tenant_id=tenant_id,
+            scopes=scopes,
+            request=request,
+            budget_chars=budget_chars,
+            as_of=as_of,
+            deadline_ms=self._deadline(deadline_ms),
         )
         served = context.build_context(
             self._as(tenant_id),
@@ -120,10 +130,18 @@ class MemoryLedger:
         return served.block
 
     def select(
-        self, tenant_id: str, request: str, *, scopes: Scopes = Scopes(), as_of: datetime | int | None = None
+        self,
+        tenant_id: str,
+        request: str,
+        *,
+        scopes: Scopes = Scopes(),
+        as_of: datetime | int | None = None,
+        deadline_ms: int | None = None,
     ) -> Selection:
         """The items chosen for ``request`` and why, unformatted."""
-        select = context.SelectRequest(tenant_id=tenant_id, scopes=scopes, request=request, as_of=as_of)
+        select = context.SelectRequest(
+            tenant_id=tenant_id, scopes=scopes, request=request, as_of=as_of, deadline_ms=self._deadline(deadline_ms)
+        )
         return context.select(self._as(tenant_id), select, vector_search=bootstrap.vector_search(self.database))
 
     def search(self, tenant_id: str, query: str, *, scopes: Scopes = Scopes(), k: int = 10) -> list[SelectedItem]:

@@ -94,6 +94,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
             scopes=_scopes(session, project, user, org),
             request=request,
             budget_chars=budget_chars,
+            deadline_ms=database.settings.context_deadline_ms,
         )
         served = context.build_context(
             engine, select, style=style, vector_search=bootstrap.vector_search(database), actor="mcp"

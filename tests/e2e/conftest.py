@@ -18,7 +18,6 @@ import tempfile
 import threading
 import time
 import uuid
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,28 +48,17 @@ Done = subprocess.CompletedProcess[str]
 Step = tuple[str, list[str] | Callable[[dict[str, Done]], list[str]]]
 
 
-# Selection fails open after 750 ms (service.context.SelectRequest.deadline_ms). A CLI
-# process selects once, cold: its first connection, statement compilations and
-# embedding all fall inside that deadline, which a starved CPU can overrun (reported).
-DEADLINE_EXCEEDED = "memory unavailable (deadline exceeded)"
-ATTEMPTS = 3
-
-
 def run_cli_chains(env: dict[str, str], chains: list[list[Step]], timeout: float = 300) -> dict[str, Done]:
     """Chains of ``memledger`` commands, by name: each chain in order, the chains at once.
     Starting Python and importing memledger costs seconds, so independent commands
     overlap. A step's arguments may be a function of the results so far (its chain's
-    earlier steps have finished). A command whose selection overran its deadline is
-    run again (up to ``ATTEMPTS`` times), with a warning."""
+    earlier steps have finished). Their selections have the tests' generous deadline
+    (``tests/conftest.py``): a CLI process selects once, cold."""
     done: dict[str, Done] = {}
 
     def run_chain(chain: list[Step]) -> None:
         for name, args in chain:
-            for attempt in range(1, ATTEMPTS + 1):
-                done[name] = run_cli(env, *(args(done) if callable(args) else args), timeout=timeout)
-                if DEADLINE_EXCEEDED not in done[name].stdout or attempt == ATTEMPTS:
-                    break
-                warnings.warn(f"memledger {name}: selection overran its deadline (attempt {attempt})", stacklevel=1)
+            done[name] = run_cli(env, *(args(done) if callable(args) else args), timeout=timeout)
 
     threads = [threading.Thread(target=run_chain, args=(chain,)) for chain in chains]
     for thread in threads:

@@ -25,6 +25,7 @@ from memledger.service import context, context_replay, erasure, history, memory,
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import search
 from memledger.store import event_reads, event_store
+from tests.conftest import DEADLINE_MS
 from tests.integration.test_erasure import ADA, GRACE, SECRET_WORDS, _learn, _say, find_everywhere
 from tests.integration.test_projections_support import fresh_database, url_of
 
@@ -76,7 +77,12 @@ def test_the_past_is_folded_without_the_erased_events(engine: Engine) -> None:
     assert {row.status for row in now_of_then.facts.values()} == {"active"}
     # An as-of selection serves no placeholder either.
     request = context.SelectRequest(
-        tenant, _scopes("grace"), "how do we deploy phoenix", as_of=before_erasure, min_confidence=0.0
+        tenant,
+        _scopes("grace"),
+        "how do we deploy phoenix",
+        as_of=before_erasure,
+        min_confidence=0.0,
+        deadline_ms=DEADLINE_MS,
     )
     selection = context.select(engine, request)
     assert selection.empty_reason is None and selection.items
@@ -114,8 +120,10 @@ def test_a_block_served_before_an_erasure_replays_without_the_erased_words_and_s
     record_turns(engine, tenant, [TurnInput(role="user", text="I prefer Vim over Emacs.", scopes=apollo)])
     _learn(engine)
     asked = "How do we deploy Phoenix with Zorblaxify?"
-    adas = context.build_context(engine, context.SelectRequest(tenant, _scopes("ada"), asked))
-    graces = context.build_context(engine, context.SelectRequest(tenant, apollo, "Which editor do I prefer?"))
+    adas = context.build_context(engine, context.SelectRequest(tenant, _scopes("ada"), asked, deadline_ms=DEADLINE_MS))
+    graces = context.build_context(
+        engine, context.SelectRequest(tenant, apollo, "Which editor do I prefer?", deadline_ms=DEADLINE_MS)
+    )
     assert "Zorblaxify" in adas.block.text and "Vim" in graces.block.text
 
     erasure.erase(engine, tenant, "ada")
@@ -194,10 +202,16 @@ def test_a_request_naming_no_user_in_a_session_the_subject_spoke_in_is_erased(en
     _say(engine, tenant, "grace", GRACE)
     _learn(engine)
     adas = context.build_context(
-        engine, context.SelectRequest(tenant, Scopes(session="ada-session"), "How do I ship Zorblaxify to Quentavius?")
+        engine,
+        context.SelectRequest(
+            tenant, Scopes(session="ada-session"), "How do I ship Zorblaxify to Quentavius?", deadline_ms=DEADLINE_MS
+        ),
     )
     graces = context.build_context(
-        engine, context.SelectRequest(tenant, Scopes(session="grace-session"), "Which editor do I prefer?")
+        engine,
+        context.SelectRequest(
+            tenant, Scopes(session="grace-session"), "Which editor do I prefer?", deadline_ms=DEADLINE_MS
+        ),
     )
 
     erasure.erase(engine, tenant, "ada")

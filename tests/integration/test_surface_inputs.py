@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
 from memledger.api.app import create_app
 from memledger.cli.context_commands import parse_as_of
+from memledger.config import Settings
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.library import MemoryLedger
 from memledger.mcp_server import build_server
@@ -158,6 +159,41 @@ def test_an_as_of_out_of_range_or_without_a_timezone_is_refused_naming_as_of(
         response = seeded.http.post("/v1/memory/select", json=request)
     assert reason in refused(response, 422, "as_of")
     assert seeded.written() == before  # no ContextServed for a refused request
+
+
+# -- the deadline ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deadline_ms", [0, -5, 60_001])
+def test_a_deadline_out_of_range_is_refused_naming_deadline_ms(seeded: Seeded, deadline_ms: int) -> None:
+    """0 would switch the deadline off (PostgreSQL reads a statement_timeout of 0 as none)."""
+    before = seeded.written()
+    request: dict[str, Any] = {"request": "Which database does Phoenix use?", "deadline_ms": deadline_ms}
+    refused(seeded.http.get("/v1/memory/context", params=request), 422, "deadline_ms")
+    refused(seeded.http.post("/v1/memory/select", json=request), 422, "deadline_ms")
+    with pytest.raises(InvalidCommand, match=f"deadline_ms must be 1 to 60000, not {deadline_ms}"):
+        seeded.ledger.context(seeded.tenant, "Which database does Phoenix use?", deadline_ms=deadline_ms)
+    assert seeded.written() == before
+
+
+def test_a_calls_deadline_and_the_setting_decide_when_a_selection_fails_open(
+    seeded: Seeded, database: TestDatabase
+) -> None:
+    """No selection takes under a millisecond: one that must fails open saying so."""
+    request, exceeded = "Which database does Phoenix use?", "memory unavailable (deadline exceeded)"
+    ledger, tenant = seeded.ledger, seeded.tenant
+    assert "PostgreSQL" in ledger.context(tenant, request, scopes=SCOPES).text  # the setting: generous in tests
+    assert exceeded in ledger.context(tenant, request, scopes=SCOPES, deadline_ms=1).text
+    assert ledger.select(tenant, request, scopes=SCOPES, deadline_ms=1).empty_reason == exceeded
+    params: dict[str, Any] = {"request": request, "user": "dana", "project": "phoenix", "deadline_ms": 1}
+    assert seeded.http.get("/v1/memory/context", params=params).json()["empty_reason"] == exceeded
+    body = {"request": request, "scopes": {"user": "dana"}, "deadline_ms": 1}
+    assert seeded.http.post("/v1/memory/select", json=body).json()["empty_reason"] == exceeded
+
+    url = ledger.database.url.render_as_string(hide_password=False)
+    with MemoryLedger.open(Settings(DATABASE_URL=url, context_deadline_ms=1)) as strict:
+        assert exceeded in strict.context(tenant, request, scopes=SCOPES).text
+        assert "PostgreSQL" in strict.context(tenant, request, scopes=SCOPES, deadline_ms=30_000).text
 
 
 @pytest.mark.parametrize(

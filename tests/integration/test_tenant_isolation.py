@@ -30,7 +30,7 @@ from memledger.library import MemoryLedger
 from memledger.service import context, integrity, memory, projections, provenance, search
 from memledger.service.record import TurnInput, record_turns
 from memledger.store import db, event_store, row_security
-from tests.conftest import TestDatabase
+from tests.conftest import DEADLINE_MS, TestDatabase
 
 SCOPES = Scopes(session="shared-session", project="phoenix", user="sam")
 A_TURNS = (
@@ -383,7 +383,7 @@ def test_service_reads_for_tenant_b_through_a_s_engine_find_nothing(two: TwoTena
         provenance.provenance(two.as_a(), two.b, fact)
     assert memory.conflicts(two.as_a(), two.b) == []
     assert memory.conflicts(two.owner, two.b)  # the control: B's two caches for Snorkelwave
-    request = context.SelectRequest(tenant_id=two.b, scopes=SCOPES, request="Which database does Phoenix use?")
+    request = context.SelectRequest(two.b, SCOPES, "Which database does Phoenix use?", deadline_ms=DEADLINE_MS)
     assert context.select(two.as_a(), request).items == ()
     assert context.select(two.owner, request).items  # the control
 

@@ -86,6 +86,7 @@ def get_context(
     model: str | None = None,
     style: Literal["text", "xml"] = "text",
     as_of: Annotated[AsOf, Query(description="a ledger position (digits), or a time with a timezone")] = None,
+    deadline_ms: Annotated[int | None, Query(ge=1, le=context.MAX_DEADLINE_MS)] = None,
 ) -> ContextOut:
     """The read-only memory block for a request. Never an error for the agent's chat
     loop: when memory cannot answer, the block is empty and says why."""
@@ -96,6 +97,7 @@ def get_context(
         request=q,
         budget_chars=budget,
         as_of=as_of,
+        deadline_ms=deadline_ms or database.settings.context_deadline_ms,
     )
     served = context.build_context(
         engine,
@@ -129,6 +131,7 @@ def post_select(body: SelectIn, request: Request, tenant_id: Tenant, engine: Fen
         budget_chars=body.budget,
         min_confidence=body.min_confidence,
         as_of=body.as_of,
+        deadline_ms=body.deadline_ms or database.settings.context_deadline_ms,
     )
     selection = context.select(engine, select, vector_search=vector_search(database))
     return SelectionOut(

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from memledger.service.context import MAX_DEADLINE_MS
 from memledger.service.ledger_pages import MAX_POSITION
 
 Scope = Literal["session", "project", "user", "org"]
@@ -100,6 +101,7 @@ class SelectIn(Strict):
     budget: int = Field(default=5000, ge=600, le=200_000)
     min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
     as_of: AsOf = Field(default=None, description="a ledger position, or a time with a timezone")
+    deadline_ms: int | None = Field(default=None, ge=1, le=MAX_DEADLINE_MS, description="default: the server's setting")
 
 
 class Item(BaseModel):

@@ -118,6 +118,7 @@ def context_command(args: argparse.Namespace) -> int:
             request=args.request,
             budget_chars=args.budget,
             as_of=parse_as_of(args.as_of),
+            deadline_ms=database.settings.context_deadline_ms,
         )
         served = context.build_context(
             database.for_tenant(args.tenant),

@@ -79,7 +79,9 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"3. projected: {', '.join(f'{n} +{a}' for n, a in applied.items())}\n")
 
         scopes = Scopes(session="demo-thursday", project="phoenix", user="alice", org="acme")
-        request = context.SelectRequest(tenant_id=DEMO_TENANT, scopes=scopes, request=REQUEST)
+        request = context.SelectRequest(
+            tenant_id=DEMO_TENANT, scopes=scopes, request=REQUEST, deadline_ms=database.settings.context_deadline_ms
+        )
         served = context.build_context(engine, request, vector_search=bootstrap.vector_search(database))
         print(f"4. an agent asks: {REQUEST!r}\n")
         print(served.block.text)

@@ -60,6 +60,8 @@ READ_MODELS = ("facts", "entities", "relationships")
 # confident edges of each hop, not 200: a hub's 2-hop walk at 100k facts took 20 ms
 # (p99 70 ms) for 237 edges, and takes 11 ms (p99 25 ms) for 76.
 EDGES_PER_HOP = 50
+DEFAULT_DEADLINE_MS = 750
+MAX_DEADLINE_MS = 60_000
 SELECT_SETTINGS = {"hnsw.iterative_scan": "relaxed_order", "plan_cache_mode": "force_custom_plan"}
 # Waits at most its argument in seconds (None: no limit) for the request's vector
 # (None for a blank request); raises TimeoutError after that, or why embedding failed.
@@ -83,7 +85,12 @@ class SelectRequest:
     budget_chars: int = 5000
     min_confidence: float = 0.7
     as_of: datetime | int | None = None  # a time of recording, or a ledger position
-    deadline_ms: int = 750
+    deadline_ms: int = DEFAULT_DEADLINE_MS
+
+    def __post_init__(self) -> None:
+        # 0 would be no deadline at all (PostgreSQL's statement_timeout 0 is off)
+        if not 1 <= self.deadline_ms <= MAX_DEADLINE_MS:
+            raise InvalidCommand(f"deadline_ms must be 1 to {MAX_DEADLINE_MS}, not {self.deadline_ms}")
 
 
 def _min_confidence(request: SelectRequest, category: str) -> float:
