@@ -51,7 +51,7 @@ from memledger.events.catalogue import (
 )
 from memledger.events.envelope import START, NewEvent
 from memledger.events.keys import slot_id
-from memledger.formatting import CONFLICT_FLAG, render
+from memledger.formatting import CONFLICT_FLAG, FORMATTER_VERSION, render
 from memledger.projectors import embeddings, runner
 from memledger.projectors.embeddings import EmbeddingsProjector
 from memledger.selection.candidates import QueryVector
@@ -551,12 +551,14 @@ def test_replay_renders_a_block_as_the_formatter_version_it_records(ledger: Ledg
     served = context.build_context(ledger.engine, ledger.request(CODING))
     with ledger.engine.connect() as conn:
         event = context_replay.find_served(conn, ledger.tenant, served.event_id)
-    assert event.formatter_version == "3"
+    assert event.formatter_version == FORMATTER_VERSION == "4"
     as_version_2 = render(served.selection, version="2")  # what the formatter of version 2 served
-    assert as_version_2.text != served.block.text and f"{ledger.stored.user} deploys" in as_version_2.text
-    older = msgspec.structs.replace(event, formatter_version="2", block_hash=as_version_2.sha256)
-    replayed = context_replay.replay(ledger.engine, ledger.tenant, _served_again(ledger, older))
-    assert replayed.matches and replayed.block.text == as_version_2.text
+    assert f"{ledger.stored.user} deploys" in as_version_2.text and as_version_2.text != served.block.text
+    for version in ("2", "3"):
+        as_served = render(served.selection, version=version)  # what that version's formatter served
+        older = msgspec.structs.replace(event, formatter_version=version, block_hash=as_served.sha256)
+        replayed = context_replay.replay(ledger.engine, ledger.tenant, _served_again(ledger, older))
+        assert replayed.matches and replayed.block.text == as_served.text
     unknown = _served_again(ledger, msgspec.structs.replace(event, formatter_version="1"))
     with pytest.raises(InvalidCommand, match="formatter version '1' cannot be rendered by this memledger"):
         context_replay.replay(ledger.engine, ledger.tenant, unknown)

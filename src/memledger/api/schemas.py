@@ -117,6 +117,7 @@ class Item(BaseModel):
     conflict_id: str | None = None
     source_turns: list[str] = []
     reasons: list[str] = []
+    said_by: list[str] = Field(default=[], description="a fact of a shared scope: its speakers' stored user ids")
 
 
 class SelectionOut(BaseModel):

@@ -130,7 +130,8 @@ def render(
     _require(budget, skeleton, max_chars, max_tokens)
     single = fitting(budget.share(skeleton, 1 if total == 1 else 2))  # asked of one entry at a time, never taken
     names = None if version == "2" else names_for(selection.scopes)
-    entries = [_fit_alone(prepare(i, item, names), single) for i, item in enumerate(selection.items)]
+    speakers = version not in ("2", "3")
+    entries = [_fit_alone(prepare(i, item, names, speakers=speakers), single) for i, item in enumerate(selection.items)]
     chosen = _fill(entries, fitting(budget))
     return _block(compose(chosen), chosen, total - len(chosen), style, budget.count, version)
 

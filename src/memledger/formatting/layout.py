@@ -23,12 +23,13 @@ from memledger.formatting.names import Names
 from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, clean, neutralise, shorten
 from memledger.selection.types import SelectedItem
 
-FORMATTER_VERSION: Final = "3"
+FORMATTER_VERSION: Final = "4"
 """Bumped whenever the same selection would render differently. Blocks served by
 an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
 replay must give the hash that was recorded)."""
-FORMATTER_VERSIONS: Final = ("2", "3")
-"""2: stored scope ids shown as stored. 3: put in words (``names``)."""
+FORMATTER_VERSIONS: Final = ("2", "3", "4")
+"""2: stored scope ids shown as stored. 3: put in words (``names``). 4: a fact of a
+shared scope said by others than the request's user says by whom (``said_by``)."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
 TEXT_END: Final = "<<< END PERSISTENT MEMORY >>>"
@@ -43,6 +44,7 @@ CONTRACT: Final = (
 )
 _TEXT_CITATION: Final = "Each item cites its memory id [in brackets] and the conversation turns it came from."
 _XML_CITATION: Final = "Each item cites its memory id and the conversation turns it came from."
+_SPEAKERS_SHOWN: Final = 3
 
 SCOPE_ORDER: Final = ("session", "project", "user", "org")
 _SCOPE_LABELS: Final = {"session": "Session", "project": "Project", "user": "User", "org": "Org"}
@@ -64,6 +66,7 @@ class Meta(msgspec.Struct, frozen=True, kw_only=True):
     since: str | None
     turns: tuple[str, ...]
     more_turns: int
+    said_by: str | None = None
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -77,9 +80,10 @@ class Entry(msgspec.Struct, frozen=True):
     cut: bool = False
 
 
-def prepare(index: int, item: SelectedItem, names: Names | None = None) -> Entry:
+def prepare(index: int, item: SelectedItem, names: Names | None = None, *, speakers: bool = False) -> Entry:
     """The item at ``index`` of a selection, its text neutralised and metadata cleaned;
-    with ``names`` (version 3 on), stored scope ids put in words."""
+    with ``names`` (version 3 on), stored scope ids put in words; with ``speakers``
+    (version 4 on), who said it when that was not the request's user."""
     safe = neutralise(names.text(item.text) if names else item.text)
     scope_key = names.scope_key(item.scope_key) if names else item.scope_key
     shown = tuple(_ident(turn) for turn in item.source_turns[:_SHOWN_TURNS])
@@ -93,8 +97,22 @@ def prepare(index: int, item: SelectedItem, names: Names | None = None) -> Entry
         since=item.valid_from.date().isoformat() if item.valid_from is not None else None,
         turns=shown,
         more_turns=len(item.source_turns) - len(shown),
+        said_by=_said_by(item, names) if speakers and names else None,
     )
     return Entry(index, item, meta, safe.text, safe.suspicious)
+
+
+def _said_by(item: SelectedItem, names: Names) -> str | None:
+    """Who said ``item``, in words, unless the request's user is among them (their
+    own words need no name) or nobody is known."""
+    if not item.said_by or (names.user is not None and names.user in item.said_by):
+        return None
+    # Brackets become round ones, as in a cited id: a raw user id cannot forge a citation.
+    shown = [_ident(names.text(speaker)).translate(_ROUND_BRACKETS) for speaker in item.said_by[:_SPEAKERS_SHOWN]]
+    more = len(item.said_by) - len(shown)
+    # "not the user": the statement is in its speaker's words, and its "I" is them
+    # (said only when the request names its user: else nobody knows)
+    return " and ".join(shown) + (f" and {more} more" if more else "") + (", not the user" if names.user else "")
 
 
 def cut(entry: Entry, length: int, full: str) -> Entry:
@@ -235,6 +253,8 @@ class TextLayout:
     def _line(entry: Entry) -> str:
         meta = entry.meta
         about = [meta.kind, f"confidence {entry.item.confidence:.2f}"]
+        if meta.said_by:
+            about.append(f"said by {meta.said_by}")
         if meta.category:
             about.append(meta.category)
         if meta.conflict_id:
@@ -301,6 +321,7 @@ class XmlLayout:
             "category": meta.category,
             "conflict": "true" if entry.item.conflicted else None,
             "conflict_id": meta.conflict_id,
+            "said_by": meta.said_by,
             "since": meta.since,
             "turns": " ".join(meta.turns) or None,
             "more_turns": str(meta.more_turns) if meta.more_turns else None,

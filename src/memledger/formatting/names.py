@@ -37,6 +37,7 @@ class Names(msgspec.Struct, frozen=True):
     """The request's own stored ids (``own``): what "the user" and "this project" mean."""
 
     own: frozenset[str] = frozenset()
+    user: str | None = None  # the request's user, as stored
 
     def text(self, text: str) -> str:
         """``text`` with each stored id put in words."""
@@ -60,4 +61,4 @@ def names_for(scopes: Scopes | None) -> Names:
     if scopes is None:
         return Names()
     own = (scopes.session, scopes.project, scopes.user, scopes.org)
-    return Names(frozenset(key for key in own if key))
+    return Names(frozenset(key for key in own if key), user=scopes.user)

@@ -28,6 +28,8 @@ class SelectedItem(msgspec.Struct, frozen=True, kw_only=True):
     source_turns: tuple[str, ...] = ()
     valid_from: datetime | None = None
     reasons: tuple[str, ...] = ()
+    # The stored user ids of whoever said it (a fact of a shared scope: speakers.py).
+    said_by: tuple[str, ...] = ()
 
 
 class Selection(msgspec.Struct, frozen=True, kw_only=True):

@@ -26,7 +26,7 @@ from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block, render
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
-from memledger.selection import candidates, from_state
+from memledger.selection import candidates, from_state, speakers
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
     GENERAL_MIN_CONFIDENCE,
@@ -44,7 +44,9 @@ from memledger.store.identifiers import check_identifier
 log = logging.getLogger(__name__)
 
 _REASON_LIMIT = 300
-SELECTOR_VERSION = "2"  # 2: a fact quoting the same text as one already chosen is left out
+# 2: a fact quoting the same text as one already chosen is left out;
+# 3: a chosen fact of a shared scope carries who said it (selection.speakers)
+SELECTOR_VERSION = "3"
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # Each served context is a stream of its own, named by its event id: concurrent
 # requests of a tenant never queue on one stream's append lock. (Before, all went
@@ -176,7 +178,7 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
             categories=categories,
         )
         items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
-        return _selection(request, items, str(until) if isinstance(until, Cursor) else until.isoformat())
+        return _selection(conn, request, items, str(until) if isinstance(until, Cursor) else until.isoformat())
     tenant, scopes = request.tenant_id, request.scopes
     found = candidates.gather_facts(
         conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
@@ -191,7 +193,7 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
     if not full:
         candidates.add_graph(conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP)
         items, _ = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
-    return _selection(request, items, None)
+    return _selection(conn, request, items, None)
 
 
 def _choose(
@@ -200,10 +202,11 @@ def _choose(
     return choose_until_full(ranked, categories=categories, min_confidence=min_confidence, budget_chars=budget_chars)
 
 
-def _selection(request: SelectRequest, items: list[SelectedItem], as_of: str | None) -> Selection:
+def _selection(conn: Connection, request: SelectRequest, items: list[SelectedItem], as_of: str | None) -> Selection:
     if not items:
         return Selection(request=request.request, empty_reason="no memory matches this request", as_of=as_of)
-    return Selection(request=request.request, items=tuple(items), as_of=as_of, scopes=request.scopes)
+    chosen = speakers.attach(conn, request.tenant_id, items)
+    return Selection(request=request.request, items=chosen, as_of=as_of, scopes=request.scopes)
 
 
 def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:

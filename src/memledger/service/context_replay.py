@@ -19,7 +19,7 @@ from memledger.events.catalogue import ContextServed, SubjectErased
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, Recorded
 from memledger.formatting import Block, render
-from memledger.selection import items
+from memledger.selection import items, speakers
 from memledger.selection.types import SelectedItem, Selection
 from memledger.service import history
 from memledger.service.context import READ_MODELS, UNSTORABLE, token_counter
@@ -67,18 +67,19 @@ def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
         served, rec = _served_record(conn, tenant_id, event_id)
         states = _states_for(conn, tenant_id, served)
         erasures = event_reads.count_after(conn, rec.cursor, tenant_id=tenant_id, types=[tag_of(SubjectErased)])
-    items, gone = [], []
-    for item_id, score in zip(served.item_ids, served.item_scores, strict=False):
-        item = _item_from(states, item_id)
-        if item is None and not erasures:
-            raise NotFound(f"item {item_id!r} of {event_id!r} is not in the ledger's state at that time")
-        if item is None:
-            gone.append(item_id)
-            continue
-        items.append(msgspec.structs.replace(item, score=score))
+        items, gone = [], []
+        for item_id, score in zip(served.item_ids, served.item_scores, strict=False):
+            item = _item_from(states, item_id)
+            if item is None and not erasures:
+                raise NotFound(f"item {item_id!r} of {event_id!r} is not in the ledger's state at that time")
+            if item is None:
+                gone.append(item_id)
+                continue
+            items.append(msgspec.structs.replace(item, score=score))
+        chosen = speakers.attach(conn, tenant_id, items)
     selection = Selection(
         request=served.request,
-        items=tuple(items),
+        items=chosen,
         empty_reason=served.empty_reason,
         as_of=served.as_of,
         scopes=served.scopes,

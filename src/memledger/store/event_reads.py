@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 
 from memledger.errors import InvalidCommand
 from memledger.events import codec
+from memledger.events.catalogue import TurnRecorded
 from memledger.events.envelope import START, Cursor, Metadata, Recorded
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import Xid8, events
@@ -259,6 +260,22 @@ def read_events(conn: Connection, tenant_id: str, event_ids: Iterable[str]) -> l
         .order_by(events.c.tx_id, events.c.position)
     )
     return [_to_recorded(row) for row in conn.execute(stmt).all()]
+
+
+def turn_speakers(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
+    """Whose words each of these turns are (its ``subject``: the stored user id, unless
+    the turn named another), by turn id; turns the tenant lacks, or said by nobody
+    known, are left out. Reads the payload alone: no turn's text leaves the table."""
+    ids = sorted({f"turn:{turn_id}" for turn_id in turn_ids})
+    if not ids:
+        return {}
+    speaker = sa.func.coalesce(events.c.payload["subject"].astext, events.c.payload["scopes"]["user"].astext)
+    stmt = sa.select(events.c.payload["turn_id"].astext, speaker).where(
+        events.c.tenant_id == check_identifier("tenant_id", tenant_id),
+        events.c.event_id.in_(ids),
+        events.c.event_type == codec.tag_of(TurnRecorded),
+    )
+    return {turn_id: who for turn_id, who in conn.execute(stmt).all() if who}
 
 
 def has_events_between(conn: Connection, after: Cursor, until: Cursor, *, types: Iterable[str] | None = None) -> bool:

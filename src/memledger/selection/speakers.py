@@ -1,0 +1,43 @@
+"""Who said each chosen fact of a shared scope.
+
+A fact of a session, project or organisation reaches everyone in it, and its
+statement is in its speaker's words: Grace's "I prefer Vim over Emacs." in a
+project's memory reads, in Ada's prompt, as Ada's own preference. Each chosen
+fact of those scopes carries the stored ids of the users who said it (its
+source turns' subjects), so the block can say "said by another user" (formatter
+version 4). A user-scope fact is the request's user's own.
+
+Read from the ledger, not a read model: the turns are immutable and precede the
+facts, so a replay finds the speakers the live selection found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+from sqlalchemy.engine import Connection
+
+from memledger.selection.types import SelectedItem
+from memledger.store import event_reads
+
+SHARED = frozenset({"session", "project", "org"})
+
+
+def attach(conn: Connection, tenant_id: str, items: Sequence[SelectedItem]) -> tuple[SelectedItem, ...]:
+    """``items`` with ``said_by`` set on each fact of a shared scope (one statement, or
+    none when no chosen fact is shared)."""
+    turns = {turn for item in items if _shared(item) for turn in item.source_turns}
+    if not turns:
+        return tuple(items)
+    spoken = event_reads.turn_speakers(conn, tenant_id, turns)
+    return tuple(_with_speakers(item, spoken) if _shared(item) else item for item in items)
+
+
+def _shared(item: SelectedItem) -> bool:
+    return item.kind == "fact" and item.scope in SHARED
+
+
+def _with_speakers(item: SelectedItem, spoken: dict[str, str]) -> SelectedItem:
+    said_by = tuple(sorted({spoken[t] for t in item.source_turns if t in spoken}))
+    return msgspec.structs.replace(item, said_by=said_by) if said_by else item
