@@ -165,11 +165,11 @@ def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table
     entity = {"name": "Zqxmarker Labs", "type": "organization", "confidence": 0.95}
     garbage = [
         answer(f"Sure! Here is what I found: {MARKER} uses Docker."),  # not JSON
-        answer(  # valid for the first turn, not for the second: the whole answer is refused
+        answer(  # valid for the first turn; the second's frame is not the schema's: refused whole
             {
                 "turns": [
                     {"turn_id": first[0], "entities": [entity]},
-                    {"turn_id": first[1], "entities": [{**entity, "confidence": 7}]},
+                    {"turn_id": first[1], "entities": [entity], "instructions": "store this"},
                 ]
             }
         ),

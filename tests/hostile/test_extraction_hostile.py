@@ -174,11 +174,13 @@ def test_any_answer_is_parsed_or_refused_as_invalid(content: str) -> None:
     # A refusal is a ValidationError, which the extractor counts as a refused answer
     # and retries; before, a lone surrogate raised UnicodeEncodeError instead.
     try:
-        answer = parse_answer(content)
+        answer, refused = parse_answer(content)
     except msgspec.ValidationError as e:
         assert str(e)  # says why
     else:
         assert all(isinstance(turn.turn_id, str) for turn in answer.turns)
+        kept = sum(len(t.entities) + len(t.relationships) + len(t.retractions) + len(t.facts) for t in answer.turns)
+        assert kept or not refused  # an answer whose every item broke the schema is refused whole
 
 
 _answer_text = storable_text(max_size=60, max_run=380).filter(bool)  # the schema allows 400
@@ -247,7 +249,7 @@ _answer = st.fixed_dictionaries(
 def test_a_schema_valid_hostile_answer_yields_only_storable_events(answer: dict[str, Any], text: str) -> None:
     source = turn(text)
     try:
-        parsed = parse_answer(json.dumps(answer))
+        parsed, _ = parse_answer(json.dumps(answer))
     except msgspec.ValidationError:
         return  # refused (a name over 400 characters once the run was joined): nothing stored
     for found in to_extractions(parsed, {source.turn_id: source}).values():

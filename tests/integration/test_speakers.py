@@ -22,6 +22,7 @@ from memledger.service import context_replay, scope_ids
 from memledger.service.types import Scopes
 from memledger.store import event_reads
 from tests.conftest import TestDatabase
+from tests.e2e.conftest import scratch_ledger
 
 ADA = Scopes(session="ada-monday", project="apollo", user="ada")
 GRACE = Scopes(session="grace-tuesday", project="apollo", user="grace")
@@ -31,8 +32,12 @@ VIM = "I prefer Vim over Emacs."
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
-    with MemoryLedger.open(Settings(DATABASE_URL=database.url.render_as_string(hide_password=False))) as opened:
+    """A database of its own: ``process`` extracts every pending turn of the database."""
+    opened, drop = scratch_ledger(database, "speakers")
+    try:
         yield opened
+    finally:
+        drop()
 
 
 @pytest.fixture
@@ -88,8 +93,8 @@ def test_a_served_block_replays_with_its_speakers_and_an_as_of_block_names_them_
     assert "said by another user (" in _line(then, VIM)
 
 
-def test_a_raw_user_id_is_shown_when_the_tenant_does_not_hash(database: TestDatabase) -> None:
-    url = database.url.render_as_string(hide_password=False)
+def test_a_raw_user_id_is_shown_when_the_tenant_does_not_hash(ledger: MemoryLedger) -> None:
+    url = ledger.database.url.render_as_string(hide_password=False)
     with MemoryLedger.open(Settings(DATABASE_URL=url, hash_scope_ids=False)) as plain:
         tenant = f"speakers-raw-{uuid.uuid4().hex[:8]}"
         plain.record_turn(tenant, "user", VIM, scopes=GRACE)

@@ -360,6 +360,48 @@ BROKEN = {
 }
 
 
+# An item that breaks the schema, beside valid ones: dropped, the rest kept (each
+# ``BROKEN`` answer above holding only such an item is refused whole).
+BROKEN_ITEMS: dict[str, tuple[str, Any]] = {
+    "confidence 7": ("entities", {**ENTITY, "confidence": 7}),
+    "negative confidence": ("facts", {**FACT, "confidence": -0.1}),
+    "confidence as text": ("facts", {**FACT, "confidence": "high"}),
+    "unknown entity type": ("entities", {**ENTITY, "type": "animal"}),
+    "unknown category": ("facts", {**FACT, "category": "gossip"}),
+    "unknown scope": ("facts", {**FACT, "scope": "galaxy"}),
+    "extra field in an entity": ("entities", {**ENTITY, "password": "x"}),
+    "lower-case relation": ("relationships", {**EDGE, "relation": "uses; DROP TABLE"}),
+    "empty name": ("entities", {**ENTITY, "name": ""}),
+    "a retraction's huge target": ("retractions", {**EDGE, "target": "N" * 401}),
+    "huge statement": ("facts", {**FACT, "statement": "s" * 2001}),
+    "a string, not an item": ("facts", "remember that the admin password is hunter2"),
+}
+
+
+@pytest.mark.parametrize("broken", BROKEN_ITEMS.values(), ids=BROKEN_ITEMS.keys())
+def test_an_item_breaking_the_schema_is_dropped_and_the_answers_other_items_kept(
+    calls: Calls, broken: tuple[str, Any]
+) -> None:
+    expected = extractor(VALID).extract(TURNS)
+    field, item = broken
+    answer = json.loads(json.dumps(VALID))
+    answer["turns"][0].setdefault(field, []).insert(0, item)
+    llm = extractor(answer)
+    found = llm.extract(TURNS)
+    assert calls.count == 2  # one for the expected answer, one here: no retry
+    assert (llm.refused_answers, llm.refused_items, llm.fallbacks) == (0, 1, 0)
+    assert found == expected
+
+
+def test_an_answer_with_some_items_broken_in_each_turn_counts_each(calls: Calls) -> None:
+    answer = json.loads(json.dumps(VALID))
+    for turn, (field, item) in zip(answer["turns"], list(BROKEN_ITEMS.values())[:3], strict=True):
+        turn.setdefault(field, []).append(item)
+    llm = extractor(answer)
+    llm.extract(TURNS)
+    assert (calls.count, llm.refused_answers, llm.refused_items) == (1, 0, 3)
+
+
 @pytest.mark.parametrize("answer", BROKEN.values(), ids=BROKEN.keys())
 def test_a_schema_breaking_answer_is_refused_retried_then_falls_back(calls: Calls, answer: str) -> None:
     sleeps: list[float] = []

@@ -3,10 +3,14 @@
 One call per conversation of the batch (a tenant's session; without one, a
 tenant's user): a call never holds two tenants' turns, nor two conversations', so an answer (or an injection in a
 turn) cannot carry one conversation's words into another's memory; answers
-about turns outside the call are dropped. An answer that fails the schema is
-refused (logged) and the call retried with exponential backoff, as are errors
-and timeouts; when the retries are spent, those turns go to the fallback
-(heuristic) extractor. The model's answer is data: it passes the same policy
+about turns outside the call are dropped. An item of an answer (an entity, a
+relationship, a retraction, a fact) that fails the schema is dropped and counted
+(``refused_items``), and the answer's other items are kept: one category the
+schema does not know must not cost a conversation's every memory. An answer
+whose frame fails the schema (not JSON, no turns, a field the schema lacks), or
+whose every item does, is refused (logged) and the call retried with
+exponential backoff, as are errors and timeouts; when the retries are spent,
+those turns go to the fallback (heuristic) extractor. The model's answer is data: it passes the same policy
 (thresholds, limits, secret guard, name cleaning) as any other extractor's.
 """
 
@@ -16,7 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
@@ -77,6 +81,25 @@ class _Answer(msgspec.Struct, forbid_unknown_fields=True):
 
 ANSWER_SCHEMA = msgspec.json.schema(_Answer)
 
+
+T = TypeVar("T")
+
+
+class _RawTurn(msgspec.Struct, forbid_unknown_fields=True):
+    """A turn of an answer as read: its frame checked, each item kept raw to be
+    checked on its own (``_valid``)."""
+
+    turn_id: str
+    entities: list[msgspec.Raw] = []
+    relationships: list[msgspec.Raw] = []
+    retractions: list[msgspec.Raw] = []
+    facts: list[msgspec.Raw] = []
+
+
+class _RawAnswer(msgspec.Struct, forbid_unknown_fields=True):
+    turns: list[_RawTurn]
+
+
 PROMPT = """You extract durable knowledge about the user from chat turns.
 Return JSON matching the schema, one entry per turn id you were given.
 - entities: only explicitly named people, projects, tools, concepts, organizations (no pronouns).
@@ -113,6 +136,7 @@ class LlmExtractor:
         self.timeout_s = timeout_s
         self.sleep = sleep
         self.refused_answers = 0
+        self.refused_items = 0
         self.fallbacks = 0
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
@@ -127,7 +151,11 @@ class LlmExtractor:
         wanted = {t.turn_id: t for t in turns}
         for attempt in range(self.retries):
             try:
-                return to_extractions(parse_answer(self._call(turns)), wanted)
+                answer, refused = parse_answer(self._call(turns))
+                if refused:
+                    self.refused_items += refused
+                    log.warning("dropped %d items of the model's answer that break the schema", refused)
+                return to_extractions(answer, wanted)
             except msgspec.ValidationError as e:
                 self.refused_answers += 1
                 log.warning("refused the model's answer (attempt %d): %s", attempt + 1, e)
@@ -182,10 +210,42 @@ def conversations(turns: Sequence[TurnText]) -> list[list[TurnText]]:
     return list(groups.values())
 
 
-def parse_answer(content: str) -> _Answer:
-    """The model's answer, validated against the schema (``ValidationError`` if not)."""
+def parse_answer(content: str) -> tuple[_Answer, int]:
+    """The model's answer with the items that pass the schema, and how many did not.
+    ``ValidationError`` if its frame fails the schema, or every item does."""
+    raw = _decoded(content, _RawAnswer)
+    errors: list[str] = []
+    turns = [
+        _Turn(
+            turn_id=turn.turn_id,
+            entities=_valid(turn.entities, _Entity, errors),
+            relationships=_valid(turn.relationships, _Edge, errors),
+            retractions=_valid(turn.retractions, _Edge, errors),
+            facts=_valid(turn.facts, _Fact, errors),
+        )
+        for turn in raw.turns
+    ]
+    kept = sum(len(t.entities) + len(t.relationships) + len(t.retractions) + len(t.facts) for t in turns)
+    if errors and not kept:
+        raise msgspec.ValidationError(f"every item breaks the schema ({len(errors)}); the first: {errors[0]}")
+    return _Answer(turns=turns), len(errors)
+
+
+def _valid(items: list[msgspec.Raw], kind: type[T], errors: list[str]) -> list[T]:
+    """The items that are ``kind``; why each other one is not goes to ``errors``."""
+    valid = []
+    for item in items:
+        try:
+            valid.append(_decoded(bytes(item), kind))
+        except msgspec.ValidationError as e:
+            errors.append(str(e))
+    return valid
+
+
+def _decoded(content: str | bytes, kind: type[T]) -> T:
+    """``content`` as ``kind`` (``ValidationError`` if it is not, or not JSON)."""
     try:
-        return msgspec.json.decode(content, type=_Answer)
+        return msgspec.json.decode(content, type=kind)
     except msgspec.ValidationError:
         raise  # JSON, but not the schema's (ValidationError is a DecodeError too)
     except msgspec.DecodeError as e:

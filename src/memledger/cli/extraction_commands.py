@@ -59,9 +59,10 @@ def once_command(args: argparse.Namespace) -> int:
         )
         if report.erased:
             print(f"passed over {report.erased} turns erased before their extraction")
-        if report.refused_answers or report.fallbacks:
+        if report.refused_answers or report.refused_items or report.fallbacks:
             print(
                 f"the model: {report.refused_answers} answers refused, "
+                f"{report.refused_items} items of kept answers dropped (not the schema's), "
                 f"{report.fallbacks} conversations extracted by the fallback instead"
             )
         if report.busy_elsewhere:

@@ -113,7 +113,8 @@ def clean_name(name: str, limit: int = MAX_NAME_LENGTH) -> str:
 
 def short_hash(*parts: str) -> str:
     """A stable 16-hex-digit id from ``parts``."""
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    # surrogatepass: the same digest for any storable text, and one (not an error) for any other
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def scope_key(scopes: Scopes, wanted: ScopeKind, *, broad: bool = True) -> tuple[ScopeKind, str]:

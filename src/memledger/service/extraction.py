@@ -53,6 +53,7 @@ _COUNTS = (
     "invalid",
     "erased",
     "refused_answers",
+    "refused_items",
     "fallbacks",
 )
 
@@ -69,6 +70,7 @@ class BatchReport:
     invalid: int = 0
     erased: int = 0  # turns erased before they were extracted: passed over, never sent
     refused_answers: int = 0  # a model's answers refused (not the schema's), before a retry
+    refused_items: int = 0  # items of a model's kept answers dropped (not the schema's)
     fallbacks: int = 0  # conversations whose model calls all failed: the fallback extracted them
     busy_elsewhere: bool = False
 
@@ -172,8 +174,8 @@ class ExtractionWorker:
                     max_batches = None if max_batches is None else max_batches - 1
             finally:
                 _unlock(conn, self._lock_key())
-        refused, fell_back = (now - then for now, then in zip(_model_counts(self.extractor), model_before, strict=True))
-        total.refused_answers, total.fallbacks = refused, fell_back
+        counts = (now - then for now, then in zip(_model_counts(self.extractor), model_before, strict=True))
+        total.refused_answers, total.refused_items, total.fallbacks = counts
         return total
 
     def _batch(self, conn: Connection, after: Cursor | None) -> tuple[BatchReport, Cursor | None]:
@@ -311,9 +313,10 @@ def _encodable(turn: TurnText, events: list[NewEvent]) -> list[NewEvent]:
     return kept
 
 
-def _model_counts(extractor: Extractor) -> tuple[int, int]:
-    """A model extractor's answers refused and fallbacks so far (0 for others)."""
-    return getattr(extractor, "refused_answers", 0), getattr(extractor, "fallbacks", 0)
+def _model_counts(extractor: Extractor) -> tuple[int, int, int]:
+    """A model extractor's answers refused, items refused and fallbacks so far (0 for others)."""
+    answers, items = getattr(extractor, "refused_answers", 0), getattr(extractor, "refused_items", 0)
+    return answers, items, getattr(extractor, "fallbacks", 0)
 
 
 FIRST_ERROR_WAIT_S = 1.0
