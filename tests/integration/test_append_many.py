@@ -1,4 +1,4 @@
-"""``event_store.append_many`` on a real PostgreSQL: many streams in one statement,
+"""``batch_append.append_many`` on a real PostgreSQL: many streams in one statement,
 with ``append``'s guarantees per stream and all or nothing across them.
 
 Each test writes under its own tenant; whole-table counts and positions are safe
@@ -21,8 +21,8 @@ from sqlalchemy.engine import Engine
 from memledger.errors import ConcurrencyConflict, InvalidCommand, InvalidIdentifier, PayloadTooLarge
 from memledger.events import FactExtracted, NewEvent
 from memledger.events.envelope import Metadata
-from memledger.store import event_reads, event_store
-from memledger.store.event_store import StreamAppend
+from memledger.store import batch_append, event_reads, event_store
+from memledger.store.batch_append import StreamAppend
 from memledger.store.schema import events
 from tests.conftest import turn_event
 
@@ -46,7 +46,7 @@ def _fact(key: str = "k", event_id: str | None = None) -> NewEvent:
 
 def _many(engine: Engine, appends: list[StreamAppend], **kw: Any) -> list[event_store.AppendResult]:
     with engine.begin() as tx:
-        return event_store.append_many(tx, appends, **kw)
+        return batch_append.append_many(tx, appends, **kw)
 
 
 def _snapshot(engine: Engine) -> tuple[int, int]:

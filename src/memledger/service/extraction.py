@@ -36,7 +36,7 @@ from memledger.extraction.policy import Counts, Policy, conversation_of, to_even
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnText
 from memledger.projectors import checkpoints
 from memledger.service import tenant_settings
-from memledger.store import counters, db, event_reads, event_store
+from memledger.store import batch_append, counters, db, event_reads, event_store
 from memledger.store.outage import OUTAGES, Backoff
 
 log = logging.getLogger(__name__)
@@ -230,13 +230,13 @@ class ExtractionWorker:
             )
             deltas[turn.turn_id] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
-        appends: list[tuple[TurnText, event_store.StreamAppend]] = []
+        appends: list[tuple[TurnText, batch_append.StreamAppend]] = []
         for turn, events in per_turn:
             valid = _encodable(turn, events)
             report.invalid += len(events) - len(valid)
             if valid:
                 stream = turn_stream(self.extractor, turn.turn_id)
-                appends.append((turn, event_store.StreamAppend(turn.tenant_id, stream, valid, 0)))
+                appends.append((turn, batch_append.StreamAppend(turn.tenant_id, stream, valid, 0)))
         for (turn, wanted), result in zip(appends, self._append_all(tx, [a for _, a in appends]), strict=True):
             if result is None or result.replayed:  # nothing written: its counts do not count
                 conversation = counts[(turn.tenant_id, conversation_of(turn))]
@@ -256,13 +256,13 @@ class ExtractionWorker:
         return report
 
     def _append_all(
-        self, tx: Connection, appends: list[event_store.StreamAppend]
+        self, tx: Connection, appends: list[batch_append.StreamAppend]
     ) -> list[event_store.AppendResult | None]:
         """Every turn's results in one set-wise append. If one turn's stream was written
         before (extracted already, e.g. after a checkpoint reset), that call writes
         nothing; then each turn is appended alone, and a turn refused (None) is skipped."""
         try:
-            return list(event_store.append_many(tx, appends))
+            return list(batch_append.append_many(tx, appends))
         except (ConcurrencyConflict, InvalidCommand) as e:
             log.info("a turn of this batch was extracted before; appending turn by turn (%s)", e)
         results: list[event_store.AppendResult | None] = []
