@@ -90,7 +90,8 @@ def selection_with(text: str, **hostile_fields: Any) -> Selection:
 
 _HEADING = re.compile(r"^## (Session|Project|User|Org|Other) memory(: [^\n]*)?$")
 _ITEM = re.compile(
-    r"^- (?:CONFLICT: the user has said both; ask if unsure\. )?\[[^\[\]\n]*\] \([^\n]*\) "
+    r"^- (?:CONFLICT: (?:the user has said both; ask if unsure|both were said; ask the user if unsure)\. )?"
+    r"\[[^\[\]\n]*\] \([^\n]*\) "
     r"(?:\[quoted user text\] )?\u201c[^\u201c\u201d\n]*\u201d$"
 )
 _NOTES = re.compile(

@@ -290,7 +290,7 @@ def test_an_ambiguous_conflict_is_served_flagged_with_both_sides_together(ledger
 
 
 def test_an_ambiguous_conflict_is_never_served_with_one_side_only(ledger: Ledger) -> None:
-    """The flag says "the user has said both": the side the request's words find
+    """The flag says "both were said": the side the request's words find
     must bring the other side, which they do not find, or neither may be shown."""
     ledger.append(
         ledger.fact(

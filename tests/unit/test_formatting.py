@@ -623,6 +623,17 @@ def test_version_4_says_who_said_a_fact_unless_it_was_the_requests_user(style: S
     assert as_version_3.replace('version="3"', 'version="4"') == text.replace(", " + said, "").replace(" " + said, "")
 
 
+@pytest.mark.parametrize("style", STYLES)
+def test_version_4s_conflict_flag_does_not_say_the_user_said_both(style: Style) -> None:
+    """Two members may be the ones who disagree: the flag says both were said, and
+    each side says who said it."""
+    now = render(realistic_selection(), style=style).text
+    before = render(realistic_selection(), style=style, version="3").text
+    assert now.count("CONFLICT: both were said; ask the user if unsure.") == 2
+    assert "the user has said both" not in now
+    assert before.count("CONFLICT: the user has said both; ask if unsure.") == 2
+
+
 def test_version_4_names_up_to_three_speakers_and_counts_the_rest() -> None:
     many = item("f-5", "We deploy on Fridays.", scope="org", said_by=("u-a", "u-b", "u-c", "u-d", "u-e"))
     two = item("f-6", "We use Rust.", scope="project", said_by=("u-a", "u-b"))

@@ -130,8 +130,7 @@ def render(
     _require(budget, skeleton, max_chars, max_tokens)
     single = fitting(budget.share(skeleton, 1 if total == 1 else 2))  # asked of one entry at a time, never taken
     names = None if version == "2" else names_for(selection.scopes)
-    speakers = version not in ("2", "3")
-    entries = [_fit_alone(prepare(i, item, names, speakers=speakers), single) for i, item in enumerate(selection.items)]
+    entries = [_fit_alone(prepare(i, item, names, version=version), single) for i, item in enumerate(selection.items)]
     chosen = _fill(entries, fitting(budget))
     return _block(compose(chosen), chosen, total - len(chosen), style, budget.count, version)
 
@@ -266,7 +265,7 @@ def _fill(entries: Sequence[Entry], fitting: _Fitting) -> list[Entry]:
 
 def _units(entries: Sequence[Entry]) -> list[list[Entry]]:
     """``entries`` most important first, the sides of one conflict together (a flag
-    saying "the user has said both" must not be shown with one side only)."""
+    saying "both were said" must not be shown with one side only)."""
     units: list[list[Entry]] = []
     conflicts: dict[str, list[Entry]] = {}
     for entry in sorted(entries, key=_importance):

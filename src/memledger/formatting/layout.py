@@ -6,7 +6,7 @@ data, not instructions; apart from any other retrieved context), then the items
 grouped by scope (session, project, user, org, then any other) and, within a
 scope, by scope key, then how many items were left out for the budget. Each
 item cites its id and source turns, carries its kind and confidence, and a
-conflicted item starts with :data:`CONFLICT_FLAG`. Every stored string has been
+conflicted item starts with :data:`CONFLICT_FLAG` (``CONFLICT_FLAG_V2`` before version 4). Every stored string has been
 through :func:`~memledger.formatting.neutralise.clean`; item texts are wrapped
 in curly quotes, so they read as quotations.
 """
@@ -29,12 +29,17 @@ an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
 replay must give the hash that was recorded)."""
 FORMATTER_VERSIONS: Final = ("2", "3", "4")
 """2: stored scope ids shown as stored. 3: put in words (``names``). 4: a fact of a
-shared scope said by others than the request's user says by whom (``said_by``)."""
+shared scope said by others than the request's user says by whom (``said_by``), and
+the conflict flag no longer says that the user said both sides."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
 TEXT_END: Final = "<<< END PERSISTENT MEMORY >>>"
 XML_END: Final = "</memory>"
-CONFLICT_FLAG: Final = "CONFLICT: the user has said both; ask if unsure."
+CONFLICT_FLAG: Final = "CONFLICT: both were said; ask the user if unsure."
+"""Version 4 on. Two members of a project may be the ones who disagree, and the block
+says who said which (``said_by``): the flag no longer says the user said both."""
+CONFLICT_FLAG_V2: Final = "CONFLICT: the user has said both; ask if unsure."
+"""Versions 2 and 3."""
 
 CONTRACT: Final = (
     "Persistent, read-only memory about the user, recalled from earlier conversations.",
@@ -67,6 +72,7 @@ class Meta(msgspec.Struct, frozen=True, kw_only=True):
     turns: tuple[str, ...]
     more_turns: int
     said_by: str | None = None
+    flag: str = ""  # the conflict flag and a space, or nothing
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -80,10 +86,11 @@ class Entry(msgspec.Struct, frozen=True):
     cut: bool = False
 
 
-def prepare(index: int, item: SelectedItem, names: Names | None = None, *, speakers: bool = False) -> Entry:
+def prepare(index: int, item: SelectedItem, names: Names | None = None, *, version: str = FORMATTER_VERSION) -> Entry:
     """The item at ``index`` of a selection, its text neutralised and metadata cleaned;
-    with ``names`` (version 3 on), stored scope ids put in words; with ``speakers``
-    (version 4 on), who said it when that was not the request's user."""
+    with ``names`` (version 3 on), stored scope ids put in words; from version 4, who
+    said it when that was not the request's user, and version 4's conflict flag."""
+    before_4 = version in ("2", "3")
     safe = neutralise(names.text(item.text) if names else item.text)
     scope_key = names.scope_key(item.scope_key) if names else item.scope_key
     shown = tuple(_ident(turn) for turn in item.source_turns[:_SHOWN_TURNS])
@@ -97,7 +104,8 @@ def prepare(index: int, item: SelectedItem, names: Names | None = None, *, speak
         since=item.valid_from.date().isoformat() if item.valid_from is not None else None,
         turns=shown,
         more_turns=len(item.source_turns) - len(shown),
-        said_by=_said_by(item, names) if speakers and names else None,
+        said_by=_said_by(item, names) if names and not before_4 else None,
+        flag=(f"{CONFLICT_FLAG_V2 if before_4 else CONFLICT_FLAG} " if item.conflicted else ""),
     )
     return Entry(index, item, meta, safe.text, safe.suspicious)
 
@@ -196,10 +204,6 @@ def _quotation(entry: Entry) -> str:
     return f"{QUOTED_MARK} {quoted}" if entry.suspicious else quoted
 
 
-def _conflict(item: SelectedItem) -> str:
-    return f"{CONFLICT_FLAG} " if item.conflicted else ""
-
-
 def _omitted_note(omitted: int, shown: int) -> str:
     noun = "item" if omitted == 1 else "items"
     more = " more" if shown else ""
@@ -267,7 +271,7 @@ class TextLayout:
         # Brackets inside the id become round ones, so an id cannot close its own
         # brackets and forge a citation (entity and relationship ids hold names).
         cited = meta.item_id.translate(_ROUND_BRACKETS)
-        return f"- {_conflict(entry.item)}[{cited}] ({', '.join(about)}{turns}) {_quotation(entry)}"
+        return f"- {meta.flag}[{cited}] ({', '.join(about)}{turns}) {_quotation(entry)}"
 
 
 class XmlLayout:
@@ -327,7 +331,7 @@ class XmlLayout:
             "more_turns": str(meta.more_turns) if meta.more_turns else None,
         }
         attrs |= {name: value for name, value in optional.items() if value is not None}
-        return f"<item {_attributes(attrs)}>{_escape(_conflict(entry.item) + _quotation(entry))}</item>"
+        return f"<item {_attributes(attrs)}>{_escape(meta.flag + _quotation(entry))}</item>"
 
 
 def _escape(text: str) -> str:

@@ -130,7 +130,7 @@ def add_vector_facts(
 
 def add_conflict_partners(conn: Connection, tenant_id: str, pool: dict[str, Candidate]) -> None:
     """Add to ``pool`` the other sides of every conflict a fact in it is flagged with
-    (a flag saying "the user has said both" must not come with one side only): one
+    (a flag saying "both were said" must not come with one side only): one
     statement, and none when no fact in the pool is in conflict. A side found only
     this way ranks in channel "conflict" as its best found side ranks in any."""
     best = conflict_ranks(pool.values())
