@@ -277,6 +277,7 @@ _hostile_item = st.builds(
     conflict_id=st.one_of(st.none(), st.sampled_from(["c-1", "c-2"]), _field),
     source_turns=st.lists(_field, max_size=7).map(tuple),
     valid_from=st.one_of(st.none(), st.just(datetime(2025, 1, 1, tzinfo=UTC))),
+    said_by=st.lists(_field, max_size=5).map(tuple),  # raw user ids: stored as given
 )
 
 
