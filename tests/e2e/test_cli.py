@@ -140,6 +140,15 @@ def test_the_demo_block_reads_as_words_not_stored_ids(demo_run: subprocess.Compl
     assert len(quotations) == len(set(quotations)), quotations  # no fact quoted twice
 
 
+def test_the_demo_block_says_which_project_fact_the_colleague_said(demo_run: subprocess.CompletedProcess[str]) -> None:
+    """Bob's first-person fact is Phoenix's memory too: Alice's block names him as another
+    user, and none of her own facts."""
+    block = demo_run.stdout.split(TEXT_BEGIN, 1)[1].split(TEXT_END, 1)[0]
+    named = [line for line in block.splitlines() if "said by" in line]
+    assert len(named) == 1 and "said by another user (" in named[0] and "not the user" in named[0]
+    assert "I always run the Phoenix API tests" in named[0]
+
+
 def test_demo_twice_records_nothing_twice(
     database: SessionDatabase, engine: Engine, demo_run: subprocess.CompletedProcess[str]
 ) -> None:

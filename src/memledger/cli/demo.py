@@ -1,6 +1,7 @@
 """``memledger demo``: a tour on the embedded database.
 
-Records a realistic two-session conversation, extracts knowledge from it (offline
+Records a realistic conversation of two sessions, and a colleague's session in the
+same project, extracts knowledge from them (offline
 heuristic extractor), brings the read models up to date, then prints what each of
 memledger's users sees: the context block an agent gets for a request, the graph
 answer to a relationship question, and an auditor's provenance of one fact.
@@ -19,9 +20,12 @@ from memledger.service.types import Scopes
 
 DEMO_TENANT = "demo"
 USER = Scopes(project="phoenix", user="alice", org="acme")
+# (session, user, turns): Alice's two sessions, then her colleague Bob's in the same
+# project (his words are project memory too, and Alice's block says they are his).
 SESSIONS = (
     (
         "demo-monday",
+        "alice",
         (
             ("user", "I'm using FastAPI for project Phoenix with my colleague Sarah."),
             ("assistant", "Noted. Which database does Phoenix use?"),
@@ -32,12 +36,18 @@ SESSIONS = (
     ),
     (
         "demo-thursday",
+        "alice",
         (
             ("user", "I switched from React to Vue for the Phoenix frontend."),
             ("user", "Phoenix depends on Redis for caching."),
             ("user", "terminology (project): 'the box' means the build server"),
             ("assistant", "Understood, Vue it is."),
         ),
+    ),
+    (
+        "demo-bob-wednesday",
+        "bob",
+        (("user", "I always run the Phoenix API tests against a fresh PostgreSQL database before merging."),),
     ),
 )
 REQUEST = "Which framework and database should I use to add an API endpoint to Phoenix?"
@@ -55,10 +65,10 @@ def _turns() -> list[TurnInput]:
         TurnInput(
             role=role,  # type: ignore[arg-type]
             text=text,
-            scopes=Scopes(session=session, project=USER.project, user=USER.user, org=USER.org),
+            scopes=Scopes(session=session, project=USER.project, user=user, org=USER.org),
             turn_id=f"{session}-{n}",
         )
-        for session, turns in SESSIONS
+        for session, user, turns in SESSIONS
         for n, (role, text) in enumerate(turns, start=1)
     ]
 
@@ -72,7 +82,7 @@ def demo_command(args: argparse.Namespace) -> int:
         results = record_turns(engine, DEMO_TENANT, _turns())
         replayed = sum(len(r.positions) for r in results if r.replayed)
         written = sum(len(r.positions) for r in results) - replayed
-        print(f"1. recorded {written} new turns in 2 sessions ({replayed} were already in the ledger)")
+        print(f"1. recorded {written} new turns in {len(SESSIONS)} sessions ({replayed} were already in the ledger)")
         report = bootstrap.build_worker(database).drain()
         print(f"2. extracted {report.turns} turns into {report.events} events (heuristic extractor)")
         applied = projections.catch_up_all(database.engine)
