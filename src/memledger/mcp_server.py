@@ -19,7 +19,8 @@ from sqlalchemy.engine import Engine
 from memledger import bootstrap
 from memledger.bootstrap import Database
 from memledger.errors import InvalidCommand, LedgerError, Unauthorized
-from memledger.service import context, keys, memory, provenance, search
+from memledger.formatting.names import names_for
+from memledger.service import context, keys, memory, provenance, scope_ids, search
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
 
@@ -113,13 +114,22 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         k: int = 10,
     ) -> list[dict[str, Any]]:
         """Search the user's memory (facts, entities, relationships and past turns) for `query`,
-        returning the `k` best (1-100). Each result has an id, its text, a score and the ids of
-        the turns it came from."""
+        returning the `k` best (1-100). Each result has an id, its text, a score, the ids of
+        the turns it came from and, for a past turn or a shared fact, who said it ("the user",
+        or "another user (…)": then its "I" is that person, not the user)."""
         caller_tenant, engine = caller(ctx)
         scopes, vectors = _scopes(session, project, user, org), bootstrap.vector_search(database)
         found = search.search(engine, caller_tenant, scopes, query, k=k, vector_search=vectors)
+        names = names_for(scope_ids.stored_scopes(engine, caller_tenant, scopes))
         return [
-            {"id": i.item_id, "kind": i.kind, "text": i.text, "score": i.score, "turns": list(i.source_turns)}
+            {
+                "id": i.item_id,
+                "kind": i.kind,
+                "text": i.text,
+                "score": i.score,
+                "turns": list(i.source_turns),
+                "said_by": [names.text(speaker) for speaker in i.said_by],
+            }
             for i in found
         ]
 

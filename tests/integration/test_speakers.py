@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
+import anyio
 import pytest
 from fastapi.testclient import TestClient
 
@@ -18,6 +19,7 @@ from memledger.api.app import create_app
 from memledger.config import Settings
 from memledger.events.catalogue import ContextServed
 from memledger.library import MemoryLedger
+from memledger.mcp_server import build_server
 from memledger.service import context_replay, scope_ids
 from memledger.service.types import Scopes
 from memledger.store import event_reads
@@ -78,6 +80,26 @@ def test_the_http_selection_gives_the_speakers(ledger: MemoryLedger, tenant: str
     assert answer.status_code == 200, answer.text
     [vim] = [item for item in answer.json()["items"] if item["text"] == VIM]
     assert vim["said_by"] == [scope_ids.stored_id(ledger.engine, tenant, "user", "grace")]
+
+
+def test_search_says_who_said_a_shared_fact_and_a_turn(ledger: MemoryLedger, tenant: str) -> None:
+    grace = scope_ids.stored_id(ledger.engine, tenant, "user", "grace")
+    found = {item.kind: item for item in ledger.search(tenant, "Vim over Emacs", scopes=ADA) if VIM in item.text}
+    assert set(found) == {"fact", "turn"}
+    assert found["fact"].said_by == found["turn"].said_by == (grace,)
+
+
+def test_the_mcp_search_says_in_words_who_said_it(ledger: MemoryLedger, tenant: str) -> None:
+    def said_by(scopes: Scopes) -> list[list[str]]:
+        server = build_server(ledger.database, tenant_id=tenant)
+        arguments = {"query": "Vim over Emacs", "session": scopes.session, "project": scopes.project}
+        answer = anyio.run(server.call_tool, "memory_search", {**arguments, "user": scopes.user})
+        assert not answer.is_error, answer.content
+        return [r["said_by"] for r in answer.structured_content["result"] if r["text"] == VIM]
+
+    [[adas], [also_adas]] = said_by(ADA)  # the fact and the turn
+    assert adas == also_adas and adas.startswith("another user (")
+    assert said_by(GRACE) == [["the user"], ["the user"]]
 
 
 def test_a_served_block_replays_with_its_speakers_and_an_as_of_block_names_them_too(

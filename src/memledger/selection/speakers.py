@@ -5,7 +5,8 @@ statement is in its speaker's words: Grace's "I prefer Vim over Emacs." in a
 project's memory reads, in Ada's prompt, as Ada's own preference. Each chosen
 fact of those scopes carries the stored ids of the users who said it (its
 source turns' subjects), so the block can say "said by another user" (formatter
-version 4). A user-scope fact is the request's user's own.
+version 4), and so does each turn a search finds. A user-scope fact is the
+request's user's own.
 
 Read from the ledger, not a read model: the turns are immutable and precede the
 facts, so a replay finds the speakers the live selection found.
@@ -25,8 +26,8 @@ SHARED = frozenset({"session", "project", "org"})
 
 
 def attach(conn: Connection, tenant_id: str, items: Sequence[SelectedItem]) -> tuple[SelectedItem, ...]:
-    """``items`` with ``said_by`` set on each fact of a shared scope (one statement, or
-    none when no chosen fact is shared)."""
+    """``items`` with ``said_by`` set on each fact of a shared scope and each turn (one
+    statement, or none when there is no such item)."""
     turns = {turn for item in items if _shared(item) for turn in item.source_turns}
     if not turns:
         return tuple(items)
@@ -35,7 +36,7 @@ def attach(conn: Connection, tenant_id: str, items: Sequence[SelectedItem]) -> t
 
 
 def _shared(item: SelectedItem) -> bool:
-    return item.kind == "fact" and item.scope in SHARED
+    return (item.kind == "fact" and item.scope in SHARED) or item.kind == "turn"
 
 
 def _with_speakers(item: SelectedItem, spoken: dict[str, str]) -> SelectedItem:

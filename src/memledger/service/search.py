@@ -16,7 +16,7 @@ from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.projectors import embeddings, facts_queries, graph_queries, turns
 from memledger.projectors.graph_queries import Edge, EntityHit
-from memledger.selection import candidates
+from memledger.selection import candidates, speakers
 from memledger.selection.candidates import QueryVector
 from memledger.selection.items import entity_item, fact_item
 from memledger.selection.rank import Candidate, fuse
@@ -48,7 +48,8 @@ def search(
     """The ``k`` best items for ``query``: facts of the given scopes, entities and
     relationships (hybrid: full text, vectors and the graph), and turns (full text, any
     of the query's words, and vectors); each cites its source turn ids (the caller's
-    own ids when it gave them). Ranked by ``_rank``. Raw scope keys are looked up by
+    own ids when it gave them) and, for a turn or a fact of a shared scope, who said it
+    (``said_by``, stored user ids). Ranked by ``_rank``. Raw scope keys are looked up by
     their stored ids. Without ``vector_search`` there is no vector channel; with it,
     vectors of another model than its embedder's raise ``EmbeddingMismatch``. ``k`` is
     1 to ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidCommand)."""
@@ -71,8 +72,8 @@ def search(
         if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
             nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
             pool = nearest.add(pool, vector, sorted(embedded), max(2 * k, candidates.PER_CHANNEL))
-    ranked = _rank([c for c in pool if c.item.kind in wanted], query, datetime.now(UTC))
-    return [c.item for c in ranked[:k]]
+        ranked = _rank([c for c in pool if c.item.kind in wanted], query, datetime.now(UTC))
+        return list(speakers.attach(conn, tenant_id, [c.item for c in ranked[:k]]))
 
 
 EMBEDDED_KINDS = frozenset({"fact", "entity", "turn"})  # what the embeddings projector gives vectors
