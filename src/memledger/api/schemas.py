@@ -9,14 +9,13 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticCustomError
 
 from memledger.service.context import MAX_DEADLINE_MS
-from memledger.service.ledger_pages import MAX_POSITION
+from memledger.service.ledger_pages import MAX_POSITION, position_of
 
 Scope = Literal["session", "project", "user", "org"]
 Kind = Literal["decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"]
 
 
 _AS_OF = "must be a ledger position or an ISO 8601 time with a timezone, not {value}"
-_POSITION_DIGITS = len(str(MAX_POSITION - 1))
 
 
 def _as_of(value: object) -> int | datetime | None:
@@ -26,10 +25,9 @@ def _as_of(value: object) -> int | datetime | None:
     if value is None or isinstance(value, datetime):
         moment = value
     elif isinstance(value, str) and value.isascii() and value.isdecimal():
-        digits = value.lstrip("0") or "0"  # int() refuses 4,300 digits: beyond 19, out of range anyway
-        return _position(int(digits) if len(digits) <= _POSITION_DIGITS else MAX_POSITION, value)
+        return _position(position_of(value), value)
     elif isinstance(value, int) and not isinstance(value, bool):
-        return _position(value, str(value))
+        return _position(value if 0 <= value < MAX_POSITION else None, str(value))
     else:
         try:
             moment = datetime.fromisoformat(value) if isinstance(value, str) else None
@@ -42,8 +40,8 @@ def _as_of(value: object) -> int | datetime | None:
     return moment
 
 
-def _position(position: int, given: str) -> int:
-    if not 0 <= position < MAX_POSITION:
+def _position(position: int | None, given: str) -> int:
+    if position is None:
         template = "a ledger position is between 0 and {last}, not {given}"
         raise PydanticCustomError("as_of", template, {"last": MAX_POSITION - 1, "given": given[:40]})
     return position

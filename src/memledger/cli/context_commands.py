@@ -16,7 +16,7 @@ from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
 from memledger.service import context, context_replay, provenance, search
-from memledger.service.ledger_pages import MAX_POSITION
+from memledger.service.ledger_pages import MAX_POSITION, position_of
 from memledger.service.types import Scopes
 
 
@@ -75,10 +75,10 @@ def parse_as_of(text: str | None) -> datetime | int | None:
     if text is None:
         return None
     if text.isascii() and text.isdecimal():
-        digits = text.lstrip("0") or "0"  # int() refuses 4,300 digits: beyond 19, out of range anyway
-        if len(digits) > len(str(MAX_POSITION)) or int(digits) >= MAX_POSITION:
+        position = position_of(text)
+        if position is None:
             raise InvalidCommand(f"--as-of {text[:40]} is beyond the last ledger position, {MAX_POSITION - 1}")
-        return int(digits)
+        return position
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:

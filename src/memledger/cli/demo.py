@@ -25,7 +25,7 @@ USER = Scopes(project="phoenix", user="alice", org="acme")
 SESSIONS = (
     (
         "demo-monday",
-        "alice",
+        USER.user,
         (
             ("user", "I'm using FastAPI for project Phoenix with my colleague Sarah."),
             ("assistant", "Noted. Which database does Phoenix use?"),
@@ -36,7 +36,7 @@ SESSIONS = (
     ),
     (
         "demo-thursday",
-        "alice",
+        USER.user,
         (
             ("user", "I switched from React to Vue for the Phoenix frontend."),
             ("user", "Phoenix depends on Redis for caching."),
@@ -88,7 +88,7 @@ def demo_command(args: argparse.Namespace) -> int:
         applied = projections.catch_up_all(database.engine)
         print(f"3. projected: {', '.join(f'{n} +{a}' for n, a in applied.items())}\n")
 
-        scopes = Scopes(session="demo-thursday", project="phoenix", user="alice", org="acme")
+        scopes = Scopes(session="demo-thursday", project=USER.project, user=USER.user, org=USER.org)
         request = context.SelectRequest(
             tenant_id=DEMO_TENANT, scopes=scopes, request=REQUEST, deadline_ms=database.settings.context_deadline_ms
         )

@@ -18,6 +18,15 @@ MAX_TX = 2**64
 MAX_POSITION = 2**63
 
 
+def position_of(digits: str) -> int | None:
+    """ASCII ``digits`` as a ledger position; None beyond the last one. Their length is
+    checked first: ``int`` refuses over 4,300 digits, and beyond 19 none is in range."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > len(str(MAX_POSITION)) or int(significant) >= MAX_POSITION:
+        return None
+    return int(significant)
+
+
 def parse_cursor(text: str | None, engine: Engine, name: str = "after") -> Cursor:
     """A cursor from "TX:POSITION", a plain position, or nothing (the start)."""
     if not text:

@@ -275,8 +275,8 @@ def turn_speakers(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> 
 
 @functools.cache
 def _speakers_statement() -> sa.Select[Any]:
-    """Built once, with one array parameter: on the context path (~0.1 ms against
-    ~3 ms for a statement built per call with a parameter per id)."""
+    """Built once, with one array parameter: on the context path, ~1.4 ms a request
+    against ~3 ms for a statement built per call with a parameter per id."""
     payload = events.c.payload
     return sa.select(
         payload["turn_id"].astext, sa.func.coalesce(payload["subject"].astext, payload["scopes"]["user"].astext)
