@@ -96,6 +96,7 @@ def run(surfaces: Surfaces) -> Run:
                 ("replay", lambda done: ["context", "replay", served_event(done), *t]),
                 ("as of the turn", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(turn_position), "--json"]),
                 ("as of the fact", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(fact_position), "--json"]),
+                ("request saying replay", ["context", "--request", "replay", *t, *SCOPE_ARGS, "--json"]),
             ],
             [
                 ("search", ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--json"]),
@@ -113,6 +114,10 @@ def run(surfaces: Surfaces) -> Run:
                 ("as-of superscript", ["context", REQUEST, *t, "--as-of", "\u00b2"]),
                 ("as-of beyond the ledger", ["context", REQUEST, *t, "--as-of", "9" * 20]),
                 ("graph bad relation", ["graph", "Condor", *t, "--relation", "not a relation"]),
+                ("context two requests", ["context", "Which", "database?", *t]),
+                ("context replay without its id", ["context", "replay", *t]),
+                ("context request twice", ["context", REQUEST, "--request", REQUEST, *t]),
+                ("context no request", ["context", *t]),
             ],
         ],
     )
@@ -188,6 +193,13 @@ def test_context_json_cites_the_fact_and_replay_matches(run: Run) -> None:
     assert "DOES NOT MATCH" not in replayed
 
 
+def test_context_takes_a_request_saying_replay_with_the_request_option(run: Run) -> None:
+    [served] = json_lines(run.results["request saying replay"])
+    assert served["selection"]["request"] == "replay"
+    assert served["event_id"].startswith("context:")
+    assert "replayed" not in served["block"]
+
+
 def test_context_as_of_a_position_shows_memory_as_it_was_then(run: Run) -> None:
     [then] = json_lines(run.results["as of the turn"])
     assert then["selection"]["items"] == []
@@ -216,6 +228,10 @@ def test_graph_takes_a_relation_and_an_entity_type_in_any_case(run: Run) -> None
         ("graph depth", "depth must be between 1 and 3 hops, not -5"),
         ("graph unknown type", "invalid entity_type 'nope': is not an entity type (the types are person,"),
         ("graph bad relation", "invalid relation 'not a relation': is not a relation"),
+        ("context two requests", "context takes one request; 'database?' is one argument too many"),
+        ("context replay without its id", "context replay needs the ContextServed event id"),
+        ("context request twice", "give the request once"),
+        ("context no request", "context needs a request"),
     ],
 )
 def test_a_bad_argument_exits_2_with_a_message(run: Run, name: str, message: str) -> None:

@@ -30,8 +30,9 @@ def _scoped(parser: argparse.ArgumentParser) -> None:
 def register(commands: Any) -> None:
     """Add the agent and auditor commands to the parser."""
     ctx = commands.add_parser("context", help="the memory block for a request (or: context replay EVENT_ID)")
-    ctx.add_argument("request", help="the request, or 'replay'")
+    ctx.add_argument("request", nargs="?", help="the request, or 'replay'")
     ctx.add_argument("event_id", nargs="?", help="with replay: the ContextServed event id")
+    ctx.add_argument("--request", dest="request_text", help="the request, whatever it says (even 'replay')")
     _scoped(ctx)
     ctx.add_argument("--as-of", dest="as_of", help="a time (ISO 8601) or a ledger position")
     ctx.add_argument("--style", choices=["text", "xml"], default="text")
@@ -98,24 +99,43 @@ def _erasures_note(replayed: context_replay.Replay) -> str:
     return f"{erasures} since; none took an item of this block out of the ledger"
 
 
+def _replay_or_request(args: argparse.Namespace) -> tuple[str | None, str]:
+    """(the event id to replay, or None; the request): ``context replay ID``,
+    ``context REQUEST`` or ``context --request REQUEST`` (which may say "replay")."""
+    if args.request_text is not None:
+        if args.request is not None:
+            raise InvalidCommand("give the request once: as an argument or with --request, not both")
+        return None, args.request_text
+    if args.request is None:
+        raise InvalidCommand("context needs a request (or: context replay EVENT_ID)")
+    if args.request == "replay":
+        if not args.event_id:
+            hint = "a request saying just 'replay' is asked with --request"
+            raise InvalidCommand(f"context replay needs the ContextServed event id ({hint})")
+        return args.event_id, ""
+    if args.event_id is not None:
+        extra = f"{args.event_id!r} is one argument too many (quote the request)"
+        raise InvalidCommand(f"context takes one request; {extra}")
+    return None, args.request
+
+
 def context_command(args: argparse.Namespace) -> int:
     """Print the block for a request, or replay a served one."""
+    replay_id, text = _replay_or_request(args)
     database = bootstrap.connect(Settings())
     try:
-        if args.request == "replay":
-            if not args.event_id:
-                raise InvalidCommand("context replay needs the ContextServed event id")
-            replayed = context_replay.replay(database.for_tenant(args.tenant), args.tenant, args.event_id)
+        if replay_id is not None:
+            replayed = context_replay.replay(database.for_tenant(args.tenant), args.tenant, replay_id)
             print(replayed.block.text)
             verdict = "matches" if replayed.matches else "DOES NOT MATCH"
-            print(f"\nreplayed {args.event_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
+            print(f"\nreplayed {replay_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
             if replayed.erasures_since:
                 print(_erasures_note(replayed))
             return 0 if replayed.matches else 1
         request = context.SelectRequest(
             tenant_id=args.tenant,
             scopes=scopes_of(args),
-            request=args.request,
+            request=text,
             budget_chars=args.budget,
             as_of=parse_as_of(args.as_of),
             deadline_ms=database.settings.context_deadline_ms,
