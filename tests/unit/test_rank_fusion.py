@@ -1,0 +1,36 @@
+"""Reciprocal rank fusion's constant: how much a channel's first places count."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memledger.selection.rank import RRF_K, Candidate, fuse
+from memledger.selection.types import SelectedItem
+from memledger.service.search import SEARCH_RRF_K
+
+
+def _turn(item_id: str, **ranks: int) -> Candidate:
+    item = SelectedItem(item_id=item_id, kind="turn", text=item_id, confidence=1.0, score=0.0, source_turns=(item_id,))
+    return Candidate(item=item, ranks=dict(ranks))
+
+
+def _order(rrf_k: int) -> list[str]:
+    pool = [_turn("first-by-words", text=1), _turn("low-in-both", text=30, vector=12)]
+    return [c.item.item_id for c in fuse(pool, datetime.now(UTC), rrf_k=rrf_k)]
+
+
+def test_with_search_constant_a_channel_first_place_beats_low_places_in_two() -> None:
+    assert _order(SEARCH_RRF_K) == ["first-by-words", "low-in-both"]
+
+
+def test_with_selection_constant_two_low_places_beat_one_first_place() -> None:
+    assert _order(RRF_K) == ["low-in-both", "first-by-words"]
+
+
+@pytest.mark.parametrize("rrf_k", [5, SEARCH_RRF_K, 30, RRF_K])
+def test_first_place_in_one_channel_scores_between_0_4_and_0_5_whatever_the_constant(rrf_k: int) -> None:
+    [only] = fuse([_turn("t", text=1)], datetime.now(UTC), rrf_k=rrf_k)
+    assert only.item.score - 0.05 == pytest.approx(rrf_k / (2 * (rrf_k + 1)), abs=1e-6)  # 0.05: confidence
+    assert 0.4 < only.item.score - 0.05 < 0.5
