@@ -39,6 +39,7 @@ from typing import NamedTuple, TypeVar
 
 from sqlalchemy.engine import Engine
 
+from memledger import workload_vocabulary as vocab
 from memledger.events.catalogue import (
     ConflictResolved,
     EntityObserved,
@@ -67,225 +68,6 @@ class Append(NamedTuple):
     events: list[NewEvent]
 
 
-# -- vocabulary ---------------------------------------------------------------------------
-
-_FIRST = (
-    "Alice",
-    "Bob",
-    "Carmen",
-    "Dmitri",
-    "Emeka",
-    "Fatima",
-    "Grace",
-    "Hiro",
-    "Ines",
-    "Jonas",
-    "Keiko",
-    "Liam",
-    "Maya",
-    "Nadia",
-    "Omar",
-    "Priya",
-    "Quentin",
-    "Rosa",
-    "Sven",
-    "Tariq",
-)
-_LAST = ("Chen", "Okafor", "Silva", "Novak", "Haddad", "Larsen", "Mendes", "Ito", "Kowalski", "Roy")
-_PROJECTS = (
-    "Phoenix",
-    "Atlas",
-    "Orion",
-    "Hermes",
-    "Nimbus",
-    "Juniper",
-    "Kestrel",
-    "Lighthouse",
-    "Marigold",
-    "Quasar",
-    "Sequoia",
-    "Tundra",
-)
-_TOOLS = (
-    "VS Code",
-    "Neovim",
-    "PostgreSQL",
-    "Redis",
-    "Kafka",
-    "Docker",
-    "Kubernetes",
-    "Terraform",
-    "GitHub Actions",
-    "Sentry",
-    "Grafana",
-    "FastAPI",
-    "React",
-    "Vue",
-    "pytest",
-    "Playwright",
-    "Figma",
-    "Linear",
-    "Jira",
-    "Slack",
-    "Datadog",
-    "pgvector",
-    "Airflow",
-    "dbt",
-)
-_ALIASES = {"PostgreSQL": "Postgres", "Kubernetes": "k8s", "VS Code": "vscode", "GitHub Actions": "GHA"}
-_ORGS = ("Acme", "Globex", "Initech", "Umbrella Labs", "Hooli", "Stark Digital", "Wayne Data")
-_VENDORS = ("Hetzner", "AWS", "Stripe", "Twilio", "Cloudflare")
-_CONCEPTS = (
-    "feature flags",
-    "blue-green deploys",
-    "event sourcing",
-    "retrieval augmented generation",
-    "error budgets",
-    "trunk-based development",
-    "code owners",
-    "load shedding",
-)
-
-# key, category, scope, values (the first ones are the likelier), statement template
-_FACT_KEYS: tuple[tuple[str, str, str, tuple[str, ...], str], ...] = (
-    (
-        "editor",
-        "preference",
-        "user",
-        ("VS Code", "Neovim", "Emacs", "Zed", "IntelliJ IDEA", "Helix"),
-        "{who} uses {v} as editor",
-    ),
-    (
-        "frontend framework",
-        "decision",
-        "project",
-        ("React", "Vue", "Svelte", "Angular", "SolidJS"),
-        "{proj} frontend is built with {v}",
-    ),
-    (
-        "deploy day",
-        "decision",
-        "project",
-        ("Tuesday", "Thursday", "Wednesday", "Monday"),
-        "{proj} deploys go out on {v}",
-    ),
-    (
-        "database",
-        "technical_fact",
-        "project",
-        ("PostgreSQL", "MySQL", "SQLite", "DynamoDB"),
-        "{proj} stores its data in {v}",
-    ),
-    ("ci system", "technical_fact", "org", ("GitHub Actions", "GitLab CI", "Buildkite", "Jenkins"), "CI runs on {v}"),
-    (
-        "primary language",
-        "technical_fact",
-        "project",
-        ("Python", "TypeScript", "Go", "Rust", "Kotlin"),
-        "{proj} is written mainly in {v}",
-    ),
-    (
-        "answer style",
-        "preference",
-        "user",
-        ("short answers, code first", "detailed explanations", "bullet points", "examples before theory"),
-        "{who} prefers {v}",
-    ),
-    (
-        "code review rule",
-        "constraint",
-        "org",
-        ("two approvals before merging", "one approval from the owning team", "no self-merges"),
-        "code review requires {v}",
-    ),
-    ("standup time", "procedure", "project", ("9:30", "10:00", "9:15", "11:00"), "the {proj} standup is at {v}"),
-    (
-        "timezone",
-        "personal_fact",
-        "user",
-        ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "Europe/Lisbon"),
-        "{who} works in {v}",
-    ),
-    ("release cadence", "decision", "project", ("every two weeks", "weekly", "monthly"), "{proj} releases {v}"),
-    (
-        "current task",
-        "task_update",
-        "session",
-        (
-            "migrating the billing tables",
-            "fixing the flaky login test",
-            "writing the onboarding doc",
-            "profiling the search endpoint",
-            "reviewing the schema change",
-        ),
-        "{who} is {v}",
-    ),
-    (
-        "quarter goal",
-        "goal",
-        "project",
-        ("cut p99 latency below 200 ms", "ship the mobile beta", "halve the cloud bill"),
-        "the {proj} goal this quarter is to {v}",
-    ),
-    (
-        "staging migrations",
-        "lesson_learned",
-        "project",
-        ("run them on a copy of production first", "never run them on Fridays"),
-        "for staging migrations: {v}",
-    ),
-    ("cloud provider", "technical_fact", "org", ("AWS", "GCP", "Hetzner", "Azure"), "we host on {v}"),
-    ("package manager", "preference", "project", ("uv", "poetry", "pnpm", "npm"), "{proj} uses {v} for packages"),
-    ("ledger", "terminology", "org", ("the append-only event table", "the audit log"), "'ledger' means {v}"),
-    ("coffee", "personal_fact", "user", ("flat white", "espresso", "green tea"), "{who} drinks {v}"),
-)
-_KEY_WEIGHTS = (9, 8, 7, 6, 3, 4, 5, 2, 3, 3, 3, 6, 3, 2, 2, 3, 1, 2)
-_CONFIDENCES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.8, 0.85, 0.85, 0.9, 0.9, 0.9, 0.95, 1.0)
-_PROMOTION = {
-    "preference": "preference",
-    "decision": "decision",
-    "procedure": "procedure",
-    "lesson_learned": "lesson_learned",
-    "task_update": "task_update",
-    "terminology": "terminology",
-}
-_BROADER = {"session": ("project", "user"), "project": ("org",), "user": ("org",)}
-
-_OPENERS = (
-    "Quick update: {s}.",
-    "Just so you know, {s}.",
-    "For the record, {s}.",
-    "Remember that {s}.",
-    "Heads up - {s}.",
-    "We talked about it this morning and {s}.",
-    "To be clear, {s}.",
-)
-_ASSISTANT = (
-    "Noted: {s}.",
-    "Got it, I'll remember that {s}.",
-    "Understood - {s}. Anything else?",
-    "Thanks, so {s}. I'll keep that in mind for {proj}.",
-)
-_FILLER = (
-    "I paired with {person} on it yesterday and it went better than expected.",
-    "{person} thinks we should revisit this after the {proj} release.",
-    "The {tool} dashboards looked fine this morning, no alerts overnight.",
-    "Can you remind me what we decided about logging in {proj}?",
-    "Honestly the setup took longer than I hoped, mostly waiting on reviews.",
-    "I still need to write the migration notes before Friday.",
-    "{person} asked whether {tool} is worth the extra cost.",
-    "Let's keep the answer short, I only need the gist.",
-    "The last incident was caused by a missing index, not by {tool}.",
-    "We'll demo it to the {org} folks next week.",
-    "I'm not sure {person} has seen the latest draft yet.",
-    "Please don't suggest rewriting everything in a new framework again.",
-    "The flaky test in {proj} failed twice on main today.",
-    "I moved the retro to Thursday because half the team is out.",
-    "{tool} upgrades always break something small, so let's pin the version.",
-    "Budget approval for {proj} came through from {person}.",
-)
-
-
 # -- per-tenant state ---------------------------------------------------------------------
 
 
@@ -303,7 +85,7 @@ class _Fact(NamedTuple):
     value: str
     scope: str
     scope_key: str
-    spec: int  # index into _FACT_KEYS
+    spec: int  # index into vocab.FACT_KEYS
 
 
 @cache
@@ -353,11 +135,11 @@ class _Tenant:
         self.prefix = f"wl{seed}-{index}-"
         self.start = start + timedelta(milliseconds=index * 7)
         self.counter = 0
-        people = rng.sample([f"{f} {la}" for f in _FIRST for la in _LAST], rng.randint(8, 14))
+        people = rng.sample([f"{f} {la}" for f in vocab.FIRST for la in vocab.LAST], rng.randint(8, 14))
         self.people = people
-        self.projects = rng.sample(_PROJECTS, rng.randint(2, 4))
-        self.tools = rng.sample(_TOOLS, rng.randint(10, 16))
-        self.org = rng.pick(_ORGS)
+        self.projects = rng.sample(vocab.PROJECTS, rng.randint(2, 4))
+        self.tools = rng.sample(vocab.TOOLS, rng.randint(10, 16))
+        self.org = rng.pick(vocab.ORGS)
         self.sessions: list[_Session] = []
         for who in people[: rng.randint(3, 6)]:
             user = "u-" + who.split()[0].lower()
@@ -375,7 +157,7 @@ class _Tenant:
         self.retracted_facts: set[str] = set()
         self.contested = _Known()  # slots that hold two or more values
         self.small_talk = [  # rendered once: formatting per turn was half the generator's time
-            rng.pick(_FILLER).format(
+            rng.pick(vocab.FILLER).format(
                 person=rng.pick(people).split()[0],
                 tool=rng.pick(self.tools),
                 proj=rng.pick(self.projects),
@@ -422,7 +204,7 @@ class _Turn:
 def _confidence(rng: _Rng) -> float:
     if rng.random() < 0.15:
         return round(rng.uniform(0.5, 1.0), 3)
-    return rng.pick(_CONFIDENCES)
+    return rng.pick(vocab.CONFIDENCES)
 
 
 def _variant(rng: _Rng, name: str) -> str:
@@ -445,8 +227,8 @@ def _fact(
 ) -> tuple[str, str, float]:
     tenant, session = turn.tenant, turn.session
     if spec is None:
-        spec = rng.choices(range(len(_FACT_KEYS)), _KEY_WEIGHTS)[0]
-    key, category, scope, values, template = _FACT_KEYS[spec]
+        spec = rng.choices(range(len(vocab.FACT_KEYS)), vocab.KEY_WEIGHTS)[0]
+    key, category, scope, values, template = vocab.FACT_KEYS[spec]
     scope_key = {"user": session.user, "project": session.project, "org": session.org, "session": session.name}[scope]
     slot = _slot(scope, scope_key, key)
     held = tenant.slots.setdefault(slot, [])
@@ -495,10 +277,10 @@ def _facts(turn: _Turn, rng: _Rng, role: str) -> None:
     for _ in range(count):
         _fact(turn, rng)
     if role == "user" and rng.random() < 0.04:  # "we use React, or maybe Vue": a real tie
-        spec = rng.choices(range(len(_FACT_KEYS)), _KEY_WEIGHTS)[0]
-        values = _FACT_KEYS[spec][3]
+        spec = rng.choices(range(len(vocab.FACT_KEYS)), vocab.KEY_WEIGHTS)[0]
+        values = vocab.FACT_KEYS[spec][3]
         first, second = rng.sample(values, 2)
-        confidence = rng.pick(_CONFIDENCES)
+        confidence = rng.pick(vocab.CONFIDENCES)
         _fact(turn, rng, spec, first, confidence)
         _fact(turn, rng, spec, second, confidence)
 
@@ -506,7 +288,7 @@ def _facts(turn: _Turn, rng: _Rng, role: str) -> None:
 def _entity(turn: _Turn, rng: _Rng, entity_type: str, name: str) -> None:
     shown = _variant(rng, name)
     key = _entity_key(entity_type, name)
-    alias = _ALIASES.get(name)
+    alias = vocab.ALIASES.get(name)
     turn.emit(
         f"entity:{key}",
         EntityObserved(
@@ -533,9 +315,9 @@ def _entities(turn: _Turn, rng: _Rng) -> None:
         elif roll < 0.85:
             _entity(turn, rng, "project", rng.pick(tenant.projects))
         elif roll < 0.93:
-            _entity(turn, rng, "concept", rng.pick(_CONCEPTS))
+            _entity(turn, rng, "concept", rng.pick(vocab.CONCEPTS))
         else:
-            _entity(turn, rng, "organization", rng.pick((tenant.org, *_VENDORS)))
+            _entity(turn, rng, "organization", rng.pick((tenant.org, *vocab.VENDORS)))
 
 
 def _edge(turn: _Turn, rng: _Rng) -> None:
@@ -662,8 +444,8 @@ def _retract(turn: _Turn, rng: _Rng) -> None:
 def _promote(turn: _Turn, rng: _Rng) -> None:
     tenant, session = turn.tenant, turn.session
     fact = rng.pick(tenant.facts)
-    key, category, _, _, template = _FACT_KEYS[fact.spec]
-    scope = rng.pick(_BROADER.get(fact.scope, ("org",)))
+    key, category, _, _, template = vocab.FACT_KEYS[fact.spec]
+    scope = rng.pick(vocab.BROADER.get(fact.scope, ("org",)))
     scope_key = {"project": session.project, "user": session.user, "org": session.org}[scope]
     memory_id = f"promo-{tenant.next_id()}"
     statement = template.format(who=session.who, proj=session.project, v=fact.value)
@@ -671,7 +453,7 @@ def _promote(turn: _Turn, rng: _Rng) -> None:
         f"memory:{memory_id}",
         MemoryPromoted(
             memory_id=memory_id,
-            kind=_PROMOTION.get(category, "lesson_learned"),  # type: ignore[arg-type]
+            kind=vocab.PROMOTION.get(category, "lesson_learned"),  # type: ignore[arg-type]
             scope=scope,  # type: ignore[arg-type]
             scope_key=scope_key,
             key=key,
@@ -696,7 +478,7 @@ def _text(turn: _Turn, rng: _Rng, role: str) -> str:
     """100 to 600 characters about what the turn's events say, padded with small talk."""
     tenant, session = turn.tenant, turn.session
     parts = [
-        rng.pick(_ASSISTANT if role == "assistant" else _OPENERS).format(s=s, proj=session.project)
+        rng.pick(vocab.ASSISTANT if role == "assistant" else vocab.OPENERS).format(s=s, proj=session.project)
         for s in turn.sentences
     ]
     if turn.mentioned:
