@@ -190,9 +190,9 @@ def test_turns_are_projected_searchable_and_a_turn_id_keeps_its_first_recording(
 def test_turn_search_weighs_rare_words_above_common_ones_and_long_turns_below_short_ones(
     models: Engine, tenant: str
 ) -> None:
-    """BM25 over the matching turns: each candidate below matches one word of the
-    search, once, and comes earlier in the ledger (``ts_rank`` would have tied them
-    and put it first)."""
+    """BM25 over the turns found. Each turn below holds one word of the search, once,
+    and the ones it must rank lower come earlier in the ledger (``ts_rank`` would have
+    tied them and put those first)."""
     writer = Writer(models, tenant)
     padding = " ".join(f"filler{i}" for i in range(60))
     writer.append(
@@ -203,15 +203,36 @@ def test_turn_search_weighs_rare_words_above_common_ones_and_long_turns_below_sh
     )
     catch_up(models, TurnsProjector())
     with models.connect() as conn:
-        found = [hit[0] for hit in search(conn, tenant, ["monday", "kindred"])]
-        assert found[:2] == ["short", "long"]  # the rare word first, the shorter turn before the longer
-        assert set(found[2:]) == {f"common-{i}" for i in range(6)}  # any word: the common one too
-        scores = [hit[2] for hit in search(conn, tenant, ["monday", "kindred"])]
+        found = search(conn, tenant, ["monday", "kindred"])
+        ids = [hit[0] for hit in found]
+        assert ids[0] == "short"  # the rare word first (the common turns are as short, and earlier)
+        assert set(ids) == {"short", "long", *(f"common-{i}" for i in range(6))}  # any word: the common one too
+        scores = [hit[2] for hit in found]
         assert scores == sorted(scores, reverse=True)
-        assert scores[0] > scores[1] > scores[2]
+        assert [hit[0] for hit in search(conn, tenant, ["kindred"])] == ["short", "long"]  # the shorter first
         assert search(conn, tenant, ["the", "is"]) == []  # stop words match nothing
         assert search(conn, tenant, []) == []
-        assert [hit[0] for hit in search(conn, tenant, ["kindred"], limit=1)] == ["short"]
+        assert [hit[0] for hit in search(conn, tenant, ["kindred", "kindred"], limit=1)] == ["short"]
+
+
+def test_turn_search_scores_every_turn_of_a_rare_word_past_the_cap(models: Engine, tenant: str) -> None:
+    """The cap bounds the turns scored per word, not in all: the one turn holding a
+    rare word is found however many turns hold the common one."""
+    writer = Writer(models, tenant)
+    writer.append(
+        *(TurnRecorded(turn_id=f"c-{i:02}", role="user", text=f"A common remark, number {i}.") for i in range(40))
+    )
+    writer.append(TurnRecorded(turn_id="zebra", role="user", text="A common remark about a zebra."))
+    writer.append(TurnRecorded(turn_id="odd", role="user", text="O'Brien's notes live in C:\\temp\\notes."))
+    catch_up(models, TurnsProjector())
+    with models.connect() as conn:
+        found = [hit[0] for hit in search(conn, tenant, ["common", "zebra"], match_cap=10, limit=50)]
+        assert found[0] == "zebra"
+        assert len(found) <= 10
+        assert len(search(conn, tenant, ["common"], match_cap=10, limit=50)) == 10
+        assert len(search(conn, tenant, ["common"], limit=50)) == 41
+        # quotes and backslashes in a word are matched as text, never parsed as a query
+        assert [hit[0] for hit in search(conn, tenant, ["o'brien's", "c:\\temp"])] == ["odd"]
 
 
 def _longest_tsvector_text(chars: int) -> str:

@@ -32,7 +32,9 @@ def register(commands: Any) -> None:
     ctx = commands.add_parser("context", help="the memory block for a request (or: context replay EVENT_ID)")
     ctx.add_argument("request", nargs="?", help="the request, or 'replay'")
     ctx.add_argument("event_id", nargs="?", help="with replay: the ContextServed event id")
-    ctx.add_argument("--request", dest="request_text", help="the request, whatever it says (even 'replay')")
+    ctx.add_argument(
+        "--request", dest="request_text", metavar="TEXT", help="the request, whatever it says (even 'replay')"
+    )
     _scoped(ctx)
     ctx.add_argument("--as-of", dest="as_of", help="a time (ISO 8601) or a ledger position")
     ctx.add_argument("--style", choices=["text", "xml"], default="text")

@@ -92,7 +92,7 @@ def fuse(candidates: Iterable[Candidate], now: datetime, *, rrf_k: int = RRF_K) 
     """Score every candidate (RRF + boosts), best first; ties by id for stability.
     The smaller ``rrf_k``, the more a channel's first places count against an item
     found lower down by several channels; the sum is scaled so that first place in
-    one channel scores about 0.5 whatever ``rrf_k``, as the boosts expect."""
+    one channel scores 0.42-0.49 for ``rrf_k`` 5-60 (0.45 at 10), as the boosts expect."""
     scored = []
     for cand in candidates:
         score = sum(1.0 / (rrf_k + rank) for rank in cand.ranks.values()) * rrf_k / 2

@@ -84,8 +84,10 @@ MAX_VECTOR_DISTANCE = 0.8
 # an item 40th by words and 12th by meaning outscored the one a channel put first
 # (0.30 + 0.42 against 0.49): every weak word match rode up with the vector channel.
 # Measured on two conversation sets, the built one and a held-out one written apart
-# from the tuning: recall@10 0.909 / 0.658 with 60, 0.916 / 0.686 with 10, and
-# 0.916-0.925 / 0.670-0.699 anywhere from 5 to 15 (docs/benchmarks-context.md).
+# from the tuning: recall@10 0.909 / 0.658 with 60, 0.916-0.919 / 0.686-0.689 with 10.
+# Both rise a little more down to 5 (0.925 / 0.699); 10 keeps one channel's first
+# places from swamping what two channels agree on, which neither set tests much
+# (docs/benchmarks-context.md, "A held-out set").
 SEARCH_RRF_K = 10
 
 
