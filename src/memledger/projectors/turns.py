@@ -138,7 +138,6 @@ class TurnsReplay:
 # word in every turn would otherwise make a search read and score them all.
 BM25_K1, BM25_B = 1.2, 0.75
 MATCH_CAP = 2000
-INDEXED_CHARS = 50_000  # projections/turns/v2.sql indexes a turn's first 50,000 characters
 
 
 def search(
@@ -148,7 +147,7 @@ def search(
 
     Scored by Okapi BM25 over the turns found: a word weighs more the fewer of them
     hold it, so "residency" counts for more than "keep", and a long turn is not
-    preferred for being long (length: characters indexed). Before, ``ts_rank``
+    preferred for being long (length: its tokens indexed). Before, ``ts_rank``
     weighed every word alike; on a held-out conversation set, search without vectors
     went from below plain BM25 (recall@10 0.426 against 0.462) to above it (0.478).
 
@@ -189,6 +188,7 @@ def _search_statement() -> sa.Select[Any]:
         .lateral("holding_word")
     )
     found = sa.select(holding_word.c.turn_id).select_from(wanted.join(holding_word, sa.true())).distinct()
+    # A turn's length: its tokens, the positions of all its lexemes (BM25's usual one).
     every = func.unnest(turns.c.tsv).table_valued("lexeme", "positions", "weights").alias("every")
     length = (
         sa.select(sa.cast(func.sum(func.cardinality(every.c.positions)), sa.Float)).select_from(every).scalar_subquery()
