@@ -26,7 +26,8 @@
 
 ``--data tests/data/retrieval_holdout.jsonl`` measures the held-out set instead: 195
 questions on natural conversations, written apart from the tuning of search
-(docs/benchmarks-context.md, "A held-out set").
+(docs/benchmarks-context.md, "A held-out set"); ``tests/data/retrieval_fresh.jsonl``,
+166 questions written after the last change to search and never tuned on ("A fresh set").
 
 ``--quick`` keeps one user of each tenant (their turns, and the questions they ask
 whose answers they said): under a minute. The last line
