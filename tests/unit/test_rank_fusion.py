@@ -8,6 +8,7 @@ import pytest
 
 from memledger.selection.rank import RRF_K, Candidate, fuse
 from memledger.selection.types import SelectedItem
+from memledger.service import search
 from memledger.service.search import SEARCH_RRF_K
 
 
@@ -34,3 +35,22 @@ def test_first_place_in_one_channel_scores_between_0_4_and_0_5_whatever_the_cons
     [only] = fuse([_turn("t", text=1)], datetime.now(UTC), rrf_k=rrf_k)
     assert only.item.score - 0.05 == pytest.approx(rrf_k / (2 * (rrf_k + 1)), abs=1e-6)  # 0.05: confidence
     assert 0.4 < only.item.score - 0.05 < 0.5
+
+
+def _cites(item_id: str, kind: str, *turns: str) -> Candidate:
+    item = SelectedItem(item_id=item_id, kind=kind, text=item_id, confidence=1.0, score=0.0, source_turns=turns)  # type: ignore[arg-type]
+    return Candidate(item=item)
+
+
+def test_search_moves_items_citing_only_turns_already_cited_after_the_rest() -> None:
+    ranked = [
+        _cites("fact-a", "fact", "t1"),
+        _cites("t1", "turn", "t1"),  # says what fact-a says
+        _cites("entity-x", "entity", "t1", "t2"),  # brings t2
+        _cites("fact-b", "fact", "t2"),  # t2 is cited above now
+        _cites("t3", "turn", "t3"),
+        _cites("no-turns", "entity"),  # cites nothing: nothing to repeat
+    ]
+    order = [c.item.item_id for c in search._new_evidence_first(ranked)]
+    assert order == ["fact-a", "entity-x", "t3", "no-turns", "t1", "fact-b"]
+    assert sorted(order) == sorted(c.item.item_id for c in ranked)  # nothing dropped

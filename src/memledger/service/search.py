@@ -145,7 +145,9 @@ def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
     text shares no other word with the query ("alice USES Go" for "which CI builds
     Phoenix?"), comes after every item with evidence of its own (a text match, the
     named entity itself, or a shared word), in fused order within each group; else
-    the walk's hop boosts let dozens of neighbours outrank the matching turns.
+    the walk's hop boosts let dozens of neighbours outrank the matching turns. Last,
+    an item that cites only turns already cited above it goes after the rest
+    (``_new_evidence_first``).
     """
     for cand in pool:
         cand.ranks.pop("recent", None)
@@ -154,7 +156,26 @@ def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
     for cand in ranked:
         if cand.hops == 0:  # the named entity's own words are evidence of nothing else
             words -= set(query_words(cand.item.text.split(" (", 1)[0]))
-    return sorted(ranked, key=lambda c: not _has_evidence(c, words))
+    ordered = sorted(ranked, key=lambda c: not _has_evidence(c, words))
+    return _new_evidence_first(ordered)
+
+
+def _new_evidence_first(ranked: list[Candidate]) -> list[Candidate]:
+    """``ranked`` with every item whose turns are all cited by items above it moved
+    after the others, in order: a fact and the turn it came from, both listed, say
+    one thing twice and push out a turn that says another. Nothing is dropped.
+    recall@10: built set 0.919 -> 0.940, held-out 0.689 -> 0.705, and on a fresh set
+    measured only after this was decided, 0.674 -> 0.702 (docs/benchmarks-context.md)."""
+    cited: set[str] = set()
+    new, repeated = [], []
+    for cand in ranked:
+        turns_ = set(cand.item.source_turns)
+        if turns_ and turns_ <= cited:
+            repeated.append(cand)
+        else:
+            new.append(cand)
+            cited |= turns_
+    return new + repeated
 
 
 def _has_evidence(cand: Candidate, words: set[str]) -> bool:
