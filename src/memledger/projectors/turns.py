@@ -188,31 +188,35 @@ def _search_statement() -> sa.Select[Any]:
         .lateral("holding_word")
     )
     found = sa.select(holding_word.c.turn_id).select_from(wanted.join(holding_word, sa.true())).distinct()
-    # A turn's length: its tokens, the positions of all its lexemes (BM25's usual one).
-    every = func.unnest(turns.c.tsv).table_valued("lexeme", "positions", "weights").alias("every")
-    length = (
-        sa.select(sa.cast(func.sum(func.cardinality(every.c.positions)), sa.Float)).select_from(every).scalar_subquery()
-    )
     matched = (
-        sa.select(turns.c.turn_id, turns.c.text, turns.c.position, turns.c.tsv, length.label("length"))
+        sa.select(turns.c.turn_id, turns.c.text, turns.c.position, turns.c.tsv)
         .where(turns.c.tenant_id == tenant, turns.c.turn_id.in_(found))
         .cte("matched")
     )
+    # Every lexeme of every turn found, read once: the wanted ones score, and all of
+    # them give the turn's length in tokens (BM25's usual length).
     entry = func.unnest(matched.c.tsv).table_valued("lexeme", "positions", "weights").alias("entry")
+    entries = (
+        sa.select(matched.c.turn_id, entry.c.lexeme, sa.cast(func.cardinality(entry.c.positions), sa.Float).label("tf"))
+        .select_from(matched.join(entry, sa.true()))
+        .cte("entries")
+    )
+    lengths = (
+        sa.select(entries.c.turn_id, func.sum(entries.c.tf).label("length")).group_by(entries.c.turn_id).cte("lengths")
+    )
     hits = (
-        sa.select(
-            matched.c.turn_id,
-            entry.c.lexeme,
-            sa.cast(func.cardinality(entry.c.positions), sa.Float).label("tf"),
-            matched.c.length,
+        sa.select(entries.c.turn_id, entries.c.lexeme, entries.c.tf, lengths.c.length)
+        .select_from(
+            entries.join(wanted, entries.c.lexeme == wanted.c.lexeme).join(
+                lengths, entries.c.turn_id == lengths.c.turn_id
+            )
         )
-        .select_from(matched.join(entry, sa.true()).join(wanted, entry.c.lexeme == wanted.c.lexeme))
         .cte("hits")
     )
     one = sa.literal(1.0, sa.Float)
     corpus = sa.select(
         sa.cast(func.count(), sa.Float).label("n"),
-        sa.cast(func.greatest(func.avg(matched.c.length), one), sa.Float).label("avg_length"),
+        sa.cast(func.greatest(func.avg(lengths.c.length), one), sa.Float).label("avg_length"),
     ).cte("corpus")
     holding = (
         sa.select(hits.c.lexeme, sa.cast(func.count(), sa.Float).label("df")).group_by(hits.c.lexeme).cte("holding")
