@@ -27,7 +27,9 @@
 ``--data tests/data/retrieval_holdout.jsonl`` measures the held-out set instead: 195
 questions on natural conversations, written apart from the tuning of search
 (docs/benchmarks-context.md, "A held-out set"); ``tests/data/retrieval_fresh.jsonl``,
-166 questions written after the last change to search and never tuned on ("A fresh set").
+166 questions written after a change to search, which later informed one rule ("A fresh
+set"); ``tests/data/retrieval_unseen.jsonl``, 166 questions on three new domains, written
+blind to the code and the other sets and measured once, after the last change ("An unseen set").
 
 ``--quick`` keeps one user of each tenant (their turns, and the questions they ask
 whose answers they said): under a minute. The last line

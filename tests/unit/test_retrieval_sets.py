@@ -1,5 +1,5 @@
 """The conversation sets retrieval is measured on (scripts/eval_retrieval.py) are whole:
-every question's answer turns exist, in its tenant. The held-out and fresh sets ask every
+every question's answer turns exist, in its tenant. The held-out, fresh and unseen sets ask every
 question from a session no turn was said in; the built one asks about a session's own
 task updates from within that session (15 questions), as they are visible nowhere else."""
 
@@ -17,7 +17,12 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 @pytest.mark.parametrize(
     ("name", "fresh_sessions"),
-    [("retrieval_set.jsonl", False), ("retrieval_holdout.jsonl", True), ("retrieval_fresh.jsonl", True)],
+    [
+        ("retrieval_set.jsonl", False),
+        ("retrieval_holdout.jsonl", True),
+        ("retrieval_fresh.jsonl", True),
+        ("retrieval_unseen.jsonl", True),
+    ],
 )
 def test_every_answer_turn_exists_in_the_question_tenant(name: str, fresh_sessions: bool) -> None:
     rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
@@ -35,7 +40,9 @@ def test_every_answer_turn_exists_in_the_question_tenant(name: str, fresh_sessio
     assert len({q["id"] for q in questions}) == len(questions)
 
 
-@pytest.mark.parametrize("name", ["retrieval_set.jsonl", "retrieval_holdout.jsonl", "retrieval_fresh.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["retrieval_set.jsonl", "retrieval_holdout.jsonl", "retrieval_fresh.jsonl", "retrieval_unseen.jsonl"]
+)
 def test_the_turns_of_a_session_are_in_time_order(name: str) -> None:
     rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
     last: dict[tuple[str, str], datetime] = {}
