@@ -21,8 +21,8 @@ from sqlalchemy.engine import Engine
 
 from memledger import bootstrap
 from memledger.config import Settings
-from memledger.formatting import Block
 from memledger.service import context, context_replay, keys, memory, projections, provenance, search, tenant_settings
+from memledger.service.context import ServedBlock
 from memledger.service.context_replay import Replay
 from memledger.service.provenance import Provenance, Step
 from memledger.service.record import TurnInput, record_turns
@@ -107,10 +107,13 @@ class MemoryLedger:
         style: Style = "text",
         as_of: datetime | int | None = None,
         deadline_ms: int | None = None,
-    ) -> Block:
+    ) -> ServedBlock:
         """The read-only memory block for ``request``; never raises into your chat loop (an
         empty block says why: past ``deadline_ms``, default the setting
-        ``context_deadline_ms``, it is empty). Each served block is recorded and can be replayed."""
+        ``context_deadline_ms``, it is empty). Arguments that are wrong (a budget below the
+        block's frame, an unknown style, a malformed scope key or ``as_of``) raise
+        ``InvalidCommand``. Each served block is recorded: ``replay(tenant_id,
+        block.event_id)`` renders it again from the ledger and checks its hash."""
         select = context.SelectRequest(
             tenant_id=tenant_id,
             scopes=scopes,
@@ -127,7 +130,7 @@ class MemoryLedger:
             token_model=model,
             vector_search=bootstrap.vector_search(self.database),
         )
-        return served.block
+        return context.served_block(served)
 
     def select(
         self,
@@ -153,6 +156,11 @@ class MemoryLedger:
         """Relationships around an entity (or "me"), with the turns behind each."""
         return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user)
 
+    def _read_your_write(self, *read_models: str) -> None:
+        """Bring ``read_models`` up to date now (as ``process`` does), so the command just
+        appended shows in the next ``context`` or ``search`` of this process, worker or not."""
+        projections.catch_up_all(self.engine, list(read_models))
+
     def promote(
         self,
         tenant_id: str,
@@ -163,8 +171,10 @@ class MemoryLedger:
         statement: str | None = None,
         memory_id: str | None = None,
     ) -> str:
-        """Remember something in a longer-lived scope; returns the new memory id."""
-        return memory.promote(
+        """Remember something in a longer-lived scope; returns the new memory id. The
+        next ``context`` shows it (its vector, for search by meaning, comes with ``process``
+        or the worker)."""
+        promoted = memory.promote(
             self._as(tenant_id),
             tenant_id,
             kind=kind,
@@ -174,20 +184,28 @@ class MemoryLedger:
             memory_id=memory_id,
             actor="library",
         )
+        self._read_your_write(memory.READ_MODEL["fact"])
+        return promoted
 
     def retract(self, tenant_id: str, item_id: str, reason: str = "") -> str:
-        """Soft-delete an item; returns its kind."""
-        return memory.retract(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
+        """Soft-delete an item; returns its kind. Once this returns, ``context`` and
+        ``search`` no longer show it."""
+        kind = memory.retract(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
+        self._read_your_write(memory.READ_MODEL[kind])
+        return kind
 
     def restore(self, tenant_id: str, item_id: str, reason: str = "") -> str:
-        """Undo a retraction; returns the item's kind."""
-        return memory.restore(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
+        """Undo a retraction; returns the item's kind. Once this returns, the item shows again."""
+        kind = memory.restore(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
+        self._read_your_write(memory.READ_MODEL[kind])
+        return kind
 
     def resolve_conflict(self, tenant_id: str, conflict_id: str, chosen_memory_id: str, reason: str = "") -> None:
-        """Record which fact of a conflict stands."""
+        """Record which fact of a conflict stands; the next ``context`` shows that choice."""
         memory.resolve_conflict(
             self._as(tenant_id), tenant_id, conflict_id, chosen_memory_id, reason=reason, actor="library"
         )
+        self._read_your_write(memory.READ_MODEL["fact"])
 
     def provenance(self, tenant_id: str, item_id: str) -> Provenance:
         """The events behind an item, back to its turns."""

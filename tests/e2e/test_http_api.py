@@ -261,7 +261,7 @@ def test_conflicts_are_listed_and_a_person_resolves_one(
     assert after["resolved_by"] == f"api:{caller.tenant}"
     assert caller.http.get("/v1/memory/conflicts", params={"state": "open"}).json() == []
     stranger = caller.http.post(path, json={"chosen_memory_id": "fact-0000000000000000"})
-    error_of(stranger, 400, "invalid_request")
+    error_of(stranger, 404, "not_found")
 
 
 def test_retract_then_restore_change_what_search_finds(
@@ -351,7 +351,7 @@ def test_promotion_copies_a_statement_into_the_project_scope(new_caller: NewCall
     no_key = {**body, "scopes": {}}
     assert (
         "project scope key"
-        in error_of(caller.http.post("/v1/memory/promote", json=no_key), 400, "invalid_request")["message"]
+        in error_of(caller.http.post("/v1/memory/promote", json=no_key), 422, "invalid_request")["message"]
     )
     unknown = {**body, "statement": None, "memory_id": "fact-0000000000000000"}
     error_of(caller.http.post("/v1/memory/promote", json=unknown), 404, "not_found")
@@ -536,7 +536,8 @@ def test_errors_are_json_with_a_stable_code_and_a_message(new_caller: NewCaller)
     http = new_caller("errors").http
     error_of(http.get("/v1/provenance/fact-0000000000000000"), 404, "not_found")
     error_of(http.post("/v1/memory/nothing-here/retract", json={}), 404, "not_found")
-    error_of(http.get("/v1/events", params={"after": "yesterday"}), 400, "invalid_request")
+    error_of(http.post("/v1/memory/nothing-here/retract"), 404, "not_found")  # the body (a reason) is optional
+    error_of(http.get("/v1/events", params={"after": "yesterday"}), 422, "invalid_request")
 
 
 @pytest.mark.parametrize(
@@ -626,11 +627,11 @@ def test_an_unparsable_body_names_no_field(new_caller: NewCaller) -> None:
 @pytest.mark.parametrize(
     ("path", "params", "status", "code"),
     [
-        ("/v1/memory/context", {"request": "x", "max_tokens": 1}, 400, "invalid_request"),
-        ("/v1/search", {"q": "\x00"}, 400, "invalid_request"),
+        ("/v1/memory/context", {"request": "x", "max_tokens": 1}, 422, "invalid_request"),
+        ("/v1/search", {"q": "\x00"}, 422, "invalid_request"),
         ("/v1/provenance/%00", {}, 422, "invalid_identifier"),
-        ("/v1/events", {"since": "2020-01-01T00:00:00"}, 400, "invalid_request"),
-        ("/v1/events", {"after": str(2**64)}, 400, "invalid_request"),
+        ("/v1/events", {"since": "2020-01-01T00:00:00"}, 422, "invalid_request"),
+        ("/v1/events", {"after": str(2**64)}, 422, "invalid_request"),
     ],
     ids=["max_tokens below the block header", "NUL in search", "NUL in an item id", "naive since", "huge after"],
 )

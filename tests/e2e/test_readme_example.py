@@ -25,5 +25,6 @@ def test_readme_example_runs_and_prints_a_cited_memory_block(
     out = capsys.readouterr().out
     assert "BEGIN PERSISTENT MEMORY" in out
     assert "Phoenix uses PostgreSQL" in out
+    assert "\nTrue\n" in out  # the served block, replayed by its event id, matches its hash
     assert "fact.extracted heuristic 1" in out
     assert "USES" in out

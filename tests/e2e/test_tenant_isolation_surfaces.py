@@ -27,7 +27,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from memledger.errors import InvalidCommand, NotFound
+from memledger.errors import NotFound
 from memledger.service.types import Scopes
 from tests.e2e.conftest import Caller, Surfaces, run_cli_chains
 
@@ -219,7 +219,7 @@ def test_http_writes_aimed_at_b_s_items_are_refused_and_change_nothing(pair: Pai
         assert leaked(response.json(), [pair.b_fact], pair) == []
     # Refused as for a fact that exists nowhere: the answer does not tell whether B has it.
     resolve = http.post(f"/v1/memory/conflicts/{pair.b_conflict}/resolve", json={"chosen_memory_id": pair.b_cache})
-    assert resolve.status_code == 400 and "is not a fact of conflict" in resolve.text, resolve.text
+    assert resolve.status_code == 404 and "has no fact" in resolve.text, resolve.text
     assert leaked(resolve.json(), [pair.b_cache, pair.b_conflict], pair) == []
     # B's turn id, sent by A: a turn of A's own (turn ids are per tenant), not a replay of B's.
     mine = http.post(
@@ -261,7 +261,7 @@ def test_the_library_finds_nothing_of_b_for_tenant_a(pair: Pair, surfaces: Surfa
         with pytest.raises(NotFound) as info:
             attempt()
         assert leaked(str(info.value), pair.b_ids(), pair) == []
-    with pytest.raises(InvalidCommand, match="is not a fact of conflict") as refused:
+    with pytest.raises(NotFound, match="has no fact") as refused:  # as for a fact that exists nowhere
         ledger.resolve_conflict(a, pair.b_conflict, pair.b_cache)
     assert leaked(str(refused.value), pair.b_ids(), pair) == []
     _b_unchanged(pair)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger.errors import InvalidIdentifier
+from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.service import context
 from memledger.store import event_reads
@@ -49,12 +49,13 @@ def test_a_database_error_is_named_by_its_kind_without_sql_or_the_requests_words
     assert served.event_id  # recorded: the ledger itself was there
 
 
-def test_an_as_of_position_beyond_a_bigint_fails_open_naming_as_of(no_read_models: Engine) -> None:
+def test_an_as_of_position_beyond_a_bigint_is_refused_naming_as_of(no_read_models: Engine) -> None:
+    """The caller's mistake is raised when the request is made, before anything is
+    read or recorded (before, it failed open into an empty block)."""
     tenant = f"t-{uuid.uuid4().hex[:8]}"
-    selection = context.select(no_read_models, context.SelectRequest(tenant, SCOPES, REQUEST, as_of=2**63))
-    assert selection.empty_reason is not None
-    assert "as_of must be a ledger position from 0 to 2**63 - 1" in selection.empty_reason
-    assert "SQL" not in selection.empty_reason
+    with pytest.raises(InvalidCommand, match=r"as_of must be a ledger position from 0 to 2\*\*63 - 1, not"):
+        context.SelectRequest(tenant, SCOPES, REQUEST, as_of=2**63)
+    assert _served(no_read_models, tenant) == []
 
 
 def test_a_block_the_ledger_did_not_record_comes_without_an_event_id(no_read_models: Engine) -> None:

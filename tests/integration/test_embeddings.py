@@ -427,6 +427,20 @@ def test_search_finds_turns_and_facts_by_meaning_through_its_vector_channel(vect
     assert found[0].source_turns == ("t-pet",) and "vector #1" in found[0].reasons
 
 
+def test_a_blank_turn_is_never_found_by_meaning(vectors_db: Engine) -> None:
+    """A blank turn gets a vector like any other, and it is near every query (the
+    model's vector of nothing): search leaves it out rather than list an empty line."""
+    tenant = new_tenant()
+    Writer(vectors_db, tenant).append(turn("t-blank", "  "), turn("t-pet", "We adopted a beagle last spring"))
+    projections.install_all(vectors_db)
+    projections.catch_up_all(vectors_db, ["turns", "facts", "embeddings"])
+    assert ("turn", "t-blank") in rows(vectors_db, tenant)  # it has its vector
+    vectors = bootstrap.vector_search(_search_database(vectors_db))
+    for query in ("zzzzqqq", "Emacs", "Does she have a puppy?"):
+        found = search.search(vectors_db, tenant, Scopes(user="ada"), query, k=5, vector_search=vectors)
+        assert "t-blank" not in [item.item_id for item in found], query
+
+
 def test_search_refuses_to_compare_a_query_with_vectors_of_another_model(vectors_db: Engine) -> None:
     tenant = new_tenant()
     Writer(vectors_db, tenant).append(turn("t1", "We adopted a little beagle"))

@@ -400,7 +400,8 @@ def test_erasing_a_whole_tenant_from_the_command_line(database: TestDatabase, en
     _say(engine, tenant, "grace", ["Quentavius uses Zorblaxify too."])
     _learn(engine)
     env = {**os.environ, "DATABASE_URL": url_of(engine)}
-    cli = [sys.executable, "-m", "memledger.cli.main", "erase", "--tenant", tenant, "--reason", "closed", "--json"]
+    erase = ["erase", "--tenant", tenant, "--all-subjects", "--reason", "closed", "--json"]
+    cli = [sys.executable, "-m", "memledger.cli.main", *erase]
     done = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     report = msgspec.json.decode(done.stdout.strip().splitlines()[-1])

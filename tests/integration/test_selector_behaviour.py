@@ -473,13 +473,12 @@ def test_as_of_a_time_shows_what_the_ledger_held_then(ledger: Ledger) -> None:
     assert ids(ledger.select(CODING, as_of=datetime.now(UTC))) == set()
 
 
-def test_as_of_a_naive_time_fails_open_naming_as_of(ledger: Ledger, caplog: pytest.LogCaptureFixture) -> None:
+def test_as_of_a_naive_time_is_refused_naming_as_of(ledger: Ledger) -> None:
+    """The caller's mistake, raised as a wrong budget or style is (before, it failed open:
+    an empty block that read as a memory outage)."""
     ledger.append(ledger.fact("docker", "the service deploys with Docker"))
-    with caplog.at_level(logging.WARNING, logger=LOGGER):
-        selection = ledger.select(CODING, as_of=datetime(2030, 1, 1, 12, 0))  # naive: no tzinfo, on purpose
-    assert selection.items == ()
-    assert selection.empty_reason == "memory unavailable (InvalidCommand: as_of must be a timezone-aware time)"
-    assert any("as_of must be a timezone-aware time" in r.getMessage() for r in caplog.records)
+    with pytest.raises(InvalidCommand, match="as_of must be a timezone-aware time, not a naive one"):
+        ledger.select(CODING, as_of=datetime(2030, 1, 1, 12, 0))  # naive: no tzinfo, on purpose
 
 
 # -- recorded context -----------------------------------------------------------------------

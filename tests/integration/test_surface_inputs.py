@@ -176,6 +176,47 @@ def test_a_deadline_out_of_range_is_refused_naming_deadline_ms(seeded: Seeded, d
     assert seeded.written() == before
 
 
+@pytest.mark.parametrize(
+    ("as_of", "reason"),
+    [
+        ("2026-11-26T00:00:00Z", "not '2026-11-26T00:00:00Z'"),
+        (datetime(2026, 11, 26), "not a naive one"),  # naive, on purpose
+        (True, "not True"),
+        (12.0, "not 12.0"),
+        (-1, "from 0 to 2**63 - 1, not -1"),
+    ],
+    ids=["a string", "naive", "a bool", "a float", "negative"],
+)
+def test_the_library_refuses_an_as_of_of_the_wrong_kind_and_records_nothing(
+    seeded: Seeded, as_of: Any, reason: str
+) -> None:
+    """Before, a string gave an empty block reading "memory unavailable (TypeError: ...)":
+    the caller's mistake hidden as a memory outage, and recorded."""
+    before = seeded.written()
+    for call in (seeded.ledger.context, seeded.ledger.select):
+        with pytest.raises(InvalidCommand, match=re.escape(reason)):
+            call(seeded.tenant, "Which database does Phoenix use?", as_of=as_of)
+    assert seeded.written() == before
+
+
+def test_the_library_gives_each_served_block_the_id_that_replays_it(seeded: Seeded) -> None:
+    block = seeded.ledger.context(seeded.tenant, "Which database does Phoenix use?", scopes=SCOPES)
+    assert "PostgreSQL" in block.text
+    assert block.event_id.startswith("context:")
+    replay = seeded.ledger.replay(seeded.tenant, block.event_id)
+    assert replay.matches
+    assert replay.block.sha256 == block.sha256
+
+
+@pytest.mark.parametrize("kind", ["session", "project", "user", "org"])
+def test_a_context_scope_key_that_cannot_be_one_is_refused_naming_it(seeded: Seeded, kind: str) -> None:
+    """As recording a turn names it, not as the event codec would ("at $.scopes...")."""
+    before = seeded.written()
+    with pytest.raises(InvalidCommand, match=rf"^invalid scopes\.{kind} '': must not be empty"):
+        seeded.ledger.context(seeded.tenant, "Which database does Phoenix use?", scopes=Scopes(**{kind: ""}))
+    assert seeded.written() == before
+
+
 def test_a_calls_deadline_and_the_setting_decide_when_a_selection_fails_open(
     seeded: Seeded, database: TestDatabase
 ) -> None:
@@ -239,7 +280,7 @@ def test_an_id_with_a_slash_reaches_provenance_retract_and_restore(seeded: Seede
         assert changed.status_code == 202, changed.text
         assert changed.json()["item_id"] == item_id
     stranger = seeded.http.post("/v1/memory/conflicts/a%2Fb/resolve", json={"chosen_memory_id": "fact-0"})
-    assert stranger.status_code == 400, stranger.text  # reached the route: no such fact in conflict 'a/b'
+    assert stranger.status_code == 404, stranger.text  # reached the route: no fact 'fact-0' (for conflict 'a/b')
     assert "'a/b'" in stranger.json()["error"]["message"]
 
 

@@ -23,13 +23,13 @@ def create_app(database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY) ->
     errors_documented: dict[int | str, dict[str, Any]] = {
         status: {"model": ErrorOut, "description": description}
         for status, description in (
-            (400, "a malformed request"),
+            (400, "an unknown event type"),
             (401, "no valid API key"),
             (403, "refused by the tenant's switches (e.g. capture is off)"),
             (404, "no such item for this tenant"),
             (409, "a concurrency conflict"),
             (413, "the request body is too large"),
-            (422, "a field failed validation (the error names it)"),
+            (422, "the request is invalid (the error names the field, when it is one)"),
             (503, "the database is unavailable"),
         )
     }

@@ -30,7 +30,7 @@ STATUS: tuple[tuple[type[LedgerError], int, str], ...] = (
     (PayloadTooLarge, 413, "payload_too_large"),
     (InvalidIdentifier, 422, "invalid_identifier"),
     (InvalidEvent, 422, "invalid_event"),
-    (InvalidCommand, 400, "invalid_request"),
+    (InvalidCommand, 422, "invalid_request"),  # as a request failing its schema: the input is wrong
     (UnknownEventType, 400, "unknown_event_type"),
     (NotFound, 404, "not_found"),
     (ConcurrencyConflict, 409, "concurrency_conflict"),

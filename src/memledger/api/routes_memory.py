@@ -44,6 +44,11 @@ def _query_scopes(session: str | None, project: str | None, user: str | None, or
     return Scopes(session=session or None, project=project or None, user=user or None, org=org or None)
 
 
+def _reason(body: ReasonIn | None) -> str:
+    """The reason a body gives; none without a body (the reason is optional)."""
+    return body.reason if body is not None else ""
+
+
 def _items(selection: Selection) -> list[Item]:
     return [Item(**msgspec.to_builtins(item)) for item in selection.items]
 
@@ -185,16 +190,16 @@ def promote(body: PromoteIn, tenant_id: Tenant, engine: Fenced) -> PromoteOut:
 
 
 @router.post("/v1/memory/{item_id:path}/retract", status_code=202, response_model=ChangedOut, tags=["agents"])
-def retract(item_id: str, body: ReasonIn, tenant_id: Tenant, engine: Fenced) -> ChangedOut:
+def retract(item_id: str, tenant_id: Tenant, engine: Fenced, body: ReasonIn | None = None) -> ChangedOut:
     """Soft-delete a memory item; nothing is lost, and restore undoes it."""
-    kind = memory.retract(engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
+    kind = memory.retract(engine, tenant_id, item_id, reason=_reason(body), actor=f"api:{tenant_id}")
     return ChangedOut(item_id=item_id, kind=kind, status="retracted")
 
 
 @router.post("/v1/memory/{item_id:path}/restore", status_code=202, response_model=ChangedOut, tags=["agents"])
-def restore(item_id: str, body: ReasonIn, tenant_id: Tenant, engine: Fenced) -> ChangedOut:
+def restore(item_id: str, tenant_id: Tenant, engine: Fenced, body: ReasonIn | None = None) -> ChangedOut:
     """Undo a retraction."""
-    kind = memory.restore(engine, tenant_id, item_id, reason=body.reason, actor=f"api:{tenant_id}")
+    kind = memory.restore(engine, tenant_id, item_id, reason=_reason(body), actor=f"api:{tenant_id}")
     return ChangedOut(item_id=item_id, kind=kind, status="restored")
 
 

@@ -6,12 +6,14 @@ row-level security (``bootstrap.Database.for_tenant``)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from memledger import bootstrap
+from memledger.cli.arguments import nonblank
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
@@ -61,7 +63,7 @@ def register(commands: Any) -> None:
     prov.add_argument("--json", action="store_true")
     prov.set_defaults(handler=provenance_command)
     hist = commands.add_parser("history", help="every fact ever stated on a key")
-    hist.add_argument("--key", required=True)
+    hist.add_argument("--key", required=True, type=nonblank, help="the fact's key, e.g. 'phoenix: database'")
     hist.add_argument("--tenant", required=True)
     hist.add_argument("--json", action="store_true")
     hist.set_defaults(handler=history_command)
@@ -241,6 +243,8 @@ def history_command(args: argparse.Namespace) -> int:
         steps = provenance.key_history(database.for_tenant(args.tenant), args.tenant, args.key)
     finally:
         database.close()
+    if not steps:  # JSON lines stay empty for scripts; people get told on stderr
+        print(f"no facts on key {args.key!r} in tenant {args.tenant!r}", file=sys.stderr if args.json else sys.stdout)
     for step in steps:
         if args.json:
             print(json_line(msgspec.to_builtins(step)))

@@ -1,4 +1,5 @@
-"""``memledger erase --tenant T [--subject S]``: erase what a person said."""
+"""``memledger erase --tenant T (--subject S | --all-subjects)``: erase what a person
+(or everyone in the tenant) said."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import msgspec
 from memledger import bootstrap
 from memledger.cli.output import json_line
 from memledger.config import Settings
+from memledger.errors import InvalidCommand
 from memledger.service import erasure
 
 
@@ -17,10 +19,15 @@ def register(commands: Any) -> None:
     """Add ``erase`` to the parser."""
     erase = commands.add_parser(
         "erase",
-        help="erase a person's words (without --subject: everyone's in the tenant) from the ledger and read models",
+        help="erase a person's words (--subject S), or everyone's in the tenant (--all-subjects), "
+        "from the ledger and read models",
     )
     erase.add_argument("--tenant", required=True, help="the tenant")
-    erase.add_argument("--subject", help="the person (the user id the turns were recorded with); default: everyone")
+    whose = erase.add_mutually_exclusive_group()
+    whose.add_argument("--subject", help="the person (the user id the turns were recorded with)")
+    whose.add_argument(
+        "--all-subjects", action="store_true", help="every person's words in the tenant (instead of --subject)"
+    )
     erase.add_argument("--reason", default="", help="why, for the SubjectErased record (e.g. the request's reference)")
     erase.add_argument("--actor", help="who asked for it")
     erase.add_argument("--no-wait", action="store_true", help="do not catch the projections up afterwards")
@@ -32,6 +39,10 @@ def register(commands: Any) -> None:
 def erase_command(args: argparse.Namespace) -> int:
     """Exit 0 when everything covered was erased and every projection caught up;
     1 when events could not be erased (stored before 0006) or a projection did not."""
+    if args.subject is None and not args.all_subjects:  # a whole tenant's words, only when asked by name
+        raise InvalidCommand(
+            f"say whose words to erase: --subject S, or --all-subjects for everyone in {args.tenant!r}"
+        )
     database = bootstrap.connect(Settings())
     try:
         report = erasure.erase(

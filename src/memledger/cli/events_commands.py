@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from memledger import bootstrap
+from memledger.cli.arguments import positive_int
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.service import ledger_pages
@@ -25,7 +26,7 @@ def register(commands: Any) -> None:
         help="start after this position (N) or cursor (TX:POSITION); default: the beginning",
     )
     tail.add_argument("--type", action="append", dest="types", help="only events of this type")
-    tail.add_argument("--limit", type=int, default=None, help="stop after this many events")
+    tail.add_argument("--limit", type=positive_int, default=None, help="stop after this many events")
     tail.add_argument("--follow", action="store_true", help="keep printing new events")
     tail.set_defaults(handler=tail_command)
 

@@ -9,8 +9,9 @@ from collections import Counter
 from typing import Any
 
 from memledger import bootstrap
+from memledger.cli.arguments import positive_int
 from memledger.config import Settings
-from memledger.errors import InvalidCommand
+from memledger.errors import InvalidCommand, NotFound
 from memledger.service import reextraction
 from memledger.service.extraction import WorkerLoop
 
@@ -29,7 +30,7 @@ def register(commands: Any) -> None:
     extract.add_argument("--once", action="store_true", help="process what is pending, then exit")
     extract.add_argument("--extractor", choices=["heuristic", "llm"], help="the extractor to try")
     extract.add_argument("--rebuild-into", dest="rebuild_into", metavar="LABEL", help="shadow label")
-    extract.add_argument("--limit", type=int, default=20, help="changes to print per kind (diff)")
+    extract.add_argument("--limit", type=positive_int, default=20, help="changes to print per kind (diff)")
     extract.set_defaults(handler=extract_command)
 
 
@@ -126,9 +127,9 @@ def diff_command(args: argparse.Namespace) -> int:
     finally:
         database.close()
     tally = Counter((c.kind, c.change) for c in changes)
-    for kind in ("fact", "entity", "relationship"):
+    for kind, kinds in (("fact", "facts"), ("entity", "entities"), ("relationship", "relationships")):
         counts = ", ".join(f"{tally[(kind, ch)]} {ch}" for ch in ("added", "lost", "changed"))
-        print(f"{kind}s: {counts}")
+        print(f"{kinds}: {counts}")
         shown = [c for c in changes if c.kind == kind][: args.limit]
         for c in shown:
             print(f"  {c.change:7} {c.tenant_id} {c.item_id}: {c.live or '-'} -> {c.shadow or '-'}")
@@ -136,11 +137,13 @@ def diff_command(args: argparse.Namespace) -> int:
 
 
 def drop_command(args: argparse.Namespace) -> int:
-    """Remove a shadow's copies."""
+    """Remove a shadow's copies; ``NotFound`` if there are none."""
     database = bootstrap.connect(Settings())
     try:
-        reextraction.drop(database.engine, args.label)
+        dropped = reextraction.drop(database.engine, args.label)
     finally:
         database.close()
+    if not dropped:
+        raise NotFound(f"no shadow {args.label!r} to drop (an erasure drops every shadow)")
     print(f"dropped shadow {args.label!r}")
     return 0

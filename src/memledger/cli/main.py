@@ -1,4 +1,11 @@
-"""Entry point of the ``memledger`` command: parses arguments, maps errors to exit codes."""
+"""Entry point of the ``memledger`` command: parses arguments, maps errors to exit codes.
+
+Exit codes: 0 done; 1 the command's check failed, or a ``LedgerError`` of no other
+kind; 2 bad arguments (argparse, ``InvalidCommand``, ``UnknownEventType``); 3 not found;
+4 a concurrency conflict; 5 the database is unavailable (a refused connection too);
+6 the environment cannot start memledger (an invalid setting, a malformed database
+URL, an unusable ``MEMLEDGER_HOME``); 130 interrupted.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from memledger.cli import (
     integrity_commands,
     projections_commands,
     serve_commands,
+    startup,
 )
 from memledger.errors import (
     ConcurrencyConflict,
@@ -35,6 +43,7 @@ EXIT_CODES: tuple[tuple[type[LedgerError], int], ...] = (
     (DatabaseUnavailable, 5),
     (LedgerError, 1),
 )
+EXIT_SETUP = 6  # the environment, not the command: see startup.problem
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -59,18 +68,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
     args = build_parser().parse_args(argv)
     handler: Handler = args.handler
+    problem = startup.problem()
+    if problem is not None:
+        print(f"memledger: {problem}", file=sys.stderr)
+        return EXIT_SETUP
     try:
         return handler(args)
     except LedgerError as e:
-        code = next(code for kind, code in EXIT_CODES if isinstance(e, kind))
-        print(f"memledger: {type(e).__name__}: {e}", file=sys.stderr)
-        return code
+        return _report(e)
     except KeyboardInterrupt:
         return 130
-    except Exception as e:  # an interrupt can surface wrapped in a driver error
+    except Exception as e:  # an interrupt, or a refused connection, surfaces as a driver error
         if _interrupted(e):
             return 130
-        raise
+        failure = startup.connection_failure(e)
+        if failure is None:
+            raise
+        return _report(DatabaseUnavailable(failure))
+
+
+def _report(error: LedgerError) -> int:
+    """Print ``memledger: Kind: message`` on one line; return the error's exit code."""
+    print(f"memledger: {type(error).__name__}: {startup.one_line(str(error))}", file=sys.stderr)
+    return next(code for kind, code in EXIT_CODES if isinstance(error, kind))
 
 
 def _interrupted(error: BaseException) -> bool:

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from memledger import bootstrap
+from memledger.cli.arguments import port
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.service import keys
@@ -15,13 +16,13 @@ def register(commands: Any) -> None:
     """Add serve, mcp and keys to the parser."""
     serve = commands.add_parser("serve", help="run the HTTP API (OpenAPI at /openapi.json)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=port, default=8765)
     serve.add_argument("--workers", action="store_true", help="also run the projectors and the extraction worker")
     serve.set_defaults(handler=serve_command)
     mcp = commands.add_parser("mcp", help="run the MCP server (stdio, or streamable HTTP)")
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     mcp.add_argument("--host", default="127.0.0.1")
-    mcp.add_argument("--port", type=int, default=8766)
+    mcp.add_argument("--port", type=port, default=8766)
     mcp.add_argument("--tenant", help="the tenant (stdio); over HTTP the API key decides")
     mcp.set_defaults(handler=mcp_command)
     keys_parser = commands.add_parser("keys", help="API keys (each bound to one tenant)")

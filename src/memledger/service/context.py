@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
+import msgspec
 import psycopg
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
@@ -93,6 +94,22 @@ class SelectRequest:
         # 0 would be no deadline at all (PostgreSQL's statement_timeout 0 is off)
         if not 1 <= self.deadline_ms <= MAX_DEADLINE_MS:
             raise InvalidCommand(f"deadline_ms must be 1 to {MAX_DEADLINE_MS}, not {self.deadline_ms}")
+        _check_as_of(self.as_of)
+
+
+def _check_as_of(as_of: object) -> None:
+    """Refuse an ``as_of`` that is neither a timezone-aware time nor a ledger position:
+    the caller's mistake, raised at once (not an empty block that hides it)."""
+    if as_of is None:
+        return
+    if isinstance(as_of, datetime):
+        if as_of.tzinfo is None or as_of.utcoffset() is None:
+            raise InvalidCommand("as_of must be a timezone-aware time, not a naive one")
+        return
+    if isinstance(as_of, bool) or not isinstance(as_of, int):
+        raise InvalidCommand(f"as_of must be a timezone-aware datetime or a ledger position (int), not {as_of!r}")
+    if not 0 <= as_of < 2**63:  # a position is a bigint
+        raise InvalidCommand(f"as_of must be a ledger position from 0 to 2**63 - 1, not {as_of}")
 
 
 def _min_confidence(request: SelectRequest, category: str) -> float:
@@ -210,17 +227,14 @@ def _selection(conn: Connection, request: SelectRequest, items: list[SelectedIte
 
 
 def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
-    if isinstance(as_of, datetime):
-        if as_of.tzinfo is None:
-            raise InvalidCommand("as_of must be a timezone-aware time")
-        return as_of
-    if not 0 <= as_of < 2**63:  # a position is a bigint
-        raise InvalidCommand(f"as_of must be a ledger position from 0 to 2**63 - 1, not {as_of}")
-    return event_reads.cursor_at(conn, int(as_of))
+    # as_of was checked with the request (_check_as_of)
+    return as_of if isinstance(as_of, datetime) else event_reads.cursor_at(conn, int(as_of))
 
 
 def _check_scopes(scopes: Scopes) -> None:
-    """Refuse scope keys the ledger could not record (so every served block is recorded)."""
+    """Refuse scope keys the ledger could not record (so every served block is recorded),
+    naming the key as recording a turn does."""
+    scope_ids.check_scopes(scopes)
     try:
         codec.encode(
             ContextServed(
@@ -246,6 +260,18 @@ class ServedContext:
     block: Block
     selection: Selection
     event_id: str
+
+
+class ServedBlock(Block, frozen=True, kw_only=True):
+    """A served block with the id of the ``ContextServed`` event that recorded it, for
+    a replay ("" when the ledger could not take the record)."""
+
+    event_id: str = ""
+
+
+def served_block(served: ServedContext) -> ServedBlock:
+    """``served``'s block, carrying its event id."""
+    return ServedBlock(**msgspec.structs.asdict(served.block), event_id=served.event_id)
 
 
 def token_counter(model: str | None) -> Callable[[str], int]:

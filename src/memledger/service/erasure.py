@@ -1,4 +1,4 @@
-"""Erasing what a person said (``memledger erase --tenant T [--subject S]``).
+"""Erasing what a person said (``memledger erase --tenant T (--subject S | --all-subjects)``).
 
 One transaction: find what the erasure covers (``erasure_scope``), set those
 events' private fields to NULL (the one update the ledger's trigger allows; the

@@ -56,7 +56,11 @@ def item_kind(engine: Engine, tenant_id: str, item_id: str) -> ItemKind:
     raise NotFound(f"tenant {tenant_id!r} has no memory item {item_id!r}")
 
 
-def retract(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", actor: str | None = None) -> str:
+# The read model each kind of item lives in: what a command on the item changes.
+READ_MODEL: dict[ItemKind, str] = {"fact": "facts", "entity": "entities", "relationship": "relationships"}
+
+
+def retract(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", actor: str | None = None) -> ItemKind:
     """Soft-delete an item (nothing is lost; ``restore`` undoes it). Returns its kind."""
     kind = item_kind(engine, tenant_id, item_id)
     _append(
@@ -65,7 +69,7 @@ def retract(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", a
     return kind
 
 
-def restore(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", actor: str | None = None) -> str:
+def restore(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", actor: str | None = None) -> ItemKind:
     """Undo a retraction. Returns the item's kind."""
     kind = item_kind(engine, tenant_id, item_id)
     _append(
@@ -144,7 +148,9 @@ def resolve_conflict(
     check_identifier("chosen_memory_id", chosen_memory_id)
     with engine.connect() as conn:
         found = facts_queries.by_ids(conn, tenant_id, [chosen_memory_id])
-    if not found or found[0].slot_id != conflict_id:
+    if not found:
+        raise NotFound(f"tenant {tenant_id!r} has no fact {chosen_memory_id!r} (for conflict {conflict_id!r})")
+    if found[0].slot_id != conflict_id:
         raise InvalidCommand(f"{chosen_memory_id!r} is not a fact of conflict {conflict_id!r}")
     event = ConflictResolved(
         conflict_id=conflict_id, chosen_memory_id=chosen_memory_id, reason=reason, resolved_by=actor

@@ -215,7 +215,10 @@ def diff(engine: Engine, label: str) -> list[Change]:
     if there is no such shadow (never built, dropped, or dropped by an erasure)."""
     with engine.connect() as conn:
         if not _exists(conn, label):
-            raise NotFound(f"no shadow {label!r} (an erasure drops every shadow); build it with rebuild_into")
+            raise NotFound(
+                f"no shadow {label!r} (an erasure drops every shadow); build it with"
+                f" memledger extract --extractor E --rebuild-into {label}"
+            )
     changes: list[Change] = []
     for kind, name, _ in SUMMARIES:
         # Two connections: execution_options changes a connection in place.
@@ -233,11 +236,16 @@ def diff(engine: Engine, label: str) -> list[Change]:
     return changes
 
 
-def drop(engine: Engine, label: str) -> None:
-    """Remove the shadow copies ``label``."""
+def drop(engine: Engine, label: str) -> bool:
+    """Remove the shadow copies ``label``; False if there were none (not even a
+    partial copy, as a failed build leaves)."""
+    schemas = [shadow_schema(name, label) for name in SHADOWED]
     with db.begin(engine) as tx:
-        for name in SHADOWED:
-            drop_schema(tx, shadow_schema(name, label))
+        stmt = sa.select(_namespaces.c.nspname).where(_namespaces.c.nspname.in_(schemas))
+        found = list(tx.execute(stmt).scalars())
+        for schema in found:
+            drop_schema(tx, str(schema))
+    return bool(found)
 
 
 def _extractable(rec: Recorded) -> bool:

@@ -133,7 +133,8 @@ class _Nearest:
         for entity in graph_queries.entities_by_id(conn, tenant, entity_ids) if entity_ids else []:
             yield Candidate(item=entity_item(entity), seen_at=entity.last_seen_at)
         for turn_id, text in turns.texts_by_id(conn, tenant, turn_ids).items():
-            yield Candidate(item=_turn_item(turn_id, text))
+            if text.strip():  # a blank turn's vector is near every query: it says nothing
+                yield Candidate(item=_turn_item(turn_id, text))
 
 
 def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:

