@@ -45,6 +45,8 @@ class Run:
     results: dict[str, Done]
     kept_before: list[tuple[int, str, bool]]
     kept_after: list[tuple[int, str, bool]]
+    unknown: str
+    unknown_rows: list[tuple[int, str, bool]]
 
 
 def say(ledger: MemoryLedger, tenant: str) -> None:
@@ -71,7 +73,7 @@ def rows_of(ledger: MemoryLedger, tenant: str) -> list[tuple[int, str, bool]]:
 @pytest.fixture(scope="module")
 def guarded(database: TestDatabase) -> Iterator[Run]:
     ledger, drop = scratch_ledger(database, "cli_guards")
-    kept, erased = (f"{p}-{uuid.uuid4().hex[:8]}" for p in ("kept", "erased"))
+    kept, erased, unknown = (f"{p}-{uuid.uuid4().hex[:8]}" for p in ("kept", "erased", "nosuch"))
     try:
         say(ledger, kept)
         say(ledger, erased)
@@ -104,10 +106,14 @@ def guarded(database: TestDatabase) -> Iterator[Run]:
                     ("drop nosuch", ["extract", "drop", "nosuch"]),
                     ("history no key", ["history", "--key", "nokey", *t]),
                     ("history no key json", ["history", "--key", "nokey", *t, "--json"]),
+                    ("verify nosuch", ["verify", "--tenant", unknown]),
+                    ("context nosuch", ["context", "Which database?", "--tenant", unknown]),
+                    ("search nosuch", ["search", "database", "--tenant", unknown]),
+                    ("verify kept", ["verify", *t]),
                 ],
             ],
         )
-        yield Run(kept, erased, results, before, rows_of(ledger, kept))
+        yield Run(kept, erased, results, before, rows_of(ledger, kept), unknown, rows_of(ledger, unknown))
     finally:
         drop()
 
@@ -152,6 +158,24 @@ def test_erase_all_subjects_erases_every_persons_words_in_the_tenant(guarded: Ru
 
 
 # --- extract diff and drop of a shadow -------------------------------------------------
+
+
+def test_verify_of_a_tenant_without_events_is_not_found_not_ok(guarded: Run) -> None:
+    """Before, a mistyped tenant printed "verified 0 events of 1 tenant(s)" and "ledger OK"."""
+    message = refused(guarded.results["verify nosuch"], NOT_FOUND_EXIT)
+    assert message.startswith("memledger: NotFound: tenant 'nosuch-") and "has no events to verify" in message
+    kept = guarded.results["verify kept"]
+    assert kept.returncode == 0, kept.stderr
+    assert "ledger OK" in kept.stdout
+
+
+@pytest.mark.parametrize("command", ["context nosuch", "search nosuch"])
+def test_a_mistyped_tenant_is_not_found_and_nothing_is_recorded_for_it(guarded: Run, command: str) -> None:
+    """Before, ``context`` served the unknown tenant an empty block and appended its
+    ``ContextServed``: a tenant made, in an append-only ledger, by a typo."""
+    message = refused(guarded.results[command], NOT_FOUND_EXIT)
+    assert message == f"memledger: NotFound: tenant {guarded.unknown!r} has no events (is the name right?)"
+    assert guarded.unknown_rows == []
 
 
 def test_extract_drop_of_a_missing_shadow_is_not_found(guarded: Run) -> None:

@@ -118,6 +118,7 @@ def run(surfaces: Surfaces) -> Run:
                 ("context replay without its id", ["context", "replay", *t]),
                 ("context request twice", ["context", REQUEST, "--request", REQUEST, *t]),
                 ("context no request", ["context", *t]),
+                ("context blank request", ["context", "  ", *t]),
             ],
         ],
     )
@@ -231,6 +232,7 @@ def test_graph_takes_a_relation_and_an_entity_type_in_any_case(run: Run) -> None
         ("context replay without its id", "context replay needs the ContextServed event id"),
         ("context request twice", "give the request once"),
         ("context no request", "context needs a request"),
+        ("context blank request", "the request is blank"),
     ],
 )
 def test_a_bad_argument_exits_2_with_a_message(run: Run, name: str, message: str) -> None:

@@ -209,11 +209,16 @@ def test_the_library_gives_each_served_block_the_id_that_replays_it(seeded: Seed
 
 
 @pytest.mark.parametrize("kind", ["session", "project", "user", "org"])
-def test_a_context_scope_key_that_cannot_be_one_is_refused_naming_it(seeded: Seeded, kind: str) -> None:
-    """As recording a turn names it, not as the event codec would ("at $.scopes...")."""
+@pytest.mark.parametrize(("key", "reason"), [("", "must not be empty"), ("  ", "must not be blank")])
+def test_a_scope_key_that_cannot_be_one_is_refused_naming_it(seeded: Seeded, kind: str, key: str, reason: str) -> None:
+    """By context as by recording a turn, not as the event codec would ("at $.scopes...");
+    a blank key too, as a blank id is (before, "  " was a scope of its own)."""
     before = seeded.written()
-    with pytest.raises(InvalidCommand, match=rf"^invalid scopes\.{kind} '': must not be empty"):
-        seeded.ledger.context(seeded.tenant, "Which database does Phoenix use?", scopes=Scopes(**{kind: ""}))
+    asked = re.escape(f"invalid scopes.{kind} {key!r}: {reason}")
+    with pytest.raises(InvalidCommand, match=f"^{asked}"):
+        seeded.ledger.context(seeded.tenant, "Which database does Phoenix use?", scopes=Scopes(**{kind: key}))
+    with pytest.raises(InvalidCommand, match=f"^{asked}"):
+        seeded.ledger.record_turn(seeded.tenant, "user", "Phoenix is on port 5432.", scopes=Scopes(**{kind: key}))
     assert seeded.written() == before
 
 

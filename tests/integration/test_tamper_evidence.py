@@ -3,9 +3,13 @@ the append-only trigger was bypassed by a superuser."""
 
 from __future__ import annotations
 
+import uuid
+
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from memledger.errors import NotFound
 from memledger.service import integrity
 from memledger.store import event_store
 from tests.conftest import turn_event
@@ -28,6 +32,12 @@ def test_an_untouched_ledger_verifies(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, 5)
     result = integrity.verify(engine, tenant)
     assert result.ok and result.events == 5
+
+
+def test_verifying_a_tenant_that_has_no_events_is_not_found(engine: Engine) -> None:
+    """A mistyped tenant is not a verified one ("0 events, ledger OK" before)."""
+    with pytest.raises(NotFound, match="has no events to verify"):
+        integrity.verify(engine, f"never-{uuid.uuid4().hex[:8]}")
 
 
 def test_verify_names_the_event_a_superuser_altered(engine: Engine, tenant: str) -> None:

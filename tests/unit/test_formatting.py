@@ -691,12 +691,14 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("no_network")
-def test_litellm_counter_counts_offline_and_falls_back_for_unknown_models() -> None:
+def test_litellm_counter_counts_offline_and_falls_back_for_unknown_models(capsys: pytest.CaptureFixture[str]) -> None:
     count = litellm_counter("gpt-4o")
     assert count is not estimate
     assert count("hello world") == 2
     assert count("") == 0
     assert litellm_counter("no-such-model-anywhere") is estimate
     assert litellm_counter("replicate/llama-3-70b") is estimate  # would download a tokenizer
+    assert litellm_counter("nosuch/model") is estimate
+    assert "Provider List" not in capsys.readouterr().out  # litellm's banner for an unknown model
     block = render(realistic_selection(), max_tokens=400, count_tokens=count)
     assert block.tokens == count(block.text) <= 400

@@ -17,7 +17,7 @@ from memledger.cli.arguments import nonblank
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
-from memledger.service import context, context_replay, provenance, search
+from memledger.service import context, context_replay, ledger_pages, provenance, search
 from memledger.service.ledger_pages import MAX_POSITION, position_of
 from memledger.service.types import Scopes
 
@@ -105,7 +105,15 @@ def _erasures_note(replayed: context_replay.Replay) -> str:
 
 def _replay_or_request(args: argparse.Namespace) -> tuple[str | None, str]:
     """(the event id to replay, or None; the request): ``context replay ID``,
-    ``context REQUEST`` or ``context --request REQUEST`` (which may say "replay")."""
+    ``context REQUEST`` or ``context --request REQUEST`` (which may say "replay").
+    A blank request is refused, as over HTTP: a person at a prompt meant something."""
+    replay_id, text = _parsed_request(args)
+    if replay_id is None and not text.strip():
+        raise InvalidCommand("the request is blank: say what the agent is asked")
+    return replay_id, text
+
+
+def _parsed_request(args: argparse.Namespace) -> tuple[str | None, str]:
     if args.request_text is not None:
         if args.request is not None:
             raise InvalidCommand("give the request once: as an argument or with --request, not both")
@@ -136,6 +144,7 @@ def context_command(args: argparse.Namespace) -> int:
             if replayed.erasures_since:
                 print(_erasures_note(replayed))
             return 0 if replayed.matches else 1
+        ledger_pages.require_tenant(database.for_tenant(args.tenant), args.tenant)
         request = context.SelectRequest(
             tenant_id=args.tenant,
             scopes=scopes_of(args),
@@ -175,6 +184,7 @@ def search_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         engine, vectors = database.for_tenant(args.tenant), bootstrap.vector_search(database)
+        ledger_pages.require_tenant(engine, args.tenant)
         items = search.search(engine, args.tenant, scopes_of(args), args.query, k=args.k, vector_search=vectors)
     finally:
         database.close()

@@ -42,6 +42,9 @@ def litellm_counter(model: str) -> TokenCounter:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm  # noqa: PLC0415 - slow to import, and only needed here
 
+    # An unmapped model is no error here (it gets the estimate): no "Provider List"
+    # banner printed on stdout, into a command's output or a server's log.
+    litellm.suppress_debug_info = True
     if any(name in model.lower() for name in _DOWNLOADED_TOKENIZERS):
         return estimate
     try:

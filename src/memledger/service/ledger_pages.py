@@ -7,7 +7,7 @@ from datetime import datetime
 
 from sqlalchemy.engine import Engine
 
-from memledger.errors import InvalidCommand
+from memledger.errors import InvalidCommand, NotFound
 from memledger.events.envelope import START, Cursor, Recorded
 from memledger.store import event_reads
 from memledger.store.follow import Wakeup
@@ -16,6 +16,14 @@ from memledger.store.identifiers import check_identifier
 
 MAX_TX = 2**64
 MAX_POSITION = 2**63
+
+
+def require_tenant(engine: Engine, tenant_id: str) -> None:
+    """``NotFound`` unless the tenant has an event: for an operator's command, whose
+    mistyped tenant would otherwise be served (and recorded in the ledger, for good)."""
+    with engine.connect() as conn:
+        if not event_reads.read_tenant(conn, check_identifier("tenant_id", tenant_id), limit=1):
+            raise NotFound(f"tenant {tenant_id!r} has no events (is the name right?)")
 
 
 def position_of(digits: str) -> int | None:

@@ -54,6 +54,8 @@ def check_raw(field: str, raw: object) -> str:
         raise InvalidIdentifier(field, repr(raw), f"must be a string, not {type(raw).__name__}")
     if not raw:
         raise InvalidIdentifier(field, raw, "must not be empty")
+    if not raw.strip():  # as an identifier may not be (store.identifiers)
+        raise InvalidIdentifier(field, raw, "must not be blank")
     if len(raw) > MAX_RAW_LENGTH:
         raise InvalidIdentifier(field, raw, f"is {len(raw)} characters long, above {MAX_RAW_LENGTH}")
     if "\x00" in raw:
