@@ -6,7 +6,7 @@ and the same results as turn-by-turn appends when some turns were extracted befo
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import FactExtracted, MemoryPromoted, TenantSettingsChanged
+from memledger.extraction.protocol import TurnExtraction, TurnText
 from memledger.projectors import checkpoints
 from memledger.service import tenant_settings
 from memledger.store import counters, db
@@ -70,6 +71,35 @@ def test_each_turn_of_a_batch_follows_its_own_tenants_settings(engine: Engine, t
     (promoted,) = [r.event for r in extracted(engine, other, worker.extractor.name)]
     assert isinstance(plain, FactExtracted)
     assert isinstance(promoted, MemoryPromoted)
+
+
+def test_two_tenants_giving_a_turn_the_same_id_each_keep_their_own_words(engine: Engine, tenant: str) -> None:
+    """Turn ids are unique per tenant only ("1", "msg-0"). The worker once keyed a
+    batch's extractions by turn id alone: one tenant's words became the other's facts
+    (an audit found "Project Lyra uses Redis" served to the tenant that said Orion)."""
+    other = f"{tenant}-b"
+    extractor = SeenExtractor(toy_name())
+    worker = new_worker(engine, extractor, batch_turns=10)
+    record(engine, tenant, "@fact stack|Project Orion uses Kafka|0.9", prefix="dup")
+    record(engine, other, "@fact stack|Project Lyra uses Redis|0.9", prefix="dup")
+    drain(worker, 2)
+    (mine,) = [r.event for r in extracted(engine, tenant, extractor.name)]
+    (theirs,) = [r.event for r in extracted(engine, other, extractor.name)]
+    assert isinstance(mine, FactExtracted) and isinstance(theirs, FactExtracted)
+    assert (mine.statement, theirs.statement) == ("Project Orion uses Kafka", "Project Lyra uses Redis")
+    assert extractor.tenants_per_call == [{tenant}, {other}]  # no call sees two tenants' words
+
+
+class SeenExtractor(ToyExtractor):
+    """The toy extractor, noting which tenants each call was given."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.tenants_per_call: list[set[str]] = []
+
+    def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
+        self.tenants_per_call.append({t.tenant_id for t in turns})
+        return super().extract(turns)
 
 
 def test_settings_of_many_tenants_are_read_at_once(engine: Engine, tenant: str) -> None:

@@ -70,3 +70,32 @@ def test_a_shadow_shows_what_another_extractor_would_change_and_touches_nothing_
     assert ("added", "uses thing 0 (v2)") in facts
     assert ("lost", "uses thing 0") in facts
     assert not [c for c in changes if c.kind == "entity"], "the same entities either way"
+
+
+def test_a_shadow_keeps_each_tenants_words_when_two_tenants_share_a_turn_id(engine: Engine, tenant: str) -> None:
+    """Turn ids are unique per tenant only: keyed by the id alone, one tenant's words
+    became the other's facts in the shadow (and ``extract diff`` reported them lost)."""
+    other = f"{tenant}-b"
+    scopes = Scopes(session="s", project="p", user="u")
+    for who, text in ((tenant, "Orion uses Kafka"), (other, "Lyra uses Redis")):
+        record_turns(engine, who, [TurnInput(role="user", text=text, scopes=scopes, turn_id="msg-1")])
+    while ExtractionWorker(engine, Saying(f"live-{tenant}", "1")).drain().turns:
+        pass
+    projections.catch_up_all(engine, ["facts", "entities", "relationships"])
+
+    label = "d" + tenant.replace("-", "_")[-10:]
+    reextraction.rebuild_into(engine, Saying(f"try-{tenant}", "2", twist=" (v2)"), label)
+    changes = [c for c in reextraction.diff(engine, label) if c.tenant_id in (tenant, other) and c.kind == "fact"]
+    reextraction.drop(engine, label)
+
+    def said(who: str, change: str) -> set[str]:
+        return {
+            str(c.shadow if change == "added" else c.live).split(" | ")[0]
+            for c in changes
+            if c.tenant_id == who and c.change == change
+        }
+
+    assert said(tenant, "added") == {"Orion uses Kafka (v2)"}
+    assert said(tenant, "lost") == {"Orion uses Kafka"}
+    assert said(other, "added") == {"Lyra uses Redis (v2)"}
+    assert said(other, "lost") == {"Lyra uses Redis"}

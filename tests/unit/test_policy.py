@@ -383,6 +383,30 @@ def test_directives_without_auto_promote_are_ordinary_facts() -> None:
     assert (f.category, f.scope, f.scope_key, f.statement) == ("decision", "project", "p1", "we ship on Fridays")
 
 
+@pytest.mark.parametrize(
+    ("named", "broad", "expected"),
+    [
+        ("org", False, ("project", "p1")),
+        ("user", False, ("project", "p1")),
+        ("org", True, ("org", "o1")),
+        ("user", True, ("user", "u1")),
+    ],
+)
+def test_a_directive_naming_a_broad_scope_without_auto_promote_keeps_to_the_scope_guard(
+    named: str, broad: bool, expected: tuple[str, str]
+) -> None:
+    """Without auto-promotion a directive is an ordinary fact, so it obeys the scope guard:
+    "decision (org): ..." from any member once reached the whole organisation's prompts."""
+    events, _ = run(
+        TurnExtraction(directives=(directive("decision", "all deploys go through Vega", named),)),
+        t=turn(scopes=SCOPES),
+        policy=Policy(auto_promote=False, broad_scope_writes=broad),
+    )
+    (f,) = [e.event for e in events]
+    assert isinstance(f, FactExtracted)
+    assert (f.scope, f.scope_key) == expected
+
+
 def test_the_same_directive_promoted_twice_gets_one_id() -> None:
     found = TurnExtraction(directives=(directive("preference", "tabs over spaces"),))
     first, _ = run(found, t=turn("t1"), policy=Policy(auto_promote=True))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import msgspec
 
@@ -338,7 +338,7 @@ def _directive(out: _Out, directive: DirectiveCandidate, counts: Counts, policy:
                 scope=scope,
             ),
             counts,
-            replace(policy, broad_scope_writes=True),  # the directive named its scope, or the narrowest that fits
+            policy,  # an ordinary fact: kept from the user and org scopes unless broad_scope_writes is on
         )
         return
     memory_id = "promoted-" + short_hash(scope, key_of_scope, directive.key, directive.statement)

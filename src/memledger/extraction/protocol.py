@@ -112,7 +112,8 @@ class Extractor(Protocol):
     """Turns a batch of turns into candidates, per turn id.
 
     ``name`` and ``version`` go into every event's metadata; a new version means
-    every turn is extracted again (once) by it.
+    every turn is extracted again (once) by it. It is given one tenant's turns at a
+    time (``extract_per_tenant``): a turn id is unique in its tenant only.
     """
 
     name: str
@@ -120,3 +121,21 @@ class Extractor(Protocol):
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each turn id of ``turns`` (a turn may map to nothing)."""
+
+
+TurnKey = tuple[str, str]  # (tenant id, turn id)
+
+
+def extract_per_tenant(extractor: Extractor, turns: Sequence[TurnText]) -> dict[TurnKey, TurnExtraction]:
+    """``extractor``'s candidates for ``turns``, asked one tenant at a time (in batch
+    order), by (tenant, turn id). Two tenants may give a turn the same id ("1",
+    "msg-0"): keyed by the id alone, one tenant's words became the other's memory. And
+    no model call sees two tenants' words together."""
+    by_tenant: dict[str, list[TurnText]] = {}
+    for turn in turns:
+        by_tenant.setdefault(turn.tenant_id, []).append(turn)
+    return {
+        (tenant, turn_id): extraction
+        for tenant, theirs in by_tenant.items()
+        for turn_id, extraction in extractor.extract(theirs).items()
+    }

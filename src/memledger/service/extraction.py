@@ -33,7 +33,7 @@ from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent, Recorded
 from memledger.extraction.directives import with_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
-from memledger.extraction.protocol import Extractor, TurnExtraction, TurnText
+from memledger.extraction.protocol import Extractor, TurnExtraction, TurnKey, TurnText, extract_per_tenant
 from memledger.projectors import checkpoints
 from memledger.service import tenant_settings
 from memledger.store import batch_append, counters, db, event_reads, event_store
@@ -193,7 +193,7 @@ class ExtractionWorker:
         # A turn erased before its extraction reads "[erased]": nothing to extract, and
         # no text for a model to be paid for (or to make something up from).
         turns = [to_turn_text(rec) for rec in page if not rec.erased]
-        found = self.extractor.extract(turns) if turns else {}  # outside any transaction
+        found = extract_per_tenant(self.extractor, turns) if turns else {}  # outside any transaction
         with _transaction(conn):
             now = checkpoints.lock(conn, self.name)
             if now is None or now.cursor != after:
@@ -203,7 +203,9 @@ class ExtractionWorker:
             checkpoints.advance(conn, self.name, page[-1].cursor, len(page))
         return report, page[-1].cursor
 
-    def _append(self, tx: Connection, turns: Sequence[TurnText], results: Mapping[str, TurnExtraction]) -> BatchReport:
+    def _append(
+        self, tx: Connection, turns: Sequence[TurnText], results: Mapping[TurnKey, TurnExtraction]
+    ) -> BatchReport:
         label = f"{self.extractor.name}@{self.extractor.version}"
         keys = {(t.tenant_id, conversation_of(t)) for t in turns}
         saved = counters.load(tx, label, keys)
@@ -211,9 +213,9 @@ class ExtractionWorker:
         settings = tenant_settings.load_many(tx, {t.tenant_id for t in turns})
         report = BatchReport(turns=len(turns))
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
-        deltas: dict[str, dict[str, int]] = {}
+        deltas: dict[TurnKey, dict[str, int]] = {}
         for turn in turns:
-            extraction = results.get(turn.turn_id, TurnExtraction())
+            extraction = results.get((turn.tenant_id, turn.turn_id), TurnExtraction())
             if turn.role == "user":
                 extraction = with_directives(extraction, turn.text)
             policy = Policy(
@@ -228,7 +230,7 @@ class ExtractionWorker:
             pairs = to_events(
                 turn, extraction, conversation, policy, extractor=self.extractor.name, version=self.extractor.version
             )
-            deltas[turn.turn_id] = {n: v - before[n] for n, v in _tally(conversation).items()}
+            deltas[(turn.tenant_id, turn.turn_id)] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
         appends: list[tuple[TurnText, batch_append.StreamAppend]] = []
         for turn, events in per_turn:
@@ -240,7 +242,7 @@ class ExtractionWorker:
         for (turn, wanted), result in zip(appends, self._append_all(tx, [a for _, a in appends]), strict=True):
             if result is None or result.replayed:  # nothing written: its counts do not count
                 conversation = counts[(turn.tenant_id, conversation_of(turn))]
-                for name, delta in deltas[turn.turn_id].items():
+                for name, delta in deltas[(turn.tenant_id, turn.turn_id)].items():
                     setattr(conversation, name, getattr(conversation, name) - delta)
                 continue
             report.events += len(wanted.events)

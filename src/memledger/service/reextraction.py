@@ -37,7 +37,7 @@ from memledger.errors import InvalidCommand, NotFound
 from memledger.events.envelope import Cursor, Recorded
 from memledger.extraction.directives import with_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
-from memledger.extraction.protocol import Extractor, TurnExtraction
+from memledger.extraction.protocol import Extractor, TurnExtraction, extract_per_tenant
 from memledger.projectors import registry, runner
 from memledger.projectors.base import Projector, live_schema
 from memledger.projectors.rebuild import _drop_schema as drop_schema
@@ -158,7 +158,7 @@ def _replay(
 ) -> list[Recorded]:
     """The page with extractor output replaced by ``extractor``'s, in ledger order."""
     turns = [to_turn_text(rec) for rec in page if _extractable(rec)]
-    found = extractor.extract(turns) if turns else {}
+    found = extract_per_tenant(extractor, turns) if turns else {}
     with engine.connect() as conn:
         settings = {t: tenant_settings.load(conn, t) for t in {t.tenant_id for t in turns}}
     out: list[Recorded] = []
@@ -171,7 +171,7 @@ def _replay(
         if not _extractable(rec):
             continue
         turn = to_turn_text(rec)
-        extraction = found.get(turn.turn_id, TurnExtraction())
+        extraction = found.get((turn.tenant_id, turn.turn_id), TurnExtraction())
         if turn.role == "user":
             extraction = with_directives(extraction, turn.text)
         count = counts.setdefault((turn.tenant_id, conversation_of(turn)), Counts())
