@@ -12,14 +12,14 @@ from sqlalchemy.engine import URL, Engine
 from memledger.adapters.embedding import Embedder, LitellmEmbedder, MiniLmEmbedder, offline
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.config import Settings
-from memledger.errors import InvalidCommand
+from memledger.errors import DatabaseUnavailable, InvalidCommand
 from memledger.extraction.protocol import Extractor
 from memledger.projectors import registry
 from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import integrity, projections, scope_ids
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
 from memledger.service.vector_channel import VectorChannel
-from memledger.store import db, migrate, row_security
+from memledger.store import db, migrate, restored, row_security
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,23 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
             row_security.mark_leakproof(tx)  # again: a restore drops what migration 0008 marked
             if settings.app_password and not settings.app_database_url:
                 row_security.set_app_password(tx, settings.app_password.get_secret_value())
+        _refuse_a_ledger_ahead(engine, app_engine)
     return Database(engine=engine, url=url, embedded=embedded, settings=settings, app_engine=app_engine)
+
+
+def _refuse_a_ledger_ahead(engine: Engine, app_engine: Engine) -> None:
+    """``DatabaseUnavailable`` if the ledger was restored from a logical dump onto a
+    server that has not reached its transaction ids: every reader would wait forever."""
+    with engine.connect() as conn:
+        behind = restored.ids_behind(conn)
+    if behind:
+        engine.dispose()
+        app_engine.dispose()
+        raise DatabaseUnavailable(
+            f"the ledger holds transaction ids {behind} ahead of this server's (restored from a logical"
+            " dump?): nothing can be read in order until the server passes them; run"
+            " `memledger db advance-ids` once (docs/operations.md, Backups)"
+        )
 
 
 def app_url(settings: Settings, owner_url: URL) -> URL:

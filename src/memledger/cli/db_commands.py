@@ -8,7 +8,7 @@ from typing import Any
 from memledger import bootstrap
 from memledger.cli.output import json_line
 from memledger.config import Settings
-from memledger.store import db, migrate
+from memledger.store import db, migrate, restored
 
 
 def register(commands: Any) -> None:
@@ -18,6 +18,11 @@ def register(commands: Any) -> None:
     status = db_sub.add_parser("status", help="which server, its versions, the migration head")
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(handler=status_command)
+    advance = db_sub.add_parser(
+        "advance-ids",
+        help="after restoring a logical dump on another server: move the server's transaction ids past the ledger's",
+    )
+    advance.set_defaults(handler=advance_ids_command)
     mig = commands.add_parser("migrate", help="run the ledger's migrations up to head")
     mig.set_defaults(handler=migrate_command)
 
@@ -37,6 +42,7 @@ def status_command(args: argparse.Namespace) -> int:
             "migration_current": migrate.current(database.engine),
             "migration_head": migrate.head(),
             "oldest_write_transaction_s": server.oldest_write_transaction_s,
+            "ledger_ids_ahead_of_server": _ids_ahead(database),
             "idle_in_transaction_session_timeout": server.idle_in_transaction_timeout,
         }
     finally:
@@ -46,6 +52,28 @@ def status_command(args: argparse.Namespace) -> int:
     else:
         for key, value in report.items():
             print(f"{key:38} {value if value is not None else '-'}")
+    return 0
+
+
+def _ids_ahead(database: bootstrap.Database) -> int | None:
+    """How far the ledger's transaction ids are ahead of the server's (None before the
+    ledger's tables exist)."""
+    if migrate.current(database.engine) is None:
+        return None
+    with database.engine.connect() as conn:
+        return restored.ids_behind(conn)
+
+
+def advance_ids_command(args: argparse.Namespace) -> int:
+    """Assign empty transactions until the server is past the ledger's transaction ids
+    (a ledger restored from a logical dump); then migrate, as every command does."""
+    database = bootstrap.connect(Settings(), run_migrations=False)
+    try:
+        advanced = restored.advance_ids(database.engine)
+    finally:
+        database.close()
+    bootstrap.connect(Settings()).close()  # migrations, projections, and the check passes now
+    print(f"advanced the server's transaction ids by {advanced}; the ledger reads in order")
     return 0
 
 
