@@ -323,6 +323,19 @@ def test_a_retracted_manual_choice_falls_back_to_the_automatic_rules() -> None:
     assert conflicts[SLOT].manual_choice == "b", "the choice is remembered for a restore"
 
 
+def test_the_same_turns_extracted_again_are_no_new_mention() -> None:
+    """Another extractor (or a re-extraction) reading the same turn finds the same fact:
+    that is not the user saying it again. Before, switching the extractor re-extracted
+    history and reinforced every fact once more (0.85 -> 0.88)."""
+    ledger = Ledger()
+    first = ledger.rec(extracted("m1", "We use PostgreSQL", 0.85, turns=("t1",)))
+    again = ledger.rec(extracted("m1", "We use PostgreSQL", 0.85, turns=("t1",)))
+    rows, _ = fold_all([first, again])
+    assert (rows["m1"].reinforcements, rows["m1"].confidence) == (0, 0.85)
+    assert rows["m1"].source_events == ["e1", "e2"]  # provenance names both extractions
+    assert (rows["m1"].updated_at, rows["m1"].last_position) == (first.recorded_at, first.position)
+
+
 def test_the_same_memory_extracted_twice_is_one_reinforced_fact() -> None:
     ledger = Ledger()
     rows, conflicts = fold_all(

@@ -36,7 +36,7 @@ from memledger.projectors.facts_fold import (
 )
 
 NAME = "facts"
-VERSION = 2  # v2: the facts_recent index (projections/facts/v2.sql)
+VERSION = 3  # v2: the facts_recent index; v3: the same turns extracted again are no new mention
 HANDLES = frozenset(
     tag_of(t)
     for t in (

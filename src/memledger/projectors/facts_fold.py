@@ -12,6 +12,7 @@ batches arrived in, so a rebuild gives the same rows as live application.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -147,6 +148,21 @@ def _touch(state: FactsState, row: FactRow, rec: Recorded) -> None:
     state.touched_slots.add((row.tenant_id, row.slot_id))
 
 
+def _same_turns_again(row: FactRow, source_turns: Sequence[str]) -> bool:
+    """Whether an extraction of ``row``'s memory id cites only turns it already cites:
+    another extractor (or a re-extraction) reading the same words, not a new mention."""
+    return bool(source_turns) and set(source_turns) <= set(row.source_turns)
+
+
+def _note_only(state: FactsState, row: FactRow, rec: Recorded) -> None:
+    """Keep ``rec`` among the row's source events (provenance names every extraction),
+    without a mention: its confidence, count and recency stay as they were."""
+    if rec.event_id not in row.source_events:
+        row.source_events.append(rec.event_id)
+        state.changed_facts.add((row.tenant_id, row.memory_id))
+        state.touched_slots.add((row.tenant_id, row.slot_id))  # so the row is written
+
+
 def evolve(state: FactsState, rec: Recorded) -> None:
     """Apply one event to the rows in ``state``. Events naming a fact this tenant
     never had are ignored: a dangling reference must not stop the projection."""
@@ -157,6 +173,9 @@ def evolve(state: FactsState, rec: Recorded) -> None:
             existing = state.facts.get(key)
             if existing is None:
                 state.facts[key] = row = new_fact(rec, event)
+            elif _same_turns_again(existing, event.source_turns):
+                _note_only(state, existing, rec)
+                return
             else:  # the same memory id extracted again: one more mention
                 row = existing
                 row.confidence = reinforce(row.confidence, event.confidence)
