@@ -28,7 +28,7 @@ from memledger.service.provenance import Provenance, Step
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import GraphAnswer
 from memledger.service.tenant_settings import TenantSettings
-from memledger.service.types import PromotionKind, ScopeKind, Scopes, SelectedItem, Selection, TenantSettingsChanged
+from memledger.service.types import PromotionKind, ScopeKind, Scopes, SelectedItem, Selection
 
 Style = Literal["text", "xml"]
 
@@ -220,8 +220,12 @@ class MemoryLedger:
         return context_replay.replay(self._as(tenant_id), tenant_id, context_event_id)
 
     def settings(self, tenant_id: str, **switches: bool) -> TenantSettings:
-        """Change the tenant's switches (capture, recall, auto_promote, broad_scope_writes)."""
-        change = TenantSettingsChanged(**switches)  # type: ignore[arg-type]
+        """The tenant's switches (capture, recall, auto_promote, broad_scope_writes) after
+        changing those named, if any; with none, only read (nothing recorded). An unknown
+        switch raises ``InvalidCommand``."""
+        change = tenant_settings.switches_change(switches)
+        if not switches:
+            return tenant_settings.current(self._as(tenant_id), tenant_id)
         return tenant_settings.change(self._as(tenant_id), tenant_id, change, actor="library")
 
     def create_key(self, tenant_id: str, label: str = "") -> tuple[str, str]:

@@ -452,6 +452,14 @@ def test_with_capture_off_turns_are_refused_and_nothing_is_written(new_caller: N
     assert caller.http.post("/v1/turns", json=turn("Project Kite uses Redis.", "kite")).status_code == 202
 
 
+def test_a_settings_change_naming_no_switch_is_refused_and_records_nothing(new_caller: NewCaller) -> None:
+    """Before, POST /v1/settings {} appended an empty settings event each time."""
+    caller = new_caller("nosettings")
+    message = error_of(caller.http.post("/v1/settings", json={}), 422, "invalid_request")["message"]
+    assert "names at least one switch" in message
+    assert all_events(caller, type="tenant.settings_changed") == []
+
+
 def test_with_recall_off_context_is_an_empty_block_that_says_so(phoenix: Seeded) -> None:
     http = phoenix.caller.http
     params = {"request": "Which database should the Phoenix API use?", **scopes("phoenix")}

@@ -11,8 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from memledger.errors import InvalidCommand
 from memledger.library import MemoryLedger
+from memledger.service import tenant_settings
 from memledger.service.types import Scopes
+from memledger.store import event_reads
 from tests.conftest import TestDatabase
 from tests.e2e.conftest import scratch_ledger
 
@@ -58,3 +61,18 @@ def test_a_promoted_fact_is_in_the_next_block(ledger: MemoryLedger, tenant: str)
     )
     block = ledger.context(tenant, "How should answers be formatted?", scopes=SCOPES)
     assert promoted in block.item_ids
+
+
+def test_settings_with_no_switch_only_reads_and_an_unknown_switch_is_refused(ledger: MemoryLedger, tenant: str) -> None:
+    """Before, reading the switches appended an empty settings event, and a typo raised
+    a bare TypeError."""
+    before = ledger.settings(tenant)
+    assert before.recall is True
+    assert ledger.settings(tenant) == before
+    with ledger.engine.connect() as conn:
+        assert event_reads.read_stream(conn, tenant, tenant_settings.SETTINGS_STREAM) == []
+    with pytest.raises(InvalidCommand, match="unknown switch 'captrue'"):
+        ledger.settings(tenant, captrue=True)
+    with pytest.raises(InvalidCommand, match="must be True or False"):
+        ledger.settings(tenant, recall="no")  # type: ignore[arg-type]
+    assert ledger.settings(tenant, recall=False).recall is False

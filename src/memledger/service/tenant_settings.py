@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
 import msgspec
 from sqlalchemy.engine import Connection, Engine
 
+from memledger.errors import InvalidCommand
 from memledger.events.catalogue import TenantSettingsChanged
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.store import db, event_reads, event_store
 
 SETTINGS_STREAM = "tenant:settings"
+SWITCHES = ("capture", "recall", "auto_promote", "broad_scope_writes")
 
 
 class TenantSettings(msgspec.Struct, frozen=True):
@@ -30,11 +32,7 @@ def fold(events: list[TenantSettingsChanged]) -> TenantSettings:
     """The settings after a sequence of changes. Pure."""
     current = TenantSettings()
     for change in events:
-        updates = {
-            name: value
-            for name in ("capture", "recall", "auto_promote", "broad_scope_writes")
-            if (value := getattr(change, name)) is not None
-        }
+        updates = {name: value for name in SWITCHES if (value := getattr(change, name)) is not None}
         current = msgspec.structs.replace(current, **updates)
     return current
 
@@ -49,6 +47,12 @@ def load(conn: Connection, tenant_id: str) -> TenantSettings:
     return fold(changes)
 
 
+def current(engine: Engine, tenant_id: str) -> TenantSettings:
+    """The tenant's current settings, read in a connection of their own."""
+    with engine.connect() as conn:
+        return load(conn, tenant_id)
+
+
 def load_many(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, TenantSettings]:
     """The current settings of each of ``tenant_ids``, read in one query."""
     changes: dict[str, list[TenantSettingsChanged]] = {t: [] for t in tenant_ids}
@@ -58,8 +62,23 @@ def load_many(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, TenantSe
     return {tenant: fold(events) for tenant, events in changes.items()}
 
 
+def switches_change(switches: Mapping[str, object]) -> TenantSettingsChanged:
+    """The change ``switches`` ask for (switch name -> True/False); ``InvalidCommand``
+    naming an unknown switch or a value that is not a bool."""
+    unknown = sorted(set(switches) - set(SWITCHES))
+    if unknown:
+        raise InvalidCommand(f"unknown switch {unknown[0]!r}: the switches are {', '.join(SWITCHES)}")
+    for name, value in switches.items():
+        if not isinstance(value, bool):
+            raise InvalidCommand(f"switch {name!r} must be True or False, not {value!r}")
+    return TenantSettingsChanged(**switches)  # type: ignore[arg-type]
+
+
 def change(engine: Engine, tenant_id: str, change: TenantSettingsChanged, actor: str | None = None) -> TenantSettings:
-    """Append a change of switches and return the settings now in force."""
+    """Append a change of switches and return the settings now in force. A change
+    naming no switch is refused (``InvalidCommand``): it would record nothing but noise."""
+    if all(getattr(change, name) is None for name in SWITCHES):
+        raise InvalidCommand(f"a settings change names at least one switch: {', '.join(SWITCHES)}")
     new = NewEvent(
         event=change,
         event_id=f"settings:{uuid.uuid4()}",
