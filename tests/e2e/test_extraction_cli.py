@@ -29,6 +29,7 @@ from memledger.service.extraction import ExtractionWorker
 from memledger.service.record import TurnInput, record_turns
 from memledger.store import db
 from memledger.store.schema import events
+from tests.e2e.conftest import scratch_ledger
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase as SessionDatabase
@@ -167,3 +168,27 @@ def test_worker_extracts_turns_as_they_arrive_and_stops_on_sigterm(
             proc.wait()
     assert code == 0, stderr.text()
     assert "Traceback" not in stderr.text()
+
+
+def test_a_new_extractor_says_it_will_extract_the_past_and_from_now_skips_it(database: SessionDatabase) -> None:
+    """On a database of its own: its heuristic extractor has never run there."""
+    ledger, drop = scratch_ledger(database, "from_now")
+    try:
+        ledger.record_turn("fromnow", "user", TEXT, scopes=Scopes(session="s1", project="p1"))
+        env = {**database.env, "DATABASE_URL": ledger.database.url.render_as_string(hide_password=False)}
+        fresh = {**env, "MEMLEDGER_EXTRACTOR": "llm", "MEMLEDGER_LLM_MODEL": f"never-called-{uuid.uuid4().hex[:6]}"}
+
+        def run(*args: str, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+            command = [*CLI, *args]
+            return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120, check=False)
+
+        skipped = run("extract", "--once", "--from-now", environment=fresh)
+        assert skipped.returncode == 0, skipped.stderr
+        assert "starts at the end of the ledger" in skipped.stderr
+        assert "extracted 0 turns" in skipped.stdout  # no model was called for the past
+        warned = run("extract", "--once", environment=env)
+        assert warned.returncode == 0, warned.stderr
+        assert "has not run here before: it extracts all 1 turns recorded so far" in warned.stderr
+        assert "extracted 1 turns" in warned.stdout
+    finally:
+        drop()

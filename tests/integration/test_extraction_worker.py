@@ -30,7 +30,7 @@ from memledger.events.catalogue import (
     Scopes,
     TenantSettingsChanged,
 )
-from memledger.events.envelope import Cursor, Metadata, Recorded
+from memledger.events.envelope import START, Cursor, Metadata, Recorded
 from memledger.extraction.protocol import (
     EntityCandidate,
     FactCandidate,
@@ -49,7 +49,7 @@ from memledger.service.extraction import (
     turn_stream,
 )
 from memledger.service.record import TurnInput, record_turns
-from memledger.store import counters, db
+from memledger.store import counters, db, event_reads
 from memledger.store.schema import events
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -653,3 +653,24 @@ def test_a_drain_that_keeps_failing_is_waited_out_not_retried_every_poll(
     assert 1 <= failing.calls <= 3
     assert worker.pending() > 0  # nothing skipped: the turn waits for an extractor that works
     assert any("extraction failed (1 in a row)" in r.getMessage() for r in caplog.records)
+
+
+def test_a_new_extractor_started_from_now_extracts_only_turns_recorded_after(engine: Engine, tenant: str) -> None:
+    """Switching the extractor (or its model) once re-extracted the whole past, a model
+    call per conversation, with no way to start at the end (an audit's 720 turns)."""
+    record(engine, tenant, "@fact old|Said before the switch|0.9")
+    worker = ExtractionWorker(engine, ToyExtractor(toy_name()), WorkerConfig())
+    assert worker.is_new()
+    assert wait_for(lambda: _turns_visible(engine, tenant) == 1, 30)  # the past is readable (gap-safe)
+    assert worker.start_from_now()
+    assert not worker.is_new() and worker.pending() == 0
+    assert not worker.start_from_now(), "a worker that has run keeps its place"
+    record(engine, tenant, "@fact new|Said after the switch|0.9")
+    report = drain(worker, 1)
+    assert report.turns == 1
+    assert [r.event.statement for r in extracted(engine, tenant, worker.extractor.name)] == ["Said after the switch"]  # type: ignore[attr-defined]
+
+
+def _turns_visible(engine: Engine, tenant: str) -> int:
+    with engine.connect() as conn:
+        return event_reads.count_after(conn, START, tenant_id=tenant, types=["turn.recorded"])

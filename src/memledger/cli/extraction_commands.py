@@ -13,12 +13,33 @@ from memledger.cli.arguments import positive_int
 from memledger.config import Settings
 from memledger.errors import InvalidCommand, NotFound
 from memledger.service import reextraction
-from memledger.service.extraction import WorkerLoop
+from memledger.service.extraction import ExtractionWorker, WorkerLoop
+
+FROM_NOW_HELP = (
+    "an extractor (or version) that never ran here starts at the end of the ledger: only turns"
+    " recorded from now on (without it, it extracts the whole past once, a model call per conversation)"
+)
+
+
+def _starting(worker: ExtractionWorker, from_now: bool) -> None:
+    """Start a new extractor version at the end of the ledger if asked; else say, on
+    stderr, that it is about to extract the whole past."""
+    if from_now:
+        if worker.start_from_now():
+            print(f"{worker.name}: starts at the end of the ledger (turns from now on)", file=sys.stderr)
+        return
+    if worker.is_new() and (pending := worker.pending()):
+        print(
+            f"{worker.name} has not run here before: it extracts all {pending} turns recorded so far"
+            " (--from-now starts it at the end of the ledger instead)",
+            file=sys.stderr,
+        )
 
 
 def register(commands: Any) -> None:
     """Add the extraction commands to the parser."""
     worker = commands.add_parser("worker", help="run the extraction worker until interrupted")
+    worker.add_argument("--from-now", action="store_true", help=FROM_NOW_HELP)
     worker.set_defaults(handler=worker_command)
     extract = commands.add_parser(
         "extract",
@@ -28,6 +49,7 @@ def register(commands: Any) -> None:
     extract.add_argument("action", nargs="?", choices=["diff", "drop"], help="diff or drop a shadow")
     extract.add_argument("label", nargs="?", help="the shadow's label (a-z, 0-9, _)")
     extract.add_argument("--once", action="store_true", help="process what is pending, then exit")
+    extract.add_argument("--from-now", action="store_true", help=FROM_NOW_HELP)
     extract.add_argument("--extractor", choices=["heuristic", "llm"], help="the extractor to try")
     extract.add_argument("--rebuild-into", dest="rebuild_into", metavar="LABEL", help="shadow label")
     extract.add_argument("--limit", type=positive_int, default=20, help="changes to print per kind (diff)")
@@ -52,6 +74,7 @@ def once_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         worker = bootstrap.build_worker(database)
+        _starting(worker, args.from_now)
         report = worker.drain()
         print(
             f"{worker.name}: extracted {report.turns} turns into {report.events} events "
@@ -78,8 +101,10 @@ def worker_command(args: argparse.Namespace) -> int:
     settings = Settings()
     database = bootstrap.connect(settings)
     try:
+        worker = bootstrap.build_worker(database)
+        _starting(worker, args.from_now)
         loop = WorkerLoop(
-            bootstrap.build_worker(database),
+            worker,
             interval_s=settings.worker_interval_s,
             poll_interval_s=settings.poll_interval_s * 2,
         )

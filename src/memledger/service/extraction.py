@@ -137,6 +137,23 @@ class ExtractionWorker:
         with db.begin(self.engine) as tx:
             checkpoints.ensure(tx, self.name, 1, "ledger")
 
+    def is_new(self) -> bool:
+        """Whether this extractor version has never run here (its checkpoint is missing):
+        it would extract every turn of the ledger, the past included."""
+        with self.engine.connect() as conn:
+            return checkpoints.get(conn, self.name) is None
+
+    def start_from_now(self) -> bool:
+        """For an extractor version that never ran here: start it at the end of the
+        ledger, so it extracts only turns recorded from now on (the past keeps what
+        earlier extractors found). False, and nothing changed, if it has run before."""
+        with db.begin(self.engine) as tx:
+            if checkpoints.get(tx, self.name) is not None:
+                return False
+            checkpoints.ensure(tx, self.name, 1, "ledger")
+            checkpoints.advance(tx, self.name, event_reads.visible_head(tx), 0)
+        return True
+
     def pending(self) -> int:
         """Turns recorded and not yet extracted by this extractor version."""
         with self.engine.connect() as conn:

@@ -234,6 +234,19 @@ def count_after(
     return int(conn.execute(stmt).scalar_one())
 
 
+def visible_head(conn: Connection) -> Cursor:
+    """The cursor of the last event ``read_all`` can return now (the start if none):
+    a reader starting there reads exactly what is appended from now on."""
+    stmt = (
+        sa.select(sa.cast(events.c.tx_id, sa.Text), events.c.position)
+        .where(events.c.tx_id < sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()))
+        .order_by(events.c.tx_id.desc(), events.c.position.desc())
+        .limit(1)
+    )
+    row = conn.execute(stmt).first()
+    return START if row is None else Cursor(int(row[0]), int(row[1]))
+
+
 def cursor_at(conn: Connection, position: int) -> Cursor:
     """The cursor of the event at ``position`` (reading after it returns what follows it).
 
