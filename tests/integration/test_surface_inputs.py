@@ -371,6 +371,11 @@ def test_the_graph_refuses_a_relation_that_cannot_be_one_and_an_unknown_entity_t
         ("memory_search", {"query": "Docker \ud800"}, "query holds a lone surrogate"),
         ("memory_search", {"query": "Docker", "k": -5}, "k must be between 1 and 100, not -5"),
         ("memory_search", {"query": "Docker", "k": 101}, "k must be between 1 and 100, not 101"),
+        # as over HTTP (before, MCP served and recorded these)
+        ("memory_context", {"request": ""}, "request must not be empty or blank"),
+        ("memory_context", {"request": "x" * 10_001}, "above 10000"),
+        ("memory_context", {"request": "Docker?", "budget_chars": 100_000_000}, "budget_chars must be 600 to 200000"),
+        ("record_turn", {"role": "user", "text": "hi", "turn_id": ""}, "invalid turn_id ''"),  # a retry would double
     ],
 )
 def test_an_mcp_tool_refuses_bad_input_saying_why_and_writes_nothing(

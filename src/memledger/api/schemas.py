@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-from memledger.service.context import MAX_DEADLINE_MS
+from memledger.service.context import MAX_BUDGET_CHARS, MAX_DEADLINE_MS, MAX_REQUEST_CHARS, MIN_BUDGET_CHARS
 from memledger.service.ledger_pages import MAX_POSITION, position_of
 
 Scope = Literal["session", "project", "user", "org"]
@@ -94,9 +94,9 @@ class TurnsAccepted(BaseModel):
 
 
 class SelectIn(Strict):
-    request: str = Field(min_length=1, max_length=10_000)
+    request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
     scopes: ScopesIn = ScopesIn()
-    budget: int = Field(default=5000, ge=600, le=200_000)
+    budget: int = Field(default=5000, ge=MIN_BUDGET_CHARS, le=MAX_BUDGET_CHARS)
     min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
     as_of: AsOf = Field(default=None, description="a ledger position, or a time with a timezone")
     deadline_ms: int | None = Field(default=None, ge=1, le=MAX_DEADLINE_MS, description="default: the server's setting")

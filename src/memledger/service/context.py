@@ -49,6 +49,10 @@ _REASON_LIMIT = 300
 # 3: a chosen fact of a shared scope carries who said it (selection.speakers)
 SELECTOR_VERSION = "3"
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
+# What the agent surfaces (HTTP, MCP) accept: a request is a message, not a document.
+# The library takes any request, so as not to raise into a chat loop.
+MAX_BUDGET_CHARS = 200_000
+MAX_REQUEST_CHARS = 10_000
 # Each served context is a stream of its own, named by its event id: concurrent
 # requests of a tenant never queue on one stream's append lock. (Before, all went
 # to one stream, "context:served"; ``find_served`` reads both by event id.)
@@ -272,6 +276,17 @@ class ServedBlock(Block, frozen=True, kw_only=True):
 def served_block(served: ServedContext) -> ServedBlock:
     """``served``'s block, carrying its event id."""
     return ServedBlock(**msgspec.structs.asdict(served.block), event_id=served.event_id)
+
+
+def check_agent_request(request: str, budget_chars: int) -> None:
+    """``InvalidCommand`` for what an agent surface refuses: a blank request, one over
+    ``MAX_REQUEST_CHARS``, a budget outside ``MIN_BUDGET_CHARS``..``MAX_BUDGET_CHARS``."""
+    if not request.strip():
+        raise InvalidCommand("request must not be empty or blank")
+    if len(request) > MAX_REQUEST_CHARS:
+        raise InvalidCommand(f"request is {len(request)} characters long, above {MAX_REQUEST_CHARS}")
+    if not MIN_BUDGET_CHARS <= budget_chars <= MAX_BUDGET_CHARS:
+        raise InvalidCommand(f"budget_chars must be {MIN_BUDGET_CHARS} to {MAX_BUDGET_CHARS}, not {budget_chars}")
 
 
 def token_counter(model: str | None) -> Callable[[str], int]:

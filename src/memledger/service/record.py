@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import msgspec
 from sqlalchemy.engine import Engine
 
-from memledger.errors import Refused
+from memledger.errors import InvalidIdentifier, Refused
 from memledger.events.catalogue import Role, Scopes, TurnRecorded
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.service import scope_ids, tenant_settings
@@ -37,6 +37,9 @@ def conversation_stream(scopes: Scopes) -> str:
 def to_new_event(turn: TurnInput, *, now: datetime, make_id: Callable[[], object]) -> NewEvent:
     """The event for a turn. The event id comes from the turn id, so re-recording
     the same turn (a retry) is idempotent."""
+    if turn.turn_id is not None and not turn.turn_id.strip():
+        # a blank id would silently become a random one: a retry would be recorded twice
+        raise InvalidIdentifier("turn_id", turn.turn_id, "must not be empty or blank (None: memledger makes one)")
     turn_id = turn.turn_id or str(make_id())
     event = TurnRecorded(
         turn_id=turn_id,
