@@ -19,6 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -112,6 +113,16 @@ def scratch_ledger(database: TestDatabase, prefix: str) -> tuple[MemoryLedger, C
         _drop(database.server_url, str(url.database))
 
     return ledger, drop
+
+
+@contextmanager
+def scratch(database: TestDatabase, prefix: str) -> Iterator[MemoryLedger]:
+    """``scratch_ledger`` as a context: the ledger, its database dropped after."""
+    ledger, drop = scratch_ledger(database, prefix)
+    try:
+        yield ledger
+    finally:
+        drop()
 
 
 @pytest.fixture(scope="session")

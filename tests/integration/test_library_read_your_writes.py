@@ -17,7 +17,7 @@ from memledger.service import tenant_settings
 from memledger.service.types import Scopes
 from memledger.store import event_reads
 from tests.conftest import TestDatabase
-from tests.e2e.conftest import scratch_ledger
+from tests.e2e.conftest import scratch
 
 SCOPES = Scopes(session="s1", project="phoenix", user="dana")
 ASKED = "Which database does Phoenix use?"
@@ -25,11 +25,8 @@ ASKED = "Which database does Phoenix use?"
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
-    opened, drop = scratch_ledger(database, "read_your_writes")
-    try:
+    with scratch(database, "read_your_writes") as opened:
         yield opened
-    finally:
-        drop()
 
 
 @pytest.fixture

@@ -27,18 +27,15 @@ from memledger.library import MemoryLedger
 from memledger.service.types import Scopes
 from memledger.store import event_reads, restored
 from tests.conftest import TestDatabase
-from tests.e2e.conftest import scratch_ledger
+from tests.e2e.conftest import scratch
 
 AHEAD = 5_000
 
 
 @pytest.fixture
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
-    opened, drop = scratch_ledger(database, "restored")
-    try:
+    with scratch(database, "restored") as opened:
         yield opened
-    finally:
-        drop()
 
 
 def _url(ledger: MemoryLedger) -> str:
