@@ -496,6 +496,18 @@ def test_provider_errors_are_retried_with_backoff_then_fall_back(calls: Calls) -
     assert found == from_fallback(TURNS)
 
 
+def test_a_request_the_provider_refuses_is_not_retried(calls: Calls, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown model or provider answers the same on every attempt: before, it was
+    asked three times per conversation (with backoff), each printing litellm's banner."""
+    sleeps: list[float] = []
+    refused = litellm.BadRequestError(message="LLM Provider NOT provided", model="nosuch", llm_provider="")
+    llm = extractor(refused, sleeps=sleeps, retries=3)
+    found = llm.extract(TURNS)
+    assert (calls.count, sleeps, llm.fallbacks) == (1, [], 1)
+    assert found == from_fallback(TURNS)
+    assert "Provider List" not in capsys.readouterr().out
+
+
 def test_timeouts_are_retried_then_fall_back(calls: Calls) -> None:
     sleeps: list[float] = []
     llm = extractor(sleeps=sleeps, options={"mock_timeout": True}, timeout_s=0.01, retries=2)

@@ -258,6 +258,7 @@ class LitellmEmbedder:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             import litellm  # noqa: PLC0415 - slow to import; only a process that embeds needs it
 
+            litellm.suppress_debug_info = True  # no "Provider List" banner on stdout per failed call
             self._call = litellm.embedding
         return self._call
 

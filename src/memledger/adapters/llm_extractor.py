@@ -161,6 +161,8 @@ class LlmExtractor:
                 log.warning("refused the model's answer (attempt %d): %s", attempt + 1, e)
             except Exception as e:  # noqa: BLE001 - litellm raises many provider-specific types
                 log.warning("model call failed (attempt %d): %s: %s", attempt + 1, type(e).__name__, e)
+                if _permanent(e):  # asking again gets the same answer: no model, no key, no access
+                    break
             if attempt + 1 < self.retries:
                 self.sleep(self.backoff_s * (2**attempt))
         self.fallbacks += 1
@@ -177,6 +179,7 @@ class LlmExtractor:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm  # noqa: PLC0415 - see above
 
+        litellm.suppress_debug_info = True  # no "Provider List" banner on stdout per failed call
         payload = [{"turn_id": t.turn_id, "role": t.role, "text": t.text} for t in turns]
         call: dict[str, Any] = {
             "timeout": self.timeout_s,
@@ -196,6 +199,19 @@ class LlmExtractor:
         if not isinstance(content, str):
             raise msgspec.ValidationError("the answer has no text content")
         return content
+
+
+def _permanent(error: Exception) -> bool:
+    """Whether a model call's error would come back on every attempt: a request the
+    provider refuses (unknown model or provider, bad request), a key it does not take."""
+    from litellm.exceptions import (  # noqa: PLC0415 - imported by the call that raised, already
+        AuthenticationError,
+        BadRequestError,
+        NotFoundError,
+        PermissionDeniedError,
+    )
+
+    return isinstance(error, BadRequestError | AuthenticationError | NotFoundError | PermissionDeniedError)
 
 
 def conversations(turns: Sequence[TurnText]) -> list[list[TurnText]]:
