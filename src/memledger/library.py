@@ -223,9 +223,9 @@ class MemoryLedger:
         """The tenant's switches (capture, recall, auto_promote, broad_scope_writes) after
         changing those named, if any; with none, only read (nothing recorded). An unknown
         switch raises ``InvalidCommand``."""
-        change = tenant_settings.switches_change(switches)
         if not switches:
             return tenant_settings.current(self._as(tenant_id), tenant_id)
+        change = tenant_settings.switches_change(switches)
         return tenant_settings.change(self._as(tenant_id), tenant_id, change, actor="library")
 
     def create_key(self, tenant_id: str, label: str = "") -> tuple[str, str]:

@@ -33,16 +33,17 @@ def status_command(args: argparse.Namespace) -> int:
     try:
         with database.engine.connect() as conn:
             server = db.server_status(conn)
+        current = migrate.current(database.engine)
         report = {
             "server": database.describe(),
             "embedded": database.embedded,
             "postgres_version": server.server_version,
             "pgvector_version": server.pgvector_version,
             "database": server.database,
-            "migration_current": migrate.current(database.engine),
+            "migration_current": current,
             "migration_head": migrate.head(),
             "oldest_write_transaction_s": server.oldest_write_transaction_s,
-            "ledger_ids_ahead_of_server": _ids_ahead(database),
+            "ledger_ids_ahead_of_server": _ids_ahead(database) if current is not None else None,
             "idle_in_transaction_session_timeout": server.idle_in_transaction_timeout,
         }
     finally:
@@ -55,24 +56,20 @@ def status_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ids_ahead(database: bootstrap.Database) -> int | None:
-    """How far the ledger's transaction ids are ahead of the server's (None before the
-    ledger's tables exist)."""
-    if migrate.current(database.engine) is None:
-        return None
+def _ids_ahead(database: bootstrap.Database) -> int:
+    """How far the ledger's transaction ids are ahead of the server's."""
     with database.engine.connect() as conn:
         return restored.ids_behind(conn)
 
 
 def advance_ids_command(args: argparse.Namespace) -> int:
     """Assign empty transactions until the server is past the ledger's transaction ids
-    (a ledger restored from a logical dump); then migrate, as every command does."""
+    (a ledger restored from a logical dump); the next command starts as usual."""
     database = bootstrap.connect(Settings(), run_migrations=False)
     try:
         advanced = restored.advance_ids(database.engine)
     finally:
         database.close()
-    bootstrap.connect(Settings()).close()  # migrations, projections, and the check passes now
     print(f"advanced the server's transaction ids by {advanced}; the ledger reads in order")
     return 0
 

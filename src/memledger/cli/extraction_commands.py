@@ -12,6 +12,7 @@ from memledger import bootstrap
 from memledger.cli.arguments import positive_int
 from memledger.config import Settings
 from memledger.errors import InvalidCommand, NotFound
+from memledger.projectors.summaries import SUMMARIES
 from memledger.service import reextraction
 from memledger.service.extraction import ExtractionWorker, WorkerLoop
 
@@ -152,9 +153,9 @@ def diff_command(args: argparse.Namespace) -> int:
     finally:
         database.close()
     tally = Counter((c.kind, c.change) for c in changes)
-    for kind, kinds in (("fact", "facts"), ("entity", "entities"), ("relationship", "relationships")):
+    for kind, name, _ in SUMMARIES:  # each kind and the read model it lives in ("entities")
         counts = ", ".join(f"{tally[(kind, ch)]} {ch}" for ch in ("added", "lost", "changed"))
-        print(f"{kinds}: {counts}")
+        print(f"{name}: {counts}")
         shown = [c for c in changes if c.kind == kind][: args.limit]
         for c in shown:
             print(f"  {c.change:7} {c.tenant_id} {c.item_id}: {c.live or '-'} -> {c.shadow or '-'}")

@@ -139,13 +139,10 @@ def new_fact(rec: Recorded, event: FactExtracted | MemoryPromoted) -> FactRow:
 
 
 def _touch(state: FactsState, row: FactRow, rec: Recorded) -> None:
+    """``rec`` changed ``row``: it is the row's latest event and one of its sources."""
     row.updated_at = rec.recorded_at
     row.last_position = rec.position
-    if rec.event_id not in row.source_events:
-        row.source_events.append(rec.event_id)
-    key = (row.tenant_id, row.memory_id)
-    state.changed_facts.add(key)
-    state.touched_slots.add((row.tenant_id, row.slot_id))
+    _note_only(state, row, rec)
 
 
 def _same_turns_again(row: FactRow, source_turns: Sequence[str]) -> bool:
@@ -156,11 +153,12 @@ def _same_turns_again(row: FactRow, source_turns: Sequence[str]) -> bool:
 
 def _note_only(state: FactsState, row: FactRow, rec: Recorded) -> None:
     """Keep ``rec`` among the row's source events (provenance names every extraction),
-    without a mention: its confidence, count and recency stay as they were."""
+    and the row to be written; without a mention, its confidence, count and recency
+    stay as they were."""
     if rec.event_id not in row.source_events:
         row.source_events.append(rec.event_id)
-        state.changed_facts.add((row.tenant_id, row.memory_id))
-        state.touched_slots.add((row.tenant_id, row.slot_id))  # so the row is written
+    state.changed_facts.add((row.tenant_id, row.memory_id))
+    state.touched_slots.add((row.tenant_id, row.slot_id))
 
 
 def evolve(state: FactsState, rec: Recorded) -> None:

@@ -34,7 +34,7 @@ from memledger.errors import NotFound, ProjectionFailed
 from memledger.events.catalogue import SubjectErased
 from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.projectors import checkpoints, embeddings, registry, runner
-from memledger.service import erasure_scope, reextraction, scope_ids
+from memledger.service import erasure_scope, ledger_pages, reextraction, scope_ids
 from memledger.store import db, embedding_cache, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import embedding_cache as embedding_cache_table
@@ -96,9 +96,7 @@ def erase(
     tenant_id = check_identifier("tenant_id", tenant_id)
     if subject is not None:
         scope_ids.check_raw("subject", subject)
-    with engine.connect() as conn:
-        if not event_reads.read_tenant(conn, tenant_id, limit=1):
-            raise NotFound(f"tenant {tenant_id!r} has no events")
+    ledger_pages.require_tenant(engine, tenant_id)
     stored = None if subject is None else scope_ids.stored_id(engine, tenant_id, "user", subject)
     with db.begin(engine) as tx:
         _lock_out(tx, tenant_id)

@@ -28,6 +28,7 @@ from memledger.events.envelope import Metadata, NewEvent
 from memledger.events.keys import conflict_stream, item_stream
 from memledger.extraction.policy import short_hash
 from memledger.projectors import facts_queries, graph_queries
+from memledger.projectors.summaries import SUMMARIES
 from memledger.service import scope_ids
 from memledger.store import db, event_store
 from memledger.store.event_store import AppendResult
@@ -57,7 +58,7 @@ def item_kind(engine: Engine, tenant_id: str, item_id: str) -> ItemKind:
 
 
 # The read model each kind of item lives in: what a command on the item changes.
-READ_MODEL: dict[ItemKind, str] = {"fact": "facts", "entity": "entities", "relationship": "relationships"}
+READ_MODEL: dict[str, str] = {kind: name for kind, name, _ in SUMMARIES}
 
 
 def retract(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", actor: str | None = None) -> ItemKind:
