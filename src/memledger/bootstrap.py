@@ -188,11 +188,13 @@ def vector_search(database: Database, embedder: Embedder | None = None) -> Vecto
 class Background:
     """The projectors, the sealer and the extraction worker, in threads of this process."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, worker: ExtractionWorker | None = None) -> None:
         self._stop = threading.Event()
         settings = database.settings
         self.loop = WorkerLoop(
-            build_worker(database), interval_s=settings.worker_interval_s, poll_interval_s=settings.poll_interval_s
+            worker or build_worker(database),
+            interval_s=settings.worker_interval_s,
+            poll_interval_s=settings.poll_interval_s,
         )
         self.threads = [
             threading.Thread(
@@ -224,6 +226,7 @@ class Background:
             thread.join(timeout)
 
 
-def start_background(database: Database) -> Background:
-    """Run the projectors, the sealer and the extraction worker beside a server."""
-    return Background(database)
+def start_background(database: Database, worker: ExtractionWorker | None = None) -> Background:
+    """Run the projectors, the sealer and the extraction worker (``worker``, or the
+    configured one) beside a server."""
+    return Background(database, worker)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -190,5 +191,42 @@ def test_a_new_extractor_says_it_will_extract_the_past_and_from_now_skips_it(dat
         assert warned.returncode == 0, warned.stderr
         assert "has not run here before: it extracts all 1 turns recorded so far" in warned.stderr
         assert "extracted 1 turns" in warned.stdout
+    finally:
+        drop()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_with_workers_says_a_new_extractor_will_extract_the_past(database: SessionDatabase) -> None:
+    """``serve --workers`` runs the same worker as ``memledger worker``: it warns the same way,
+    and ``--from-now`` starts a new extractor at the end of the ledger."""
+    ledger, drop = scratch_ledger(database, "serve_from_now")
+    try:
+        ledger.record_turn("servenow", "user", TEXT, scopes=Scopes(session="s1", project="p1"))
+        env = {**database.env, "DATABASE_URL": ledger.database.url.render_as_string(hide_password=False)}
+
+        def first_line(*args: str) -> str:
+            model = f"never-called-{uuid.uuid4().hex[:6]}"  # a new extractor version each time
+            environment = {**env, "MEMLEDGER_EXTRACTOR": "llm", "MEMLEDGER_LLM_MODEL": model}
+            command = [*CLI, "serve", "--workers", "--port", str(free_port()), *args]
+            proc = subprocess.Popen(command, env=environment, stderr=subprocess.PIPE, text=True)
+            assert proc.stderr is not None
+            try:
+                return Lines(proc.stderr).wait_for(model, 60)
+            finally:
+                proc.terminate()
+                proc.wait(30)
+
+        assert "has not run here before: it extracts all 1 turns recorded so far" in first_line()
+        assert "starts at the end of the ledger" in first_line("--from-now")
+        refused = subprocess.run(
+            [*CLI, "serve", "--from-now"], env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+        assert refused.returncode != 0
+        assert "--from-now is for the extraction worker" in refused.stderr
     finally:
         drop()

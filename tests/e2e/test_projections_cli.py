@@ -149,3 +149,17 @@ def test_an_unknown_projection_exits_3_and_lists_the_names_there_are(ledger: Eng
     assert result.returncode == 3, (result.stdout, result.stderr)
     assert "no projection named 'nosuch'" in result.stderr
     assert ", ".join(p.name for p in registry.all_projectors()) in result.stderr
+
+
+def test_retry_of_a_projection_that_has_not_failed_says_there_is_nothing_to_retry(ledger: Engine) -> None:
+    assert projections(ledger, "run", "--once", "facts").returncode == 0
+
+    def places() -> dict[str, tuple[str, str]]:
+        return {s.name: (s.state, s.cursor) for s in service.statuses(ledger)}
+
+    before = places()
+    result = projections(ledger, "retry", "facts")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "facts has not failed: nothing to retry"
+    assert places() == before

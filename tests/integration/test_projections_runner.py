@@ -188,7 +188,7 @@ def test_a_projector_stops_at_an_event_it_cannot_apply_says_why_and_goes_on_afte
     assert _memory_ids(scratch) == before
     assert _status(scratch).state == "failed"
 
-    runner.reset_failure(scratch, "facts")
+    assert runner.reset_failure(scratch, "facts")
     assert runner.catch_up(scratch, FactsProjector()) == 8
 
     assert _memory_ids(scratch) == [f"m{n:02d}" for n in range(20)]
@@ -211,7 +211,7 @@ def test_reset_failure_of_a_live_projection_changes_nothing(scratch: Engine) -> 
     with scratch.connect() as conn:
         before = checkpoints.get(conn, "facts")
 
-    runner.reset_failure(scratch, "facts")
+    assert not runner.reset_failure(scratch, "facts"), "a live projection has nothing to retry"
 
     with scratch.connect() as conn:
         assert checkpoints.get(conn, "facts") == before

@@ -22,7 +22,7 @@ FROM_NOW_HELP = (
 )
 
 
-def _starting(worker: ExtractionWorker, from_now: bool) -> None:
+def announce_start(worker: ExtractionWorker, from_now: bool) -> None:
     """Start a new extractor version at the end of the ledger if asked; else say, on
     stderr, that it is about to extract the whole past."""
     if from_now:
@@ -75,7 +75,7 @@ def once_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         worker = bootstrap.build_worker(database)
-        _starting(worker, args.from_now)
+        announce_start(worker, args.from_now)
         report = worker.drain()
         print(
             f"{worker.name}: extracted {report.turns} turns into {report.events} events "
@@ -103,7 +103,7 @@ def worker_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(settings)
     try:
         worker = bootstrap.build_worker(database)
-        _starting(worker, args.from_now)
+        announce_start(worker, args.from_now)
         loop = WorkerLoop(
             worker,
             interval_s=settings.worker_interval_s,

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from memledger import bootstrap
+from memledger.cli.arguments import positive_int
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.service import projections
@@ -30,7 +31,7 @@ def register(commands: Any) -> None:
     rebuild = sub.add_parser("rebuild", help="rebuild beside the live copy, then swap")
     rebuild.add_argument("names", nargs="+", help="projection names, or: all")
     rebuild.add_argument(
-        "--jobs", type=int, default=1, help="rebuild this many projections at once, each in its own process"
+        "--jobs", type=positive_int, default=1, help="rebuild this many projections at once, each in its own process"
     )
     rebuild.set_defaults(handler=rebuild_command)
     verify = sub.add_parser("verify", help="compare the live rows with a scratch rebuild")
@@ -139,8 +140,11 @@ def retry_command(args: argparse.Namespace) -> int:
     """Clear a projection's failure so its runner tries the event again."""
     database = bootstrap.connect(Settings())
     try:
-        projections.reset_failure(database.engine, args.name)
+        failed = projections.reset_failure(database.engine, args.name)
     finally:
         database.close()
-    print(f"{args.name}: will retry from where it stopped")
+    if failed:
+        print(f"{args.name}: will retry from where it stopped")
+    else:
+        print(f"{args.name} has not failed: nothing to retry")
     return 0

@@ -7,8 +7,10 @@ from typing import Any
 
 from memledger import bootstrap
 from memledger.cli.arguments import port
+from memledger.cli.extraction_commands import FROM_NOW_HELP, announce_start
 from memledger.cli.output import json_line
 from memledger.config import Settings
+from memledger.errors import InvalidCommand
 from memledger.service import keys
 
 
@@ -18,6 +20,7 @@ def register(commands: Any) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=port, default=8765)
     serve.add_argument("--workers", action="store_true", help="also run the projectors and the extraction worker")
+    serve.add_argument("--from-now", action="store_true", help=f"with --workers: {FROM_NOW_HELP}")
     serve.set_defaults(handler=serve_command)
     mcp = commands.add_parser("mcp", help="run the MCP server (stdio, or streamable HTTP)")
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -47,6 +50,8 @@ def serve_command(args: argparse.Namespace) -> int:
 
     from memledger.api.app import create_app
 
+    if args.from_now and not args.workers:
+        raise InvalidCommand("--from-now is for the extraction worker: say --workers too")
     settings = Settings()
     database = bootstrap.connect(settings)
     try:
@@ -54,7 +59,11 @@ def serve_command(args: argparse.Namespace) -> int:
     except BaseException:
         database.close()
         raise
-    background = bootstrap.start_background(database) if args.workers else None
+    background = None
+    if args.workers:
+        worker = bootstrap.build_worker(database)
+        announce_start(worker, args.from_now)
+        background = bootstrap.start_background(database, worker)
     try:
         uvicorn.run(
             create_app(database, max_body_bytes=settings.max_request_bytes),

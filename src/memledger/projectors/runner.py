@@ -391,9 +391,12 @@ def wait_for(
         time.sleep(poll_interval)
 
 
-def reset_failure(engine: Engine, name: str) -> None:
-    """Let a failed projection try again from where it stopped."""
+def reset_failure(engine: Engine, name: str) -> bool:
+    """Let a failed projection try again from where it stopped; False (and nothing
+    changed) when it had not failed."""
     with db.begin(engine) as tx:
         cp = checkpoints.lock(tx, name)
-        if cp is not None and cp.state == "failed":
-            checkpoints.advance(tx, name, cp.cursor, 0)
+        if cp is None or cp.state != "failed":
+            return False
+        checkpoints.advance(tx, name, cp.cursor, 0)
+        return True

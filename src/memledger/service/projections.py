@@ -94,7 +94,8 @@ def statuses(engine: Engine) -> list[ProjectionStatus]:
         return [status(conn, projector, now) for projector in registry.all_projectors()]
 
 
-def reset_failure(engine: Engine, name: str) -> None:
-    """Let a failed projection try again from where it stopped."""
+def reset_failure(engine: Engine, name: str) -> bool:
+    """Let a failed projection try again from where it stopped; False when it had not
+    failed (nothing to retry)."""
     registry.by_name(name)
-    runner.reset_failure(engine, name)
+    return runner.reset_failure(engine, name)
