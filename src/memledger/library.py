@@ -110,7 +110,8 @@ class MemoryLedger:
     ) -> ServedBlock:
         """The read-only memory block for ``request``; never raises into your chat loop (an
         empty block says why: past ``deadline_ms``, default the setting
-        ``context_deadline_ms``, it is empty). Arguments that are wrong (a budget below the
+        ``context_deadline_ms``, it is empty; so it is for a request over 10,000
+        characters, which HTTP and MCP refuse). Arguments that are wrong (a budget below the
         block's frame, an unknown style, a malformed scope key or ``as_of``) raise
         ``InvalidCommand``. Each served block is recorded: ``replay(tenant_id,
         block.event_id)`` renders it again from the ledger and checks its hash."""

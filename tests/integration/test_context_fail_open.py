@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import ContextServed, Scopes
-from memledger.service import context
+from memledger.service import context, context_replay
 from memledger.store import event_reads
 from tests.integration.test_projections_support import fresh_database
 
@@ -60,11 +61,15 @@ def test_an_as_of_position_beyond_a_bigint_is_refused_naming_as_of(no_read_model
 
 def test_a_block_the_ledger_did_not_record_comes_without_an_event_id(no_read_models: Engine) -> None:
     tenant = f"t-{uuid.uuid4().hex[:8]}"
-    too_long = "deploy " * 200_000  # 1.4 MB: above the ledger's 1 MiB payload limit
-    served = context.build_context(no_read_models, context.SelectRequest(tenant, SCOPES, too_long))
+    gone = sa.create_engine(no_read_models.url.set(database=f"gone_{uuid.uuid4().hex[:8]}"))  # no such database
+    try:
+        served = context.build_context(gone, context.SelectRequest(tenant, SCOPES, REQUEST))
+    finally:
+        gone.dispose()
     assert served.block.text  # the agent still gets its block
+    assert served.selection.empty_reason is not None
+    assert served.selection.empty_reason.startswith("memory unavailable")
     assert served.event_id == ""
-    assert _served(no_read_models, tenant) == []
 
 
 @pytest.mark.parametrize("model", ["gpt\x00-4o", "x" * 300, "bad\ud800"])
@@ -75,3 +80,19 @@ def test_a_token_model_the_ledger_cannot_record_is_refused_and_nothing_is_record
     with pytest.raises(InvalidIdentifier, match="token_model"):
         context.build_context(no_read_models, context.SelectRequest(tenant, SCOPES, REQUEST), token_model=model)
     assert _served(no_read_models, tenant) == []
+
+
+def test_a_request_too_long_to_record_is_served_empty_with_the_reason_and_recorded(engine: Engine, tenant: str) -> None:
+    """HTTP and MCP refuse a request over MAX_REQUEST_CHARS; in process it is the chat's data,
+    not the caller's bug, so it fails open. Before, ~1 MB was selected on but not recorded."""
+    long_request = "Which database does Phoenix use? " * 40_000  # ~1.3 MB
+    served = context.build_context(engine, context.SelectRequest(tenant, SCOPES, long_request))
+
+    assert served.selection.items == ()
+    assert served.selection.empty_reason == (
+        f"request too long ({len(long_request)} characters, above 10000): ask with the question alone"
+    )
+    assert served.event_id, "recorded"
+    [event] = _served(engine, tenant)
+    assert event.request == long_request[: context.MAX_REQUEST_CHARS]
+    assert context_replay.replay(engine, tenant, served.event_id).matches

@@ -330,13 +330,16 @@ def build_context(
         return ServedContext(block=block_of(failed), selection=failed, event_id="")
     started = time.monotonic()
     conn: Connection | None = None
-    try:  # select and record in one transaction of one connection: fewer round trips
-        wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
-        conn = engine.connect()
-        selection = _within_deadline(request, _select(conn, request, wait, started), started)
-    except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
-        selection = _failed_open(request, e)
-        _roll_back(conn)
+    if len(request.request) > MAX_REQUEST_CHARS:  # the caller's data, not its bug: fail open, recorded
+        request, selection = _too_long(request)
+    else:
+        try:  # select and record in one transaction of one connection: fewer round trips
+            wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
+            conn = engine.connect()
+            selection = _within_deadline(request, _select(conn, request, wait, started), started)
+        except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
+            selection = _failed_open(request, e)
+            _roll_back(conn)
     try:
         block = block_of(selection)
         event_id = f"context:{uuid.uuid4()}"
@@ -349,6 +352,16 @@ def build_context(
             conn.close()
     # An id is given only for a block the ledger holds: a replay of it must find it.
     return ServedContext(block=block, selection=selection, event_id=event_id if recorded else "")
+
+
+def _too_long(request: SelectRequest) -> tuple[SelectRequest, Selection]:
+    """An empty selection for a request over ``MAX_REQUEST_CHARS`` (HTTP and MCP refuse
+    one); its first ``MAX_REQUEST_CHARS`` characters are what is recorded."""
+    length = len(request.request)
+    log.warning("context request for tenant %s is %d characters long: nothing selected", request.tenant_id, length)
+    cut = replace(request, request=request.request[:MAX_REQUEST_CHARS])
+    reason = f"request too long ({length} characters, above {MAX_REQUEST_CHARS}): ask with the question alone"
+    return cut, Selection(request=cut.request, empty_reason=reason)
 
 
 def _connect(engine: Engine, tenant_id: str) -> Connection | None:
