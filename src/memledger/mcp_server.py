@@ -2,7 +2,8 @@
 
 Over stdio the tenant is fixed when the server starts (``--tenant``). Over HTTP
 every request carries an API key (``Authorization: Bearer <key>`` or
-``X-API-Key``), and the key decides the tenant, as with the HTTP API.
+``X-API-Key``), and the key decides the tenant, as with the HTTP API: a request
+without a valid key, ``initialize`` and ``tools/list`` included, is answered 401.
 """
 
 from __future__ import annotations
@@ -34,6 +35,37 @@ query_graph for specific questions, promote_memory when the user asks you to rem
 a project or for good, and memory_provenance when asked where a memory came from."""
 
 
+NO_KEY = "a valid API key is required (Authorization: Bearer <key> or X-API-Key)"
+
+
+def _key(headers: Any) -> str:
+    """The API key a request's headers carry, or ""."""
+    auth = headers.get("authorization", "")
+    return str(auth[7:].strip() if auth.lower().startswith("bearer ") else headers.get("x-api-key", ""))
+
+
+class _KeyRequired:
+    """ASGI middleware: every HTTP request needs a valid key before MCP sees it."""
+
+    def __init__(self, app: Any, engine: Engine) -> None:
+        self.app = app
+        self.engine = engine
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            from anyio import to_thread  # noqa: PLC0415 - comes with the HTTP transport
+            from starlette.datastructures import Headers  # noqa: PLC0415 - as above
+            from starlette.responses import JSONResponse  # noqa: PLC0415 - as above
+
+            key = _key(Headers(scope=scope))
+            found = await to_thread.run_sync(keys.tenant_for, self.engine, key) if key else None
+            if found is None:
+                refused = JSONResponse({"error": NO_KEY}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def _scopes(session: str | None, project: str | None, user: str | None, org: str | None) -> Scopes:
     return Scopes(session=session, project=project, user=user, org=org)
 
@@ -59,13 +91,11 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         if tenant_id is not None:
             return tenant_id
         request = getattr(ctx.request_context, "request", None)
-        headers = getattr(request, "headers", {}) or {}
-        auth = headers.get("authorization", "")
-        key = auth[7:].strip() if auth.lower().startswith("bearer ") else headers.get("x-api-key", "")
+        key = _key(getattr(request, "headers", {}) or {})
         # As the owner: which tenant a key reaches is the one question asked across tenants.
         found = keys.tenant_for(database.engine, key) if key else None
         if found is None:
-            raise Unauthorized("a valid API key is required (Authorization: Bearer <key> or X-API-Key)")
+            raise Unauthorized(NO_KEY)
         return found
 
     def caller(ctx: Context) -> tuple[str, Engine]:
@@ -233,4 +263,7 @@ def run(
             raise InvalidCommand("memledger mcp over stdio needs --tenant")
         build_server(database, tenant_id=tenant_id).run("stdio")
     else:
-        build_server(database).run("streamable-http", host=host, port=port)
+        import uvicorn  # noqa: PLC0415 - only the HTTP transport needs it
+
+        app = build_server(database).streamable_http_app(host=host)
+        uvicorn.run(_KeyRequired(app, database.engine), host=host, port=port, log_level="warning")
