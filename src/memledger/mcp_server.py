@@ -204,7 +204,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         turn = TurnInput(role=role, text=text, scopes=_scopes(session, project, user, org), turn_id=turn_id)
         caller_tenant, engine = caller(ctx)
         results = record_turns(engine, caller_tenant, [turn])
-        return {"positions": [p for r in results for p in r.positions], "replayed": any(r.replayed for r in results)}
+        return {"positions": [p for r in results for p in r.positions], "replayed": all(r.replayed for r in results)}
 
     @server.tool()
     @_explained

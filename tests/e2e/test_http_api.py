@@ -151,6 +151,27 @@ def test_retrying_a_turn_with_the_same_turn_id_records_it_once(new_caller: NewCa
     assert len(all_events(caller, type="turn.recorded")) == 1
 
 
+def test_a_buffer_resent_with_new_turns_records_only_the_new_ones(new_caller: NewCaller) -> None:
+    """A client that times out and flushes its buffer again, with turns added since,
+    loses none of them (before, the whole batch was refused)."""
+    caller = new_caller("resent")
+    first = caller.http.post("/v1/turns", json=turn("Project Ibis uses Kafka.", "ibis", "ibis-1"))
+    buffer = {"turns": [turn("Project Ibis uses Kafka.", "ibis", "ibis-1"), turn("And Redis.", "ibis", "ibis-2")]}
+
+    again = caller.http.post("/v1/turns", json=buffer)
+
+    assert again.status_code == 202, again.text
+    assert again.json()["replayed"] == 1
+    assert again.json()["positions"][0] == first.json()["positions"][0]
+    recorded = all_events(caller, type="turn.recorded")
+    assert sorted(e["payload"]["turn_id"] for e in recorded) == ["ibis-1", "ibis-2"]
+    assert sorted(e["position"] for e in recorded) == again.json()["positions"]
+    changed = {"turns": [turn("Project Ibis uses Pulsar.", "ibis", "ibis-1"), turn("Also S3.", "ibis", "ibis-3")]}
+    error = error_of(caller.http.post("/v1/turns", json=changed), 422, "invalid_request")
+    assert "was appended before with other content" in error["message"]
+    assert len(all_events(caller, type="turn.recorded")) == 2, "nothing of a refused batch is written"
+
+
 def test_a_batch_with_one_bad_turn_writes_none_of_them(new_caller: NewCaller) -> None:
     caller = new_caller("allornothing")
     batch = {"turns": [turn("fine", "p", "ok-1"), turn("holds a NUL \x00 here", "p", "bad-1")]}

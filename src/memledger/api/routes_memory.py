@@ -72,7 +72,7 @@ def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant, engi
     database = database_of(request)
     results = record_turns(engine, tenant_id, inputs, max_payload_bytes=database.settings.max_payload_bytes)
     positions = [p for r in results for p in r.positions]
-    replayed = sum(len(r.positions) for r in results if r.replayed)
+    replayed = sum(r.appended_before for r in results)
     return TurnsAccepted(positions=sorted(positions), turn_ids=[t.turn_id or "" for t in inputs], replayed=replayed)
 
 

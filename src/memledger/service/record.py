@@ -73,7 +73,9 @@ def record_turns(
 ) -> list[AppendResult]:
     """Append turns, one conversation stream per session, in one transaction.
 
-    All or nothing: a bad turn raises and no turn of the call is written. Scope keys
+    All or nothing: a bad turn raises and no turn of the call is written. Turns
+    recorded before under the same ids (a client resending its buffer with new turns
+    after a timeout) keep their positions, and only the new ones are appended. Scope keys
     and subjects are stored as the tenant stores them (``scope_ids``): the session's
     stored id names the stream, and the subject defaults to the stored user.
     """
@@ -94,6 +96,6 @@ def record_turns(
                 "capture_off", f"capture is switched off for tenant {tenant_id!r}: the turns were not recorded"
             )
         return [
-            event_store.append(tx, tenant_id, stream, batch, None, max_payload_bytes=max_payload_bytes, notify=notify)
+            event_store.append_resent(tx, tenant_id, stream, batch, max_payload_bytes=max_payload_bytes, notify=notify)
             for stream, batch in sorted(by_stream.items())
         ]

@@ -261,7 +261,10 @@ def _refused_many(tx: Connection, parts: list[_Part]) -> dict[int, AppendResult]
                 )
             kept = [r for r in old if r is not None]
             replayed[p.part] = AppendResult(
-                tuple(r.position for r in kept), max(r.stream_version for r in kept), replayed=True
+                tuple(r.position for r in kept),
+                max(r.stream_version for r in kept),
+                replayed=True,
+                appended_before=len(kept),
             )
             continue
         current = versions.get((p.tenant_id, p.stream_id), 0)

@@ -35,11 +35,13 @@ _batch_encoder = msgspec.json.Encoder()
 
 
 class AppendResult(msgspec.Struct, frozen=True):
-    """Where an append put its events. ``replayed`` is True for an idempotent retry."""
+    """Where an append put its events. ``replayed`` is True for an idempotent retry;
+    ``appended_before`` counts the events that were already there (all, for a retry)."""
 
     positions: tuple[int, ...]
     stream_version: int
     replayed: bool = False
+    appended_before: int = 0
 
 
 class Row(msgspec.Struct, frozen=True):
@@ -263,6 +265,41 @@ def append(
     return AppendResult(tuple(row[0] for row in ordered), ordered[-1][1])
 
 
+class PartlyAppended(InvalidCommand):
+    """Some of a batch's events (``positions``: their ids and positions) were appended
+    to this stream before, the others not."""
+
+    def __init__(self, message: str, positions: dict[str, int]) -> None:
+        super().__init__(message)
+        self.positions = positions
+
+
+def append_resent(
+    tx: Connection,
+    tenant_id: str,
+    stream_id: str,
+    new_events: Sequence[NewEvent],
+    *,
+    max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES,
+    notify: bool = False,
+) -> AppendResult:
+    """``append`` for a client that may resend what it sent before together with new
+    events (a buffer flushed again after a timeout): the events appended before to this
+    stream (same ids, same content) keep their positions, and only the others are
+    appended. The positions come in the order sent; ``replayed`` only if none was new.
+    Other reuse of ids raises as ``append`` does."""
+    try:
+        return append(tx, tenant_id, stream_id, new_events, None, max_payload_bytes=max_payload_bytes, notify=notify)
+    except PartlyAppended as partly:  # nothing was written; the stream's lock is still held
+        seen = partly.positions
+    retries.check_same(tx, tenant_id, [new for new in new_events if new.event_id in seen])
+    fresh = [new for new in new_events if new.event_id not in seen]
+    added = append(tx, tenant_id, stream_id, fresh, None, max_payload_bytes=max_payload_bytes)
+    placed = iter(added.positions)
+    positions = tuple(seen[new.event_id] if new.event_id in seen else next(placed) for new in new_events)
+    return AppendResult(positions, added.stream_version, appended_before=len(new_events) - len(fresh))
+
+
 def _refused(
     tx: Connection,
     tenant_id: str,
@@ -295,12 +332,17 @@ def _replayed(tx: Connection, tenant_id: str, stream_id: str, rows: list[Row]) -
         return None
     if len(found) != len(ids) or any(r.stream_id != stream_id for r in found.values()):
         clash = sorted(found)[:3]
-        raise InvalidCommand(
+        message = (
             f"event ids {clash} were already appended in another batch or stream; "
             "a retry must resend the same events to the same stream"
         )
+        if all(r.stream_id == stream_id for r in found.values()):
+            raise PartlyAppended(message, {event_id: r.position for event_id, r in found.items()})
+        raise InvalidCommand(message)
     ordered = [found[event_id] for event_id in ids]
-    return AppendResult(tuple(r.position for r in ordered), max(r.stream_version for r in ordered), replayed=True)
+    positions = tuple(r.position for r in ordered)
+    version = max(r.stream_version for r in ordered)
+    return AppendResult(positions, version, replayed=True, appended_before=len(positions))
 
 
 def stream_version(conn: Connection, tenant_id: str, stream_id: str) -> int:
