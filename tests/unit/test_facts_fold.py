@@ -336,6 +336,42 @@ def test_the_same_turns_extracted_again_are_no_new_mention() -> None:
     assert (rows["m1"].updated_at, rows["m1"].last_position) == (first.recorded_at, first.position)
 
 
+def test_a_retracted_fact_said_again_in_a_new_turn_comes_back_and_leads_its_slot_again() -> None:
+    """Before, a retracted fact stayed retracted whatever the user said later, and the fact
+    it had superseded was served as current."""
+    ledger = Ledger()
+    tables = Tables()
+    tables.apply(
+        [
+            ledger.rec(extracted("old", "We use MySQL", 0.9, valid_from=at(1), turns=("t1",))),
+            ledger.rec(extracted("new", "We use PostgreSQL", 0.9, valid_from=at(3), turns=("t2",))),
+        ]
+    )
+    tables.apply([ledger.rec(MemoryRetracted(item_id="new", item_kind="fact", reason="wrong"), at=at(4))])
+    assert tables.facts[(TENANT, "old")].status == "active"
+
+    tables.apply([ledger.rec(extracted("new", "We use PostgreSQL", 0.9, turns=("t3",)), at=at(6))])
+
+    old, new = tables.facts[(TENANT, "old")], tables.facts[(TENANT, "new")]
+    assert (new.status, new.retracted, new.retracted_reason, new.valid_to) == ("active", False, None, None)
+    assert new.valid_from == at(6), "valid from the new mention, not from before the retraction"
+    assert (old.status, old.superseded_by) == ("superseded", "new")
+
+
+def test_a_retracted_fact_extracted_again_from_its_own_turns_stays_retracted() -> None:
+    """A re-extraction (another extractor reading the same turns) is no new mention, so it
+    never undoes a person's retraction."""
+    ledger = Ledger()
+    rows, _ = fold_all(
+        [
+            ledger.rec(extracted("m1", "We use PostgreSQL", 0.9, turns=("t1",))),
+            ledger.rec(MemoryRetracted(item_id="m1", item_kind="fact", reason="wrong")),
+            ledger.rec(extracted("m1", "We use PostgreSQL", 0.9, turns=("t1",))),
+        ]
+    )
+    assert (rows["m1"].status, rows["m1"].retracted_reason) == ("retracted", "wrong")
+
+
 def test_the_same_memory_extracted_twice_is_one_reinforced_fact() -> None:
     ledger = Ledger()
     rows, conflicts = fold_all(

@@ -36,7 +36,8 @@ from memledger.projectors.facts_fold import (
 )
 
 NAME = "facts"
-VERSION = 3  # v2: the facts_recent index; v3: the same turns extracted again are no new mention
+VERSION = 4  # v2: the facts_recent index; v3: the same turns extracted again are no new mention;
+# v4: a retracted fact said again in a new turn comes back
 HANDLES = frozenset(
     tag_of(t)
     for t in (

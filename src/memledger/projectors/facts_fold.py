@@ -161,6 +161,17 @@ def _note_only(state: FactsState, row: FactRow, rec: Recorded) -> None:
     state.touched_slots.add((row.tenant_id, row.slot_id))
 
 
+def _said_again(row: FactRow, rec: Recorded, valid_from: datetime | None) -> None:
+    """A new mention of a retracted fact brings it back, valid from the new mention:
+    the user said it again after it was withdrawn. (The same turns extracted again are
+    no new mention, so a re-extraction never undoes a retraction.)"""
+    if row.retracted:
+        row.retracted = False
+        row.retracted_reason = None
+        row.retracted_at = None
+        row.valid_from = valid_from or rec.occurred_at
+
+
 def evolve(state: FactsState, rec: Recorded) -> None:
     """Apply one event to the rows in ``state``. Events naming a fact this tenant
     never had are ignored: a dangling reference must not stop the projection."""
@@ -176,12 +187,14 @@ def evolve(state: FactsState, rec: Recorded) -> None:
                 return
             else:  # the same memory id extracted again: one more mention
                 row = existing
+                _said_again(row, rec, event.valid_from if isinstance(event, FactExtracted) else None)
                 row.confidence = reinforce(row.confidence, event.confidence)
                 row.reinforcements += 1
                 row.source_turns = merge_ordered(row.source_turns, event.source_turns)
             _touch(state, row, rec)
         case MemoryReinforced(item_kind="fact"):
             if (row_ := state.facts.get((rec.tenant_id, event.item_id))) is not None:
+                _said_again(row_, rec, None)
                 row_.confidence = reinforce(row_.confidence, event.confidence)
                 row_.reinforcements += 1
                 row_.source_turns = merge_ordered(row_.source_turns, event.source_turns)
