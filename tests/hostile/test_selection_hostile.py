@@ -45,7 +45,7 @@ def test_a_request_becomes_plain_words_a_category_and_a_person(request: str) -> 
     words = query_words(request)
     assert len(words) <= 16
     assert all(re.fullmatch(r"[a-z0-9]{2,}", word) for word in words)  # safe inside to_tsquery
-    assert request_category(request) in ("coding", "formatting", "general")
+    assert request_category(request) in ("coding", "formatting", "mixed", "general")
     assert isinstance(speaks_of_self(request), bool)
 
 

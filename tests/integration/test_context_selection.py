@@ -28,7 +28,7 @@ from sqlalchemy.engine import Engine
 from memledger.events.catalogue import EntityObserved, Event, FactExtracted, RelationshipObserved, ScopeKind, Scopes
 from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, facts_queries
-from memledger.selection import candidates
+from memledger.selection import candidates, visibility
 from memledger.selection.rank import Candidate, choose, choose_until_full, fuse, relevant_categories, request_category
 from memledger.selection.types import ItemKind, SelectedItem
 from memledger.service import context, context_replay, projections, scope_ids
@@ -154,6 +154,7 @@ def _reference(engine: Engine, request: context.SelectRequest) -> list[SelectedI
             categories=categories,
             edges_per_hop=context.EDGES_PER_HOP,
         )
+        pool = visibility.keep_visible(conn, request.tenant_id, stored, pool)
     return choose(
         fuse(pool, datetime.now(UTC)), categories=categories, min_confidence=floor, budget_chars=request.budget_chars
     )

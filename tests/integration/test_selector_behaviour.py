@@ -232,6 +232,15 @@ def test_a_coding_request_gets_no_preference_only_facts(ledger: Ledger) -> None:
     assert ids(ledger.select(CODING)) == {"decision", "term"}
 
 
+def test_a_request_with_coding_and_formatting_words_gets_both_kinds(ledger: Ledger) -> None:
+    """Before, the kind with more words won: "fix this bug ... indent it the way I like"
+    was a coding request, and the user's formatting preference was left out."""
+    mixed = "Fix this bug in my Python code and indent it the way I like"
+    assert request_category(mixed) == "mixed"
+    _categorised(ledger)
+    assert ids(ledger.select(mixed)) == {"decision", "term", "pref"}
+
+
 def test_a_formatting_request_gets_preferences_and_no_decisions(ledger: Ledger) -> None:
     assert request_category(FORMATTING) == "formatting"
     _categorised(ledger)

@@ -52,17 +52,19 @@ _FORMAT_WORDS = re.compile(
 
 
 def request_category(request: str) -> str:
-    """ "coding", "formatting" or "general", from the words of the request."""
-    coding = len(_CODING_WORDS.findall(request))
-    formatting = len(_FORMAT_WORDS.findall(request))
-    if coding == 0 and formatting == 0:
-        return "general"
-    return "coding" if coding >= formatting else "formatting"
+    """ "coding", "formatting", "mixed" (both: "fix this bug and indent it the way I
+    like") or "general", from the words of the request."""
+    coding = _CODING_WORDS.search(request) is not None
+    formatting = _FORMAT_WORDS.search(request) is not None
+    if coding and formatting:
+        return "mixed"
+    return "coding" if coding else "formatting" if formatting else "general"
 
 
 def relevant_categories(category: str) -> frozenset[str] | None:
-    """The fact categories a request category wants; None means all of them."""
-    return {"coding": CODING, "formatting": FORMATTING}.get(category)
+    """The fact categories a request category wants (a mixed request, what either kind
+    wants); None means all of them."""
+    return {"coding": CODING, "formatting": FORMATTING, "mixed": CODING | FORMATTING}.get(category)
 
 
 @dataclass

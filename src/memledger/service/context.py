@@ -27,7 +27,7 @@ from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block, render
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
-from memledger.selection import candidates, from_state, speakers
+from memledger.selection import candidates, from_state, speakers, visibility
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
     GENERAL_MIN_CONFIDENCE,
@@ -46,8 +46,10 @@ log = logging.getLogger(__name__)
 
 _REASON_LIMIT = 300
 # 2: a fact quoting the same text as one already chosen is left out;
-# 3: a chosen fact of a shared scope carries who said it (selection.speakers)
-SELECTOR_VERSION = "3"
+# 3: a chosen fact of a shared scope carries who said it (selection.speakers);
+# 4: turns, entities and relationships only from turns sharing a scope key with the request;
+# a request with both coding and formatting words wants both kinds of facts (before: the more)
+SELECTOR_VERSION = "4"
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # What the agent surfaces (HTTP, MCP) accept: a request is a message, not a document.
 # The library takes any request, so as not to raise into a chat loop.
@@ -198,6 +200,7 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
             min_confidence=min_conf,
             categories=categories,
         )
+        pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
         items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
         return _selection(conn, request, items, str(until) if isinstance(until, Cursor) else until.isoformat())
     tenant, scopes = request.tenant_id, request.scopes
@@ -213,7 +216,8 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
     items, full = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
     if not full:
         candidates.add_graph(conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP)
-        items, _ = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
+        shown = visibility.keep_visible(conn, tenant, scopes, found.values())
+        items, _ = _choose(fuse(shown, now), categories, min_conf, request.budget_chars)
     return _selection(conn, request, items, None)
 
 

@@ -16,7 +16,7 @@ from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.projectors import embeddings, facts_queries, graph_queries, turns
 from memledger.projectors.graph_queries import Edge, EntityHit
-from memledger.selection import candidates, speakers
+from memledger.selection import candidates, speakers, visibility
 from memledger.selection.candidates import QueryVector
 from memledger.selection.items import entity_item, fact_item
 from memledger.selection.rank import Candidate, fuse
@@ -71,7 +71,8 @@ def search(
         if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
             nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
             pool = nearest.add(pool, vector, sorted(embedded), max(2 * k, candidates.PER_CHANNEL))
-        ranked = _rank([c for c in pool if c.item.kind in wanted], query, datetime.now(UTC))
+        shown = visibility.keep_visible(conn, tenant_id, scopes, [c for c in pool if c.item.kind in wanted])
+        ranked = _rank(shown, query, datetime.now(UTC))
         return list(speakers.attach(conn, tenant_id, [c.item for c in ranked[:k]]))
 
 

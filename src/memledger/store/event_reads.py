@@ -300,6 +300,30 @@ def _speakers_statement() -> sa.Select[Any]:
     )
 
 
+def turn_scopes(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, frozenset[tuple[str, str]]]:
+    """The scope keys each of these turns was recorded with, as (scope, stored key)
+    pairs, by turn id; turns the tenant lacks are left out. Reads the payload's scopes
+    alone: no turn's text leaves the table."""
+    ids = sorted({f"turn:{turn_id}" for turn_id in turn_ids})
+    if not ids:
+        return {}
+    params = {"tenant_id": check_identifier("tenant_id", tenant_id), "event_ids": ids}
+    return {
+        turn_id: frozenset((scope, key) for scope, key in (scopes or {}).items() if key)
+        for turn_id, scopes in conn.execute(_scopes_statement(), params).all()
+    }
+
+
+@functools.cache
+def _scopes_statement() -> sa.Select[Any]:
+    payload = events.c.payload
+    return sa.select(payload["turn_id"].astext, payload["scopes"]).where(
+        events.c.tenant_id == sa.bindparam("tenant_id"),
+        events.c.event_id == sa.any_(sa.bindparam("event_ids", type_=ARRAY(sa.Text))),
+        events.c.event_type == codec.tag_of(TurnRecorded),
+    )
+
+
 def has_events_between(conn: Connection, after: Cursor, until: Cursor, *, types: Iterable[str] | None = None) -> bool:
     """Whether any committed event of ``types`` lies in (after, until], visible to
     readers yet or not (a writer waiting for its own append must keep waiting)."""

@@ -1,0 +1,49 @@
+"""Which turns, entities and relationships a request may be shown.
+
+Facts live in one scope and are read only from the request's scopes. Turns, and
+the entities and relationships drawn from them, are the tenant's, but a person's
+words belong where they were said: Ada's "I'm seeing my therapist on Fridays",
+said in project Apollo, has no place in the prompt of Carol working on Phoenix
+when the two share nothing but the tenant. So such an item is shown only when
+one of its source turns shares a scope key (session, project, user or
+organisation) with the request. A turn recorded with no scope key is the
+tenant's, and a request with no scope key (an operator's search) sees all.
+Only what is known to come from other people's scopes is hidden: an item citing
+no turn the ledger holds is shown as before.
+
+Read from the ledger, not a read model: turns are immutable, so a selection as of
+a past moment keeps what the live selection kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy.engine import Connection
+
+from memledger.events.catalogue import Scopes
+from memledger.selection.candidates import scope_pairs
+from memledger.selection.rank import Candidate
+from memledger.store import event_reads
+
+GUARDED = frozenset({"turn", "entity", "relationship"})
+
+
+def keep_visible(conn: Connection, tenant_id: str, scopes: Scopes, found: Iterable[Candidate]) -> list[Candidate]:
+    """``found`` without the turns, entities and relationships none of whose source turns
+    shares a scope key with ``scopes`` (one statement, or none when nothing is guarded)."""
+    found = list(found)
+    wanted = set(scope_pairs(scopes))
+    guarded = {t for c in found if c.item.kind in GUARDED for t in c.item.source_turns}
+    if not wanted or not guarded:
+        return found
+    recorded = event_reads.turn_scopes(conn, tenant_id, guarded)
+    hidden = {turn for turn, keys in recorded.items() if keys and not keys & wanted}
+    return [c for c in found if c.item.kind not in GUARDED or _shown(c, hidden)]
+
+
+def _shown(cand: Candidate, hidden: set[str]) -> bool:
+    """Unless every source turn is one the request may not see. A source turn the
+    ledger does not hold as a turn (an item made without one) hides nothing."""
+    turns = cand.item.source_turns
+    return not turns or any(turn not in hidden for turn in turns)
