@@ -16,7 +16,7 @@ from memledger.errors import DatabaseUnavailable, InvalidCommand
 from memledger.extraction.protocol import Extractor
 from memledger.projectors import registry
 from memledger.selection.candidates import PER_CHANNEL
-from memledger.service import integrity, projections, scope_ids
+from memledger.service import integrity, projections, scope_ids, vector_channel
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
 from memledger.service.vector_channel import VectorChannel
 from memledger.store import db, migrate, restored, row_security
@@ -174,15 +174,24 @@ def vector_search(database: Database, embedder: Embedder | None = None) -> Vecto
     """The vector channel of retrieval (``service.vector_channel``): the ids of the
     tenant's facts nearest in meaning to the request, best first.
 
-    Only the request is embedded here (the offline model is loaded now, so the first
-    request does not pay for it); items were embedded by the embeddings projector.
+    Only the request is embedded here; items were embedded by the embeddings projector.
+    The offline model starts loading in the background at the first call (~0.6 s):
+    a request waits for it within its own deadline, never before its clock starts
+    (``preload_embedder`` loads it at a server's start instead).
     Vectors of another model than the configured one raise ``EmbeddingMismatch``.
     Cheap to call per request: the embedder and the request vectors are cached per process.
     """
     chosen = embedder or build_embedder(database.settings)
+    if isinstance(chosen, MiniLmEmbedder) and not chosen.loaded:
+        vector_channel.load_soon(chosen.load)
+    return VectorChannel(chosen, PER_CHANNEL)
+
+
+def preload_embedder(database: Database) -> None:
+    """Load the configured offline model now, so no request of a server waits for it."""
+    chosen = build_embedder(database.settings)
     if isinstance(chosen, MiniLmEmbedder):
         chosen.load()
-    return VectorChannel(chosen, PER_CHANNEL)
 
 
 class Background:

@@ -19,6 +19,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from memledger.formatting.tokens import estimate
 from tests.e2e.conftest import Surfaces
 
 TOOLS = {"memory_context", "memory_search", "query_graph", "record_turn", "promote_memory", "memory_provenance"}
@@ -74,6 +75,9 @@ async def _calls(session: ClientSession, surfaces: Surfaces, t: Transcript) -> N
         t.results["context before"] = await call("memory_context", {"request": "Which broker does Heron use?", **SCOPE})
         await anyio.to_thread.run_sync(surfaces.catch_up)  # the worker and projectors, as a deployment runs them
         t.results["context"] = await call("memory_context", {"request": "Which broker does Heron use?", **SCOPE})
+        asked = {"request": "Which broker does Heron use?", **SCOPE}
+        t.results["context in tokens"] = await call("memory_context", {**asked, "max_tokens": 180, "style": "xml"})
+        t.results["context past deadline"] = await call("memory_context", {**asked, "deadline_ms": 1})
         t.results["search"] = await call("memory_search", {"query": "Heron Kafka", "project": "heron"})
         t.results["other tenant"] = await call("memory_search", {"query": "Albatross Osprey Phoenix"})
         t.results["graph"] = await call("query_graph", {"entity": "Heron", "relation_types": ["USES"]})
@@ -127,6 +131,13 @@ def test_memory_context_is_empty_before_extraction_and_cites_the_turn_after(tran
     assert block.startswith("<<< BEGIN PERSISTENT MEMORY")
     line = next(line for line in block.splitlines() if STATEMENT in line)
     assert f"turns {transcript.turn_id}" in line
+
+
+def test_memory_context_takes_a_token_budget_and_a_deadline_as_http_does(transcript: Transcript) -> None:
+    in_tokens = payload(transcript.results["context in tokens"])
+    assert in_tokens.startswith("<memory") and estimate(in_tokens) <= 180
+    assert STATEMENT in payload(transcript.results["context"])
+    assert "deadline exceeded" in payload(transcript.results["context past deadline"])
 
 
 def test_memory_search_finds_the_fact_with_its_turns(transcript: Transcript) -> None:

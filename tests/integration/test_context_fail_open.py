@@ -6,8 +6,10 @@ ledger recorded; a token model the ledger could not record is refused up front.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import pytest
@@ -16,8 +18,10 @@ from sqlalchemy.engine import Engine
 
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import ContextServed, Scopes
+from memledger.library import MemoryLedger
 from memledger.service import context, context_replay
 from memledger.store import event_reads
+from tests.e2e.conftest import scratch
 from tests.integration.test_projections_support import fresh_database
 
 if TYPE_CHECKING:
@@ -96,3 +100,51 @@ def test_a_request_too_long_to_record_is_served_empty_with_the_reason_and_record
     [event] = _served(engine, tenant)
     assert event.request == long_request[: context.MAX_REQUEST_CHARS]
     assert context_replay.replay(engine, tenant, served.event_id).matches
+
+
+@pytest.fixture(scope="module")
+def library(database: TestDatabase) -> Iterator[MemoryLedger]:
+    """Requests through the application role's engine, as agents make them."""
+    with scratch(database, "fail_open_app") as opened:
+        yield opened
+
+
+def test_a_block_past_its_deadline_is_still_recorded_and_replays(library: MemoryLedger, tenant: str) -> None:
+    """Before, the application role's connection kept the selection's statement timeout for
+    the record, the very deadline the selection had missed: a failed-open block was never
+    recorded (event_id "")."""
+    library.record_turn(tenant, "user", "Project Phoenix uses PostgreSQL.", scopes=SCOPES)
+    library.process()
+
+    served = library.context(tenant, REQUEST, scopes=SCOPES, deadline_ms=1)
+
+    assert "memory unavailable (deadline exceeded)" in served.text
+    assert served.event_id, "recorded"
+    assert library.replay(tenant, served.event_id).matches
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("deadline_ms", True, "deadline_ms must be an int, not True"),
+        ("deadline_ms", "100", "deadline_ms must be an int, not '100'"),
+        ("budget_chars", 5000.0, "budget_chars must be an int, not 5000.0"),
+        ("min_confidence", "0.7", "min_confidence must be a number from 0 to 1, not '0.7'"),
+        ("min_confidence", 1.5, "min_confidence must be from 0 to 1, not 1.5"),
+    ],
+)
+def test_a_request_argument_of_the_wrong_kind_is_refused_naming_it(field: str, value: object, message: str) -> None:
+    """Before, ``deadline_ms=True`` reached PostgreSQL as a 1 ms timeout and "100" raised a
+    bare TypeError."""
+    with pytest.raises(InvalidCommand, match=re.escape(message)):
+        context.SelectRequest("t", SCOPES, REQUEST, **{field: value})  # type: ignore[arg-type]
+
+
+def test_an_as_of_time_to_come_reads_up_to_now_and_says_so(engine: Engine, tenant: str) -> None:
+    """A time in the future used to label the block with it while its content still changed."""
+    future = datetime(2999, 1, 1, tzinfo=UTC)
+    served = context.build_context(engine, context.SelectRequest(tenant, SCOPES, REQUEST, as_of=future))
+
+    assert served.selection.as_of is not None
+    assert datetime.fromisoformat(served.selection.as_of) <= datetime.now(UTC)
+    assert "2999" not in served.block.text

@@ -147,6 +147,11 @@ class MiniLmEmbedder:
         """Check both files and load them now (otherwise the first ``embed`` does)."""
         self._load()
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (``embed`` would not load it first)."""
+        return self._loaded is not None
+
     def _load(self) -> _Loaded:
         with self._lock:
             if self._loaded is None:

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 import psycopg
+import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
@@ -55,6 +56,7 @@ MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # The library takes any request, so as not to raise into a chat loop.
 MAX_BUDGET_CHARS = 200_000
 MAX_REQUEST_CHARS = 10_000
+RECORD_TIMEOUT_MS = "5000"  # recording a failed-open block: its own bound, not the missed deadline
 # Each served context is a stream of its own, named by its event id: concurrent
 # requests of a tenant never queue on one stream's append lock. (Before, all went
 # to one stream, "context:served"; ``find_served`` reads both by event id.)
@@ -97,6 +99,14 @@ class SelectRequest:
     deadline_ms: int = DEFAULT_DEADLINE_MS
 
     def __post_init__(self) -> None:
+        for name in ("budget_chars", "deadline_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidCommand(f"{name} must be an int, not {value!r}")
+        if isinstance(self.min_confidence, bool) or not isinstance(self.min_confidence, (int, float)):
+            raise InvalidCommand(f"min_confidence must be a number from 0 to 1, not {self.min_confidence!r}")
+        if not 0 <= self.min_confidence <= 1:
+            raise InvalidCommand(f"min_confidence must be from 0 to 1, not {self.min_confidence}")
         # 0 would be no deadline at all (PostgreSQL's statement_timeout 0 is off)
         if not 1 <= self.deadline_ms <= MAX_DEADLINE_MS:
             raise InvalidCommand(f"deadline_ms must be 1 to {MAX_DEADLINE_MS}, not {self.deadline_ms}")
@@ -235,8 +245,13 @@ def _selection(conn: Connection, request: SelectRequest, items: list[SelectedIte
 
 
 def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
-    # as_of was checked with the request (_check_as_of)
-    return as_of if isinstance(as_of, datetime) else event_reads.cursor_at(conn, int(as_of))
+    """Where an ``as_of`` (checked with the request) reads the ledger up to. A time to
+    come is now, as a position past the head is the head: what the ledger holds then
+    can still change, so a block must not be labelled with it."""
+    if isinstance(as_of, datetime):
+        now: datetime = conn.execute(sa.select(sa.func.statement_timestamp())).scalar_one()
+        return min(as_of, now)
+    return event_reads.cursor_at(conn, int(as_of))
 
 
 def _check_scopes(scopes: Scopes) -> None:
@@ -340,10 +355,13 @@ def build_context(
         try:  # select and record in one transaction of one connection: fewer round trips
             wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
             conn = engine.connect()
-            selection = _within_deadline(request, _select(conn, request, wait, started), started)
+            chosen = _select(conn, request, wait, started)
+            selection = _within_deadline(request, chosen, started)
+            if selection is not chosen:
+                conn = _for_recording(conn)
         except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
             selection = _failed_open(request, e)
-            _roll_back(conn)
+            conn = _for_recording(conn)
     try:
         block = block_of(selection)
         event_id = f"context:{uuid.uuid4()}"
@@ -374,6 +392,20 @@ def _connect(engine: Engine, tenant_id: str) -> Connection | None:
     except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
         log.warning("could not record ContextServed for tenant %s: %s", tenant_id, e)
         return None
+
+
+def _for_recording(conn: Connection | None) -> Connection | None:
+    """``conn`` after a selection that failed open, rolled back and ready to record the
+    empty block in a transaction of its own: under the selection's statement timeout
+    (the deadline it missed), the record would miss it too and the block go unrecorded."""
+    _roll_back(conn)
+    if conn is None or conn.closed:
+        return conn
+    try:
+        return db.with_local_settings(conn, {"statement_timeout": RECORD_TIMEOUT_MS})
+    except Exception as e:  # noqa: BLE001 - the connection is gone; recording will say so
+        log.warning("could not prepare to record a failed-open context: %s", e)
+        return conn
 
 
 def _roll_back(conn: Connection | None) -> None:

@@ -15,6 +15,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from sqlalchemy.engine import Connection
@@ -32,6 +33,12 @@ _pool = ThreadPoolExecutor(max_workers=max(4, os.cpu_count() or 2), thread_name_
 # every channel of the process.
 _vectors: OrderedDict[tuple[Embedder, bytes], QueryVector] = OrderedDict()
 _lock = threading.Lock()
+
+
+def load_soon(load: Callable[[], None]) -> None:
+    """Run ``load`` (an embedder's model loading) on the pool, off the caller's thread:
+    a request that needs the model waits for it within its own deadline."""
+    _pool.submit(load)
 
 
 class VectorChannel:
