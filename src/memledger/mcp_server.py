@@ -269,9 +269,10 @@ def run(
     port: int = 8766,
 ) -> None:
     """Serve until the client disconnects (stdio) or the process is interrupted (HTTP)."""
+    if transport == "stdio" and tenant_id is None:
+        raise InvalidCommand("memledger mcp over stdio needs --tenant")
+    bootstrap.preload_embedder(database)  # so no tool call waits for the model
     if transport == "stdio":
-        if tenant_id is None:
-            raise InvalidCommand("memledger mcp over stdio needs --tenant")
         build_server(database, tenant_id=tenant_id).run("stdio")
     else:
         import uvicorn  # noqa: PLC0415 - only the HTTP transport needs it
