@@ -1,9 +1,11 @@
 """Tamper evidence: seal the ledger into per-tenant hash chains, and verify them.
 
 The sealer follows the ledger (gap-safe, with its own checkpoint) and appends one
-link per event. ``verify`` recomputes every link from the events as stored now
-and names the first event of each tenant that does not match: altered (its hash
-differs), deleted (its link points at nothing), or inserted behind the sealer.
+link per event, in this release's link format. ``verify`` recomputes every link,
+in the format it was sealed in, from the events as stored now and names the first
+event of each tenant that does not match: altered (its hash differs, or it is no
+longer in the order it was sealed in), deleted (its link points at nothing), or
+inserted behind the sealer.
 """
 
 from __future__ import annotations
@@ -97,30 +99,17 @@ def verify(engine: Engine, tenant_id: str | None = None) -> Verification:
 
 
 def _verify_tenant(conn: object, tenant_id: str, head: Cursor) -> tuple[int, Finding | None]:
-    previous = chain.GENESIS
+    previous, last = chain.GENESIS, Cursor(0, 0)
     count = 0
     erasures = _Erasures(chain.erasure_payloads(conn, tenant_id, ERASURE_TAG))  # type: ignore[arg-type]
     for checked in chain.walk(conn, tenant_id):  # type: ignore[arg-type]
         count += 1
-        if checked.event is None:
-            return count, Finding(
-                tenant_id, checked.position, checked.event_id, "deleted: the event sealed here is gone"
-            )
-        if checked.event.event_id != checked.event_id:
-            return count, Finding(tenant_id, checked.position, checked.event_id, "replaced by another event")
-        if chain.link(previous, checked.event) != checked.stored_hash:
-            return count, Finding(
-                tenant_id, checked.position, checked.event_id, "altered: its content no longer matches its hash"
-            )
-        if not codec.private_intact(checked.event.payload, checked.private):
-            return count, Finding(
-                tenant_id,
-                checked.position,
-                checked.event_id,
-                "altered: its private content no longer matches the digest in its payload",
-            )
+        problem = _problem(checked, previous, last)
+        if problem is not None:
+            return count, Finding(tenant_id, checked.position, checked.event_id, problem)
+        assert checked.event is not None  # a missing event is a problem
         erasures.see(checked.event, checked.private)
-        previous = checked.stored_hash
+        previous, last = checked.stored_hash, checked.event.cursor
     unaccounted = erasures.unaccounted()
     if unaccounted is not None:
         return count, Finding(tenant_id, unaccounted[0], unaccounted[1], unaccounted[2])
@@ -130,6 +119,28 @@ def _verify_tenant(conn: object, tenant_id: str, head: Cursor) -> tuple[int, Fin
             tenant_id, head.position, "", f"{extra} event(s) appeared behind the sealer (inserted out of order)"
         )
     return count, None
+
+
+def _problem(checked: chain.Checked, previous: str, last: Cursor) -> str | None:
+    """What is wrong with one link, given the hash of the link before it and the
+    cursor of that link's event; None when nothing is."""
+    event = checked.event
+    if event is None:
+        return "deleted: the event sealed here is gone"
+    if event.event_id != checked.event_id:
+        return "replaced by another event"
+    expected = chain.relink(previous, event, checked.stored_hash)
+    if expected is None:
+        return "unreadable: its link is in a format this release does not know (altered, or sealed by a newer one)"
+    if expected != checked.stored_hash:
+        return "altered: its content no longer matches its hash"
+    if event.cursor <= last:
+        # The sealer links in the ledger's order, so an event now ordered before the one
+        # sealed ahead of it had its transaction id changed (format 1 links do not hash it).
+        return f"altered: its transaction id ({event.tx_id}) puts it before the event sealed ahead of it"
+    if not codec.private_intact(event.payload, checked.private):
+        return "altered: its private content no longer matches the digest in its payload"
+    return None
 
 
 class _Erasures:

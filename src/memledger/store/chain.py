@@ -4,6 +4,12 @@ A link's hash is sha256 over the previous link's hash and the event's stored
 bytes as PostgreSQL returns them (jsonb has one canonical text form), so any
 change to a stored event, or a deleted one, breaks the chain at that event.
 
+The stored hash names its link format (docs/adr/0007): ``2:<hex>`` covers every
+column but ``private``, including when the event was recorded and the
+transaction that wrote it, on which ``--as-of`` and the ledger's order rely.
+A bare ``<hex>`` is format 1, sealed before format 2 existed: it covers neither
+of those two. Verification recomputes each link in the format it was sealed in.
+
 The chain does not cover ``events.private`` (erasure removes it): the payload
 holds a salted digest of it instead, which verification checks separately
 (``events.codec.private_intact``).
@@ -12,7 +18,7 @@ holds a salted digest of it instead, which verification checks separately
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -24,6 +30,7 @@ from memledger.store.event_reads import visible_after
 from memledger.store.schema import event_chain, events
 
 GENESIS = "0" * 64
+FORMAT = 2  # the link format this release seals in
 
 
 class RawEvent(msgspec.Struct, frozen=True):
@@ -39,7 +46,10 @@ class RawEvent(msgspec.Struct, frozen=True):
     schema_version: int
     payload: str
     metadata: str
-    occurred_at: str
+    occurred_at: str  # format 1's text of the time: UTC, to the microsecond
+    # Format 2's times: seconds since 1970 as PostgreSQL's exact numeric text.
+    occurred_epoch: str
+    recorded_epoch: str
 
     @property
     def cursor(self) -> Cursor:
@@ -58,8 +68,16 @@ _RAW = (
     events.c.schema_version,
     sa.cast(events.c.payload, sa.Text),
     sa.cast(events.c.metadata, sa.Text),
-    # A fixed text form of the time, whatever the session's time zone.
-    sa.func.to_char(sa.func.timezone("UTC", events.c.occurred_at), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    # A fixed text form of the time, whatever the session's time zone; to_char gives
+    # NULL for infinity, so a time set to it reads as such (and breaks the link).
+    sa.func.coalesce(
+        sa.func.to_char(sa.func.timezone("UTC", events.c.occurred_at), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        sa.cast(events.c.occurred_at, sa.Text),
+    ),
+    # Exact (numeric since PostgreSQL 14) and the same in every session time zone; unlike
+    # to_char's text it tells a BC year from its AD twin.
+    sa.cast(sa.extract("epoch", events.c.occurred_at), sa.Text),
+    sa.cast(sa.extract("epoch", events.c.recorded_at), sa.Text),
 )
 
 
@@ -68,7 +86,34 @@ def _raw(row: Sequence[Any]) -> RawEvent:
 
 
 def link(previous: str, event: RawEvent) -> str:
-    """The hash of ``event`` chained after ``previous``. Pure."""
+    """The hash of ``event`` chained after ``previous``, in this release's format:
+    every column but ``private``, each part prefixed with its length so that no
+    two events' parts run together alike. Pure."""
+    digest = hashlib.sha256()
+    for part in (
+        previous,
+        event.tenant_id,
+        str(event.position),
+        str(event.tx_id),
+        event.stream_id,
+        str(event.stream_version),
+        event.event_id,
+        event.event_type,
+        str(event.schema_version),
+        event.payload,
+        event.metadata,
+        event.occurred_epoch,
+        event.recorded_epoch,
+    ):
+        data = part.encode()
+        digest.update(b"%d:" % len(data))
+        digest.update(data)
+    return f"{FORMAT}:{digest.hexdigest()}"
+
+
+def link_v1(previous: str, event: RawEvent) -> str:
+    """The hash of ``event`` chained after ``previous`` in format 1, which links
+    sealed before format 2 keep: it leaves out ``recorded_at`` and ``tx_id``. Pure."""
     digest = hashlib.sha256(previous.encode())
     for part in (
         event.tenant_id,
@@ -85,6 +130,26 @@ def link(previous: str, event: RawEvent) -> str:
         digest.update(b"\x1f")
         digest.update(part.encode())
     return digest.hexdigest()
+
+
+_LINKS: dict[int, Callable[[str, RawEvent], str]] = {1: link_v1, FORMAT: link}
+
+
+def format_of(stored_hash: str) -> int | None:
+    """The link format a stored hash was sealed in: 1 for a bare digest, N for
+    ``N:<digest>``; None when it is neither."""
+    prefix, colon, _ = stored_hash.partition(":")
+    if not colon:
+        return 1
+    return int(prefix) if prefix.isascii() and prefix.isdigit() else None
+
+
+def relink(previous: str, event: RawEvent, stored_hash: str) -> str | None:
+    """``event``'s hash after ``previous`` recomputed in the format ``stored_hash``
+    was sealed in; None for a format this release does not know. Pure."""
+    format_ = format_of(stored_hash)
+    linker = _LINKS.get(format_) if format_ is not None else None
+    return linker(previous, event) if linker is not None else None
 
 
 def read_raw(conn: Connection, after: Cursor, limit: int) -> list[RawEvent]:
