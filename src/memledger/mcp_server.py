@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from memledger import bootstrap
@@ -24,6 +25,7 @@ from memledger.formatting.names import names_for
 from memledger.service import context, keys, memory, provenance, scope_ids, search
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
+from memledger.store import outage
 
 T = TypeVar("T")
 
@@ -79,6 +81,10 @@ def _explained(tool: Callable[..., T]) -> Callable[..., T]:
             return tool(*args, **kwargs)
         except LedgerError as e:
             raise ToolError(f"{type(e).__name__}: {e}") from e
+        except sa_exc.DBAPIError as e:  # its message holds SQL and parameters: name the kind only
+            if outage.is_outage(e):
+                raise ToolError("DatabaseUnavailable: memory cannot be reached now; try again later") from e
+            raise ToolError(f"database error: {type(e.orig or e).__name__}") from e
 
     return run
 
