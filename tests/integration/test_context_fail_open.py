@@ -148,3 +148,12 @@ def test_an_as_of_time_to_come_reads_up_to_now_and_says_so(engine: Engine, tenan
     assert served.selection.as_of is not None
     assert datetime.fromisoformat(served.selection.as_of) <= datetime.now(UTC)
     assert "2999" not in served.block.text
+
+
+def test_a_served_block_happened_when_it_was_asked_for_not_after_it_was_recorded(engine: Engine, tenant: str) -> None:
+    """Its occurred_at used to be taken after the selection, later than the recorded_at of
+    the transaction that recorded it."""
+    served = context.build_context(engine, context.SelectRequest(tenant, SCOPES, REQUEST))
+    with engine.connect() as conn:
+        [record] = [r for r in event_reads.read_tenant(conn, tenant) if r.event_id == served.event_id]
+    assert record.occurred_at <= record.recorded_at

@@ -347,7 +347,7 @@ def build_context(
         log.warning("context for tenant %s failed open: %s", request.tenant_id, e)
         failed = Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
         return ServedContext(block=block_of(failed), selection=failed, event_id="")
-    started = time.monotonic()
+    started, asked_at = time.monotonic(), datetime.now(UTC)  # asked before its transaction began
     conn: Connection | None = None
     if len(request.request) > MAX_REQUEST_CHARS:  # the caller's data, not its bug: fail open, recorded
         request, selection = _too_long(request)
@@ -367,7 +367,7 @@ def build_context(
         event_id = f"context:{uuid.uuid4()}"
         conn = conn or _connect(engine, request.tenant_id)
         recorded = conn is not None and _record(
-            conn, event_id, request, selection, block, style, max_tokens, token_model, actor
+            conn, event_id, request, selection, block, style, max_tokens, token_model, actor, asked_at
         )
     finally:
         if conn is not None:
@@ -427,6 +427,7 @@ def _record(
     max_tokens: int | None,
     token_model: str | None,
     actor: str | None,
+    asked_at: datetime,
 ) -> bool:
     """Append the ``ContextServed`` event (after the selection's reads, in their
     transaction) and commit; whether it was. Best effort: a failure is logged, not raised."""
@@ -448,7 +449,7 @@ def _record(
             token_model=token_model,
             read_cursors=_read_cursors(conn) if selection.as_of is None else {},
         )
-        new = NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC), metadata=Metadata(actor=actor))
+        new = NewEvent(event=served, event_id=event_id, occurred_at=asked_at, metadata=Metadata(actor=actor))
         stream = CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
         event_store.append(conn, request.tenant_id, stream, [new], 0)
         conn.commit()
