@@ -204,19 +204,11 @@ def test_extract_diff_counts_entities_then_drop_drops_the_shadow_once(guarded: R
 # --- history of a key, limits and ports ------------------------------------------------
 
 
-def test_history_of_a_key_without_facts_says_so(guarded: Run) -> None:
-    done = guarded.results["history no key"]
+@pytest.mark.parametrize("name", ["history no key", "history no key json"])
+def test_history_of_a_key_without_facts_is_not_found(guarded: Run, name: str) -> None:
+    message = refused(guarded.results[name], NOT_FOUND_EXIT)
 
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == f"no facts on key 'nokey' in tenant {guarded.kept!r}\n"
-
-
-def test_history_json_of_a_key_without_facts_prints_no_json(guarded: Run) -> None:
-    done = guarded.results["history no key json"]
-
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == ""
-    assert "no facts on key 'nokey'" in done.stderr
+    assert message == f"memledger: NotFound: no facts on key 'nokey' in tenant {guarded.kept!r}"
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ row-level security (``bootstrap.Database.for_tenant``)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +15,8 @@ from memledger import bootstrap
 from memledger.cli.arguments import nonblank
 from memledger.cli.output import json_line
 from memledger.config import Settings
-from memledger.errors import InvalidCommand
+from memledger.errors import InvalidCommand, NotFound
+from memledger.events.keys import normalise_name
 from memledger.service import context, context_replay, ledger_pages, provenance, search
 from memledger.service.ledger_pages import MAX_POSITION, position_of
 from memledger.service.types import Scopes
@@ -38,7 +38,12 @@ def register(commands: Any) -> None:
         "--request", dest="request_text", metavar="TEXT", help="the request, whatever it says (even 'replay')"
     )
     _scoped(ctx)
-    ctx.add_argument("--as-of", dest="as_of", help="a time (ISO 8601) or a ledger position")
+    ctx.add_argument(
+        "--as-of",
+        dest="as_of",
+        help="memory as the ledger held it then: a ledger position, or a recorded time (ISO 8601 with a"
+        " timezone), meaning the events recorded by then, whatever time their turns say they happened",
+    )
     ctx.add_argument("--style", choices=["text", "xml"], default="text")
     ctx.add_argument("--budget", type=int, default=5000, help="character budget (default 5000)")
     ctx.add_argument("--max-tokens", dest="max_tokens", type=int)
@@ -138,12 +143,7 @@ def context_command(args: argparse.Namespace) -> int:
     try:
         if replay_id is not None:
             replayed = context_replay.replay(database.for_tenant(args.tenant), args.tenant, replay_id)
-            print(replayed.block.text)
-            verdict = "matches" if replayed.matches else "DOES NOT MATCH"
-            print(f"\nreplayed {replay_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
-            if replayed.erasures_since:
-                print(_erasures_note(replayed))
-            return 0 if replayed.matches else 1
+            return _print_replay(replay_id, replayed, as_json=args.json)
         ledger_pages.require_tenant(database.for_tenant(args.tenant), args.tenant)
         request = context.SelectRequest(
             tenant_id=args.tenant,
@@ -177,6 +177,37 @@ def context_command(args: argparse.Namespace) -> int:
         print(served.block.text)
         print(f"\n(served as {served.event_id})")
     return 0
+
+
+def _print_replay(event_id: str, replayed: context_replay.Replay, *, as_json: bool) -> int:
+    """Print a replayed block and whether it matches (one JSON object with ``--json``);
+    exit 1 when it does not."""
+    if as_json:
+        print(json_line(_replay_record(event_id, replayed)))
+        return 0 if replayed.matches else 1
+    print(replayed.block.text)
+    verdict = "matches" if replayed.matches else "DOES NOT MATCH"
+    print(f"\nreplayed {event_id}: hash {replayed.block.sha256[:16]} {verdict} the served block")
+    if replayed.erasures_since:
+        print(_erasures_note(replayed))
+    return 0 if replayed.matches else 1
+
+
+def _replay_record(event_id: str, replayed: context_replay.Replay) -> dict[str, Any]:
+    """A replay for scripts: the verdict, both hashes, the block rendered again, and
+    what erasures since took out of it (``served`` is the ContextServed record)."""
+    return {
+        "event_id": event_id,
+        "matches": replayed.matches,
+        "sha256": replayed.block.sha256,
+        "served_sha256": replayed.served.block_hash,
+        "block": replayed.block.text,
+        "item_ids": list(replayed.block.item_ids),
+        "erasures_since": replayed.erasures_since,
+        "record_erased": replayed.record_erased,
+        "erased_items": list(replayed.erased_items),
+        "served": msgspec.to_builtins(replayed.served),
+    }
 
 
 def search_command(args: argparse.Namespace) -> int:
@@ -213,6 +244,9 @@ def graph_command(args: argparse.Namespace) -> int:
         )
     finally:
         database.close()
+    if answer.entity is None and not _names_the_user(args):
+        hint = "; for the speaker, give --user" if normalise_name(args.entity) in SELF_WORDS else ""
+        raise NotFound(f"tenant {args.tenant!r} has no entity {args.entity!r} (by name or id){hint}")
     if args.json:
         print(json_line(msgspec.to_builtins(answer)))
         return 0
@@ -222,9 +256,18 @@ def graph_command(args: argparse.Namespace) -> int:
             f"hop {edge.hop}: {edge.source_name} {edge.relation} {edge.target_name}{context_text}"
             f"  [confidence {edge.confidence:.2f}; turns {', '.join(edge.source_turns)}]"
         )
-    if not answer.edges:
+    if not answer.edges:  # the entity is there, with no relationship (of those asked for)
         print("no relationships found")
     return 0
+
+
+SELF_WORDS = frozenset({"user", "me", "i", "myself"})  # the speaker, as ``search.query_graph`` reads them
+
+
+def _names_the_user(args: argparse.Namespace) -> bool:
+    """Whether ``graph`` was asked about the speaker ("me" with ``--user``), who is no
+    entity of the graph: none found is then an empty answer, not an unknown entity."""
+    return bool(args.user) and normalise_name(args.entity) in SELF_WORDS
 
 
 def provenance_command(args: argparse.Namespace) -> int:
@@ -232,6 +275,10 @@ def provenance_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         found = provenance.provenance(database.for_tenant(args.tenant), args.tenant, args.item_id)
+    except NotFound:
+        if args.item_id.startswith(TURN_EVENT):
+            raise NotFound(_a_turn_is_no_item(args.item_id, args.tenant)) from None
+        raise
     finally:
         database.close()
     if args.json:
@@ -246,6 +293,21 @@ def provenance_command(args: argparse.Namespace) -> int:
     return 0
 
 
+TURN_EVENT = "turn:"  # a recorded turn's event id is "turn:" and the turn's id
+
+
+def _a_turn_is_no_item(event_id: str, tenant: str) -> str:
+    """Why ``provenance turn:ID`` finds nothing: it is a turn's event id, and a turn is
+    where provenance ends; the items that came from it cite its id, as blocks do."""
+    turn_id = event_id.removeprefix(TURN_EVENT)
+    return (
+        f"{event_id!r} is a turn's event id (turn {turn_id!r}), not an item: a turn is where"
+        f" provenance ends. Ask for a fact, entity or relationship that cites turn {turn_id!r}"
+        f" (`memledger search ... --tenant {tenant}` names them), or read the turn with"
+        f" `memledger events tail --tenant {tenant} --type turn.recorded`"
+    )
+
+
 def history_command(args: argparse.Namespace) -> int:
     """Print every fact ever stated on a key, and what happened to each."""
     database = bootstrap.connect(Settings())
@@ -253,8 +315,8 @@ def history_command(args: argparse.Namespace) -> int:
         steps = provenance.key_history(database.for_tenant(args.tenant), args.tenant, args.key)
     finally:
         database.close()
-    if not steps:  # JSON lines stay empty for scripts; people get told on stderr
-        print(f"no facts on key {args.key!r} in tenant {args.tenant!r}", file=sys.stderr if args.json else sys.stdout)
+    if not steps:  # no fact was ever stated on it (or all were erased): no such key
+        raise NotFound(f"no facts on key {args.key!r} in tenant {args.tenant!r}")
     for step in steps:
         if args.json:
             print(json_line(msgspec.to_builtins(step)))

@@ -24,7 +24,11 @@ def register(commands: Any) -> None:
     )
     erase.add_argument("--tenant", required=True, help="the tenant")
     whose = erase.add_mutually_exclusive_group()
-    whose.add_argument("--subject", help="the person (the user id the turns were recorded with)")
+    whose.add_argument(
+        "--subject",
+        help="the person: the subject their turns were recorded with (a turn's subject field, by default"
+        " its user scope), as sent",
+    )
     whose.add_argument(
         "--all-subjects", action="store_true", help="every person's words in the tenant (instead of --subject)"
     )

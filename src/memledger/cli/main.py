@@ -4,12 +4,15 @@ Exit codes: 0 done; 1 the command's check failed, or a ``LedgerError`` of no oth
 kind; 2 bad arguments (argparse, ``InvalidCommand``, ``UnknownEventType``); 3 not found;
 4 a concurrency conflict; 5 the database is unavailable (a refused connection too);
 6 the environment cannot start memledger (an invalid setting, a malformed database
-URL, an unusable ``MEMLEDGER_HOME``); 130 interrupted.
+URL, an unusable ``MEMLEDGER_HOME``); 130 interrupted; 141 stdout closed before the
+output was all written (``memledger ... | head``), silently, as a shell reports a writer
+ended by SIGPIPE (the command's work, an erasure say, is done all the same).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -44,6 +47,7 @@ EXIT_CODES: tuple[tuple[type[LedgerError], int], ...] = (
     (LedgerError, 1),
 )
 EXIT_SETUP = 6  # the environment, not the command: see startup.problem
+EXIT_STDOUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports when the reader of a pipe left
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -65,7 +69,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return its exit code."""
+    """Run one command; return its exit code. A reader that stops early (``| head``)
+    closes stdout: Python then raises BrokenPipeError from a print, or from its flush
+    at exit (a traceback); the output is no longer wanted, so the command ends quietly."""
+    try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # here, not in Python's flush at exit, so a closed pipe is caught
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_STDOUT_CLOSED
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device: what is still buffered goes nowhere at exit,
+    instead of raising BrokenPipeError again (the recipe of Python's ``signal`` docs)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     handler: Handler = args.handler
     problem = startup.problem()
@@ -76,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except LedgerError as e:
         return _report(e)
+    except BrokenPipeError:  # stdout closed (main ends quietly), not a driver's error
+        raise
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # an interrupt, or a refused connection, surfaces as a driver error

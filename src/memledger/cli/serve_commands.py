@@ -59,6 +59,7 @@ def serve_command(args: argparse.Namespace) -> int:
     except BaseException:
         database.close()
         raise
+    bootstrap.preload_embedder(database)  # so no request waits for the model
     background = None
     if args.workers:
         worker = bootstrap.build_worker(database)
