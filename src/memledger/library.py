@@ -13,10 +13,12 @@ Every method calls the service layer; none holds logic of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Literal
 
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from memledger import bootstrap
@@ -24,13 +26,27 @@ from memledger.config import Settings
 from memledger.service import context, context_replay, keys, memory, projections, provenance, search, tenant_settings
 from memledger.service.context import ServedBlock
 from memledger.service.context_replay import Replay
+from memledger.service.memory import Change
 from memledger.service.provenance import Provenance, Step
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import GraphAnswer
 from memledger.service.tenant_settings import TenantSettings
 from memledger.service.types import PromotionKind, ScopeKind, Scopes, SelectedItem, Selection
+from memledger.store import db
 
 Style = Literal["text", "xml"]
+
+__all__ = ["Change", "MemoryLedger", "TurnInput"]
+
+
+@contextmanager
+def _database_errors() -> Iterator[None]:
+    """A read's driver errors raised as the writes raise them (``DatabaseUnavailable``
+    while the database is down), never as SQLAlchemy's own."""
+    try:
+        yield
+    except sa_exc.DBAPIError as e:
+        raise db.translate(e) from e
 
 
 class MemoryLedger:
@@ -149,18 +165,16 @@ class MemoryLedger:
         return context.select(self._as(tenant_id), select, vector_search=bootstrap.vector_search(self.database))
 
     def search(self, tenant_id: str, query: str, *, scopes: Scopes = Scopes(), k: int = 10) -> list[SelectedItem]:
-        """Hybrid search over facts, entities, relationships and turns."""
+        """Hybrid search over facts, entities, relationships and turns. While the database
+        is unavailable it raises ``DatabaseUnavailable``."""
         vectors = bootstrap.vector_search(self.database)
-        return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, vector_search=vectors)
+        with _database_errors():
+            return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, vector_search=vectors)
 
     def graph(self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None) -> GraphAnswer:
         """Relationships around an entity (or "me"), with the turns behind each."""
-        return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user)
-
-    def _read_your_write(self, *read_models: str) -> None:
-        """Bring ``read_models`` up to date now (as ``process`` does), so the command just
-        appended shows in the next ``context`` or ``search`` of this process, worker or not."""
-        projections.catch_up_all(self.engine, list(read_models))
+        with _database_errors():
+            return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user)
 
     def promote(
         self,
@@ -174,7 +188,7 @@ class MemoryLedger:
     ) -> str:
         """Remember something in a longer-lived scope; returns the new memory id. The
         next ``context`` shows it (its vector, for search by meaning, comes with ``process``
-        or the worker)."""
+        or the worker; past ``memory.READ_YOUR_WRITE_S`` of catching up, it returns anyway)."""
         promoted = memory.promote(
             self._as(tenant_id),
             tenant_id,
@@ -185,36 +199,40 @@ class MemoryLedger:
             memory_id=memory_id,
             actor="library",
         )
-        self._read_your_write(memory.READ_MODEL["fact"])
+        memory.promotion_shown(self.engine, tenant_id, promoted)
         return promoted
 
-    def retract(self, tenant_id: str, item_id: str, reason: str = "") -> str:
-        """Soft-delete an item; returns its kind. Once this returns, ``context`` and
-        ``search`` no longer show it."""
-        kind = memory.retract(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
-        self._read_your_write(memory.READ_MODEL[kind])
-        return kind
+    def retract(self, tenant_id: str, item_id: str, reason: str = "") -> Change:
+        """Soft-delete an item; says its kind and what was done (``status`` "already
+        retracted", and nothing recorded, for an item retracted before: retrying is safe).
+        Once this returns, ``context`` and ``search`` no longer show it (``shown``; False
+        only if the read model could not catch up within ``memory.READ_YOUR_WRITE_S``)."""
+        as_tenant = self._as(tenant_id)
+        return memory.retract(as_tenant, tenant_id, item_id, reason=reason, actor="library", owner=self.engine)
 
-    def restore(self, tenant_id: str, item_id: str, reason: str = "") -> str:
-        """Undo a retraction; returns the item's kind. Once this returns, the item shows again."""
-        kind = memory.restore(self._as(tenant_id), tenant_id, item_id, reason=reason, actor="library")
-        self._read_your_write(memory.READ_MODEL[kind])
-        return kind
+    def restore(self, tenant_id: str, item_id: str, reason: str = "") -> Change:
+        """Undo a retraction; says the item's kind and what was done ("not retracted",
+        and nothing recorded, for an item that was not retracted). Once this returns,
+        the item shows again."""
+        as_tenant = self._as(tenant_id)
+        return memory.restore(as_tenant, tenant_id, item_id, reason=reason, actor="library", owner=self.engine)
 
     def resolve_conflict(self, tenant_id: str, conflict_id: str, chosen_memory_id: str, reason: str = "") -> None:
         """Record which fact of a conflict stands; the next ``context`` shows that choice."""
         memory.resolve_conflict(
             self._as(tenant_id), tenant_id, conflict_id, chosen_memory_id, reason=reason, actor="library"
         )
-        self._read_your_write(memory.READ_MODEL["fact"])
+        memory.resolution_shown(self.engine, tenant_id, conflict_id)
 
     def provenance(self, tenant_id: str, item_id: str) -> Provenance:
         """The events behind an item, back to its turns."""
-        return provenance.provenance(self._as(tenant_id), tenant_id, item_id)
+        with _database_errors():
+            return provenance.provenance(self._as(tenant_id), tenant_id, item_id)
 
     def history(self, tenant_id: str, key: str) -> list[Step]:
         """Every fact ever stated on ``key``, and what happened to each."""
-        return provenance.key_history(self._as(tenant_id), tenant_id, key)
+        with _database_errors():
+            return provenance.key_history(self._as(tenant_id), tenant_id, key)
 
     def replay(self, tenant_id: str, context_event_id: str) -> Replay:
         """Re-render a served block from the ledger and check its hash."""

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from memledger.service import keys
 from tests.e2e.conftest import MAX_BODY_BYTES, ApiServer, Caller, CliKey, Surfaces
 
 NewCaller = Callable[[str], Caller]
@@ -60,6 +61,13 @@ def error_of(response: httpx.Response, status: int, code: str) -> dict[str, Any]
 
 def fact_ids(items: list[dict[str, Any]]) -> list[str]:
     return [i["item_id"] for i in items if i["kind"] == "fact"]
+
+
+def key_actor(surfaces: Surfaces, caller: Caller) -> str:
+    """The actor the caller's writes are recorded as: its API key's id."""
+    digest = keys.key_hash(caller.key)
+    [key_id] = [k.key_id for k in keys.list_keys(surfaces.ledger.engine, caller.tenant) if k.key_sha256 == digest]
+    return f"api:key:{key_id}"
 
 
 @dataclass(frozen=True)
@@ -175,8 +183,8 @@ def test_a_buffer_resent_with_new_turns_records_only_the_new_ones(new_caller: Ne
 def test_a_batch_with_one_bad_turn_writes_none_of_them(new_caller: NewCaller) -> None:
     caller = new_caller("allornothing")
     batch = {"turns": [turn("fine", "p", "ok-1"), turn("holds a NUL \x00 here", "p", "bad-1")]}
-    error = error_of(caller.http.post("/v1/turns", json=batch), 422, "invalid_event")
-    assert error["field"] == "$.text"
+    error = error_of(caller.http.post("/v1/turns", json=batch), 422, "invalid_request")
+    assert error["field"] == "turns.1.text"  # the caller's field, not the event's ($.text)
     assert all_events(caller, type="turn.recorded") == []
 
 
@@ -270,7 +278,7 @@ def test_conflicts_are_listed_and_a_person_resolves_one(
     assert sorted(conflict["memory_ids"]) == sorted(facts.values())
     path = f"/v1/memory/conflicts/{conflict['conflict_id']}/resolve"
     resolved = caller.http.post(path, json={"chosen_memory_id": facts["Redis"], "reason": "we moved to Redis"})
-    assert resolved.status_code == 202
+    assert resolved.status_code == 200
     assert resolved.json() == {"conflict_id": conflict["conflict_id"], "chosen_memory_id": facts["Redis"]}
     surfaces.catch_up()
     [after] = caller.http.get("/v1/memory/conflicts", params={"state": "resolved"}).json()
@@ -279,7 +287,7 @@ def test_conflicts_are_listed_and_a_person_resolves_one(
         facts["Redis"],
         [facts["Redis"]],
     )
-    assert after["resolved_by"] == f"api:{caller.tenant}"
+    assert after["resolved_by"] == key_actor(surfaces, caller)
     assert caller.http.get("/v1/memory/conflicts", params={"state": "open"}).json() == []
     stranger = caller.http.post(path, json={"chosen_memory_id": "fact-0000000000000000"})
     error_of(stranger, 404, "not_found")
@@ -297,15 +305,15 @@ def test_retract_then_restore_change_what_search_finds(
 
     assert gone in searched()
     retracted = caller.http.post(f"/v1/memory/{gone}/retract", json={"reason": "we never used it"})
-    assert retracted.status_code == 202
-    assert retracted.json() == {"item_id": gone, "kind": "fact", "status": "retracted"}
+    assert retracted.status_code == 200
+    assert retracted.json() == {"item_id": gone, "kind": "fact", "status": "retracted", "recorded": True}
     surfaces.catch_up()
     assert gone not in searched()
     assert facts["Redis"] in searched()
     [conflict] = caller.http.get("/v1/memory/conflicts").json()
     assert conflict["state"] == "dissolved"
     restored = caller.http.post(f"/v1/memory/{gone}/restore", json={})
-    assert restored.status_code == 202
+    assert restored.status_code == 200
     assert restored.json()["status"] == "restored"
     surfaces.catch_up()
     assert gone in searched()
@@ -337,12 +345,12 @@ def test_retracting_the_only_fact_of_a_slot_and_restoring_it(new_caller: NewCall
         return fact_ids(caller.http.get("/v1/search", params={"q": "Ibis Redis", "project": "ibis"}).json())
 
     [fact] = searched()
-    assert caller.http.post(f"/v1/memory/{fact}/retract", json={"reason": "wrong"}).status_code == 202
+    assert caller.http.post(f"/v1/memory/{fact}/retract", json={"reason": "wrong"}).status_code == 200
     surfaces.catch_up()  # the facts projection keeps running (it used to halt on a slot left empty)
     assert searched() == []
     facts = next(p for p in caller.http.get("/v1/projections").json() if p["name"] == "facts")
     assert (facts["state"], facts["error"]) == ("live", None)
-    assert caller.http.post(f"/v1/memory/{fact}/restore", json={}).status_code == 202
+    assert caller.http.post(f"/v1/memory/{fact}/restore", json={}).status_code == 200
     surfaces.catch_up()
     assert searched() == [fact]
 
@@ -356,7 +364,7 @@ def test_promotion_copies_a_statement_into_the_project_scope(new_caller: NewCall
         "statement": "Osprey ships on Fridays.",
     }
     response = caller.http.post("/v1/memory/promote", json=body)
-    assert response.status_code == 202
+    assert response.status_code == 200
     memory_id = response.json()["memory_id"]
     assert memory_id.startswith("promoted-")
     surfaces.catch_up()
@@ -368,7 +376,7 @@ def test_promotion_copies_a_statement_into_the_project_scope(new_caller: NewCall
         "decision",
     )
     [step] = caller.http.get(f"/v1/provenance/{memory_id}").json()["steps"]
-    assert (step["type"], step["actor"]) == ("memory.promoted", f"api:{caller.tenant}")
+    assert (step["type"], step["actor"]) == ("memory.promoted", key_actor(surfaces, caller))
     no_key = {**body, "scopes": {}}
     assert (
         "project scope key"
@@ -587,7 +595,7 @@ def test_validation_errors_name_the_field(
     new_caller: NewCaller, method: str, path: str, kwargs: dict[str, Any], field: str
 ) -> None:
     http = new_caller("invalid").http
-    error = error_of(http.request(method, path, **kwargs), 422, "validation_error")
+    error = error_of(http.request(method, path, **kwargs), 422, "invalid_request")
     assert error["field"] == field
     assert error["message"].startswith(f"{field}: ")
 
@@ -606,7 +614,7 @@ def test_validation_errors_name_the_field(
 def test_validation_errors_of_turns_name_the_field_of_the_shape_sent(
     new_caller: NewCaller, body: dict[str, Any], field: str
 ) -> None:
-    error = error_of(new_caller("turnfield").http.post("/v1/turns", json=body), 422, "validation_error")
+    error = error_of(new_caller("turnfield").http.post("/v1/turns", json=body), 422, "invalid_request")
     assert error["field"] == field
 
 
@@ -643,7 +651,7 @@ def test_an_unparsable_body_answers_in_the_error_format(new_caller: NewCaller) -
     response = new_caller("json").http.post(
         "/v1/memory/select", content=b'{"request": ', headers={"content-type": "application/json"}
     )
-    error_of(response, 422, "validation_error")
+    error_of(response, 422, "invalid_request")
 
 
 def test_an_unparsable_body_names_no_field(new_caller: NewCaller) -> None:
@@ -658,7 +666,7 @@ def test_an_unparsable_body_names_no_field(new_caller: NewCaller) -> None:
     [
         ("/v1/memory/context", {"request": "x", "max_tokens": 1}, 422, "invalid_request"),
         ("/v1/search", {"q": "\x00"}, 422, "invalid_request"),
-        ("/v1/provenance/%00", {}, 422, "invalid_identifier"),
+        ("/v1/provenance/%00", {}, 422, "invalid_request"),
         ("/v1/events", {"since": "2020-01-01T00:00:00"}, 422, "invalid_request"),
         ("/v1/events", {"after": str(2**64)}, 422, "invalid_request"),
     ],

@@ -46,9 +46,10 @@ def test_a_retracted_fact_leaves_the_next_block_and_a_restored_one_comes_back(
     ledger: MemoryLedger, tenant: str
 ) -> None:
     fact = _fact_of(ledger, tenant, "PostgreSQL")
-    assert ledger.retract(tenant, fact, "wrong") == "fact"
+    retracted = ledger.retract(tenant, fact, "wrong")
+    assert (retracted.kind, retracted.status, retracted.shown) == ("fact", "retracted", True)
     assert fact not in ledger.context(tenant, ASKED, scopes=SCOPES).item_ids
-    assert ledger.restore(tenant, fact) == "fact"
+    assert ledger.restore(tenant, fact).status == "restored"
     assert fact in ledger.context(tenant, ASKED, scopes=SCOPES).item_ids
 
 

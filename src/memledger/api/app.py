@@ -29,7 +29,7 @@ def create_app(database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY) ->
             (404, "no such item for this tenant"),
             (409, "a concurrency conflict"),
             (413, "the request body is too large"),
-            (422, "the request is invalid (the error names the field, when it is one)"),
+            (422, "the request is invalid: code invalid_request, naming the field when it is one"),
             (503, "the database is unavailable"),
         )
     }

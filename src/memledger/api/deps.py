@@ -1,41 +1,48 @@
-"""Request dependencies: the database and the tenant of the caller's API key."""
+"""Request dependencies: the database, the tenant of the caller's API key, and the key
+itself as the actor of every write."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from memledger.bootstrap import Database
-from memledger.errors import Unauthorized
+from memledger.errors import DatabaseUnavailable, Unauthorized
 from memledger.service import keys
+from memledger.store import db
 
 _bearer = HTTPBearer(auto_error=False)
 _header = APIKeyHeader(name="X-API-Key", auto_error=False)
+_NO_KEY = "a valid API key is required (Authorization: Bearer <key> or X-API-Key)"
 
 
 def database_of(request: Request) -> Database:
     """The database the app was built over."""
-    db: Database = request.app.state.database
-    return db
+    db_: Database = request.app.state.database
+    return db_
 
 
-def tenant(
-    request: Request,
+def api_key(
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     header: Annotated[str | None, Depends(_header)],
-) -> str:
+) -> str | None:
+    """The key the request carries, if any (Bearer first)."""
+    return bearer.credentials if bearer is not None else header
+
+
+def tenant(request: Request, key: Annotated[str | None, Depends(api_key)]) -> str:
     """The tenant the request's API key is bound to; 401 without a valid key.
 
     The lookup runs as the owner: finding which tenant a key belongs to is the one
     question asked across tenants (by the key's hash, which reveals nothing else).
     """
-    key = bearer.credentials if bearer is not None else header
     found = keys.tenant_for(database_of(request).engine, key) if key else None
     if found is None:
-        raise Unauthorized("a valid API key is required (Authorization: Bearer <key> or X-API-Key)")
+        raise Unauthorized(_NO_KEY)
     return found
 
 
@@ -45,5 +52,44 @@ def tenant_engine(request: Request, tenant_id: Annotated[str, Depends(tenant)]) 
     return database_of(request).for_tenant(tenant_id)
 
 
+def actor(
+    request: Request, tenant_id: Annotated[str, Depends(tenant)], key: Annotated[str | None, Depends(api_key)]
+) -> str:
+    """Who a write is recorded as: "api:key:<key id>", so an auditor sees which of a
+    tenant's keys wrote each event. Looked up only by the routes that write."""
+    digest = keys.key_hash(key or "")
+    issued = keys.list_keys(database_of(request).engine, tenant_id)
+    key_id = next((k.key_id for k in issued if k.key_sha256 == digest and k.revoked_at is None), None)
+    if key_id is None:  # revoked since ``tenant`` looked: refused as it would be now
+        raise Unauthorized(_NO_KEY)
+    return f"api:key:{key_id}"
+
+
+class Reader(NamedTuple):
+    """The caller's tenant and its fenced engine, for a context read."""
+
+    tenant_id: str
+    engine: Engine
+
+
+def context_reader(request: Request, key: Annotated[str | None, Depends(api_key)]) -> Reader | None:
+    """``tenant`` and ``tenant_engine`` for the context endpoints, which never fail the
+    agent's chat loop: None when the database cannot look the key up (it is down), so
+    the route answers an empty block that says why. An empty block holds nothing of
+    any tenant, so answering it before the key is checked leaks nothing. A key that
+    the database rejects is still 401."""
+    try:
+        tenant_id = tenant(request, key)
+    except sa_exc.DBAPIError as e:
+        if isinstance(db.translate(e), DatabaseUnavailable):
+            return None
+        raise
+    except DatabaseUnavailable:
+        return None
+    return Reader(tenant_id, database_of(request).for_tenant(tenant_id))
+
+
 Tenant = Annotated[str, Depends(tenant)]
 Fenced = Annotated[Engine, Depends(tenant_engine)]
+Actor = Annotated[str, Depends(actor)]
+ContextReader = Annotated[Reader | None, Depends(context_reader)]

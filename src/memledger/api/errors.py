@@ -25,12 +25,16 @@ from memledger.errors import (
 )
 from memledger.store import db
 
+# The one code for "your input is wrong", whether the request fails its schema or a
+# check behind it (an identifier, an event's field, a command): a client handles one.
+INVALID_REQUEST = "invalid_request"
+
 STATUS: tuple[tuple[type[LedgerError], int, str], ...] = (
     (Unauthorized, 401, "unauthorized"),
     (PayloadTooLarge, 413, "payload_too_large"),
-    (InvalidIdentifier, 422, "invalid_identifier"),
-    (InvalidEvent, 422, "invalid_event"),
-    (InvalidCommand, 422, "invalid_request"),  # as a request failing its schema: the input is wrong
+    (InvalidIdentifier, 422, INVALID_REQUEST),
+    (InvalidEvent, 422, INVALID_REQUEST),
+    (InvalidCommand, 422, INVALID_REQUEST),
     (UnknownEventType, 400, "unknown_event_type"),
     (NotFound, 404, "not_found"),
     (ConcurrencyConflict, 409, "concurrency_conflict"),
@@ -84,12 +88,12 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
     shaped = [e for e in errors if ("TurnsIn" in e.get("loc", ())) == batch]
     first = (shaped or errors or [{}])[0]
     if first.get("type") == "json_invalid":
-        return error_response(422, "validation_error", f"the request body is not valid JSON: {first.get('msg', '')}")
+        return error_response(422, INVALID_REQUEST, f"the request body is not valid JSON: {first.get('msg', '')}")
     location = ".".join(
         str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path") and not _is_model_name(part)
     )
     message = f"{location or 'request'}: {first.get('msg', 'invalid')}"
-    return error_response(422, "validation_error", message, location or None)
+    return error_response(422, INVALID_REQUEST, message, location or None)
 
 
 _HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}

@@ -6,9 +6,9 @@ import uuid
 from typing import Annotated, Any, Literal
 
 import msgspec
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
-from memledger.api.deps import Fenced, Tenant, database_of
+from memledger.api.deps import Actor, ContextReader, Fenced, Tenant, database_of
 from memledger.api.schemas import (
     AsOf,
     ChangedOut,
@@ -17,6 +17,7 @@ from memledger.api.schemas import (
     PromoteIn,
     PromoteOut,
     ReasonIn,
+    ResolvedOut,
     ResolveIn,
     ScopesIn,
     SelectIn,
@@ -28,11 +29,25 @@ from memledger.api.schemas import (
     TurnsIn,
 )
 from memledger.bootstrap import vector_search
+from memledger.errors import InvalidCommand
+from memledger.formatting import render
 from memledger.service import context, memory, provenance, search, tenant_settings
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes, Selection, TenantSettingsChanged
 
 router = APIRouter()
+
+# What a command's answer means: 200 when the read models show the change before the
+# answer (the next context call does), 202 when it is recorded but they had not caught
+# up within memory.READ_YOUR_WRITE_S (they follow by themselves).
+SHOWN = "recorded, and shown by the next context, search or graph call"
+NOT_YET_SHOWN: dict[int | str, dict[str, Any]] = {
+    202: {
+        "description": "recorded, but the read models had not caught up within "
+        f"{memory.READ_YOUR_WRITE_S:g} s: the next context call may not show it yet"
+    }
+}
+UNAVAILABLE = "memory unavailable (the database is unavailable)"
 
 
 def _scopes(scopes: ScopesIn) -> Scopes:
@@ -53,10 +68,37 @@ def _items(selection: Selection) -> list[Item]:
     return [Item(**msgspec.to_builtins(item)) for item in selection.items]
 
 
+def _shown(response: Response, shown: bool) -> None:
+    response.status_code = 200 if shown else 202
+
+
+def _unavailable_block(request: str, budget: int, style: Literal["text", "xml"], max_tokens: int | None) -> ContextOut:
+    """The empty block served when the database cannot even check the key: no tenant
+    is known, so nothing is selected and nothing recorded (event_id "")."""
+    selection = Selection(request=request, empty_reason=UNAVAILABLE)
+    try:
+        block = render(selection, style=style, max_chars=budget, max_tokens=max_tokens)
+    except ValueError as e:  # a budget too small for the block's frame, as when memory answers
+        raise InvalidCommand(str(e)) from e
+    return ContextOut(
+        block=block.text,
+        event_id="",
+        item_ids=[],
+        omitted=0,
+        chars=block.chars,
+        tokens=block.tokens,
+        sha256=block.sha256,
+        empty_reason=UNAVAILABLE,
+    )
+
+
 @router.post("/v1/turns", status_code=202, response_model=TurnsAccepted, tags=["agents"])
-def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant, engine: Fenced) -> TurnsAccepted:
+def post_turns(
+    body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant, engine: Fenced, actor: Actor
+) -> TurnsAccepted:
     """Record one turn or a batch. Returns at once with the ledger positions;
-    extraction happens later, in the background worker."""
+    extraction happens later, in the background worker. Each turn records the API key
+    that sent it (its actor)."""
     turns = body.turns if isinstance(body, TurnsIn) else [body]
     inputs = [
         TurnInput(
@@ -66,6 +108,7 @@ def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant, engi
             turn_id=t.turn_id or str(uuid.uuid4()),
             occurred_at=t.occurred_at,
             subject=t.subject,
+            actor=actor,
         )
         for t in turns
     ]
@@ -79,8 +122,7 @@ def post_turns(body: TurnIn | TurnsIn, request: Request, tenant_id: Tenant, engi
 @router.get("/v1/memory/context", response_model=ContextOut, tags=["agents"])
 def get_context(
     request: Request,
-    tenant_id: Tenant,
-    engine: Fenced,
+    reader: ContextReader,
     q: Annotated[str, Query(alias="request", min_length=1, max_length=context.MAX_REQUEST_CHARS)],
     session: str | None = None,
     project: str | None = None,
@@ -94,7 +136,11 @@ def get_context(
     deadline_ms: Annotated[int | None, Query(ge=1, le=context.MAX_DEADLINE_MS)] = None,
 ) -> ContextOut:
     """The read-only memory block for a request. Never an error for the agent's chat
-    loop: when memory cannot answer, the block is empty and says why."""
+    loop: when memory cannot answer, the block is empty and says why (with the
+    database down, before the key can be checked: "memory unavailable", event_id "")."""
+    if reader is None:
+        return _unavailable_block(q, budget, style, max_tokens)
+    tenant_id, engine = reader
     database = database_of(request)
     select = context.SelectRequest(
         tenant_id=tenant_id,
@@ -126,8 +172,12 @@ def get_context(
 
 
 @router.post("/v1/memory/select", response_model=SelectionOut, tags=["agents"])
-def post_select(body: SelectIn, request: Request, tenant_id: Tenant, engine: Fenced) -> SelectionOut:
-    """The items the selector would choose, and why each was chosen, unformatted."""
+def post_select(body: SelectIn, request: Request, reader: ContextReader) -> SelectionOut:
+    """The items the selector would choose, and why each was chosen, unformatted. Fails
+    open as context does: no items, and the reason."""
+    if reader is None:
+        return SelectionOut(request=body.request, items=[], empty_reason=UNAVAILABLE)
+    tenant_id, engine = reader
     database = database_of(request)
     select = context.SelectRequest(
         tenant_id=tenant_id,
@@ -158,23 +208,41 @@ def get_conflicts(
 
 # Ids may hold "/" (a relationship to "ci/cd"): path parameters take the rest of the
 # path (sent as %2F or as a plain /), up to the fixed suffix of their route.
-@router.post("/v1/memory/conflicts/{conflict_id:path}/resolve", status_code=202, tags=["auditors"])
-def resolve_conflict(conflict_id: str, body: ResolveIn, tenant_id: Tenant, engine: Fenced) -> dict[str, str]:
-    """Record which fact of a conflict stands (appends ConflictResolved)."""
-    memory.resolve_conflict(
-        engine,
-        tenant_id,
-        conflict_id,
-        body.chosen_memory_id,
-        reason=body.reason,
-        actor=f"api:{tenant_id}",
-    )
-    return {"conflict_id": conflict_id, "chosen_memory_id": body.chosen_memory_id}
+@router.post(
+    "/v1/memory/conflicts/{conflict_id:path}/resolve",
+    response_model=ResolvedOut,
+    response_description=SHOWN,
+    responses=NOT_YET_SHOWN,
+    tags=["auditors"],
+)
+def resolve_conflict(
+    conflict_id: str,
+    body: ResolveIn,
+    request: Request,
+    response: Response,
+    tenant_id: Tenant,
+    engine: Fenced,
+    actor: Actor,
+) -> ResolvedOut:
+    """Record which fact of a conflict stands (appends ConflictResolved); the next
+    context shows the choice."""
+    memory.resolve_conflict(engine, tenant_id, conflict_id, body.chosen_memory_id, reason=body.reason, actor=actor)
+    _shown(response, memory.resolution_shown(database_of(request).engine, tenant_id, conflict_id))
+    return ResolvedOut(conflict_id=conflict_id, chosen_memory_id=body.chosen_memory_id)
 
 
-@router.post("/v1/memory/promote", status_code=202, response_model=PromoteOut, tags=["agents"])
-def promote(body: PromoteIn, tenant_id: Tenant, engine: Fenced) -> PromoteOut:
-    """Copy a memory (or a new statement) to a longer-lived scope, with its kind."""
+@router.post(
+    "/v1/memory/promote",
+    response_model=PromoteOut,
+    response_description=SHOWN,
+    responses=NOT_YET_SHOWN,
+    tags=["agents"],
+)
+def promote(
+    body: PromoteIn, request: Request, response: Response, tenant_id: Tenant, engine: Fenced, actor: Actor
+) -> PromoteOut:
+    """Copy a memory (or a new statement) to a longer-lived scope, with its kind; the
+    next context shows it (in place of the broader facts it shadows)."""
     new_id = memory.promote(
         engine,
         tenant_id,
@@ -184,23 +252,61 @@ def promote(body: PromoteIn, tenant_id: Tenant, engine: Fenced) -> PromoteOut:
         memory_id=body.memory_id,
         statement=body.statement,
         key=body.key,
-        actor=f"api:{tenant_id}",
+        actor=actor,
     )
+    _shown(response, memory.promotion_shown(database_of(request).engine, tenant_id, new_id))
     return PromoteOut(memory_id=new_id)
 
 
-@router.post("/v1/memory/{item_id:path}/retract", status_code=202, response_model=ChangedOut, tags=["agents"])
-def retract(item_id: str, tenant_id: Tenant, engine: Fenced, body: ReasonIn | None = None) -> ChangedOut:
-    """Soft-delete a memory item; nothing is lost, and restore undoes it."""
-    kind = memory.retract(engine, tenant_id, item_id, reason=_reason(body), actor=f"api:{tenant_id}")
-    return ChangedOut(item_id=item_id, kind=kind, status="retracted")
+def _changed(response: Response, item_id: str, change: memory.Change) -> ChangedOut:
+    _shown(response, change.shown)
+    return ChangedOut(item_id=item_id, kind=change.kind, status=change.status, recorded=change.appended)
 
 
-@router.post("/v1/memory/{item_id:path}/restore", status_code=202, response_model=ChangedOut, tags=["agents"])
-def restore(item_id: str, tenant_id: Tenant, engine: Fenced, body: ReasonIn | None = None) -> ChangedOut:
-    """Undo a retraction."""
-    kind = memory.restore(engine, tenant_id, item_id, reason=_reason(body), actor=f"api:{tenant_id}")
-    return ChangedOut(item_id=item_id, kind=kind, status="restored")
+@router.post(
+    "/v1/memory/{item_id:path}/retract",
+    response_model=ChangedOut,
+    response_description=SHOWN,
+    responses=NOT_YET_SHOWN,
+    tags=["agents"],
+)
+def retract(
+    item_id: str,
+    request: Request,
+    response: Response,
+    tenant_id: Tenant,
+    engine: Fenced,
+    actor: Actor,
+    body: ReasonIn | None = None,
+) -> ChangedOut:
+    """Soft-delete a memory item; nothing is lost, and restore undoes it. Retracting an
+    item retracted already records nothing (status "already retracted"): retrying is safe."""
+    owner = database_of(request).engine
+    change = memory.retract(engine, tenant_id, item_id, reason=_reason(body), actor=actor, owner=owner)
+    return _changed(response, item_id, change)
+
+
+@router.post(
+    "/v1/memory/{item_id:path}/restore",
+    response_model=ChangedOut,
+    response_description=SHOWN,
+    responses=NOT_YET_SHOWN,
+    tags=["agents"],
+)
+def restore(
+    item_id: str,
+    request: Request,
+    response: Response,
+    tenant_id: Tenant,
+    engine: Fenced,
+    actor: Actor,
+    body: ReasonIn | None = None,
+) -> ChangedOut:
+    """Undo a retraction. Restoring an item that is not retracted records nothing
+    (status "not retracted")."""
+    owner = database_of(request).engine
+    change = memory.restore(engine, tenant_id, item_id, reason=_reason(body), actor=actor, owner=owner)
+    return _changed(response, item_id, change)
 
 
 @router.get("/v1/search", response_model=list[Item], tags=["agents"])
@@ -268,8 +374,8 @@ def get_settings(tenant_id: Tenant, engine: Fenced) -> SettingsOut:
 
 
 @router.post("/v1/settings", response_model=SettingsOut, tags=["operators"])
-def post_settings(body: SettingsIn, tenant_id: Tenant, engine: Fenced) -> SettingsOut:
+def post_settings(body: SettingsIn, tenant_id: Tenant, engine: Fenced, actor: Actor) -> SettingsOut:
     """Change the tenant's switches (recorded as an event); unset fields keep their value."""
-    change = TenantSettingsChanged(**body.model_dump(), changed_by=f"api:{tenant_id}")
-    current = tenant_settings.change(engine, tenant_id, change, actor=f"api:{tenant_id}")
+    change = TenantSettingsChanged(**body.model_dump(), changed_by=actor)
+    current = tenant_settings.change(engine, tenant_id, change, actor=actor)
     return SettingsOut(**msgspec.to_builtins(current))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from memledger.errors import InvalidIdentifier
 from memledger.service.context import MAX_BUDGET_CHARS, MAX_DEADLINE_MS, MAX_REQUEST_CHARS, MIN_BUDGET_CHARS
 from memledger.service.ledger_pages import MAX_POSITION, position_of
+from memledger.store.identifiers import check_identifier
 
 Scope = Literal["session", "project", "user", "org"]
 Kind = Literal["decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"]
@@ -61,6 +64,37 @@ def _in_utc_range(moment: datetime | None) -> datetime | None:
     return moment
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(text: str | None) -> str | None:
+    """Text the ledger can store, else a validation error naming the caller's field:
+    PostgreSQL cannot store NUL, and UTF-8 cannot encode a lone surrogate (which a
+    JSON escape such as \\ud800 gives). Checked here, not when the event is encoded,
+    so the error names the field sent (turns.0.text), not the event's ($.text)."""
+    if text is not None:
+        if "\x00" in text:
+            raise PydanticCustomError("storable", "holds a NUL character, which PostgreSQL cannot store")
+        if _SURROGATE.search(text):
+            raise PydanticCustomError("storable", "holds a lone surrogate, which UTF-8 cannot encode")
+    return text
+
+
+def _identifier(value: str | None) -> str | None:
+    """An id the ledger can use (no control character, not blank), else a validation
+    error naming the caller's field (not the event id it becomes, "turn:<id>")."""
+    if value is not None:
+        try:
+            check_identifier("id", value)
+        except InvalidIdentifier as e:
+            raise PydanticCustomError("identifier", "{reason}", {"reason": e.reason}) from None
+    return value
+
+
+Storable = AfterValidator(_storable)
+Identifier = AfterValidator(_identifier)
+
+
 class Strict(BaseModel):
     """Unknown fields are refused, so a typo is an error rather than silently ignored."""
 
@@ -76,9 +110,9 @@ class ScopesIn(Strict):
 
 class TurnIn(Strict):
     role: Literal["user", "assistant", "system", "tool"]
-    text: str = Field(max_length=200_000)
+    text: Annotated[str, Storable] = Field(max_length=200_000)
     scopes: ScopesIn = ScopesIn()
-    turn_id: str | None = Field(default=None, min_length=1, max_length=200)
+    turn_id: Annotated[str | None, Identifier] = Field(default=None, min_length=1, max_length=200)
     occurred_at: Annotated[datetime | None, AfterValidator(_in_utc_range)] = None
     subject: str | None = Field(default=None, max_length=200)
 
@@ -140,9 +174,9 @@ class PromoteIn(Strict):
     kind: Kind
     scope: Scope
     scopes: ScopesIn
-    memory_id: str | None = Field(default=None, max_length=200)
-    statement: str | None = Field(default=None, max_length=5000)
-    key: str | None = Field(default=None, max_length=1000)
+    memory_id: Annotated[str | None, Identifier] = Field(default=None, max_length=200)
+    statement: Annotated[str | None, Storable] = Field(default=None, max_length=5000)
+    key: Annotated[str | None, Storable] = Field(default=None, max_length=1000)
 
 
 class PromoteOut(BaseModel):
@@ -150,18 +184,24 @@ class PromoteOut(BaseModel):
 
 
 class ReasonIn(Strict):
-    reason: str = Field(default="", max_length=2000)
+    reason: Annotated[str, Storable] = Field(default="", max_length=2000)
 
 
 class ChangedOut(BaseModel):
     item_id: str
     kind: str
-    status: str
+    status: Literal["retracted", "already retracted", "restored", "not retracted"]
+    recorded: bool = Field(description="False when the item already was as asked: nothing was recorded")
 
 
 class ResolveIn(Strict):
-    chosen_memory_id: str = Field(min_length=1, max_length=200)
-    reason: str = Field(default="", max_length=2000)
+    chosen_memory_id: Annotated[str, Identifier] = Field(min_length=1, max_length=200)
+    reason: Annotated[str, Storable] = Field(default="", max_length=2000)
+
+
+class ResolvedOut(BaseModel):
+    conflict_id: str
+    chosen_memory_id: str
 
 
 class SettingsIn(Strict):

@@ -1,17 +1,25 @@
 """Commands people and agents give memory: promote, retract, restore, resolve a conflict.
 
 Each appends one event (to the item's own stream) and changes nothing else: the
-read models follow from the ledger.
+read models follow from the ledger. A surface that has the owner's engine (the
+library, the HTTP API) then calls ``read_your_write``, so the next context shows the
+command: a user who says "forget that" must not find it in the next prompt.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 import uuid
 from datetime import UTC, datetime
+from typing import Literal
 
-from sqlalchemy.engine import Engine
+import msgspec
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand, NotFound
+from memledger.errors import InvalidCommand, NotFound, ProjectionFailed
 from memledger.events.catalogue import (
     MAX_SLOT_ID,
     ConflictResolved,
@@ -24,13 +32,13 @@ from memledger.events.catalogue import (
     ScopeKind,
     Scopes,
 )
-from memledger.events.envelope import Metadata, NewEvent
+from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.events.keys import conflict_stream, item_stream
 from memledger.extraction.policy import short_hash
-from memledger.projectors import facts_queries, graph_queries
+from memledger.projectors import facts_queries, graph_queries, registry, runner
 from memledger.projectors.summaries import SUMMARIES
 from memledger.service import scope_ids
-from memledger.store import db, event_store
+from memledger.store import db, event_reads, event_store
 from memledger.store.event_store import AppendResult
 from memledger.store.identifiers import check_identifier, check_text
 
@@ -60,23 +68,141 @@ def item_kind(engine: Engine, tenant_id: str, item_id: str) -> ItemKind:
 # The read model each kind of item lives in: what a command on the item changes.
 READ_MODEL: dict[str, str] = {kind: name for kind, name, _ in SUMMARIES}
 
+# How long a command waits for its read model before answering anyway. Short: the
+# command is in the ledger either way, and the read model follows it (the worker's
+# projectors); only the caller's next read may not show it yet.
+READ_YOUR_WRITE_S = 2.0
+_POLL_S = 0.02
 
-def retract(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", actor: str | None = None) -> ItemKind:
-    """Soft-delete an item (nothing is lost; ``restore`` undoes it). Returns its kind."""
+log = logging.getLogger(__name__)
+
+
+def read_your_write(
+    owner: Engine, tenant_id: str, kind: str, stream: str, *, timeout_s: float = READ_YOUR_WRITE_S
+) -> bool:
+    """Bring ``kind``'s read model up to the last event of the tenant's ``stream`` (the
+    command just appended); True once it shows it, False if that did not happen within
+    ``timeout_s`` (a long backlog, a worker holding the batch, a failed projection).
+
+    ``owner`` is the owner's engine: projecting writes every tenant's rows. Idempotent:
+    applying is exactly once (the runner's checkpoint), so racing a worker is harmless.
+    The bound is checked between batches: a batch under way (ours, or a worker's whose
+    checkpoint lock ours waits for) finishes first, so it may overrun by one batch.
+    """
+    projector = registry.by_name(READ_MODEL[kind])
+    deadline = time.monotonic() + timeout_s
+    try:
+        runner.install(owner, projector)
+        with owner.connect() as conn:
+            target = _last_cursor(conn, tenant_id, stream)
+        if target is None:
+            return True  # nothing on the stream: nothing to wait for
+        while not runner.wait_for(owner, projector, target, timeout=0):
+            if time.monotonic() >= deadline:
+                return False
+            if not runner.run_batch(owner, projector, until=target):
+                time.sleep(_POLL_S)  # the event is committed but not readable yet (an older writer is open)
+    except ProjectionFailed as e:
+        log.warning("read model %s is stopped, so a command shows once it is fixed: %s", projector.name, e)
+        return False
+    except sa_exc.DBAPIError as e:
+        raise db.translate(e) from e
+    return True
+
+
+def _last_cursor(conn: Connection, tenant_id: str, stream: str) -> Cursor | None:
+    version = event_store.stream_version(conn, tenant_id, stream)
+    last = event_reads.read_stream(conn, tenant_id, stream, after_version=version - 1, limit=1) if version else []
+    return last[0].cursor if last else None
+
+
+ChangeStatus = Literal["retracted", "already retracted", "restored", "not retracted"]
+
+
+class Change(msgspec.Struct, frozen=True, kw_only=True):
+    """What a retraction or a restore did. ``appended``: False when the item already
+    was as asked (nothing is recorded). ``shown``: the read model showed the result
+    before the call returned (only when given the owner's engine), so the next context does."""
+
+    kind: ItemKind
+    status: ChangeStatus
+    appended: bool
+    shown: bool
+
+
+def retract(
+    engine: Engine,
+    tenant_id: str,
+    item_id: str,
+    *,
+    reason: str = "",
+    actor: str | None = None,
+    owner: Engine | None = None,
+) -> Change:
+    """Soft-delete an item (nothing is lost; ``restore`` undoes it). With ``owner``, an
+    item the caught-up read model shows retracted already is left as it is (nothing
+    appended: retrying is safe), and the read model shows the retraction on return."""
+    return _change(engine, tenant_id, item_id, retracting=True, reason=reason, actor=actor, owner=owner)
+
+
+def restore(
+    engine: Engine,
+    tenant_id: str,
+    item_id: str,
+    *,
+    reason: str = "",
+    actor: str | None = None,
+    owner: Engine | None = None,
+) -> Change:
+    """Undo a retraction. With ``owner``, an item the caught-up read model does not
+    show retracted is left as it is (nothing appended: history never holds a restore
+    without a retraction before it), and the read model shows the restore on return."""
+    return _change(engine, tenant_id, item_id, retracting=False, reason=reason, actor=actor, owner=owner)
+
+
+def _change(
+    engine: Engine,
+    tenant_id: str,
+    item_id: str,
+    *,
+    retracting: bool,
+    reason: str,
+    actor: str | None,
+    owner: Engine | None,
+) -> Change:
+    """Retract or restore. Without ``owner`` the read model cannot be caught up, so its
+    state is not trusted to skip the command: it is appended (as a retry would be)."""
     kind = item_kind(engine, tenant_id, item_id)
-    _append(
-        engine, tenant_id, item_stream(item_id), MemoryRetracted(item_id=item_id, item_kind=kind, reason=reason), actor
-    )
-    return kind
+    stream = item_stream(item_id)
+    fresh = owner is not None and read_your_write(owner, tenant_id, kind, stream)
+    if fresh and _is_retracted(engine, tenant_id, kind, item_id) == retracting:
+        return Change(
+            kind=kind, status="already retracted" if retracting else "not retracted", appended=False, shown=True
+        )
+    command = MemoryRetracted if retracting else MemoryRestored
+    _append(engine, tenant_id, stream, command(item_id=item_id, item_kind=kind, reason=reason), actor)
+    shown = owner is not None and read_your_write(owner, tenant_id, kind, stream)
+    return Change(kind=kind, status="retracted" if retracting else "restored", appended=True, shown=shown)
 
 
-def restore(engine: Engine, tenant_id: str, item_id: str, *, reason: str = "", actor: str | None = None) -> ItemKind:
-    """Undo a retraction. Returns the item's kind."""
-    kind = item_kind(engine, tenant_id, item_id)
-    _append(
-        engine, tenant_id, item_stream(item_id), MemoryRestored(item_id=item_id, item_kind=kind, reason=reason), actor
-    )
-    return kind
+def _is_retracted(engine: Engine, tenant_id: str, kind: str, item_id: str) -> bool:
+    """Whether the item's read model holds it retracted. SUMMARIES names each read
+    model's tenant, id and status columns (first, second and last)."""
+    columns = next(cols for k, _, cols in SUMMARIES if k == kind)
+    tenant_column, id_column, status_column = columns[0], columns[1], columns[-1]
+    stmt = sa.select(status_column).where(tenant_column == tenant_id, id_column == item_id)
+    with engine.connect() as conn:
+        return conn.execute(stmt).scalar() == "retracted"
+
+
+def promotion_shown(owner: Engine, tenant_id: str, memory_id: str) -> bool:
+    """``read_your_write`` for a promotion that returned ``memory_id``."""
+    return read_your_write(owner, tenant_id, "fact", item_stream(memory_id))
+
+
+def resolution_shown(owner: Engine, tenant_id: str, conflict_id: str) -> bool:
+    """``read_your_write`` for a resolution of ``conflict_id`` (conflicts live with the facts)."""
+    return read_your_write(owner, tenant_id, "fact", conflict_stream(conflict_id))
 
 
 def promote(
@@ -118,7 +244,7 @@ def promote(
         source_turns = tuple(fact.source_turns)
     if not statement or not statement.strip():
         raise InvalidCommand("promotion needs a memory_id or a statement")
-    key = key or f"{kind.replace('_', ' ')}: {' '.join(statement.lower().split()[:6])}"
+    key = key or derived_key(kind, statement)
     new_id = "promoted-" + short_hash(scope, scope_key, key, statement)
     event = MemoryPromoted(
         memory_id=new_id,
@@ -132,6 +258,17 @@ def promote(
     )
     _append(engine, tenant_id, item_stream(new_id), event, actor)
     return new_id
+
+
+# A derived key is a short label of the statement: a long first word (a URL, a pasted
+# token) must not make it longer than a key may be (ShortText, 1,000 characters).
+DERIVED_KEY_CHARS = 200
+
+
+def derived_key(kind: str, statement: str) -> str:
+    """The key of a promotion given none: its kind and the statement's first words."""
+    key = f"{kind.replace('_', ' ')}: {' '.join(statement.lower().split()[:6])}"
+    return key[:DERIVED_KEY_CHARS].rstrip()
 
 
 def resolve_conflict(
