@@ -93,3 +93,26 @@ def test_a_fact_drawn_from_a_directives_own_line_is_dropped_and_others_kept() ->
 def test_without_a_directive_the_extraction_is_unchanged() -> None:
     found = TurnExtraction(facts=(_fact("We decided: Fridays are for deploys"),))
     assert with_directives(found, "We decided: Fridays are for deploys") == found
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "statement"),
+    [
+        ("Remember that deploys are frozen on Fridays.", "decision", "deploys are frozen on Fridays"),
+        ("Keep in mind that 'the box' means the build server.", "terminology", "'the box' means the build server"),
+        ("Please remember I prefer tabs over spaces.", "preference", "I prefer tabs over spaces"),
+        ("Don't forget that we learned the hard way to pin.", "lesson_learned", "we learned the hard way to pin"),
+        ("Can you remember that Mehmet is the DBA?", "decision", "Mehmet is the DBA"),
+    ],
+)
+def test_a_directive_in_words_takes_its_kind_from_its_statement(text: str, kind: str, statement: str) -> None:
+    d = one(text)
+    assert (d.kind, d.statement, d.scope) == (kind, statement, None)
+
+
+def test_a_directive_in_words_gives_way_to_a_fact_stating_its_content() -> None:
+    text = "Remember that Project Atlas uses MySQL. Remember that deploys are frozen on Fridays."
+    found = TurnExtraction(facts=(_fact("Project Atlas uses MySQL."),))
+    extraction = with_directives(found, text)
+    assert [d.statement for d in extraction.directives] == ["deploys are frozen on Fridays"]
+    assert [f.statement for f in extraction.facts] == ["Project Atlas uses MySQL."]

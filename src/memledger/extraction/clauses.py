@@ -376,6 +376,8 @@ class _ClauseReader:
         side = "from" if kind != "SWITCH" else ""
         if self.words[last.end - 1] in ("to", "onto"):
             side = "to"
+        project = None if self.decision else _moved_project(objects)
+        users = [project] if project is not None else subjects  # whose tools changed
         edges: list[Edge] = []
         for obj in objects:
             side = switch_side(kind, side, obj.gap)
@@ -388,7 +390,7 @@ class _ClauseReader:
             relation = "DECIDED" if self.decision and side == "to" else "USES"
             if proposed and side == "from":
                 continue  # "we should drop X": not dropped yet
-            edges.extend(Edge(s, relation, obj.target, self.confidence, retracted=side == "from") for s in subjects)
+            edges.extend(Edge(s, relation, obj.target, self.confidence, retracted=side == "from") for s in users)
         return edges
 
     def _liked_by_subject(self, trigger: Trigger) -> bool:
@@ -405,6 +407,20 @@ def _owned_role(words: list[str], j: int) -> bool:
     while j >= 0 and words[j] in ROLE_ADJECTIVES:
         j -= 1
     return j >= 0 and words[j] in POSSESSIVE_USER
+
+
+def _moved_project(objects: list[_Object]) -> Party | None:
+    """The project a switch moved: "we migrated Atlas from MySQL to PostgreSQL", "we
+    moved from MySQL to PostgreSQL for Project Atlas". The project's tools changed, not
+    the speaker's: its edge "Atlas USES MySQL" is the one withdrawn, and the new fact
+    keys on the project ("atlas: database") like "Project Atlas uses MySQL" did."""
+    for obj in objects:
+        if obj.target is not None and obj.target.kind == "project" and set(obj.gap) <= _PROJECT_FRAME:
+            return obj.target
+    return None
+
+
+_PROJECT_FRAME = frozenset(("the", "our", "my", "project", "for", "in", "on", "of", "within", "across"))
 
 
 def _split_contrast(objects: list[_Object]) -> tuple[list[_Object], list[_Object]]:

@@ -5,6 +5,13 @@ is one of the promotion kinds (decision, lesson learned, preference, procedure,
 task update, terminology) and scope one of session, project, user, org. Without
 a scope, the directive goes to the least lasting scope that fits (decided by
 ``policy``); never to the user or org scope unless named.
+
+People also say it in words, at the start of a sentence: "Remember that deploys
+are frozen on Fridays", "Note for the future: our fiscal year starts in April"
+(also "please remember", "keep in mind that", "for future reference,", "don't
+forget that", "can you remember that ...?"). The statement is what follows the
+phrase; the kind is read from it (a term, a preference, a procedure, a lesson),
+else "decision": a rule or fact the speaker wants kept.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from typing import get_args
 import msgspec
 
 from memledger.events.catalogue import PromotionKind, ScopeKind
+from memledger.events.keys import normalise_statement
+from memledger.extraction.patterns import split_sentences
 from memledger.extraction.protocol import DirectiveCandidate, TurnExtraction
 
 _KINDS: dict[str, PromotionKind] = {k.replace("_", " "): k for k in get_args(PromotionKind)}
@@ -30,10 +39,39 @@ _DIRECTIVE = re.compile(
 )
 _TERM = re.compile(r"""^\s*['"“]?(?P<term>[^'"”]+?)['"”]?\s+(?:means|is|=|refers to)\s""", re.IGNORECASE)
 _OVER = re.compile(r"^(?P<choice>.+?)\s+(?:over|instead of|rather than)\s+(?P<other>.+)$", re.IGNORECASE)
+# "Remember" needs "that" unless asked politely ("Please remember my name is Ada"), and
+# then it must not be a reminder or a question ("please remember to ...", "... what we said").
+_NATURAL = re.compile(
+    r"(?:(?:also|and|oh|ok|okay|so|btw|actually),?\s+)?(?P<asked>(?:can|could|would|will) you\s+)?"
+    r"(?:please,?\s+remember(?:\s+that\b|(?!\s+(?:to|when|what|how|where|why|who|whom|if|whether)\b))|"
+    r"(?:please,?\s+)?(?:remember that|keep in mind that|note for the future|for future reference|"
+    r"(?:don't|do not) forget that|make a note that))\b[\s,:\-\u2013\u2014]*(?P<body>.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+# A story, not something to keep: "Remember that time we broke prod?"
+_NOT_CONTENT = re.compile(r"(?:(?:one|the) )?time (?:when|we|i|you)\b", re.IGNORECASE)
+_NATURAL_KINDS: tuple[tuple[PromotionKind, re.Pattern[str]], ...] = (
+    ("terminology", re.compile(r"\b(?:means|stands for|is short for|refers to)\b", re.IGNORECASE)),
+    (
+        "preference",
+        re.compile(
+            r"\b(?:i|we)(?:'d| would| really| always)? (?:prefer|like|love|hate|dislike|want)\b|"
+            r"\b(?:always|never) (?:answer|respond|reply|write)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("procedure", re.compile(r"^to [\w -]{1,60}, |\b(?:procedure|checklist|steps?) (?:is|are|for)\b", re.IGNORECASE)),
+    ("lesson_learned", re.compile(r"\b(?:lesson|learned|learnt|the hard way|turns out)\b", re.IGNORECASE)),
+)
 
 
 def parse_directives(text: str) -> tuple[DirectiveCandidate, ...]:
-    """Every directive in ``text``; lines that merely contain a colon are ignored."""
+    """Every directive in ``text``: the explicit ones, then those said in words;
+    lines that merely contain a colon are ignored."""
+    return _explicit(text) + _natural(text)
+
+
+def _explicit(text: str) -> tuple[DirectiveCandidate, ...]:
     found = []
     for match in _DIRECTIVE.finditer(text):
         kind = _KINDS.get(" ".join(match.group("kind").lower().split()))
@@ -45,6 +83,31 @@ def parse_directives(text: str) -> tuple[DirectiveCandidate, ...]:
             continue  # "decision: ..." says nothing
         scope: ScopeKind | None = scope_text if scope_text else None  # type: ignore[assignment]
         found.append(DirectiveCandidate(kind=kind, statement=statement, key=_key(kind, statement), scope=scope))
+    return tuple(found)
+
+
+def directive_content(sentence: str) -> str | None:
+    """What a sentence asks to be remembered ("Remember that X." gives "X."), or None
+    when it does not open with a directive phrase or states nothing after it."""
+    match = _NATURAL.match(sentence.strip())
+    if match is None:
+        return None
+    body = match.group("body").strip()
+    asked = match.group("asked") is not None  # "Can you remember that X?" asks to keep X
+    if _NOT_CONTENT.match(body) or not re.search(r"\w", body) or (body.endswith("?") and not asked):
+        return None
+    return body
+
+
+def _natural(text: str) -> tuple[DirectiveCandidate, ...]:
+    found = []
+    for sentence in split_sentences(text):
+        body = directive_content(sentence)
+        if body is None:
+            continue
+        statement = body.rstrip(".!?").strip()
+        kind: PromotionKind = next((kind for kind, cue in _NATURAL_KINDS if cue.search(statement)), "decision")
+        found.append(DirectiveCandidate(kind=kind, statement=statement, key=_key(kind, statement)))
     return tuple(found)
 
 
@@ -63,8 +126,18 @@ def with_directives(extraction: TurnExtraction, text: str) -> TurnExtraction:
     """``extraction`` with the directives of a user turn's ``text`` (unless the
     extractor gave its own). A fact an extractor drew from a directive's own line is
     dropped: the directive states that fact exactly, and both would show one memory
-    twice ("decision: ship on Fridays" beside "ship on Fridays")."""
-    directives = extraction.directives or parse_directives(text)
+    twice ("decision: ship on Fridays" beside "ship on Fridays").
+
+    A directive said in words gives way instead to a fact stating its very content
+    ("Remember that Project Atlas uses MySQL" keyed "atlas: database"): that fact's
+    key is the subject's, so a later "we moved Atlas to PostgreSQL" supersedes it,
+    which a directive's key (its first words) would not."""
+    if extraction.directives:
+        directives = extraction.directives
+    else:
+        stated = {normalise_statement(fact.statement) for fact in extraction.facts}
+        natural = tuple(d for d in _natural(text) if normalise_statement(d.statement) not in stated)
+        directives = _explicit(text) + natural
     if not directives:
         return extraction
     facts = tuple(fact for fact in extraction.facts if not parse_directives(fact.statement))

@@ -13,13 +13,15 @@ Hedged sentences get lower confidence; questions give entities only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from memledger.events.keys import normalise_name
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
+from memledger.extraction.directives import directive_content
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
 from memledger.extraction.patterns import (
@@ -140,8 +142,10 @@ but a hostile megabyte of one-word lines would still keep the worker busy for ab
 
 def extract_text(text: str, user: str = "user") -> TurnExtraction:
     """Everything the heuristics find in one user turn's text (its first
-    :data:`MAX_TEXT_CHARS` characters)."""
+    :data:`MAX_TEXT_CHARS` characters). ``user`` is the turn's user scope key, or
+    "user" when the turn names none."""
     found = Found(user)
+    speaker = _speaker_key(user)
     header: tuple[Party, str] | None = None
     labelled: list[tuple[str, Sentence]] = []
     for sentence in map(analyse, split_sentences(text[:MAX_TEXT_CHARS])):
@@ -160,11 +164,36 @@ def extract_text(text: str, user: str = "user") -> TurnExtraction:
         for edge in edges:
             found.apply(edge)
         if not sentence.question:
-            for fact in facts_for_sentence(sentence, edges):
+            for fact in facts_for_sentence(_quoted(sentence), edges, speaker):
                 found.fact(fact)
     for edge in _labelled_edges(found.speaker(), labelled):
         found.apply(edge)
     return found.result()
+
+
+_HASHED_USER = re.compile(r"hid\.user\.([0-9a-f]{8})[0-9a-f]{24}")
+
+
+def _speaker_key(user: str) -> str:
+    """What starts the keys of the speaker's own preferences: "ada: ", none when the
+    turn names no user. A hashed user id is cut to its first 8 digits, as the block
+    names another user ("another user (30c03654)"): the key is part of the text a
+    fact is embedded and searched by, and 32 hex digits more blur its meaning."""
+    if user == "user":
+        return ""
+    hashed = _HASHED_USER.fullmatch(user)
+    return f"{hashed.group(1) if hashed else user}: "
+
+
+def _quoted(sentence: Sentence) -> Sentence:
+    """The sentence its facts quote: what a memory directive asks to keep ("Remember
+    that Atlas uses MySQL." quotes "Atlas uses MySQL."), so the fact says it as the
+    directive would (``directives.with_directives`` then keeps this fact, keyed by its
+    subject, instead of the directive)."""
+    content = directive_content(sentence.text)
+    if content is None:
+        return sentence
+    return replace(sentence, text=content[:-1] + "." if content.endswith("?") else content)
 
 
 def _label(sentence: Sentence) -> str:

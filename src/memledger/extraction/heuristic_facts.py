@@ -8,6 +8,9 @@ conflicts with or supersedes it:
   a tool the gazetteer does not know keys on its own name;
 - preferences: "preferred <kind>" for tools, else a dimension ("ui theme" for dark
   or light mode, "indentation" for tabs or spaces), else "preference: <object>";
+  the speaker's own are prefixed with the speaker ("ada: preferred editor") when the
+  turn names its user: a shared project holds every member's words, and Grace's
+  "I prefer Vim" must not supersede Ada's "I prefer Emacs", only Grace's older one;
 - decisions, constraints, goals, procedures, terms and task updates: their kind
   and topic ("decision: database", "constraint: deploy", "task: onboarding docs").
 
@@ -199,20 +202,22 @@ def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return None
 
 
-def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge]) -> list[FactCandidate]:
-    """The facts one (non-question) sentence states, given the edges read from it."""
+def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge], speaker: str = "") -> list[FactCandidate]:
+    """The facts one (non-question) sentence states, given the edges read from it.
+    ``speaker`` prefixes the keys of the speaker's own preferences ("ada: "; "" when
+    the turn names no user)."""
     confidence = 0.6 if sentence.hedged else 0.85
     statement = sentence.text[:1000]  # the patterns read what is stored, no more
-    facts = list(_edge_facts(statement, edges))
+    facts = list(_edge_facts(statement, edges, speaker))
     categories = {fact.category for fact in facts}
-    facts.extend(fact for fact in _pattern_facts(sentence, statement, confidence) if fact.category not in categories)
+    facts.extend(fact for fact in _pattern_facts(statement, confidence, speaker) if fact.category not in categories)
     return facts
 
 
-def _edge_facts(statement: str, edges: Sequence[Edge]) -> Iterator[FactCandidate]:
+def _edge_facts(statement: str, edges: Sequence[Edge], speaker: str) -> Iterator[FactCandidate]:
     grouped: dict[tuple[str, FactCategory, ScopeKind], list[Edge]] = {}
     for edge in edges:
-        slot = _slot(edge)
+        slot = _slot(edge, speaker)
         if slot is not None:
             grouped.setdefault(slot, []).append(edge)
     for (key, category, scope), group in grouped.items():
@@ -224,7 +229,7 @@ def _edge_facts(statement: str, edges: Sequence[Edge]) -> Iterator[FactCandidate
         )
 
 
-def _slot(edge: Edge) -> tuple[str, FactCategory, ScopeKind] | None:
+def _slot(edge: Edge, speaker: str) -> tuple[str, FactCategory, ScopeKind] | None:
     target = edge.target
     subject = _subject(edge)
     kind = gz.tool_kind(target.name) if target.kind == "tool" else None
@@ -233,7 +238,8 @@ def _slot(edge: Edge) -> tuple[str, FactCategory, ScopeKind] | None:
     if edge.relation == "USES":
         return f"{subject}{topic}", "technical_fact", scope
     if edge.relation == "PREFERS" and not edge.retracted:
-        return (f"{subject}preferred {kind}" if kind else f"{subject}preference: {topic}", "preference", "user")
+        owner = subject or speaker
+        return (f"{owner}preferred {kind}" if kind else f"{owner}preference: {topic}", "preference", "user")
     if edge.relation == "DECIDED" and not edge.retracted:
         return f"{subject}{topic}" if kind else f"{subject}decision: {topic}", "decision", "project"
     if edge.relation == "PART_OF" and edge.source.kind == "user" and target.kind == "organization":
@@ -247,9 +253,9 @@ def _subject(edge: Edge) -> str:
     return "" if edge.source.kind == "user" else f"{edge.source.name.lower()}: "
 
 
-def _pattern_facts(sentence: Sentence, statement: str, confidence: float) -> Iterator[FactCandidate]:
+def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[FactCandidate]:
     lowered = statement.lower()
-    preference = _preference(lowered, statement, confidence)
+    preference = _preference(lowered, statement, confidence, speaker)
     yield from preference
     for key, pattern in _PERSONAL:
         match = _search(pattern, lowered)
@@ -263,11 +269,13 @@ def _pattern_facts(sentence: Sentence, statement: str, confidence: float) -> Ite
         yield from _plans(lowered, statement, confidence)
 
 
-def _preference(lowered: str, statement: str, confidence: float) -> list[FactCandidate]:
+def _preference(lowered: str, statement: str, confidence: float, speaker: str) -> list[FactCandidate]:
+    """The speaker's preferences ("I prefer ...", "please always ..."): a dimension's,
+    else one keyed by the object; keys start with ``speaker``."""
     if not _search(_PREFERS, lowered):
         return []
     found = [
-        _fact(key, statement, "preference", confidence, "user", match.group(1))
+        _fact(f"{speaker}{key}", statement, "preference", confidence, "user", match.group(1))
         for key, pattern in _DIMENSIONS
         if (match := pattern.search(lowered))
     ]
@@ -278,7 +286,7 @@ def _preference(lowered: str, statement: str, confidence: float) -> list[FactCan
     topic = _topic(rest)
     if not topic:
         return []
-    return [_fact(f"preference: {topic}", statement, "preference", confidence, "user", None)]
+    return [_fact(f"{speaker}preference: {topic}", statement, "preference", confidence, "user", None)]
 
 
 def _rules(lowered: str, statement: str, confidence: float) -> Iterator[FactCandidate]:

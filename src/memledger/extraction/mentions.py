@@ -347,10 +347,21 @@ def _as_project(f: _Finder, name: str, start: int, end: int) -> Mention | None:
     subject_of = after in PROJECT_VERBS or (after == "is" and f.next(end, 1) in ("part", "a"))
     worked_on = before == "on" and f.prev(start, 2) in WORKED
     cued = before in PROJECT_CUES or after in PROJECT_NOUNS or _called(f, start, CALLED_PROJECT)
-    cued = cued or worked_on
+    cued = cued or worked_on or _migrated(f, start, end)
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)
     return None
+
+
+def _migrated(f: _Finder, start: int, end: int) -> bool:
+    """ "We migrated Atlas from MySQL to ...", "we moved Atlas to Postgres": what is
+    moved off or onto a known tool is a project (not a person or a place: "we moved
+    Sarah to ..." keeps its name unexplained)."""
+    if f.prev(start) not in SWITCH_VERBS or f.next(end) not in ("from", "off", "to", "onto"):
+        return False
+    if gz.is_given_name(f.lows[start]) or f.lows[start] in gz.PLACES:
+        return False
+    return any(m.start == end + 1 and m.entity_type == "tool" for m in f.found)
 
 
 def _part_of_dependency(f: _Finder, after: str, end: int) -> bool:

@@ -1,0 +1,231 @@
+"""What the offline extractor makes of directives in words, migrations of a project and
+one member's preferences in a shared project: the candidates, the events the policy
+makes of them, and the facts those events fold into. Pure; no database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memledger.events.catalogue import FactExtracted, MemoryPromoted, MemoryRetracted, Scopes
+from memledger.events.envelope import NewEvent, Recorded
+from memledger.events.keys import relationship_key
+from memledger.extraction.directives import with_directives
+from memledger.extraction.heuristic import HeuristicExtractor
+from memledger.extraction.policy import Counts, Policy, to_events
+from memledger.extraction.protocol import TurnExtraction, TurnText
+from memledger.projectors import facts
+from memledger.projectors.facts_fold import FactRow, FactsState
+
+T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
+
+
+def turn(text: str, *, user: str | None, turn_id: str = "t1", at: datetime = T0) -> TurnText:
+    return TurnText(
+        tenant_id="acme",
+        turn_id=turn_id,
+        event_id=f"e-{turn_id}",
+        role="user",
+        text=text,
+        scopes=Scopes(session=f"s-{turn_id}", project="apollo", user=user),
+        occurred_at=at,
+    )
+
+
+def extraction(text: str, *, user: str | None = "ada") -> TurnExtraction:
+    """The heuristic candidates with the directives added, as the worker has them."""
+    found = HeuristicExtractor().extract([turn(text, user=user)]).get("t1", TurnExtraction())
+    return with_directives(found, text)
+
+
+def events(
+    text: str, *, user: str | None = "ada", turn_id: str = "t1", at: datetime = T0, auto_promote: bool = False
+) -> list[tuple[str, NewEvent]]:
+    """The events the worker would append for one user turn."""
+    said = turn(text, user=user, turn_id=turn_id, at=at)
+    found = with_directives(HeuristicExtractor().extract([said]).get(turn_id, TurnExtraction()), text)
+    policy = Policy(auto_promote=auto_promote)
+    return to_events(said, found, Counts(), policy, extractor="heuristic", version="1")
+
+
+def fold(*turns: tuple[str, str | None]) -> dict[str, FactRow]:
+    """The facts projection after (text, user) turns said an hour apart, by statement."""
+    records: list[Recorded] = []
+    for n, (text, user) in enumerate(turns):
+        for stream, new in events(text, user=user, turn_id=f"t{n}", at=T0 + timedelta(hours=n)):
+            position = len(records) + 1
+            records.append(
+                Recorded(
+                    tenant_id="acme",
+                    position=position,
+                    tx_id=1000 + position,
+                    stream_id=stream,
+                    stream_version=1,
+                    event_id=new.event_id,
+                    occurred_at=new.occurred_at,
+                    recorded_at=new.occurred_at,
+                    metadata=new.metadata,
+                    event=new.event,
+                )
+            )
+    rows, _ = facts.fold(FactsState(), records)
+    return {row.statement: row for row in rows}
+
+
+def facts_of(pairs: list[tuple[str, NewEvent]]) -> list[FactExtracted]:
+    return [new.event for _, new in pairs if isinstance(new.event, FactExtracted)]
+
+
+# --- directives in words ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("Remember that deploys are frozen on Fridays.", "deploys are frozen on Fridays"),
+        ("Note for the future: our fiscal year starts in April.", "our fiscal year starts in April"),
+        ("Please remember the staging cluster is shared with QA.", "the staging cluster is shared with QA"),
+        ("Keep in mind that invoices go out on the 5th.", "invoices go out on the 5th"),
+        ("For future reference, the VPN config lives in the wiki.", "the VPN config lives in the wiki"),
+        ("Don't forget that the office closes at 6pm.", "the office closes at 6pm"),
+        ("Thanks! Remember that deploys are frozen on Fridays.", "deploys are frozen on Fridays"),
+    ],
+)
+def test_a_directive_in_words_becomes_a_project_fact_of_what_follows_it(text: str, statement: str) -> None:
+    (fact,) = facts_of(events(text))
+    assert (fact.statement, fact.scope, fact.scope_key) == (statement, "project", "apollo")
+    assert fact.confidence == pytest.approx(0.9)
+
+
+def test_with_auto_promote_a_directive_in_words_is_promoted() -> None:
+    pairs = events("Remember that deploys are frozen on Fridays.", auto_promote=True)
+    (promoted,) = [new.event for _, new in pairs if isinstance(new.event, MemoryPromoted)]
+    assert promoted.statement == "deploys are frozen on Fridays"
+    assert (promoted.scope, promoted.kind) == ("project", "decision")
+    assert facts_of(pairs) == []
+
+
+def test_a_directive_stating_a_keyed_fact_keeps_the_facts_key() -> None:
+    """ "Remember that Project Atlas uses MySQL": one fact, keyed as "Project Atlas uses
+    MySQL" alone is (so a migration supersedes it), quoting what follows the phrase."""
+    found = extraction("Remember that Project Atlas uses MySQL.")
+    assert found.directives == ()
+    assert [(f.key, f.statement) for f in found.facts] == [("atlas: database", "Project Atlas uses MySQL.")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't remember the password.",
+        "Remember when we broke prod?",
+        "Remember that time we broke prod?",
+        "Please remember to water the plants.",
+        "Do you remember that bug?",
+        "Note: call me later",
+        "Forget what I said about British English.",
+        "We talked about it, remember that?",
+    ],
+)
+def test_sentences_that_are_no_directive_give_none(text: str) -> None:
+    assert extraction(text).directives == ()
+    assert all(fact.statement == text for fact in facts_of(events(text)))  # none quotes a part as kept
+
+
+# --- a project's migration --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Actually we moved from MySQL to PostgreSQL for Project Atlas.",
+        "We migrated Atlas from MySQL to PostgreSQL last night.",
+        "We switched Project Atlas from MySQL to PostgreSQL.",
+        "We replaced MySQL with PostgreSQL in Project Atlas.",
+    ],
+)
+def test_a_projects_migration_retracts_the_projects_edge_and_keys_on_the_project(text: str) -> None:
+    found = extraction(text)
+    assert [(r.source_type, r.source_name, r.target_name) for r in found.retractions] == [("project", "Atlas", "MySQL")]
+    assert [(r.source_type, r.relation, r.target_name) for r in found.relationships] == [
+        ("project", "USES", "PostgreSQL")
+    ]
+    original = extraction("Project Atlas uses MySQL.")
+    assert [(f.key, f.scope) for f in found.facts] == [(f.key, f.scope) for f in original.facts]
+    (retracted,) = [new.event for _, new in events(text) if isinstance(new.event, MemoryRetracted)]
+    assert retracted.item_id == relationship_key("project", "Atlas", "USES", "tool", "MySQL")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We migrated Atlas from MySQL to PostgreSQL last night.",
+        "Actually we moved from MySQL to PostgreSQL for Project Atlas.",
+    ],
+)
+def test_a_projects_migration_supersedes_what_the_project_used(text: str) -> None:
+    rows = fold(("Project Atlas uses MySQL.", "ada"), (text, "grace"))
+    old, new = rows["Project Atlas uses MySQL."], rows[text]
+    assert (new.status, old.status, old.superseded_by) == ("active", "superseded", new.memory_id)
+
+
+def test_the_speakers_own_migration_still_retracts_the_speakers_edge() -> None:
+    found = extraction("We moved from MySQL to PostgreSQL.")
+    assert [(r.source_type, r.target_name) for r in found.retractions] == [("user", "MySQL")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We moved the meeting from Monday to Tuesday.",
+        "We moved Project Atlas from the old office to the new one.",
+        "We moved from MySQL to PostgreSQL after Project Atlas failed.",
+    ],
+)
+def test_moves_that_change_no_projects_tools_touch_no_project_key(text: str) -> None:
+    found = extraction(text)
+    assert not [f for f in found.facts if f.key.startswith("atlas")]
+    assert not [r for r in (*found.relationships, *found.retractions) if r.source_type == "project"]
+
+
+# --- one member's preferences -----------------------------------------------------------
+
+
+def test_members_preferences_in_one_project_do_not_supersede_each_other() -> None:
+    rows = fold(("I prefer Emacs over Vim.", "ada"), ("I prefer Vim over Emacs.", "grace"))
+    ada, grace = rows["I prefer Emacs over Vim."], rows["I prefer Vim over Emacs."]
+    assert (ada.scope, ada.scope_key, grace.scope_key) == ("project", "apollo", "apollo")
+    assert (ada.status, grace.status) == ("active", "active")
+    assert not ada.conflicted
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("I prefer Emacs over Vim.", "I prefer Vim over Emacs."),
+        ("Please always answer in British English.", "Please always answer in Spanish."),
+        ("I prefer dark mode.", "I prefer light mode."),
+    ],
+)
+def test_a_members_newer_preference_supersedes_their_older_one(older: str, newer: str) -> None:
+    rows = fold((older, "ada"), (newer, "ada"))
+    assert (rows[older].status, rows[older].superseded_by) == ("superseded", rows[newer].memory_id)
+
+
+def test_a_first_person_preference_is_keyed_by_its_speaker() -> None:
+    assert [f.key for f in extraction("I prefer Emacs over Vim.", user="ada").facts] == ["ada: preferred editor"]
+    assert [f.key for f in extraction("Please always answer in British English.", user="ada").facts] == [
+        "ada: response language"
+    ]
+    assert [f.key for f in extraction("Sarah prefers Vim.", user="ada").facts] == ["sarah: preferred editor"]
+
+
+def test_without_a_user_a_preference_keeps_its_plain_key() -> None:
+    assert [f.key for f in extraction("I prefer Emacs over Vim.", user=None).facts] == ["preferred editor"]
+    rows = fold(("I prefer Emacs over Vim.", None), ("I prefer Vim over Emacs.", None))
+    assert rows["I prefer Emacs over Vim."].status == "superseded"
+
+
+def test_a_hashed_user_id_names_the_speaker_by_its_first_eight_digits() -> None:
+    hashed = "hid.user.30c03654" + "0" * 24
+    assert [f.key for f in extraction("I prefer Emacs over Vim.", user=hashed).facts] == ["30c03654: preferred editor"]
