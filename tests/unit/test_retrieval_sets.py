@@ -22,6 +22,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
         ("retrieval_holdout.jsonl", True),
         ("retrieval_fresh.jsonl", True),
         ("retrieval_unseen.jsonl", True),
+        ("retrieval_fifth.jsonl", True),
     ],
 )
 def test_every_answer_turn_exists_in_the_question_tenant(name: str, fresh_sessions: bool) -> None:
@@ -41,7 +42,14 @@ def test_every_answer_turn_exists_in_the_question_tenant(name: str, fresh_sessio
 
 
 @pytest.mark.parametrize(
-    "name", ["retrieval_set.jsonl", "retrieval_holdout.jsonl", "retrieval_fresh.jsonl", "retrieval_unseen.jsonl"]
+    "name",
+    [
+        "retrieval_set.jsonl",
+        "retrieval_holdout.jsonl",
+        "retrieval_fresh.jsonl",
+        "retrieval_unseen.jsonl",
+        "retrieval_fifth.jsonl",
+    ],
 )
 def test_the_turns_of_a_session_are_in_time_order(name: str) -> None:
     rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
