@@ -54,6 +54,7 @@ def test_verify_names_the_event_a_superuser_altered(engine: Engine, tenant: str)
     (finding,) = result.findings
     assert finding.position == positions[3]
     assert finding.problem.startswith("altered")
+    assert finding.stopped, "found at a link: the walk stopped there"
 
 
 def test_verify_catches_a_deleted_event(engine: Engine, tenant: str) -> None:
@@ -78,8 +79,8 @@ def test_verify_catches_an_event_inserted_behind_the_sealer(engine: Engine, tena
         p=positions[0],
     )
     result = integrity.verify(engine, tenant)
-    assert not result.ok
     assert "behind the sealer" in result.findings[0].problem
+    assert not result.findings[0].stopped, "found after the whole chain was walked"
 
 
 def test_each_tenant_has_its_own_chain(engine: Engine, tenant: str) -> None:

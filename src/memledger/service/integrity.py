@@ -34,12 +34,15 @@ ERASURE_TAG = codec.tag_of(SubjectErased)
 
 
 class Finding(msgspec.Struct, frozen=True):
-    """The first break in one tenant's chain."""
+    """The first break in one tenant's chain. ``stopped``: found at a link, where the walk
+    of the tenant's chain stopped (its later events were not checked); otherwise found
+    after the whole chain was walked (an erasure without a record, events behind the sealer)."""
 
     tenant_id: str
     position: int
     event_id: str
     problem: str
+    stopped: bool = False
 
 
 class Verification(msgspec.Struct, frozen=True):
@@ -105,8 +108,8 @@ def _verify_tenant(conn: object, tenant_id: str, head: Cursor) -> tuple[int, Fin
     for checked in chain.walk(conn, tenant_id):  # type: ignore[arg-type]
         count += 1
         problem = _problem(checked, previous, last)
-        if problem is not None:
-            return count, Finding(tenant_id, checked.position, checked.event_id, problem)
+        if problem is not None:  # the walk stops here: this event counts as checked, the rest not
+            return count, Finding(tenant_id, checked.position, checked.event_id, problem, stopped=True)
         assert checked.event is not None  # a missing event is a problem
         erasures.see(checked.event, checked.private)
         previous, last = checked.stored_hash, checked.event.cursor
