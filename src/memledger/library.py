@@ -94,10 +94,12 @@ class MemoryLedger:
         scopes: Scopes = Scopes(),
         turn_id: str | None = None,
         occurred_at: datetime | None = None,
+        subject: str | None = None,
     ) -> int:
         """Append one turn; returns its ledger position at once (extraction happens later).
-        The same ``turn_id`` recorded twice is written once."""
-        turn = TurnInput(role=role, text=text, scopes=scopes, turn_id=turn_id, occurred_at=occurred_at)
+        The same ``turn_id`` recorded twice is written once. ``subject`` is whose words or
+        data the turn holds (default: ``scopes.user``): what erasure by subject finds."""
+        turn = TurnInput(role=role, text=text, scopes=scopes, turn_id=turn_id, occurred_at=occurred_at, subject=subject)
         return record_turns(self._as(tenant_id), tenant_id, [turn])[0].positions[0]
 
     def record_turns(self, tenant_id: str, turns: Sequence[TurnInput]) -> list[int]:
@@ -185,8 +187,11 @@ class MemoryLedger:
         scopes: Scopes,
         statement: str | None = None,
         memory_id: str | None = None,
+        key: str | None = None,
     ) -> str:
-        """Remember something in a longer-lived scope; returns the new memory id. The
+        """Remember something in a longer-lived scope; returns the new memory id. ``key``
+        (default: the promoted fact's, or the kind and the statement's first words) is the
+        slot it competes in: a later promotion on the same key supersedes it. The
         next ``context`` shows it (its vector, for search by meaning, comes with ``process``
         or the worker; past ``memory.READ_YOUR_WRITE_S`` of catching up, it returns anyway)."""
         promoted = memory.promote(
@@ -197,6 +202,7 @@ class MemoryLedger:
             scopes=scopes,
             statement=statement,
             memory_id=memory_id,
+            key=key,
             actor="library",
         )
         memory.promotion_shown(self.engine, tenant_id, promoted)

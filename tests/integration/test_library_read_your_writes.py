@@ -13,7 +13,7 @@ import pytest
 
 from memledger.errors import InvalidCommand
 from memledger.library import MemoryLedger
-from memledger.service import tenant_settings
+from memledger.service import scope_ids, tenant_settings
 from memledger.service.types import Scopes
 from memledger.store import event_reads
 from tests.conftest import TestDatabase
@@ -74,3 +74,33 @@ def test_settings_with_no_switch_only_reads_and_an_unknown_switch_is_refused(led
     with pytest.raises(InvalidCommand, match="must be True or False"):
         ledger.settings(tenant, recall="no")  # type: ignore[arg-type]
     assert ledger.settings(tenant, recall=False).recall is False
+
+
+def test_a_promotion_given_a_key_supersedes_the_last_one_on_that_key(ledger: MemoryLedger, tenant: str) -> None:
+    """The library's promote takes the key as HTTP and MCP do (before, it had none)."""
+    first = ledger.promote(
+        tenant,
+        kind="decision",
+        scope="project",
+        scopes=SCOPES,
+        statement="Releases ship on Tuesdays.",
+        key="release day",
+    )
+    second = ledger.promote(
+        tenant,
+        kind="decision",
+        scope="project",
+        scopes=SCOPES,
+        statement="Releases ship on Thursdays.",
+        key="release day",
+    )
+    shown = ledger.context(tenant, "Which day do releases ship?", scopes=SCOPES).item_ids
+    assert second in shown and first not in shown
+
+
+def test_a_turn_recorded_about_another_subject_is_stored_as_theirs(ledger: MemoryLedger, tenant: str) -> None:
+    """The library's record_turn takes the subject as HTTP does (before, only TurnInput did)."""
+    ledger.record_turn(tenant, "user", "Henry's badge number is 4471.", scopes=SCOPES, turn_id="badge", subject="henry")
+    with ledger.engine.connect() as conn:
+        [turn] = [r.event for r in event_reads.read_tenant(conn, tenant) if r.event_id == "turn:badge"]
+    assert turn.subject == scope_ids.stored_id(ledger.engine, tenant, "user", "henry")  # type: ignore[attr-defined]
