@@ -224,6 +224,7 @@ def _writer(rows: list[FactRow], conflict_rows: list[ConflictRow]) -> Callable[[
 # Columns a fact never changes once extracted (``facts_fold`` sets them in
 # ``new_fact`` only): an update leaves them, and the generated ``tsv`` (of key
 # and statement) with them, instead of recomputing the text search vector.
+# (``valid_from`` is not one: a retracted fact said again is valid from then, v4.)
 _IMMUTABLE = frozenset(
     {
         "slot_id",
@@ -235,7 +236,6 @@ _IMMUTABLE = frozenset(
         "category",
         "kind",
         "promoted_from",
-        "valid_from",
         "stated_valid_to",
         "recorded_at",
         "first_position",
