@@ -294,7 +294,8 @@ def test_an_ambiguous_conflict_is_served_flagged_with_both_sides_together(ledger
     assert set(block.item_ids) == {"aws", "gcp", "docker", "ci"}
     flagged_lines = [line for line in block.text.splitlines() if CONFLICT_FLAG in line]
     assert len(flagged_lines) == 2
-    assert all(f"conflict {slot}" in line for line in flagged_lines)
+    assert slot.startswith("session:")  # the conflict's slot, put in words (formatter 5)
+    assert all("conflict session:this session:cloud" in line for line in flagged_lines)
     assert {"[aws]", "[gcp]"} == {next(w for w in line.split() if w.startswith("[")) for line in flagged_lines}
 
 
@@ -559,10 +560,10 @@ def test_replay_renders_a_block_as_the_formatter_version_it_records(ledger: Ledg
     served = context.build_context(ledger.engine, ledger.request(CODING))
     with ledger.engine.connect() as conn:
         event = context_replay.find_served(conn, ledger.tenant, served.event_id)
-    assert event.formatter_version == FORMATTER_VERSION == "4"
+    assert event.formatter_version == FORMATTER_VERSION == "5"
     as_version_2 = render(served.selection, version="2")  # what the formatter of version 2 served
     assert f"{ledger.stored.user} deploys" in as_version_2.text and as_version_2.text != served.block.text
-    for version in ("2", "3"):
+    for version in ("2", "3", "4"):
         as_served = render(served.selection, version=version)  # what that version's formatter served
         older = msgspec.structs.replace(event, formatter_version=version, block_hash=as_served.sha256)
         replayed = context_replay.replay(ledger.engine, ledger.tenant, _served_again(ledger, older))

@@ -7,8 +7,10 @@ grouped by scope (session, project, user, org, then any other) and, within a
 scope, by scope key, then how many items were left out for the budget. Each
 item cites its id and source turns, carries its kind and confidence, and a
 conflicted item starts with :data:`CONFLICT_FLAG` (``CONFLICT_FLAG_V2`` before version 4). Every stored string has been
-through :func:`~memledger.formatting.neutralise.clean`; item texts are wrapped
-in curly quotes, so they read as quotations.
+through :func:`~memledger.formatting.neutralise.clean`, except the cited ids (item
+ids, source turns), which from version 5 go through
+:func:`~memledger.formatting.neutralise.cite` instead, so they stay exact; item
+texts are wrapped in curly quotes, so they read as quotations.
 """
 
 from __future__ import annotations
@@ -20,17 +22,19 @@ from typing import Final, Protocol
 import msgspec
 
 from memledger.formatting.names import Names
-from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, clean, neutralise, shorten
+from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, cite, clean, neutralise, shorten
 from memledger.selection.types import SelectedItem
 
-FORMATTER_VERSION: Final = "4"
+FORMATTER_VERSION: Final = "5"
 """Bumped whenever the same selection would render differently. Blocks served by
 an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
 replay must give the hash that was recorded)."""
-FORMATTER_VERSIONS: Final = ("2", "3", "4")
+FORMATTER_VERSIONS: Final = ("2", "3", "4", "5")
 """2: stored scope ids shown as stored. 3: put in words (``names``). 4: a fact of a
 shared scope said by others than the request's user says by whom (``said_by``), and
-the conflict flag no longer says that the user said both sides."""
+the conflict flag no longer says that the user said both sides. 5: item ids and
+source turns cited exactly at any length (``cite``: before, cleaned and cut at 64
+characters), and a conflict's id put in words like the scopes."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
 TEXT_END: Final = "<<< END PERSISTENT MEMORY >>>"
@@ -89,18 +93,21 @@ class Entry(msgspec.Struct, frozen=True):
 def prepare(index: int, item: SelectedItem, names: Names | None = None, *, version: str = FORMATTER_VERSION) -> Entry:
     """The item at ``index`` of a selection, its text neutralised and metadata cleaned;
     with ``names`` (version 3 on), stored scope ids put in words; from version 4, who
-    said it when that was not the request's user, and version 4's conflict flag."""
+    said it when that was not the request's user, and version 4's conflict flag; from
+    version 5, its id and turns cited exactly and its conflict named in words."""
     before_4 = version in ("2", "3")
+    exact = version not in ("2", "3", "4")
+    cited = cite if exact else _ident
     safe = neutralise(names.text(item.text) if names else item.text)
     scope_key = names.scope_key(item.scope_key) if names else item.scope_key
-    shown = tuple(_ident(turn) for turn in item.source_turns[:_SHOWN_TURNS])
+    shown = tuple(cited(turn) for turn in item.source_turns[:_SHOWN_TURNS])
     meta = Meta(
-        item_id=_ident(item.item_id),
+        item_id=cited(item.item_id),
         kind=_ident(item.kind),
         scope=_ident(str(item.scope)) if item.scope is not None else "none",
         scope_key=_ident(scope_key) if scope_key else None,
         category=_ident(item.category) if item.category else None,
-        conflict_id=_ident(item.conflict_id) if item.conflict_id else None,
+        conflict_id=_conflict(item.conflict_id, names if exact else None) if item.conflict_id else None,
         since=item.valid_from.date().isoformat() if item.valid_from is not None else None,
         turns=shown,
         more_turns=len(item.source_turns) - len(shown),
@@ -121,6 +128,16 @@ def _said_by(item: SelectedItem, names: Names) -> str | None:
     # "not the user": the statement is in its speaker's words, and its "I" is them
     # (said only when the request names its user: else nobody knows)
     return " and ".join(shown) + (f" and {more} more" if more else "") + (", not the user" if names.user else "")
+
+
+def _conflict(conflict_id: str, names: Names | None) -> str:
+    """A conflict's id as shown: a label pairing its sides, not a citation (the sides'
+    ids are). Its slot holds a stored scope id ("project:hid.project.1684…:editor"):
+    with ``names`` (version 5 on) put in words, brackets made round so that it cannot
+    forge a citation."""
+    if names is None:
+        return _ident(conflict_id)
+    return _ident(names.text(conflict_id)).translate(_ROUND_BRACKETS)
 
 
 def cut(entry: Entry, length: int, full: str) -> Entry:
@@ -268,8 +285,9 @@ class TextLayout:
         turns = f"; turns {', '.join(meta.turns)}" if meta.turns else ""
         turns += f" (+{meta.more_turns} more)" if meta.more_turns else ""
         # The conflict flag leads the line, where a reader scanning the list sees it first.
-        # Brackets inside the id become round ones, so an id cannot close its own
-        # brackets and forge a citation (entity and relationship ids hold names).
+        # Before version 5, brackets inside the id become round ones, so an id cannot
+        # close its own brackets and forge a citation (entity and relationship ids hold
+        # names); from version 5 a cited id holds none (``cite``), and this changes nothing.
         cited = meta.item_id.translate(_ROUND_BRACKETS)
         return f"- {meta.flag}[{cited}] ({', '.join(about)}{turns}) {_quotation(entry)}"
 

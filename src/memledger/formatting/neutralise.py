@@ -1,8 +1,8 @@
 """Stored text is data, never instructions: make it safe to quote inside the block.
 
-Every string that came from storage (an item's text, its ids, scope keys,
-categories, the selector's empty reason) goes through :func:`clean` before it is
-rendered. Cleaning guarantees, whatever the input:
+Every string that came from storage (an item's text, scope keys, categories, the
+selector's empty reason; the cited ids before formatter version 5) goes through
+:func:`clean` before it is rendered. Cleaning guarantees, whatever the input:
 
 - one line: every run of whitespace (newlines, tabs, Unicode line and paragraph
   separators, exotic spaces) becomes one plain space, so stored text can never
@@ -28,12 +28,18 @@ characters, case-folded, common Cyrillic and Greek look-alikes mapped to Latin),
 so full-width, accented or homoglyph letters and zero-width joiners do not hide
 a phrase, and terminal escape sequences ("\\x1b[2J") do not hide a role marker;
 the text itself keeps its letters as typed.
+
+Ids are not cleaned: a cleaned id is another id, and a shortened one none at all.
+:func:`cite` renders an id the block cites (an item's id, its source turns) exactly,
+percent-encoding what could break the block; :func:`uncite` gives the stored id back.
 """
 
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
+import urllib.parse
 from functools import lru_cache
 from typing import Final
 
@@ -43,6 +49,10 @@ QUOTED_MARK: Final = "[quoted user text]"
 """Prefix of stored text that reads like an order or like the block's structure."""
 
 ELLIPSIS: Final = "…"
+
+CITABLE: Final = frozenset(string.ascii_letters + string.digits + "-_.:/@|")
+"""What :func:`cite` shows as it is: none of it opens or closes a bracket, a
+quotation, a tag or an attribute, separates a list (comma, space) or hides."""
 
 _WHITESPACE: Final = re.compile(r"\s+")
 _LINE_BREAKS: Final = re.compile(r"[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
@@ -66,6 +76,7 @@ _LOOKALIKE_CHARS: Final = re.compile(f"[{re.escape(_OPENERS + _CLOSERS + _DOUBLE
 _FENCES: Final = re.compile(r"[`\uff40]{3,}|~{3,}")
 _FENCE_CHARS: Final = re.compile(r"[`\uff40~]")
 _RUNS: Final = re.compile(r"([-=#])\1{2,}")
+_HYPHEN_RUNS: Final = re.compile(r"-{3,}")
 _BRACKET_TAGS: Final = re.compile(
     r"\[(\s*/?\s*(?:inst|sys|system|user|assistant|memory|item|context)\s*)\]", re.IGNORECASE
 )
@@ -179,6 +190,36 @@ def is_suspicious(text: str) -> bool:
     # Printable text has no invisible character (nor line break) to replace, so the
     # second folding would give the same text again.
     return not text.isprintable() and _looks_hostile(_fold(text, " "))
+
+
+@lru_cache(maxsize=8192)  # pure; ids repeat across items and blocks
+def cite(value: str) -> str:
+    """``value``, an id the block cites, exactly and at any length, in a form that
+    cannot break the block (formatter version 5 on).
+
+    The characters of :data:`CITABLE` are shown as they are; every other one is
+    percent-encoded as in a URL (its UTF-8 bytes: ``%2C``, ``%20``, ``%E2%80%9D``),
+    ``%`` itself included, and so is each hyphen of a run of three or more (a
+    markdown rule, a forged ``---END``). So an id cannot close its brackets, open a
+    tag or read as two ids of a list, and :func:`uncite` gives the stored id back.
+    ASCII letters only: a letter of another script may look like a space or a
+    quotation mark (U+3164, U+02EE).
+    """
+    if CITABLE.issuperset(value) and "---" not in value:  # nearly every id: shown as stored
+        return value
+    encoded = "".join([ch if ch in CITABLE else _percent(ch) for ch in value])
+    return _HYPHEN_RUNS.sub(lambda run: "%2D" * len(run.group()), encoded)
+
+
+def uncite(cited: str) -> str:
+    """The stored id :func:`cite` rendered as ``cited`` (``urllib.parse.unquote``).
+    Raises ``UnicodeDecodeError`` when its percent-encoded bytes are not UTF-8."""
+    return urllib.parse.unquote(cited, errors="strict")
+
+
+def _percent(ch: str) -> str:
+    # surrogatepass: a lone surrogate (never stored: PostgreSQL refuses it) still renders.
+    return "".join([f"%{byte:02X}" for byte in ch.encode("utf-8", "surrogatepass")])
 
 
 def shorten(text: str, limit: int) -> str:

@@ -1,4 +1,10 @@
-"""Provenance: the chain of events behind an item, back to the turns it came from."""
+"""Provenance: the chain of events behind an item, back to the turns it came from.
+
+An item is named by its stored id, or by the id as a memory block cites it: from
+formatter version 5 a block percent-encodes an id holding other characters than
+letters, digits and ``- _ . : / @ |`` (``formatting.neutralise.cite``), so the
+id an auditor copies from a block is looked up decoded when it names nothing as given.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,10 @@ from datetime import datetime
 import msgspec
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import NotFound
+from memledger.errors import InvalidIdentifier, NotFound
 from memledger.events.catalogue import FactExtracted, TurnRecorded
 from memledger.events.envelope import START, Recorded
+from memledger.formatting.neutralise import uncite
 from memledger.store import event_reads
 from memledger.store.identifiers import check_identifier
 
@@ -72,14 +79,21 @@ def _entity_key(item_id: str) -> tuple[str, str] | None:
     return None
 
 
+MAX_ITEM_ID = 1000
+"""The longest stored item id (the catalogue's ``ItemId``): an entity's or a
+relationship's id holds names."""
+MAX_CITED_ITEM_ID = 12 * MAX_ITEM_ID
+"""The longest id a block cites: a percent-encoded character takes up to 12 (``%F0%9F%98%80``)."""
+
+
 def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
-    """The events behind ``item_id`` (a fact, entity or relationship id) and their turns."""
+    """The events behind ``item_id`` (a fact, entity or relationship id, as stored or
+    as a block cites it) and their turns; ``Provenance.item_id`` is the stored id.
+    Raises ``NotFound`` naming each reading of ``item_id`` that was looked up."""
     check_identifier("tenant_id", tenant_id)
-    check_identifier("item_id", item_id)
+    check_identifier("item_id", item_id, max_length=MAX_CITED_ITEM_ID if "%" in item_id else MAX_ITEM_ID)
     with engine.connect() as conn:
-        found = event_reads.events_about(conn, tenant_id, item_id, entity=_entity_key(item_id))
-        if not found:
-            raise NotFound(f"no event of tenant {tenant_id!r} names {item_id!r}")
+        item_id, found = _events_naming(conn, tenant_id, item_id)
         causes = {rec.metadata.causation_id for rec in found if rec.metadata.causation_id}
         turn_ids = {t for rec in found for t in getattr(rec.event, "source_turns", ())}
         turn_events = event_reads.read_events(conn, tenant_id, causes | {f"turn:{t}" for t in turn_ids})
@@ -96,6 +110,31 @@ def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
         if isinstance(rec.event, TurnRecorded)
     ]
     return Provenance(item_id=item_id, steps=[_step(rec) for rec in found], turns=turns)
+
+
+def _events_naming(conn: Connection, tenant_id: str, item_id: str) -> tuple[str, list[Recorded]]:
+    """The stored id ``item_id`` stands for and the events naming it: ``item_id`` as
+    given first (the stored form, as every surface but a block gives it), else as a
+    block's citation decodes it."""
+    readings = _readings(item_id)
+    for reading in readings:
+        found = event_reads.events_about(conn, tenant_id, reading, entity=_entity_key(reading))
+        if found:
+            return reading, found
+    tried = " nor, decoded as a block's citation, ".join(map(repr, readings))
+    raise NotFound(f"no event of tenant {tenant_id!r} names {tried}")
+
+
+def _readings(item_id: str) -> list[str]:
+    """``item_id``, then its percent-decoded form when that differs and could be a
+    stored id (UTF-8, no control character, at most ``MAX_ITEM_ID`` characters)."""
+    if "%" not in item_id:
+        return [item_id]
+    try:
+        decoded = check_identifier("item_id", uncite(item_id), max_length=MAX_ITEM_ID)
+    except (UnicodeDecodeError, InvalidIdentifier):  # not a citation of a storable id: only as given
+        return [item_id]
+    return [item_id] if decoded == item_id else [item_id, decoded]
 
 
 def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
