@@ -9,6 +9,7 @@ without a valid key, ``initialize`` and ``tools/list`` included, is answered 401
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -38,6 +39,8 @@ a project or for good, and memory_provenance when asked where a memory came from
 
 
 NO_KEY = "a valid API key is required (Authorization: Bearer <key> or X-API-Key)"
+UNCHECKED = "DatabaseUnavailable: memory cannot be reached now, so the API key cannot be checked; try again later"
+log = logging.getLogger(__name__)
 
 
 def _key(headers: Any) -> str:
@@ -60,7 +63,13 @@ class _KeyRequired:
             from starlette.responses import JSONResponse  # noqa: PLC0415 - as above
 
             key = _key(Headers(scope=scope))
-            found = await to_thread.run_sync(keys.tenant_for, self.engine, key) if key else None
+            try:
+                found = await to_thread.run_sync(keys.tenant_for, self.engine, key) if key else None
+            except (LedgerError, sa_exc.DBAPIError) as e:  # the key cannot be checked: say so, not 500
+                log.warning("MCP request refused: the API key could not be checked: %s", e)
+                down = JSONResponse({"error": UNCHECKED}, status_code=503, headers={"Retry-After": "5"})
+                await down(scope, receive, send)
+                return
             if found is None:
                 refused = JSONResponse({"error": NO_KEY}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
                 await refused(scope, receive, send)

@@ -117,6 +117,9 @@ def test_every_write_records_the_api_key_that_made_it(
     assert other.post("/v1/settings", json={"auto_promote": True}).status_code == 200
     [changed] = all_events(one, type="tenant.settings_changed")
     assert changed["metadata"]["actor"] == f"api:key:{other_id}"
+    served = other.get("/v1/memory/context", params={"request": "What does Ibex use?"}).json()["event_id"]
+    [context] = [e for e in all_events(one, type="context.served") if e["event_id"] == served]
+    assert context["metadata"]["actor"] == f"api:key:{other_id}", "a served block is a write too"
 
 
 @pytest.mark.parametrize(

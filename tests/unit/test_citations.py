@@ -148,3 +148,13 @@ def test_a_conflict_label_cannot_forge_a_citation() -> None:
     sides = [item(f"f-{n}", conflicted=True, conflict_id="c] [fact-0000000000000000") for n in (1, 2)]
     text = render(selection(*sides)).text
     assert "[fact-0000000000000000" not in text and "conflict c) (fact-0000000000000000" in text
+
+
+def test_provenance_reads_a_citation_as_the_item_it_cites_first() -> None:
+    """Stored ids "a,b" and "a%2Cb" may both exist; the block cites the first as "a%2Cb"
+    (and the second as "a%252Cb"), so the decoded reading is tried first."""
+    from memledger.service.provenance import _readings
+
+    assert _readings("a%2Cb") == ["a,b", "a%2Cb"]
+    assert _readings(cite("a%2Cb")) == ["a%2Cb", cite("a%2Cb")]
+    assert _readings("plain-id") == ["plain-id"]

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 
 import msgspec
+import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
@@ -669,3 +670,30 @@ def test_a_conflicts_key_does_not_depend_on_the_batch_that_created_it() -> None:
     whole.apply(events)
 
     assert in_batches(events, [2]).snapshot() == whole.snapshot()
+
+
+@pytest.mark.parametrize("turns", [("t1",), ()], ids=["its own turn", "no turn"])
+def test_a_reinforcement_without_a_new_turn_never_undoes_a_retraction(turns: tuple[str, ...]) -> None:
+    """Ledgers from before facts v3 hold re-extractions as ``MemoryReinforced``: one citing
+    the fact's own turn (or none) is no new mention, so the person's retraction stands."""
+    ledger = Ledger()
+    rows, _ = fold_all(
+        [
+            ledger.rec(extracted("m1", "We use PostgreSQL", 0.9, turns=("t1",))),
+            ledger.rec(MemoryRetracted(item_id="m1", item_kind="fact", reason="wrong")),
+            ledger.rec(MemoryReinforced(item_id="m1", item_kind="fact", confidence=0.9, source_turns=turns)),
+        ]
+    )
+    assert (rows["m1"].status, rows["m1"].retracted_reason) == ("retracted", "wrong")
+
+
+def test_a_reinforcement_from_a_new_turn_brings_a_retracted_fact_back() -> None:
+    ledger = Ledger()
+    rows, _ = fold_all(
+        [
+            ledger.rec(extracted("m1", "We use PostgreSQL", 0.9, turns=("t1",))),
+            ledger.rec(MemoryRetracted(item_id="m1", item_kind="fact", reason="wrong")),
+            ledger.rec(MemoryReinforced(item_id="m1", item_kind="fact", confidence=0.9, source_turns=("t2",))),
+        ]
+    )
+    assert rows["m1"].status == "active"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+import sqlalchemy as sa
 from mcp.server.mcpserver.exceptions import ToolError
 from sqlalchemy import exc as sa_exc
 
@@ -39,3 +40,22 @@ def test_another_database_error_names_its_kind_only() -> None:
 def test_a_ledger_error_keeps_its_message() -> None:
     with pytest.raises(ToolError, match="NotFound: no memory 'x'"):
         _raising(NotFound("no memory 'x'"))()  # type: ignore[operator]
+
+
+def test_mcp_over_http_says_503_when_the_key_cannot_be_checked() -> None:
+    """Before, the key check's database error escaped the middleware: a bare 500."""
+    from starlette.testclient import TestClient
+
+    from memledger.mcp_server import _KeyRequired
+
+    async def never_reached(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("MCP must not see a request whose key was not checked")
+
+    dead = sa.create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none", connect_args={"connect_timeout": 2})
+    try:
+        client = TestClient(_KeyRequired(never_reached, dead))
+        answer = client.post("/mcp", json={}, headers={"Authorization": "Bearer mlk_some-key"})
+    finally:
+        dead.dispose()
+    assert answer.status_code == 503
+    assert answer.json()["error"].startswith("DatabaseUnavailable: ")

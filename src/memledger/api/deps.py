@@ -57,19 +57,18 @@ def actor(
 ) -> str:
     """Who a write is recorded as: "api:key:<key id>", so an auditor sees which of a
     tenant's keys wrote each event. Looked up only by the routes that write."""
-    digest = keys.key_hash(key or "")
-    issued = keys.list_keys(database_of(request).engine, tenant_id)
-    key_id = next((k.key_id for k in issued if k.key_sha256 == digest and k.revoked_at is None), None)
-    if key_id is None:  # revoked since ``tenant`` looked: refused as it would be now
+    found = keys.holder_for(database_of(request).engine, key) if key else None
+    if found is None or found[0] != tenant_id:  # revoked since ``tenant`` looked: refused as it would be now
         raise Unauthorized(_NO_KEY)
-    return f"api:key:{key_id}"
+    return f"api:key:{found[1]}"
 
 
 class Reader(NamedTuple):
-    """The caller's tenant and its fenced engine, for a context read."""
+    """The caller's tenant, its fenced engine and who it is recorded as, for a context read."""
 
     tenant_id: str
     engine: Engine
+    actor: str
 
 
 def context_reader(request: Request, key: Annotated[str | None, Depends(api_key)]) -> Reader | None:
@@ -79,14 +78,17 @@ def context_reader(request: Request, key: Annotated[str | None, Depends(api_key)
     any tenant, so answering it before the key is checked leaks nothing. A key that
     the database rejects is still 401."""
     try:
-        tenant_id = tenant(request, key)
+        found = keys.holder_for(database_of(request).engine, key) if key else None
     except sa_exc.DBAPIError as e:
         if isinstance(db.translate(e), DatabaseUnavailable):
             return None
         raise
     except DatabaseUnavailable:
         return None
-    return Reader(tenant_id, database_of(request).for_tenant(tenant_id))
+    if found is None:
+        raise Unauthorized(_NO_KEY)
+    tenant_id, key_id = found
+    return Reader(tenant_id, database_of(request).for_tenant(tenant_id), f"api:key:{key_id}")
 
 
 Tenant = Annotated[str, Depends(tenant)]

@@ -140,7 +140,7 @@ def get_context(
     database down, before the key can be checked: "memory unavailable", event_id "")."""
     if reader is None:
         return _unavailable_block(q, budget, style, max_tokens)
-    tenant_id, engine = reader
+    tenant_id, engine, actor = reader
     database = database_of(request)
     select = context.SelectRequest(
         tenant_id=tenant_id,
@@ -157,6 +157,7 @@ def get_context(
         max_tokens=max_tokens,
         token_model=model,
         vector_search=vector_search(database),
+        actor=actor,
     )
     block = served.block
     return ContextOut(
@@ -177,7 +178,7 @@ def post_select(body: SelectIn, request: Request, reader: ContextReader) -> Sele
     open as context does: no items, and the reason."""
     if reader is None:
         return SelectionOut(request=body.request, items=[], empty_reason=UNAVAILABLE)
-    tenant_id, engine = reader
+    tenant_id, engine, _ = reader  # select records nothing
     database = database_of(request)
     select = context.SelectRequest(
         tenant_id=tenant_id,

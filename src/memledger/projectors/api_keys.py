@@ -75,10 +75,13 @@ class ApiKeysProjector:
         bulk.upsert(tx, api_keys, [rows[k] for k in sorted(rows)])
 
 
-def tenant_of(conn: Connection, key_sha256: str) -> str | None:
-    """The tenant a live (not revoked) key hash belongs to, or None."""
-    stmt = sa.select(api_keys.c.tenant_id).where(api_keys.c.key_sha256 == key_sha256, api_keys.c.revoked_at.is_(None))
-    return conn.execute(stmt).scalar()
+def holder_of(conn: Connection, key_sha256: str) -> tuple[str, str] | None:
+    """The tenant and key id of a live (not revoked) key hash, or None."""
+    stmt = sa.select(api_keys.c.tenant_id, api_keys.c.key_id).where(
+        api_keys.c.key_sha256 == key_sha256, api_keys.c.revoked_at.is_(None)
+    )
+    row = conn.execute(stmt).first()
+    return None if row is None else (str(row[0]), str(row[1]))
 
 
 def list_keys(conn: Connection, tenant_id: str) -> list[KeyRow]:

@@ -161,15 +161,41 @@ def _note_only(state: FactsState, row: FactRow, rec: Recorded) -> None:
     state.touched_slots.add((row.tenant_id, row.slot_id))
 
 
-def _said_again(row: FactRow, rec: Recorded, valid_from: datetime | None) -> None:
-    """A new mention of a retracted fact brings it back, valid from the new mention:
-    the user said it again after it was withdrawn. (The same turns extracted again are
-    no new mention, so a re-extraction never undoes a retraction.)"""
-    if row.retracted:
+def _said_again(
+    row: FactRow, rec: Recorded, turns: Sequence[str], valid_from: datetime | None, *, promoted: bool = False
+) -> None:
+    """A new mention of a retracted fact brings it back, valid from the new mention: the
+    user said it again after it was withdrawn (or a person promoted it again). Only a
+    turn the fact did not cite is a new mention: the same turns extracted or reinforced
+    again, or an event citing no turn, never undo a retraction. Call before the turns
+    are merged into the row."""
+    if row.retracted and (promoted or (turns and not set(turns) <= set(row.source_turns))):
         row.retracted = False
         row.retracted_reason = None
         row.retracted_at = None
         row.valid_from = valid_from or rec.occurred_at
+
+
+def _mentioned(state: FactsState, rec: Recorded, event: FactExtracted | MemoryPromoted) -> None:
+    """A fact extracted or promoted: a new row, one more mention of a known one, or (the
+    same turns again) only a source event noted."""
+    key = (rec.tenant_id, event.memory_id)
+    existing = state.facts.get(key)
+    if existing is None:
+        state.facts[key] = row = new_fact(rec, event)
+    elif _same_turns_again(existing, event.source_turns):
+        _note_only(state, existing, rec)
+        return
+    else:  # the same memory id extracted again: one more mention
+        row = existing
+        if isinstance(event, FactExtracted):
+            _said_again(row, rec, event.source_turns, event.valid_from)
+        else:
+            _said_again(row, rec, event.source_turns, None, promoted=True)
+        row.confidence = reinforce(row.confidence, event.confidence)
+        row.reinforcements += 1
+        row.source_turns = merge_ordered(row.source_turns, event.source_turns)
+    _touch(state, row, rec)
 
 
 def evolve(state: FactsState, rec: Recorded) -> None:
@@ -178,23 +204,10 @@ def evolve(state: FactsState, rec: Recorded) -> None:
     event = rec.event
     match event:
         case FactExtracted() | MemoryPromoted():
-            key = (rec.tenant_id, event.memory_id)
-            existing = state.facts.get(key)
-            if existing is None:
-                state.facts[key] = row = new_fact(rec, event)
-            elif _same_turns_again(existing, event.source_turns):
-                _note_only(state, existing, rec)
-                return
-            else:  # the same memory id extracted again: one more mention
-                row = existing
-                _said_again(row, rec, event.valid_from if isinstance(event, FactExtracted) else None)
-                row.confidence = reinforce(row.confidence, event.confidence)
-                row.reinforcements += 1
-                row.source_turns = merge_ordered(row.source_turns, event.source_turns)
-            _touch(state, row, rec)
+            _mentioned(state, rec, event)
         case MemoryReinforced(item_kind="fact"):
             if (row_ := state.facts.get((rec.tenant_id, event.item_id))) is not None:
-                _said_again(row_, rec, None)
+                _said_again(row_, rec, event.source_turns, None)
                 row_.confidence = reinforce(row_.confidence, event.confidence)
                 row_.reinforcements += 1
                 row_.source_turns = merge_ordered(row_.source_turns, event.source_turns)

@@ -223,7 +223,8 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
     candidates.add_conflict_partners(conn, tenant, found)
     # Every fact is chosen before any graph item: when the facts alone fill the
     # budget, the graph could add nothing, so it is not walked (same choice).
-    items, full = _choose(fuse(found.values(), now), categories, min_conf, request.budget_chars)
+    shown = visibility.keep_visible(conn, tenant, scopes, found.values())  # no statement while all are facts
+    items, full = _choose(fuse(shown, now), categories, min_conf, request.budget_chars)
     if not full:
         candidates.add_graph(conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP)
         shown = visibility.keep_visible(conn, tenant, scopes, found.values())

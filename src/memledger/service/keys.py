@@ -55,10 +55,17 @@ def _append(engine: Engine, tenant_id: str, event: ApiKeyIssued | ApiKeyRevoked,
 
 def tenant_for(engine: Engine, key: str) -> str | None:
     """The tenant a key reaches, or None for an unknown or revoked key."""
+    found = holder_for(engine, key)
+    return None if found is None else found[0]
+
+
+def holder_for(engine: Engine, key: str) -> tuple[str, str] | None:
+    """The tenant a key reaches and the key's id (what a write is recorded as made by),
+    or None for an unknown or revoked key. One statement, by the key's hash."""
     if not key.startswith(PREFIX):
         return None
     with engine.connect() as conn:
-        return api_keys.tenant_of(conn, key_hash(key))
+        return api_keys.holder_of(conn, key_hash(key))
 
 
 def list_keys(engine: Engine, tenant_id: str) -> list[api_keys.KeyRow]:

@@ -73,6 +73,7 @@ READ_MODEL: dict[str, str] = {kind: name for kind, name, _ in SUMMARIES}
 # projectors); only the caller's next read may not show it yet.
 READ_YOUR_WRITE_S = 2.0
 _POLL_S = 0.02
+PRECHECK_S = 0.25  # how long a retraction waits to learn the item is retracted already
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +175,9 @@ def _change(
     state is not trusted to skip the command: it is appended (as a retry would be)."""
     kind = item_kind(engine, tenant_id, item_id)
     stream = item_stream(item_id)
-    fresh = owner is not None and read_your_write(owner, tenant_id, kind, stream)
+    # Trusted to skip the command only if it catches up at once; under lag the command is
+    # appended (harmless: a retry), and only the wait after it is the caller's.
+    fresh = owner is not None and read_your_write(owner, tenant_id, kind, stream, timeout_s=PRECHECK_S)
     if fresh and _is_retracted(engine, tenant_id, kind, item_id) == retracting:
         return Change(
             kind=kind, status="already retracted" if retracting else "not retracted", appended=False, shown=True

@@ -113,28 +113,34 @@ def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
 
 
 def _events_naming(conn: Connection, tenant_id: str, item_id: str) -> tuple[str, list[Recorded]]:
-    """The stored id ``item_id`` stands for and the events naming it: ``item_id`` as
-    given first (the stored form, as every surface but a block gives it), else as a
-    block's citation decodes it."""
+    """The stored id ``item_id`` stands for and the events naming it: with a ``%``, as a
+    block's citation decodes it first, else as given (the stored form, as every surface
+    but a block gives it)."""
     readings = _readings(item_id)
     for reading in readings:
         found = event_reads.events_about(conn, tenant_id, reading, entity=_entity_key(reading))
         if found:
             return reading, found
-    tried = " nor, decoded as a block's citation, ".join(map(repr, readings))
-    raise NotFound(f"no event of tenant {tenant_id!r} names {tried}")
+    if len(readings) == 1:
+        raise NotFound(f"no event of tenant {tenant_id!r} names {item_id!r}")
+    raise NotFound(
+        f"no event of tenant {tenant_id!r} names {item_id!r} nor, decoded as a block's citation, {readings[0]!r}"
+    )
 
 
 def _readings(item_id: str) -> list[str]:
-    """``item_id``, then its percent-decoded form when that differs and could be a
-    stored id (UTF-8, no control character, at most ``MAX_ITEM_ID`` characters)."""
+    """The ids ``item_id`` may mean, the likelier first: with a ``%``, its percent-decoded
+    form (when that could be a stored id: UTF-8, no control character, at most
+    ``MAX_ITEM_ID`` characters), then ``item_id`` as given. A block's citation encodes
+    every ``%`` of a stored id, so a cited id always decodes to the item it cites, even
+    when another item's stored id is that citation's very text."""
     if "%" not in item_id:
         return [item_id]
     try:
         decoded = check_identifier("item_id", uncite(item_id), max_length=MAX_ITEM_ID)
     except (UnicodeDecodeError, InvalidIdentifier):  # not a citation of a storable id: only as given
         return [item_id]
-    return [item_id] if decoded == item_id else [item_id, decoded]
+    return [item_id] if decoded == item_id else [decoded, item_id]
 
 
 def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
