@@ -110,6 +110,8 @@ def run(database: TestDatabase) -> Iterator[Run]:
                 ],
                 [
                     ("provenance turn event", ["provenance", "turn:alice-t1", *t]),
+                    ("provenance turn", ["provenance", "alice-t1", *t, "--json"]),
+                    ("provenance no turn", ["provenance", "turn:nobody-t9", *t]),
                     ("verify altered", ["verify", "--tenant", tampered]),
                     ("verify altered json", ["verify", "--tenant", tampered, "--json"]),
                 ],
@@ -225,11 +227,23 @@ def test_context_help_says_an_as_of_time_is_a_recorded_time(run: Run) -> None:
 # --- provenance of a turn's event id ----------------------------------------------------
 
 
-def test_provenance_of_a_turns_event_id_says_it_is_a_turn(run: Run) -> None:
-    line = refused(run.results["provenance turn event"], NOT_FOUND_EXIT)
+def test_provenance_of_a_turn_lists_the_turn_and_what_was_made_of_it(run: Run) -> None:
+    """An auditor goes from a cited turn to its memories too (before: "no event ... names")."""
+    done = run.results["provenance turn event"]
 
-    assert "'turn:alice-t1' is a turn's event id (turn 'alice-t1'), not an item" in line
-    assert "no event of tenant" not in line
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "provenance of alice-t1:"
+    assert "turn.recorded" in lines[1]
+    assert any("fact.extracted by heuristic" in line for line in lines[2:])
+    assert lines[-1].startswith("  from turn alice-t1 (#")
+    assert lines[-1].endswith(", user): Project Condor uses PostgreSQL.")
+    record = one_json(run.results["provenance turn"])  # the turn as a block cites it
+    assert record["item_id"] == "alice-t1"
+    assert [t["turn_id"] for t in record["turns"]] == ["alice-t1"]
+    made = [s for s in record["steps"] if s["type"] != "turn.recorded"]
+    assert made and all(s["caused_by"] == "turn:alice-t1" for s in made)
+    refused(run.results["provenance no turn"], NOT_FOUND_EXIT)
 
 
 # --- verify stopping at the first altered event ------------------------------------------

@@ -28,7 +28,9 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from memledger.errors import NotFound
+from memledger.library import MemoryLedger
 from memledger.service.types import Scopes
+from memledger.store import event_reads
 from tests.e2e.conftest import Caller, Surfaces, run_cli_chains
 
 SCOPES = {"session": "shared-session", "project": "phoenix", "user": "sam"}
@@ -233,6 +235,11 @@ def test_http_writes_aimed_at_b_s_items_are_refused_and_change_nothing(pair: Pai
 # -- the library ----------------------------------------------------------------------------
 
 
+def _has_turn(ledger: MemoryLedger, tenant: str, turn_id: str) -> bool:
+    with ledger.engine.connect() as conn:
+        return bool(event_reads.read_events(conn, tenant, [f"turn:{turn_id}"]))
+
+
 def test_the_library_finds_nothing_of_b_for_tenant_a(pair: Pair, surfaces: Surfaces) -> None:
     ledger, a, scopes = surfaces.ledger, pair.a.tenant, Scopes(**SCOPES)
     answers: list[tuple[Any, list[str]]] = [
@@ -250,8 +257,14 @@ def test_the_library_finds_nothing_of_b_for_tenant_a(pair: Pair, surfaces: Surfa
         assert leaked(answer if isinstance(answer, str) else repr(answer), sent, pair) == []
     assert ledger.history(a, pair.b_fact_key) == []
     assert "Marmaladebase" in ledger.context(a, "Which database does Phoenix use?", scopes=scopes).text  # control
+    # A recorded turns of its own under some of B's turn ids (turn ids are per tenant): their
+    # provenance is A's own turn, and nothing of B's.
+    own = [i for i in pair.b_turn_ids if _has_turn(ledger, a, i)]
+    for turn_id in own:
+        mine = ledger.provenance(a, turn_id)
+        assert [t.text for t in mine.turns] != [] and leaked(repr(mine), [turn_id], pair) == []
     crafted: list[Callable[[], object]] = [
-        *(lambda i=i: ledger.provenance(a, i) for i in pair.b_ids()),
+        *(lambda i=i: ledger.provenance(a, i) for i in pair.b_ids() if i not in own),
         lambda: ledger.retract(a, pair.b_fact, "crafted"),
         lambda: ledger.restore(a, pair.b_fact),
         lambda: ledger.promote(a, kind="decision", scope="project", scopes=scopes, memory_id=pair.b_fact),
@@ -328,7 +341,7 @@ def test_cli_commands_for_tenant_a_find_nothing_of_b(pair: Pair, surfaces: Surfa
         "graph": ["graph", "Phoenix", *a, "--depth", "3", "--json"],
         "graph b": ["graph", pair.b_entity, *a, "--depth", "3"],
         "provenance": ["provenance", pair.b_fact, *a, "--json"],
-        "provenance turn": ["provenance", pair.b_turn_ids[0], *a],
+        "provenance turn": ["provenance", pair.b_turn_ids[1], *a],  # [0] and [2] become A's own turns
         "history": ["history", "--key", pair.b_fact_key, *a, "--json"],
         "replay": ["context", "replay", pair.b_context_event, *a],
         "tail": ["events", "tail", *a, "--type", "turn.recorded"],  # served blocks may say "deadline exceeded"

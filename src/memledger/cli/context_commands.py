@@ -275,10 +275,6 @@ def provenance_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         found = provenance.provenance(database.for_tenant(args.tenant), args.tenant, args.item_id)
-    except NotFound:
-        if args.item_id.startswith(TURN_EVENT):
-            raise NotFound(_a_turn_is_no_item(args.item_id, args.tenant)) from None
-        raise
     finally:
         database.close()
     if args.json:
@@ -291,21 +287,6 @@ def provenance_command(args: argparse.Namespace) -> int:
     for turn in found.turns:
         print(f"  from turn {turn.turn_id} (#{turn.position}, {turn.role}): {turn.text}")
     return 0
-
-
-TURN_EVENT = "turn:"  # a recorded turn's event id is "turn:" and the turn's id
-
-
-def _a_turn_is_no_item(event_id: str, tenant: str) -> str:
-    """Why ``provenance turn:ID`` finds nothing: it is a turn's event id, and a turn is
-    where provenance ends; the items that came from it cite its id, as blocks do."""
-    turn_id = event_id.removeprefix(TURN_EVENT)
-    return (
-        f"{event_id!r} is a turn's event id (turn {turn_id!r}), not an item: a turn is where"
-        f" provenance ends. Ask for a fact, entity or relationship that cites turn {turn_id!r}"
-        f" (`memledger search ... --tenant {tenant}` names them), or read the turn with"
-        f" `memledger events tail --tenant {tenant} --type turn.recorded`"
-    )
 
 
 def history_command(args: argparse.Namespace) -> int:

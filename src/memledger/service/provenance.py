@@ -88,28 +88,56 @@ MAX_CITED_ITEM_ID = 12 * MAX_ITEM_ID
 
 def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
     """The events behind ``item_id`` (a fact, entity or relationship id, as stored or
-    as a block cites it) and their turns; ``Provenance.item_id`` is the stored id.
+    as a block cites it) and their turns; ``Provenance.item_id`` is the stored id. For a
+    turn's id (or its event id), the turn and the events it caused (what was made of it).
     Raises ``NotFound`` naming each reading of ``item_id`` that was looked up."""
     check_identifier("tenant_id", tenant_id)
     check_identifier("item_id", item_id, max_length=MAX_CITED_ITEM_ID if "%" in item_id else MAX_ITEM_ID)
     with engine.connect() as conn:
-        item_id, found = _events_naming(conn, tenant_id, item_id)
+        try:
+            item_id, found = _events_naming(conn, tenant_id, item_id)
+        except NotFound:
+            derived = _from_turn(conn, tenant_id, item_id)
+            if derived is None:
+                raise
+            return derived
         causes = {rec.metadata.causation_id for rec in found if rec.metadata.causation_id}
         turn_ids = {t for rec in found for t in getattr(rec.event, "source_turns", ())}
         turn_events = event_reads.read_events(conn, tenant_id, causes | {f"turn:{t}" for t in turn_ids})
-    turns = [
-        SourceTurn(
-            turn_id=rec.event.turn_id,
-            event_id=rec.event_id,
-            position=rec.position,
-            role=rec.event.role,
-            text=rec.event.text,
-            occurred_at=rec.occurred_at,
-        )
-        for rec in turn_events
-        if isinstance(rec.event, TurnRecorded)
-    ]
+    turns = [_source_turn(rec) for rec in turn_events if isinstance(rec.event, TurnRecorded)]
     return Provenance(item_id=item_id, steps=[_step(rec) for rec in found], turns=turns)
+
+
+def _source_turn(rec: Recorded) -> SourceTurn:
+    event = rec.event
+    assert isinstance(event, TurnRecorded)  # callers pass turns only
+    return SourceTurn(
+        turn_id=event.turn_id,
+        event_id=rec.event_id,
+        position=rec.position,
+        role=event.role,
+        text=event.text,
+        occurred_at=rec.occurred_at,
+    )
+
+
+def _from_turn(conn: Connection, tenant_id: str, cited: str) -> Provenance | None:
+    """For the id of a turn (as a block cites it, or its event id ``turn:ID``): the turn
+    and what was made of it (the events it caused: extractions), so an auditor goes from
+    a cited turn to its memories too. None if the tenant has no such turn."""
+    for reading in _readings(cited):
+        event_id = reading if reading.startswith(TURN_EVENT) else TURN_EVENT + reading
+        turn = [r for r in event_reads.read_events(conn, tenant_id, [event_id]) if isinstance(r.event, TurnRecorded)]
+        if turn:
+            made = event_reads.caused_by(conn, tenant_id, event_id)
+            turns = [_source_turn(turn[0])]
+            return Provenance(
+                item_id=event_id.removeprefix(TURN_EVENT), steps=[_step(r) for r in turn + made], turns=turns
+            )
+    return None
+
+
+TURN_EVENT = "turn:"  # a recorded turn's event id is "turn:" and the turn's id
 
 
 def _events_naming(conn: Connection, tenant_id: str, item_id: str) -> tuple[str, list[Recorded]]:

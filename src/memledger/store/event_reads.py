@@ -275,6 +275,21 @@ def read_events(conn: Connection, tenant_id: str, event_ids: Iterable[str]) -> l
     return [_to_recorded(row) for row in conn.execute(stmt).all()]
 
 
+def caused_by(conn: Connection, tenant_id: str, event_id: str) -> list[Recorded]:
+    """The tenant's events whose metadata names ``event_id`` as their cause (what an
+    extraction made of a turn), in ledger order. A scan of one tenant's events: for
+    audits, not hot paths."""
+    stmt = (
+        sa.select(*_COLUMNS)
+        .where(
+            events.c.tenant_id == check_identifier("tenant_id", tenant_id),
+            events.c.metadata["causation_id"].astext == event_id,
+        )
+        .order_by(events.c.tx_id, events.c.position)
+    )
+    return [_to_recorded(row) for row in conn.execute(stmt).all()]
+
+
 def turn_speakers(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
     """Whose words each of these turns are (its ``subject``: the stored user id, unless
     the turn named another), by turn id; turns the tenant lacks, or said by nobody
