@@ -29,8 +29,6 @@ from memledger.api.schemas import (
     TurnsIn,
 )
 from memledger.bootstrap import vector_search
-from memledger.errors import InvalidCommand
-from memledger.formatting import render
 from memledger.service import context, memory, provenance, search, tenant_settings
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes, Selection, TenantSettingsChanged
@@ -76,10 +74,7 @@ def _unavailable_block(request: str, budget: int, style: Literal["text", "xml"],
     """The empty block served when the database cannot even check the key: no tenant
     is known, so nothing is selected and nothing recorded (event_id "")."""
     selection = Selection(request=request, empty_reason=UNAVAILABLE)
-    try:
-        block = render(selection, style=style, max_chars=budget, max_tokens=max_tokens)
-    except ValueError as e:  # a budget too small for the block's frame, as when memory answers
-        raise InvalidCommand(str(e)) from e
+    block = context.render_block(selection, style=style, max_chars=budget, max_tokens=max_tokens)
     return ContextOut(
         block=block.text,
         event_id="",

@@ -27,3 +27,13 @@ def summarise(conn: Connection, kind: str) -> dict[tuple[str, str], str]:
     columns = next(cols for k, _, cols in SUMMARIES if k == kind)
     rows = conn.execute(sa.select(*columns)).all()
     return {(str(r[0]), str(r[1])): " | ".join(str(v) for v in r[2:]) for r in rows}
+
+
+def status(conn: Connection, kind: str, tenant_id: str, item_id: str) -> str | None:
+    """The status of one item of ``kind`` ("active", "retracted", ...), or None if the
+    read model lacks it. Each summary's columns start with the tenant and the item id
+    and end with the status."""
+    columns = next(cols for k, _, cols in SUMMARIES if k == kind)
+    stmt = sa.select(columns[-1]).where(columns[0] == tenant_id, columns[1] == item_id)
+    found = conn.execute(stmt).scalar()
+    return None if found is None else str(found)

@@ -269,7 +269,7 @@ def _check_scopes(scopes: Scopes) -> None:
         raise InvalidCommand(f"invalid scopes: {e}") from e
 
 
-def _render(selection: Selection, **options: Any) -> Block:
+def render_block(selection: Selection, **options: Any) -> Block:
     """The block, or InvalidCommand when the budget cannot hold even its frame."""
     try:
         return render(selection, **options)
@@ -338,7 +338,7 @@ def build_context(
 
     def block_of(selection: Selection) -> Block:
         budget = {"max_chars": request.budget_chars, "max_tokens": max_tokens}
-        return _render(selection, style=style, count_tokens=token_counter(token_model), **budget)
+        return render_block(selection, style=style, count_tokens=token_counter(token_model), **budget)
 
     try:  # select and record by the stored ids (select, given them, keeps them as they are)
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))

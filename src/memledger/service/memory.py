@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import msgspec
-import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
@@ -35,7 +34,7 @@ from memledger.events.catalogue import (
 from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.events.keys import conflict_stream, item_stream
 from memledger.extraction.policy import short_hash
-from memledger.projectors import facts_queries, graph_queries, registry, runner
+from memledger.projectors import facts_queries, graph_queries, registry, runner, summaries
 from memledger.projectors.summaries import SUMMARIES
 from memledger.service import scope_ids
 from memledger.store import db, event_reads, event_store
@@ -189,13 +188,9 @@ def _change(
 
 
 def _is_retracted(engine: Engine, tenant_id: str, kind: str, item_id: str) -> bool:
-    """Whether the item's read model holds it retracted. SUMMARIES names each read
-    model's tenant, id and status columns (first, second and last)."""
-    columns = next(cols for k, _, cols in SUMMARIES if k == kind)
-    tenant_column, id_column, status_column = columns[0], columns[1], columns[-1]
-    stmt = sa.select(status_column).where(tenant_column == tenant_id, id_column == item_id)
+    """Whether the item's read model holds it retracted."""
     with engine.connect() as conn:
-        return conn.execute(stmt).scalar() == "retracted"
+        return summaries.status(conn, kind, tenant_id, item_id) == "retracted"
 
 
 def promotion_shown(owner: Engine, tenant_id: str, memory_id: str) -> bool:
