@@ -229,3 +229,34 @@ def test_without_a_user_a_preference_keeps_its_plain_key() -> None:
 def test_a_hashed_user_id_names_the_speaker_by_its_first_eight_digits() -> None:
     hashed = "hid.user.30c03654" + "0" * 24
     assert [f.key for f in extraction("I prefer Emacs over Vim.", user=hashed).facts] == ["30c03654: preferred editor"]
+
+
+# --- one member's personal facts ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ada_said", "grace_said"),
+    [
+        ("I'm allergic to peanuts.", "I'm allergic to shellfish."),
+        ("My name is Ada Lovelace.", "My name is Grace Hopper."),
+        ("I live in London.", "I live in Arlington."),
+        ("I'm a backend engineer.", "I'm a data scientist."),
+    ],
+)
+def test_members_personal_facts_in_one_project_do_not_supersede_each_other(ada_said: str, grace_said: str) -> None:
+    rows = fold((ada_said, "ada"), (grace_said, "grace"))
+    ada, grace = rows[ada_said], rows[grace_said]
+    assert (ada.scope, ada.scope_key) == ("project", "apollo")
+    assert (ada.status, grace.status) == ("active", "active")
+    assert not ada.conflicted
+
+
+def test_a_members_newer_personal_fact_supersedes_their_older_one() -> None:
+    rows = fold(("I live in London.", "ada"), ("I moved to Berlin.", "ada"))
+    assert rows["I live in London."].status == "superseded"
+    assert rows["I live in London."].superseded_by == rows["I moved to Berlin."].memory_id
+
+
+def test_a_personal_fact_is_keyed_by_its_speaker() -> None:
+    assert [f.key for f in extraction("I'm allergic to peanuts.", user="ada").facts] == ["ada: allergies"]
+    assert [f.key for f in extraction("I'm allergic to peanuts.", user=None).facts] == ["allergies"]

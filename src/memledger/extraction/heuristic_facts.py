@@ -11,6 +11,8 @@ conflicts with or supersedes it:
   the speaker's own are prefixed with the speaker ("ada: preferred editor") when the
   turn names its user: a shared project holds every member's words, and Grace's
   "I prefer Vim" must not supersede Ada's "I prefer Emacs", only Grace's older one;
+- personal facts ("I'm allergic to ...", "my name is ...", "I work at ..."): their
+  kind, prefixed with the speaker as preferences are ("ada: allergies");
 - decisions, constraints, goals, procedures, terms and task updates: their kind
   and topic ("decision: database", "constraint: deploy", "task: onboarding docs").
 
@@ -204,8 +206,8 @@ def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 
 def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge], speaker: str = "") -> list[FactCandidate]:
     """The facts one (non-question) sentence states, given the edges read from it.
-    ``speaker`` prefixes the keys of the speaker's own preferences ("ada: "; "" when
-    the turn names no user)."""
+    ``speaker`` prefixes the keys of the speaker's own preferences and personal facts
+    ("ada: "; "" when the turn names no user)."""
     confidence = 0.6 if sentence.hedged else 0.85
     statement = sentence.text[:1000]  # the patterns read what is stored, no more
     facts = list(_edge_facts(statement, edges, speaker))
@@ -243,7 +245,7 @@ def _slot(edge: Edge, speaker: str) -> tuple[str, FactCategory, ScopeKind] | Non
     if edge.relation == "DECIDED" and not edge.retracted:
         return f"{subject}{topic}" if kind else f"{subject}decision: {topic}", "decision", "project"
     if edge.relation == "PART_OF" and edge.source.kind == "user" and target.kind == "organization":
-        return "employer", "personal_fact", "user"
+        return f"{speaker}employer", "personal_fact", "user"
     if edge.relation == "DEPENDS_ON" and not edge.retracted:
         return f"{subject}depends on {target.name.lower()}", "technical_fact", scope
     return None
@@ -263,7 +265,7 @@ def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[
             # As typed, unless lower-casing changed the length ("İ" is two characters lower-cased).
             aligned = len(lowered) == len(statement)
             value = (statement[match.start(1) : match.end(1)] if aligned else match.group(1)).strip()
-            yield _fact(key, statement, "personal_fact", confidence, "user", value)
+            yield _fact(f"{speaker}{key}", statement, "personal_fact", confidence, "user", value)
     yield from _rules(lowered, statement, confidence)
     if not preference:
         yield from _plans(lowered, statement, confidence)
