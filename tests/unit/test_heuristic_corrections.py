@@ -260,3 +260,35 @@ def test_a_members_newer_personal_fact_supersedes_their_older_one() -> None:
 def test_a_personal_fact_is_keyed_by_its_speaker() -> None:
     assert [f.key for f in extraction("I'm allergic to peanuts.", user="ada").facts] == ["ada: allergies"]
     assert [f.key for f in extraction("I'm allergic to peanuts.", user=None).facts] == ["allergies"]
+
+
+# --- the people of the speaker's life ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        ("My manager is Tom.", "ada: manager", "Tom"),
+        ("Tom Baker is my manager.", "ada: manager", "Tom Baker"),
+        ("My boss is Tom Baker, he runs the platform team.", "ada: manager", "Tom Baker"),
+        ("I report to Dana O'Neil.", "ada: manager", "Dana O'Neil"),
+        ("My daughter's name is Mia.", "ada: daughter", "Mia"),
+        ("My dog is called Rex.", "ada: dog", "Rex"),
+        ("My manager is Tom and he is great.", "ada: manager", "Tom"),
+    ],
+)
+def test_who_the_speakers_manager_or_family_is_becomes_a_personal_fact(said: str, key: str, value: str) -> None:
+    facts = [f for f in extraction(said).facts if f.category == "personal_fact"]
+    assert [(f.key, f.value, f.scope) for f in facts] == [(key, value, "user")]
+
+
+@pytest.mark.parametrize(
+    "said", ["My manager is out sick today.", "My mom is visiting.", "My son is 5.", "It is my dog."]
+)
+def test_a_role_without_a_name_makes_no_personal_fact(said: str) -> None:
+    assert [f for f in extraction(said).facts if f.category == "personal_fact"] == []
+
+
+def test_a_new_manager_supersedes_the_old_one() -> None:
+    rows = fold(("My manager is Tom.", "ada"), ("Sarah Chen is my manager now.", "ada"))
+    assert rows["My manager is Tom."].superseded_by == rows["Sarah Chen is my manager now."].memory_id

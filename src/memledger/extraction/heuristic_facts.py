@@ -93,6 +93,19 @@ _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
         ("pets", r"\bi have (?:a |an |one |two |three |\d+ )?((?:dogs?|cats?|pets?))\b"),
     )
 )
+# The people (and pets) of the speaker's life, by the word the speaker uses: "My manager
+# is Tom.", "Tom Baker is my manager.", "My daughter's name is Mia.", "I report to Tom."
+_PEOPLE: Final = (
+    r"manager|boss|team lead|tech lead|mentor|partner|wife|husband|spouse|girlfriend|boyfriend|"
+    r"fianc[eé]e?|daughter|son|mother|mom|mum|father|dad|sister|brother|doctor|dentist|"
+    r"therapist|landlord|assistant|co-?founder|dog|cat"
+)
+_SAME_PERSON: Final = {"boss": "manager", "mom": "mother", "mum": "mother", "dad": "father", "cofounder": "co-founder"}
+_NAME: Final = r"([a-z][\w.'-]*(?: (?!and\b|but\b|who\b|since\b|because\b)[a-z][\w.'-]*){0,2})"
+_NAME_ENDS: Final = r"\s*(?:$|[,.;!)]| and | but | who | since | because )"
+_MY_PERSON = re.compile(rf"\bmy ({_PEOPLE})(?:'s name)? is (?:called |named )?{_NAME}{_NAME_ENDS}")
+_PERSON_IS_MY = re.compile(rf"(?:^|[,;:] )(?:and )?{_NAME} is my ({_PEOPLE})\b")
+_REPORT_TO = re.compile(rf"\bi (?:report|reported) (?:directly )?to {_NAME}{_NAME_ENDS}")
 _CONSTRAINT = re.compile(
     r"\b(?:we|it|all|everything|data|[a-z]+ data|the [a-z]+|this|that)\s+(?:must not|must|cannot|"
     r"can't|can not|have to|has to|needs? to|should never|is not allowed to|are not allowed to|"
@@ -266,6 +279,7 @@ def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[
             aligned = len(lowered) == len(statement)
             value = (statement[match.start(1) : match.end(1)] if aligned else match.group(1)).strip()
             yield _fact(f"{speaker}{key}", statement, "personal_fact", confidence, "user", value)
+    yield from _people(lowered, statement, confidence, speaker)
     yield from _rules(lowered, statement, confidence)
     if not preference:
         yield from _plans(lowered, statement, confidence)
@@ -289,6 +303,30 @@ def _preference(lowered: str, statement: str, confidence: float, speaker: str) -
     if not topic:
         return []
     return [_fact(f"{speaker}preference: {topic}", statement, "preference", confidence, "user", None)]
+
+
+def _people(lowered: str, statement: str, confidence: float, speaker: str) -> Iterator[FactCandidate]:
+    """Who the speaker's manager, partner, daughter ... is: one fact per role, keyed
+    "ada: manager", its value the name as typed."""
+    if "my " not in lowered and "report" not in lowered:
+        return
+    found: dict[str, tuple[int, int]] = {}
+    for match in _MY_PERSON.finditer(lowered):
+        found.setdefault(match.group(1), match.span(2))
+    for match in _PERSON_IS_MY.finditer(lowered):
+        found.setdefault(match.group(2), match.span(1))
+    if (match := _REPORT_TO.search(lowered)) is not None:
+        found.setdefault("manager", match.span(1))
+    aligned = len(lowered) == len(statement)  # as typed, unless lower-casing changed the length
+    for role, (start, end) in found.items():
+        name = (statement[start:end] if aligned else lowered[start:end]).rstrip(".'")
+        if name.lower() in _NOT_A_NAME or not (aligned and name[:1].isupper()):
+            continue  # a name is typed capitalised ("my manager is out sick" names nobody)
+        said_as = _SAME_PERSON.get(role.replace("-", ""), role)
+        yield _fact(f"{speaker}{said_as}", statement, "personal_fact", confidence, "user", name)
+
+
+_NOT_A_NAME: Final = word_set("it this that he she they who what i a an the not also here there")
 
 
 def _rules(lowered: str, statement: str, confidence: float) -> Iterator[FactCandidate]:
