@@ -315,8 +315,8 @@ def _people(lowered: str, statement: str, confidence: float, speaker: str) -> It
         found.setdefault(match.group(1), match.span(2))
     for match in _PERSON_IS_MY.finditer(lowered):
         found.setdefault(match.group(2), match.span(1))
-    if (match := _REPORT_TO.search(lowered)) is not None:
-        found.setdefault("manager", match.span(1))
+    if (reports := _REPORT_TO.search(lowered)) is not None:
+        found.setdefault("manager", reports.span(1))
     aligned = len(lowered) == len(statement)  # as typed, unless lower-casing changed the length
     for role, (start, end) in found.items():
         name = (statement[start:end] if aligned else lowered[start:end]).rstrip(".'")
