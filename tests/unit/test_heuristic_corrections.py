@@ -292,3 +292,37 @@ def test_a_role_without_a_name_makes_no_personal_fact(said: str) -> None:
 def test_a_new_manager_supersedes_the_old_one() -> None:
     rows = fold(("My manager is Tom.", "ada"), ("Sarah Chen is my manager now.", "ada"))
     assert rows["My manager is Tom."].superseded_by == rows["Sarah Chen is my manager now."].memory_id
+
+
+# --- asked to forget ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Forget that I use Vim.",
+        "Please forget that I'm allergic to peanuts.",
+        "Oh, and forget that my manager is Tom.",
+        "Can you forget that I live in London?",
+        "Stop remembering that I prefer dark mode.",
+    ],
+)
+def test_what_the_speaker_asks_to_forget_is_not_remembered(said: str) -> None:
+    found = extraction(said)
+    assert (found.facts, found.relationships, found.directives) == ((), (), ())
+
+
+def test_the_sentence_after_a_request_to_forget_is_read_as_ever() -> None:
+    found = extraction("Forget that I live in London. I live in Berlin now.")
+    assert [(f.key, f.value) for f in found.facts] == [("ada: home location", "Berlin now")]
+
+
+@pytest.mark.parametrize("said", ["Forget it, we use Postgres.", "I forget which editor I use, probably Vim."])
+def test_forget_as_a_figure_of_speech_is_no_request(said: str) -> None:
+    assert extraction(said).relationships
+
+
+def test_dont_forget_that_still_asks_to_remember() -> None:
+    assert [d.statement for d in extraction("Don't forget that deploys are frozen on Fridays.").directives] == [
+        "deploys are frozen on Fridays"
+    ]

@@ -65,6 +65,23 @@ _NATURAL_KINDS: tuple[tuple[PromotionKind, re.Pattern[str]], ...] = (
 )
 
 
+# "Forget that I use Vim.", "Please forget what I said about my address.", "Stop
+# remembering my birthday." ("Forget it, ..." is "never mind"; "Don't forget that ..."
+# asks to remember and is read by _NATURAL.)
+_FORGET = re.compile(
+    r"(?:(?:also|and|oh|ok|okay|so|btw|actually),?\s+){0,3}(?:(?:can|could|would|will) you\s+)?(?:please,?\s+)?"
+    r"(?:forget(?!\s+(?:it|about it)\b)|stop remembering|(?:don't|do not) remember|"
+    r"(?:delete|erase|remove) (?:what i (?:said|told you)|everything|anything|that))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_forget(sentence: str) -> bool:
+    """Whether a sentence asks the assistant to forget something: what it says is
+    not to become memory (before: "Forget that I use Vim." stored that Ada uses Vim)."""
+    return _FORGET.match(sentence.strip()) is not None
+
+
 def parse_directives(text: str) -> tuple[DirectiveCandidate, ...]:
     """Every directive in ``text``: the explicit ones, then those said in words;
     lines that merely contain a colon are ignored."""

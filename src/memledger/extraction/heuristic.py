@@ -21,7 +21,7 @@ from itertools import pairwise
 from memledger.events.keys import normalise_name
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
-from memledger.extraction.directives import directive_content
+from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
 from memledger.extraction.patterns import (
@@ -149,6 +149,8 @@ def extract_text(text: str, user: str = "user") -> TurnExtraction:
     header: tuple[Party, str] | None = None
     labelled: list[tuple[str, Sentence]] = []
     for sentence in map(analyse, split_sentences(text[:MAX_TEXT_CHARS])):
+        if asks_to_forget(sentence.text):
+            continue  # what the speaker asks to forget is not to be remembered
         label = _label(sentence)
         if label:
             labelled.append((label, sentence))
