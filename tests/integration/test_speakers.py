@@ -1,6 +1,7 @@
 """Who said a fact of a shared scope: a project's memory holds each member's words,
-and "I prefer Vim" in Grace's words must not read as Ada's own preference in Ada's
-prompt. Each chosen fact of a session, project or organisation carries its
+and "Apollo prefers Vim" in Grace's words must not read as Ada's own words in Ada's
+prompt (a person's own "I prefer Vim" goes to their user scope, which no one else
+reads). Each chosen fact of a session, project or organisation carries its
 speakers (its source turns' subjects, read from the ledger), and formatter
 version 4 names them unless the request's user is one of them. The live block,
 an as-of block and a replay agree.
@@ -29,7 +30,7 @@ from tests.e2e.conftest import scratch_ledger
 ADA = Scopes(session="ada-monday", project="apollo", user="ada")
 GRACE = Scopes(session="grace-tuesday", project="apollo", user="grace")
 ASKED = "Which editor do I prefer?"
-VIM = "I prefer Vim over Emacs."
+VIM = "Apollo prefers Vim over Emacs."
 
 
 @pytest.fixture(scope="module")

@@ -194,7 +194,7 @@ def test_moves_that_change_no_projects_tools_touch_no_project_key(text: str) -> 
 def test_members_preferences_in_one_project_do_not_supersede_each_other() -> None:
     rows = fold(("I prefer Emacs over Vim.", "ada"), ("I prefer Vim over Emacs.", "grace"))
     ada, grace = rows["I prefer Emacs over Vim."], rows["I prefer Vim over Emacs."]
-    assert (ada.scope, ada.scope_key, grace.scope_key) == ("project", "apollo", "apollo")
+    assert (ada.scope, ada.scope_key, grace.scope, grace.scope_key) == ("user", "ada", "user", "grace")
     assert (ada.status, grace.status) == ("active", "active")
     assert not ada.conflicted
 
@@ -246,7 +246,7 @@ def test_a_hashed_user_id_names_the_speaker_by_its_first_eight_digits() -> None:
 def test_members_personal_facts_in_one_project_do_not_supersede_each_other(ada_said: str, grace_said: str) -> None:
     rows = fold((ada_said, "ada"), (grace_said, "grace"))
     ada, grace = rows[ada_said], rows[grace_said]
-    assert (ada.scope, ada.scope_key) == ("project", "apollo")
+    assert (ada.scope, ada.scope_key, grace.scope_key) == ("user", "ada", "grace")
     assert (ada.status, grace.status) == ("active", "active")
     assert not ada.conflicted
 

@@ -231,8 +231,9 @@ def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge], speaker: str =
 
 def _edge_facts(statement: str, edges: Sequence[Edge], speaker: str) -> Iterator[FactCandidate]:
     grouped: dict[tuple[str, FactCategory, ScopeKind], list[Edge]] = {}
+    singular = _SINGULAR.search(statement) is not None and _PLURAL.search(statement) is None
     for edge in edges:
-        slot = _slot(edge, speaker)
+        slot = _slot(edge, speaker, singular=singular)
         if slot is not None:
             grouped.setdefault(slot, []).append(edge)
     for (key, category, scope), group in grouped.items():
@@ -240,18 +241,35 @@ def _edge_facts(statement: str, edges: Sequence[Edge], speaker: str) -> Iterator
         value = ", ".join(dict.fromkeys(edge.target.name for edge in kept)) or None
         confidence = min(0.85, max(edge.confidence for edge in group))
         yield FactCandidate(
-            key=key, statement=statement, category=category, confidence=confidence, scope=scope, value=value
+            key=key,
+            statement=statement,
+            category=category,
+            confidence=confidence,
+            scope=scope,
+            value=value,
+            about_speaker=_own(key, category, speaker),
         )
 
 
-def _slot(edge: Edge, speaker: str) -> tuple[str, FactCategory, ScopeKind] | None:
+# "I use Neovim" is the speaker's; "we use Postgres" the team's (keyed by its subject alone).
+_SINGULAR: Final = re.compile(r"\b(?:i|i'm|i've|i'd|my|me)\b", re.IGNORECASE)
+_PLURAL: Final = re.compile(r"\b(?:we|we're|we've|we'd|our|us)\b", re.IGNORECASE)
+
+
+def _own(key: str, category: FactCategory, speaker: str) -> bool:
+    """Whether a fact is the speaker's own personal fact or preference, said by them."""
+    return bool(speaker) and key.startswith(speaker) and category in ("personal_fact", "preference")
+
+
+def _slot(edge: Edge, speaker: str, *, singular: bool = False) -> tuple[str, FactCategory, ScopeKind] | None:
     target = edge.target
     subject = _subject(edge)
     kind = gz.tool_kind(target.name) if target.kind == "tool" else None
     topic = kind or target.name.lower()
     scope: ScopeKind = "project" if edge.source.kind == "project" else "user"
     if edge.relation == "USES":
-        return f"{subject}{topic}", "technical_fact", scope
+        owner = subject or (speaker if singular else "")  # Grace's "I use Vim" is not Ada's editor
+        return f"{owner}{topic}", "technical_fact", scope
     if edge.relation == "PREFERS" and not edge.retracted:
         owner = subject or speaker
         return (f"{owner}preferred {kind}" if kind else f"{owner}preference: {topic}", "preference", "user")
@@ -278,7 +296,7 @@ def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[
             # As typed, unless lower-casing changed the length ("İ" is two characters lower-cased).
             aligned = len(lowered) == len(statement)
             value = (statement[match.start(1) : match.end(1)] if aligned else match.group(1)).strip()
-            yield _fact(f"{speaker}{key}", statement, "personal_fact", confidence, "user", value)
+            yield _fact(f"{speaker}{key}", statement, "personal_fact", confidence, "user", value, speaker=speaker)
     yield from _people(lowered, statement, confidence, speaker)
     yield from _rules(lowered, statement, confidence)
     if not preference:
@@ -291,7 +309,7 @@ def _preference(lowered: str, statement: str, confidence: float, speaker: str) -
     if not _search(_PREFERS, lowered):
         return []
     found = [
-        _fact(f"{speaker}{key}", statement, "preference", confidence, "user", match.group(1))
+        _fact(f"{speaker}{key}", statement, "preference", confidence, "user", match.group(1), speaker=speaker)
         for key, pattern in _DIMENSIONS
         if (match := pattern.search(lowered))
     ]
@@ -302,7 +320,7 @@ def _preference(lowered: str, statement: str, confidence: float, speaker: str) -
     topic = _topic(rest)
     if not topic:
         return []
-    return [_fact(f"{speaker}preference: {topic}", statement, "preference", confidence, "user", None)]
+    return [_fact(f"{speaker}preference: {topic}", statement, "preference", confidence, "user", speaker=speaker)]
 
 
 def _people(lowered: str, statement: str, confidence: float, speaker: str) -> Iterator[FactCandidate]:
@@ -323,7 +341,7 @@ def _people(lowered: str, statement: str, confidence: float, speaker: str) -> It
         if name.lower() in _NOT_A_NAME or not (aligned and name[:1].isupper()):
             continue  # a name is typed capitalised ("my manager is out sick" names nobody)
         said_as = _SAME_PERSON.get(role.replace("-", ""), role)
-        yield _fact(f"{speaker}{said_as}", statement, "personal_fact", confidence, "user", name)
+        yield _fact(f"{speaker}{said_as}", statement, "personal_fact", confidence, "user", name, speaker=speaker)
 
 
 _NOT_A_NAME: Final = word_set("it this that he she they who what i a an the not also here there")
@@ -379,8 +397,16 @@ def _topic(text: str | None, words: int = 3) -> str:
 
 
 def _fact(
-    key: str, statement: str, category: FactCategory, confidence: float, scope: ScopeKind, value: str | None = None
+    key: str,
+    statement: str,
+    category: FactCategory,
+    confidence: float,
+    scope: ScopeKind,
+    value: str | None = None,
+    *,
+    speaker: str = "",
 ) -> FactCandidate:
+    """A candidate; ``speaker`` when ``key`` may start with the speaker's name (see ``_own``)."""
     return FactCandidate(
         key=key[:200],
         statement=statement,
@@ -388,4 +414,5 @@ def _fact(
         confidence=confidence,
         scope=scope,
         value=value.strip() if value else None,
+        about_speaker=_own(key, category, speaker),
     )

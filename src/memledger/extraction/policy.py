@@ -298,7 +298,7 @@ def _fact(out: _Out, fact: FactCandidate, counts: Counts, policy: Policy) -> Non
         counts.skipped_facts += 1
         return
     counts.facts += 1
-    scope, key_of_scope = scope_key(out.turn.scopes, fact.scope, broad=policy.broad_scope_writes)
+    scope, key_of_scope = _fact_scope(out.turn.scopes, fact, policy)
     memory_id = fact_memory_id(scope, key_of_scope, key, statement)
     event = FactExtracted(
         memory_id=memory_id,
@@ -312,6 +312,16 @@ def _fact(out: _Out, fact: FactCandidate, counts: Counts, policy: Policy) -> Non
         source_turns=(out.turn.turn_id,),
     )
     out.add(item_stream(memory_id), event)
+
+
+def _fact_scope(scopes: Scopes, fact: FactCandidate, policy: Policy) -> tuple[ScopeKind, str]:
+    """Where a fact is stored. A person's own personal fact or preference, said by
+    them ("I'm vegetarian."), goes to their user scope: their next conversation needs
+    it, and only their requests read it. Anything else stays out of the user and org
+    scopes unless the tenant allows ``broad_scope_writes``."""
+    if fact.about_speaker and scopes.user:
+        return "user", scopes.user
+    return scope_key(scopes, fact.scope, broad=policy.broad_scope_writes)
 
 
 def directive_scope(directive: DirectiveCandidate) -> ScopeKind:

@@ -84,6 +84,9 @@ class FactCandidate(msgspec.Struct, frozen=True, kw_only=True):
     confidence: float
     scope: ScopeKind = "user"
     value: str | None = None
+    # The speaker's own personal fact or preference, said by them ("I'm vegetarian"):
+    # the policy keeps it in their user scope, where their next conversation finds it.
+    about_speaker: bool = False
 
 
 class DirectiveCandidate(msgspec.Struct, frozen=True, kw_only=True):
