@@ -136,3 +136,13 @@ def _served_event_id(ledger: MemoryLedger, tenant: str, sha256: str) -> str:
 def _last_position(ledger: MemoryLedger, tenant: str) -> int:
     with ledger.engine.connect() as conn:
         return max(r.position for r in event_reads.read_tenant(conn, tenant))
+
+
+def test_a_persons_own_fact_reaches_their_next_conversation_and_no_one_elses(ledger: MemoryLedger) -> None:
+    """Said in one session with no project, read in the next: it is kept in their user scope."""
+    tenant = f"speakers-{uuid.uuid4().hex[:8]}"
+    ledger.record_turn(tenant, "user", "I'm allergic to peanuts.", scopes=Scopes(session="monday", user="ada"))
+    ledger.process()
+    asked = "Book a table for dinner; any allergies to mention?"
+    assert "peanuts" in ledger.context(tenant, asked, scopes=Scopes(session="friday", user="ada")).text
+    assert "peanuts" not in ledger.context(tenant, asked, scopes=Scopes(session="friday", user="grace")).text

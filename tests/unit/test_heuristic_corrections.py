@@ -326,3 +326,27 @@ def test_dont_forget_that_still_asks_to_remember() -> None:
     assert [d.statement for d in extraction("Don't forget that deploys are frozen on Fridays.").directives] == [
         "deploys are frozen on Fridays"
     ]
+
+
+# --- where a person's own words are kept ---------------------------------------------------
+
+
+@pytest.mark.parametrize("said", ["I'm vegetarian.", "I prefer tabs over spaces.", "My manager is Tom."])
+def test_a_persons_own_fact_or_preference_goes_to_their_user_scope(said: str) -> None:
+    """Their next conversation (another session, no project) reads the user scope."""
+    [fact] = facts_of(events(said, user="ada"))
+    assert (fact.scope, fact.scope_key) == ("user", "ada")
+
+
+def test_without_a_user_a_persons_fact_stays_in_the_project() -> None:
+    [fact] = facts_of(events("I'm vegetarian.", user=None))
+    assert (fact.scope, fact.scope_key) == ("project", "apollo")
+
+
+def test_a_tool_a_person_uses_is_theirs_and_a_tool_the_team_uses_is_the_teams() -> None:
+    [mine] = facts_of(events("I use Neovim.", user="ada"))
+    [ours] = facts_of(events("We use Postgres.", user="ada"))
+    assert (mine.key, mine.scope) == ("ada: editor", "project")  # a tool, not a personal fact
+    assert (ours.key, ours.scope) == ("database", "project")
+    rows = fold(("I use Neovim.", "sam"), ("I use Emacs.", "raj"))
+    assert (rows["I use Neovim."].status, rows["I use Emacs."].status) == ("active", "active")
