@@ -157,3 +157,26 @@ def test_a_served_block_happened_when_it_was_asked_for_not_after_it_was_recorded
     with engine.connect() as conn:
         [record] = [r for r in event_reads.read_tenant(conn, tenant) if r.event_id == served.event_id]
     assert record.occurred_at <= record.recorded_at
+
+
+def test_a_request_made_while_the_model_loads_is_served_without_the_vector_channel(
+    library: MemoryLedger, tenant: str
+) -> None:
+    """Before, the first request of a process waited for the model (~1 s) within its own
+    deadline and failed open ("deadline exceeded"); the auditors' first block was empty."""
+    from memledger import bootstrap  # noqa: PLC0415 - the offline model's module, loaded only here
+    from memledger.adapters.embedding import MiniLmEmbedder  # noqa: PLC0415 - as above
+
+    library.record_turn(tenant, "user", "Project Phoenix uses PostgreSQL.", scopes=SCOPES)
+    library.process()
+    embedder = MiniLmEmbedder()  # a process's first: not loaded
+    channel = bootstrap.vector_search(library.database, embedder)  # starts loading it in the background
+    asked = context.SelectRequest(tenant, SCOPES, "Which database does Phoenix use?", deadline_ms=300)
+
+    selection = context.select(library.engine, asked, vector_search=channel)
+
+    assert selection.empty_reason is None
+    assert any("PostgreSQL" in item.text for item in selection.items)
+    assert not any("vector" in reason for item in selection.items for reason in item.reasons)
+    embedder.load()  # waits for the background load
+    assert channel.ready

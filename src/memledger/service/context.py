@@ -182,8 +182,12 @@ def _is_timeout(error: Exception) -> bool:
 
 def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None) -> VectorWait | None:
     """Begin embedding the request (live selection only): it runs while the selection's
-    statements do, and costs about as much as all of them."""
-    return vector_search.start(_storable(request.request)) if vector_search and request.as_of is None else None
+    statements do, and costs about as much as all of them. None while the model is still
+    loading (``ready``): the first requests of a process go without the vector channel
+    rather than fail open on a deadline spent loading it."""
+    if vector_search is None or request.as_of is not None or not getattr(vector_search, "ready", True):
+        return None
+    return vector_search.start(_storable(request.request))
 
 
 def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, started: float) -> Selection:

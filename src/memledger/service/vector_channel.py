@@ -48,6 +48,13 @@ class VectorChannel:
         self.embedder = embedder
         self.k = k
 
+    @property
+    def ready(self) -> bool:
+        """Whether the model is in memory. While the offline model loads (~1 s, on the
+        pool), a context request goes without the vector channel instead of spending
+        its deadline waiting (the block's other channels answer it)."""
+        return bool(getattr(self.embedder, "loaded", True))
+
     def start(self, text: str) -> VectorWait:
         """Begin embedding ``text``; the returned function waits for its vector (at
         most its ``timeout_s``: ``TimeoutError`` after; None when ``text`` is blank).
