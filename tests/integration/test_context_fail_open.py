@@ -16,6 +16,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from memledger import bootstrap
+from memledger.adapters.embedding import MiniLmEmbedder
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.library import MemoryLedger
@@ -164,9 +166,6 @@ def test_a_request_made_while_the_model_loads_is_served_without_the_vector_chann
 ) -> None:
     """Before, the first request of a process waited for the model (~1 s) within its own
     deadline and failed open ("deadline exceeded"); the auditors' first block was empty."""
-    from memledger import bootstrap  # noqa: PLC0415 - the offline model's module, loaded only here
-    from memledger.adapters.embedding import MiniLmEmbedder  # noqa: PLC0415 - as above
-
     library.record_turn(tenant, "user", "Project Phoenix uses PostgreSQL.", scopes=SCOPES)
     library.process()
     embedder = MiniLmEmbedder()  # a process's first: not loaded
