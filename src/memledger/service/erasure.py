@@ -87,8 +87,9 @@ def erase(
     """Erase what ``subject`` (a raw user id, mapped as ``scope_ids`` stores it) said in
     ``tenant_id``, or with no subject, every person's words in the tenant.
 
-    ``NotFound`` for a tenant with no events, or a subject with no turns and no
-    context served; bad ids raise ``InvalidIdentifier``; nothing is written then.
+    ``NotFound`` for a tenant with no events, or a subject with no turns, no context
+    served and nothing promoted into their user scope; bad ids raise
+    ``InvalidIdentifier``; nothing is written then.
     Erasing again finds nothing left and writes nothing. ``refresh`` catches the
     installed projections up past the record (up to ``timeout_s`` each);
     ``vacuum_after`` vacuums the tables the erasure changed.
@@ -106,7 +107,10 @@ def erase(
         else:
             scope = erasure_scope.for_subject(recs, stored)
             if not scope.subject_seen:
-                raise NotFound(f"tenant {tenant_id!r} has no turns or context requests of subject {subject!r}")
+                raise NotFound(
+                    f"tenant {tenant_id!r} has no turns or context requests of subject {subject!r},"
+                    " and no promotion into their user scope"
+                )
         erased = event_store.erase_private(tx, tenant_id, [r.position for r in scope.records])
         report = ErasureReport(tenant_id, stored, erased, 0, len(scope.records) - erased, 0, None, {}, [])
         if not erased:

@@ -6,8 +6,11 @@ For a subject (a stored user id), in order:
    without one, ``scopes.user``) is the subject; in a conversation this includes
    the assistant's turns, whose subject is the conversation's user;
 2. every event derived from those turns (``source_turns`` naming one of them),
-   and the ``ContextServed`` records of requests the subject made: for the subject
-   (``scopes.user``), or naming no user, in a session the subject spoke in;
+   the ``ContextServed`` records of requests the subject made: for the subject
+   (``scopes.user``), or naming no user, in a session the subject spoke in, and
+   every ``MemoryPromoted`` into the subject's own user scope (``scope`` "user",
+   ``scope_key`` the subject): a statement promoted there names no turn, yet it is
+   about the subject and served only to them;
 3. then, until nothing changes, every other event that refers only to items that
    exist because of events already covered (a reinforcement, retraction or
    restoration of such an item, a promotion from it, a resolution of its conflict,
@@ -73,11 +76,12 @@ def for_subject(recs: Sequence[Recorded], subject: str) -> Scope:
     turns = {turn.turn_id for turn in spoken}
     sessions = {turn.scopes.session for turn in spoken if turn.scopes.session}
     served = [r for r in recs if isinstance(r.event, ContextServed) and _asked_by(r.event.scopes, subject, sessions)]
+    promoted = [r for r in recs if _promoted_to(r.event, subject)]
     live = [r for r in recs if not r.erased]
     covered = {r.position for r in live if _is_turn_of(r.event, turns) or _derived(r.event, turns)}
-    covered |= {r.position for r in served if not r.erased}
+    covered |= {r.position for r in [*served, *promoted] if not r.erased}
     covered = _close(live, covered)
-    return _scope(recs, covered, subject_seen=bool(turns or served))
+    return _scope(recs, covered, subject_seen=bool(turns or served or promoted))
 
 
 def _speaker(event: TurnRecorded) -> str | None:
@@ -90,6 +94,12 @@ def _asked_by(scopes: Scopes, subject: str, sessions: set[str]) -> bool:
     if scopes.user is not None:
         return scopes.user == subject
     return scopes.session is not None and scopes.session in sessions
+
+
+def _promoted_to(event: Event, subject: str) -> bool:
+    """Whether an event promotes a memory into the subject's own user scope (the scope
+    and its key are not erasable, so an erased promotion still says whose it was)."""
+    return isinstance(event, MemoryPromoted) and event.scope == "user" and event.scope_key == subject
 
 
 def _is_turn_of(event: Event, turns: set[str]) -> bool:
