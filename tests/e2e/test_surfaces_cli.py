@@ -94,6 +94,7 @@ def run(surfaces: Surfaces) -> Run:
             [  # one context at a time: a starved CPU would push selection past its deadline
                 ("context", ["context", REQUEST, *t, *SCOPE_ARGS, "--json"]),
                 ("replay", lambda done: ["context", "replay", served_event(done), *t]),
+                ("replay, the id last", lambda done: ["context", "replay", *t, served_event(done)]),
                 ("as of the turn", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(turn_position), "--json"]),
                 ("as of the fact", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(fact_position), "--json"]),
                 ("request saying replay", ["context", "--request", "replay", *t, *SCOPE_ARGS, "--json"]),
@@ -192,6 +193,7 @@ def test_context_json_cites_the_fact_and_replay_matches(run: Run) -> None:
     assert served["block"] in replayed
     assert replayed.rstrip().endswith("matches the served block")
     assert "DOES NOT MATCH" not in replayed
+    assert ok(run.results["replay, the id last"]) == replayed  # before: "unrecognized arguments"
 
 
 def test_context_takes_a_request_saying_replay_with_the_request_option(run: Run) -> None:

@@ -91,7 +91,15 @@ def _discard_stdout() -> None:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    late_id = extra and not extra[0].startswith("-") and getattr(args, "event_id", "") is None
+    if late_id and getattr(args, "request", None) == "replay":
+        # "context replay --tenant T ID": argparse hands out the positionals before the
+        # options, so the id after them is left over; it is the replay's.
+        args.event_id, extra = extra[0], extra[1:]
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     handler: Handler = args.handler
     problem = startup.problem()
     if problem is not None:
