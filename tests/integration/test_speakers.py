@@ -146,3 +146,16 @@ def test_a_persons_own_fact_reaches_their_next_conversation_and_no_one_elses(led
     asked = "Book a table for dinner; any allergies to mention?"
     assert "peanuts" in ledger.context(tenant, asked, scopes=Scopes(session="friday", user="ada")).text
     assert "peanuts" not in ledger.context(tenant, asked, scopes=Scopes(session="friday", user="grace")).text
+
+
+def test_history_of_a_key_finds_each_persons_own_facts_on_it(ledger: MemoryLedger) -> None:
+    """A person's own facts are keyed by their speaker ("ada: diet"); asking for "diet"
+    finds them (before: "no facts on key 'diet'"), and the whole key finds one person's."""
+    tenant = f"speakers-{uuid.uuid4().hex[:8]}"
+    ledger.record_turn(tenant, "user", "I'm vegetarian.", scopes=Scopes(session="monday", user="ada"))
+    ledger.record_turn(tenant, "user", "I'm vegan.", scopes=Scopes(session="tuesday", user="grace"))
+    ledger.process()
+    said = {step.payload["statement"] for step in ledger.history(tenant, "Diet")}
+    assert said == {"I'm vegetarian.", "I'm vegan."}
+    prefix = str(ledger.history(tenant, "diet")[0].payload["key"]).partition(": ")[0]  # Ada's, said first
+    assert [s.payload["statement"] for s in ledger.history(tenant, f"{prefix}: diet")] == ["I'm vegetarian."]

@@ -303,5 +303,7 @@ def history_command(args: argparse.Namespace) -> int:
             print(json_line(msgspec.to_builtins(step)))
         else:
             what = step.payload.get("statement") or step.payload.get("item_id") or ""
-            print(f"#{step.position} {step.recorded_at:%Y-%m-%d %H:%M:%S} {step.type}: {what}")
+            key = step.payload.get("key")
+            on = f" [{key}]" if isinstance(key, str) and key.casefold() != args.key.casefold().strip() else ""
+            print(f"#{step.position} {step.recorded_at:%Y-%m-%d %H:%M:%S} {step.type}{on}: {what}")
     return 0

@@ -173,7 +173,9 @@ def _readings(item_id: str) -> list[str]:
 
 def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
     """Every fact ever extracted or promoted on ``key`` (any scope), in ledger order,
-    with what later happened to each."""
+    with what later happened to each. A key without an owner also finds every owner's:
+    "diet" finds "ada: diet" (a person's own facts are keyed by their speaker, and the
+    person asking knows the subject, not the stored prefix); "ada: diet" finds only hers."""
     check_identifier("tenant_id", tenant_id)
     with engine.connect() as conn:
         wanted = key.casefold().strip()
@@ -185,7 +187,7 @@ def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
                     continue
                 event = rec.event
                 if isinstance(event, FactExtracted) or type(event).__name__ == "MemoryPromoted":
-                    if str(getattr(event, "key", "")).casefold().strip() == wanted:
+                    if _on_key(str(getattr(event, "key", "")), wanted):
                         memory_ids.append(event.memory_id)  # type: ignore[attr-defined]
                         steps.append(_step(rec))
                 elif (
@@ -194,6 +196,13 @@ def key_history(engine: Engine, tenant_id: str, key: str) -> list[Step]:
                 ):
                     steps.append(_step(rec))
     return steps
+
+
+def _on_key(stated: str, wanted: str) -> bool:
+    """Whether a fact stated on ``stated`` is on ``wanted`` (casefolded): the same key,
+    or, for a key naming no owner, that key of an owner ("ada: diet" is on "diet")."""
+    folded = stated.casefold().strip()
+    return folded == wanted or (": " not in wanted and folded.partition(": ")[2] == wanted)
 
 
 def _pages(conn: Connection, tenant_id: str) -> Iterator[list[Recorded]]:
