@@ -536,8 +536,12 @@ def test_a_block_names_the_requests_own_stored_ids_in_words_and_replays(ledger: 
     )
     served = context.build_context(ledger.engine, ledger.request(CODING))
     text = served.block.text
-    assert "\u201cthe user deploys the service with Docker\u201d" in text
-    assert f"a deploy of the service waits for a review by another user ({other[9:17]})" in text
+    # Stored ids someone wrote into a statement are put in words by their kind alone
+    # (formatter 6): a statement naming the reader's id cannot make it say "the user".
+    assert f"\u201ca user ({user[9:17]}) deploys the service with Docker\u201d" in text
+    assert f"a deploy of the service waits for a review by a user ({other[9:17]})" in text
+    as_version_5 = render(served.selection, version="5").text
+    assert "\u201cthe user deploys the service with Docker\u201d" in as_version_5
     assert "hid." not in text.replace(f"[{served.selection.items[0].item_id}]", "")  # ids are plain here
     assert "## Session memory\n" in text  # no stored key in the heading
     replayed = context_replay.replay(ledger.engine, ledger.tenant, served.event_id)
@@ -560,10 +564,10 @@ def test_replay_renders_a_block_as_the_formatter_version_it_records(ledger: Ledg
     served = context.build_context(ledger.engine, ledger.request(CODING))
     with ledger.engine.connect() as conn:
         event = context_replay.find_served(conn, ledger.tenant, served.event_id)
-    assert event.formatter_version == FORMATTER_VERSION == "5"
+    assert event.formatter_version == FORMATTER_VERSION == "6"
     as_version_2 = render(served.selection, version="2")  # what the formatter of version 2 served
     assert f"{ledger.stored.user} deploys" in as_version_2.text and as_version_2.text != served.block.text
-    for version in ("2", "3", "4"):
+    for version in ("2", "3", "4", "5"):
         as_served = render(served.selection, version=version)  # what that version's formatter served
         older = msgspec.structs.replace(event, formatter_version=version, block_hash=as_served.sha256)
         replayed = context_replay.replay(ledger.engine, ledger.tenant, _served_again(ledger, older))

@@ -659,7 +659,7 @@ def test_a_key_stored_as_given_is_still_shown() -> None:
     assert "## Project memory\n" in render(hashed_selection()).text
 
 
-@pytest.mark.parametrize("version", ["1", "6", ""])
+@pytest.mark.parametrize("version", ["1", "7", ""])
 def test_a_version_this_code_cannot_render_is_refused_by_name(version: str) -> None:
     with pytest.raises(ValueError, match=f"formatter version {version!r} cannot be rendered"):
         render(realistic_selection(), version=version)

@@ -9,8 +9,12 @@ item cites its id and source turns, carries its kind and confidence, and a
 conflicted item starts with :data:`CONFLICT_FLAG` (``CONFLICT_FLAG_V2`` before version 4). Every stored string has been
 through :func:`~memledger.formatting.neutralise.clean`, except the cited ids (item
 ids, source turns), which from version 5 go through
-:func:`~memledger.formatting.neutralise.cite` instead, so they stay exact; item
-texts are wrapped in curly quotes, so they read as quotations.
+:func:`~memledger.formatting.neutralise.cite` instead, so they stay exact; from
+version 6 the other ids and keys a caller may choose (who said it, a heading's
+scope key, a conflict's id) are percent-encoded the same way
+(:meth:`~memledger.formatting.names.Names.label`), so no stored string outside a
+quotation can close an item's metadata or start a heading. Item texts are wrapped
+in curly quotes, so they read as quotations.
 """
 
 from __future__ import annotations
@@ -25,16 +29,19 @@ from memledger.formatting.names import Names
 from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, cite, clean, neutralise, shorten
 from memledger.selection.types import SelectedItem
 
-FORMATTER_VERSION: Final = "5"
+FORMATTER_VERSION: Final = "6"
 """Bumped whenever the same selection would render differently. Blocks served by
 an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
 replay must give the hash that was recorded)."""
-FORMATTER_VERSIONS: Final = ("2", "3", "4", "5")
+FORMATTER_VERSIONS: Final = ("2", "3", "4", "5", "6")
 """2: stored scope ids shown as stored. 3: put in words (``names``). 4: a fact of a
 shared scope said by others than the request's user says by whom (``said_by``), and
 the conflict flag no longer says that the user said both sides. 5: item ids and
 source turns cited exactly at any length (``cite``: before, cleaned and cut at 64
-characters), and a conflict's id put in words like the scopes."""
+characters), and a conflict's id put in words like the scopes. 6: only the stored ids
+naming a graph item's ends put in words, never those inside a statement; who said
+it, a heading's scope key, a conflict's id and a category percent-encoded like a
+cited id (``Names.label``), so a raw id cannot close the metadata or start a heading."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
 TEXT_END: Final = "<<< END PERSISTENT MEMORY >>>"
@@ -94,50 +101,71 @@ def prepare(index: int, item: SelectedItem, names: Names | None = None, *, versi
     """The item at ``index`` of a selection, its text neutralised and metadata cleaned;
     with ``names`` (version 3 on), stored scope ids put in words; from version 4, who
     said it when that was not the request's user, and version 4's conflict flag; from
-    version 5, its id and turns cited exactly and its conflict named in words."""
+    version 5, its id and turns cited exactly and its conflict named in words; from
+    version 6, only the graph's own ids in its text put in words, and the ids and keys
+    of its metadata percent-encoded (``Names.endpoints``, ``Names.label``)."""
     before_4 = version in ("2", "3")
     exact = version not in ("2", "3", "4")
+    labelled = exact and version != "5"
     cited = cite if exact else _ident
-    safe = neutralise(names.text(item.text) if names else item.text)
+    safe = neutralise(_named_text(item, names, labelled))
     scope_key = names.scope_key(item.scope_key) if names else item.scope_key
     shown = tuple(cited(turn) for turn in item.source_turns[:_SHOWN_TURNS])
     meta = Meta(
         item_id=cited(item.item_id),
         kind=_ident(item.kind),
         scope=_ident(str(item.scope)) if item.scope is not None else "none",
-        scope_key=_ident(scope_key) if scope_key else None,
-        category=_ident(item.category) if item.category else None,
-        conflict_id=_conflict(item.conflict_id, names if exact else None) if item.conflict_id else None,
+        scope_key=(_labels(names).label if labelled else _ident)(scope_key) if scope_key else None,
+        category=(cite if labelled else _ident)(item.category) if item.category else None,
+        conflict_id=_conflict(item.conflict_id, names, version) if item.conflict_id else None,
         since=item.valid_from.date().isoformat() if item.valid_from is not None else None,
         turns=shown,
         more_turns=len(item.source_turns) - len(shown),
-        said_by=_said_by(item, names) if names and not before_4 else None,
+        said_by=_said_by(item, names, labelled) if names and not before_4 else None,
         flag=(f"{CONFLICT_FLAG_V2 if before_4 else CONFLICT_FLAG} " if item.conflicted else ""),
     )
     return Entry(index, item, meta, safe.text, safe.suspicious)
 
 
-def _said_by(item: SelectedItem, names: Names) -> str | None:
+def _named_text(item: SelectedItem, names: Names | None, labelled: bool) -> str:
+    """``item``'s text with its stored ids in words: before version 6 every one, from
+    version 6 only those naming a graph item's ends (another user's statement may hold
+    the request's user's id: it must not read as "the user")."""
+    if names is None:
+        return item.text
+    return names.endpoints(item.kind, item.text) if labelled else names.text(item.text)
+
+
+def _labels(names: Names | None) -> Names:
+    return names if names is not None else Names()
+
+
+def _said_by(item: SelectedItem, names: Names, labelled: bool) -> str | None:
     """Who said ``item``, in words, unless the request's user is among them (their
     own words need no name) or nobody is known."""
     if not item.said_by or (names.user is not None and names.user in item.said_by):
         return None
-    # Brackets become round ones, as in a cited id: a raw user id cannot forge a citation.
-    shown = [_ident(names.text(speaker)).translate(_ROUND_BRACKETS) for speaker in item.said_by[:_SPEAKERS_SHOWN]]
+    speakers = item.said_by[:_SPEAKERS_SHOWN]
+    if labelled:  # a raw user id is the caller's choice: encoded, it cannot close the metadata
+        shown = [names.label(speaker) for speaker in speakers]
+    else:  # brackets become round ones, as in a cited id: a raw user id cannot forge a citation
+        shown = [_ident(names.text(speaker)).translate(_ROUND_BRACKETS) for speaker in speakers]
     more = len(item.said_by) - len(shown)
     # "not the user": the statement is in its speaker's words, and its "I" is them
     # (said only when the request names its user: else nobody knows)
     return " and ".join(shown) + (f" and {more} more" if more else "") + (", not the user" if names.user else "")
 
 
-def _conflict(conflict_id: str, names: Names | None) -> str:
+def _conflict(conflict_id: str, names: Names | None, version: str) -> str:
     """A conflict's id as shown: a label pairing its sides, not a citation (the sides'
     ids are). Its slot holds a stored scope id ("project:hid.project.1684…:editor"):
-    with ``names`` (version 5 on) put in words, brackets made round so that it cannot
-    forge a citation."""
-    if names is None:
+    from version 5 put in words, brackets made round so that it cannot forge a
+    citation; from version 6 the rest (a raw scope key, a fact's key) percent-encoded."""
+    if version in ("2", "3", "4") or (version == "5" and names is None):
         return _ident(conflict_id)
-    return _ident(names.text(conflict_id)).translate(_ROUND_BRACKETS)
+    if version == "5":
+        return _ident(_labels(names).text(conflict_id)).translate(_ROUND_BRACKETS)
+    return _labels(names).label(conflict_id)
 
 
 def cut(entry: Entry, length: int, full: str) -> Entry:
