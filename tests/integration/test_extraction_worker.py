@@ -345,10 +345,11 @@ def test_confidence_bands_reach_the_facts_read_model(engine: Engine, tenant: str
 
 def test_limits_and_refusals_are_counted_per_conversation_across_batches(engine: Engine, tenant: str) -> None:
     worker = new_worker(engine, batch_turns=1, max_entities=2)
-    record(engine, tenant, "@entity A|0.9", "@entity B|0.9", "@entity C|0.9\n@fact pw|my password is hunter22|0.9")
+    # A turn holding a credential gives nothing at all: its secret has a turn of its own here.
+    record(engine, tenant, "@entity A|0.9", "@entity B|0.9", "@entity C|0.9", "@fact pw|my password is hunter22|0.9")
     record(engine, tenant, "@entity D|0.9", session="s2")
-    report = drain(worker, 4)
-    assert (report.turns, report.skipped, report.refused_secrets) == (4, 1, 1)
+    report = drain(worker, 5)
+    assert (report.turns, report.skipped, report.refused_secrets) == (5, 1, 1)
     names = sorted(r.event.name for r in extracted(engine, tenant, worker.extractor.name))  # type: ignore[attr-defined]
     assert names == ["A", "B", "D"]  # C is over the limit of s1; s2 has its own
     with engine.connect() as conn:

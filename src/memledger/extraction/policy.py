@@ -9,7 +9,8 @@
   longer: it keys the read models and names the entity's stream. Entity names
   (and the ends of relationships) keep 13 characters less, so that an entity's
   id ("organization:" and the name) is itself a name of 200 characters at most.
-- Anything that looks like a credential is refused and counted.
+- Anything that looks like a credential is refused and counted, and so is every
+  candidate of a turn whose text holds one.
 - Ids are derived from content, so the same fact said again gets the same id
   (and reinforces instead of duplicating), and a retried batch appends nothing new.
 """
@@ -165,6 +166,7 @@ class _Out:
 
 
 def _refused(counts: Counts, *texts: str | None) -> bool:
+    """Whether any of ``texts`` holds a credential (counted once if so)."""
     for text in texts:
         kind = find_secret(text) if text else None
         if kind is not None:
@@ -172,6 +174,22 @@ def _refused(counts: Counts, *texts: str | None) -> bool:
             counts.refused_kinds.append(kind)
             return True
     return False
+
+
+def _refused_turn(turn: TurnText, found: TurnExtraction, counts: Counts) -> bool:
+    """Whether the turn's own text holds a credential; if so, every candidate of it is
+    refused and counted. Checking each candidate alone is not enough: the value, once
+    apart from its "password is", looks like any name ("the user DECIDED Tr0ub4dor&3x"),
+    and a model may split, trim or paraphrase it, so which candidate carries it (or a
+    piece of it) cannot be told reliably. Losing the turn's other memories costs less."""
+    kind = find_secret(turn.text)
+    if kind is None:
+        return False
+    found_parts = (found.entities, found.relationships, found.retractions, found.facts, found.directives)
+    refused = sum(len(part) for part in found_parts)
+    counts.refused_secrets += refused
+    counts.refused_kinds.extend([kind] * refused)
+    return True
 
 
 def _keep(counts: Counts, confidence: float) -> bool:
@@ -194,8 +212,9 @@ def to_events(
     ``extractor`` and ``version`` name the extractor asked (the events' ids are made
     of them); the metadata names the one that answered (``found.answered_by``).
     Only a user's turn becomes memories: an assistant's turn is context for the
-    extractor, and what the assistant suggests says nothing about the user."""
-    if turn.role != "user":
+    extractor, and what the assistant suggests says nothing about the user. A turn
+    whose text holds a credential becomes nothing (``_refused_turn``)."""
+    if turn.role != "user" or _refused_turn(turn, found, counts):
         return []
     out = _Out(turn, extractor, version, found.answered_by)
     _entities(out, found, counts, policy)

@@ -11,8 +11,9 @@ import re
 # A credential keyword (possibly inside a name like DB_PASSWORD) followed by a value:
 # "= value" / ": value" unless the value is a reference (os.environ, ${VAR}, <placeholder>),
 # or "is value" when the value looks like a secret (has a digit or a symbol).
+_WORD_FOR_PASSWORDS = r"(?:password|passwd|passphrase|pwd|passwort|kennwort|mot de passe|contrase(?:ñ|n)a)"
 _KEYWORD = (
-    r"(?:password|passwd|passphrase|pwd|secret|api[_ -]?key|access[_ -]?key|secret[_ -]?key"
+    r"(?:" + _WORD_FOR_PASSWORDS + r"|secret|api[_ -]?key|access[_ -]?key|secret[_ -]?key|account[_ -]?key"
     r"|access[_ -]?token|auth[_ -]?token|client[_ -]?secret)"
 )
 _REFERENCE = r"(?!os\.|getenv|getpass|process\.env|ENV\[|\$\{?\w|<[\w-]+>|\*+['\"]?$|none\b|null\b)"
@@ -29,14 +30,25 @@ _PASSWORD = (
 )
 
 # The same keyword a few words before "is" or a colon: "the password for prod is
-# Summer2024!", "Password of the staging DB: hunter22x". The value must look like a
-# secret (a digit or a symbol), so "the secret to good tests is keeping them small" passes.
+# Summer2024!", "Password of the staging DB: hunter22x", "the password will be ...",
+# "the password rotates monthly, currently ...", "Das Passwort für die Produktion ist ...".
+# The value must look like a secret (a digit or a symbol), so "the secret to good tests
+# is keeping them small" passes.
 _PASSWORD_OF = (
     r"(?<![A-Za-z0-9])"
     + _KEYWORD
-    + r"\w{0,64}(?:\s+[A-Za-z]{1,20}){1,4}?\s*(?:\bis\b|\bwas\b|:|=)\s*['\"]?"
+    + r"\w{0,64}(?:[\s,;]+[^\W\d_]{1,20}){0,4}?[\s,;]*"
+    + r"(?:\b(?:is|was|be|currently|now|ist|war|est)\b|:|=)\s*['\"]?"
     + _REFERENCE
     + r"(?=\S*[0-9!@#$%^&*_+=-])\S{6,}"
+)
+
+# A password word right before its value: "user admin and password Hunter#2024". With
+# no "is" or colon between them, the value must look more like a secret: a letter, and
+# a digit or a symbol (not a hyphen, and not only at its end), so "password reset-flow"
+# and "the password manager!" pass. The lookaheads are bounded, to stay linear.
+_PASSWORD_BARE = (
+    r"(?<![A-Za-z0-9])" + _WORD_FOR_PASSWORDS + r"\s+['\"]?(?=\S{0,64}?[A-Za-z])(?=\S{0,64}?[0-9!@#$%^&*_+=~]\S)\S{6,}"
 )
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -54,8 +66,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "connection string with password",
         re.compile(r"\b[a-z][a-z0-9+.-]{0,40}://[^\s:/@]*:[^\s@/]+@[^\s/]+", re.IGNORECASE),
     ),
+    ("azure storage key", re.compile(r"\b(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/]{20,}", re.IGNORECASE)),
+    ("azure sas signature", re.compile(r"[?&]sig=[A-Za-z0-9%+/]{20,}")),
+    ("vault token", re.compile(r"\bhv[sbr]\.[A-Za-z0-9_-]{20,}")),
     ("password", re.compile(_PASSWORD, re.IGNORECASE)),
     ("password", re.compile(_PASSWORD_OF, re.IGNORECASE)),
+    ("password", re.compile(_PASSWORD_BARE, re.IGNORECASE)),
     ("credentials", re.compile(r"\bcred(?:ential)?s?\b\W{0,3}[^\s:]{1,64}:(?!//)\S{4,}", re.IGNORECASE)),
     ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
     ("linear api key", re.compile(r"\blin_api_[A-Za-z0-9]{40}\b")),
@@ -68,9 +84,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# Format characters (zero-width spaces and joiners, soft hyphens, bidi controls) are
+# invisible: "pass\u00adword is ..." reads as "password is ..." to a person and a model,
+# so they are looked through.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+
 def find_secret(text: str) -> str | None:
     """The kind of credential ``text`` seems to hold, or None if it looks clean."""
+    visible = _INVISIBLE.sub("", text)
     for kind, pattern in _PATTERNS:
-        if pattern.search(text):
+        if pattern.search(visible):
             return kind
     return None

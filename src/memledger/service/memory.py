@@ -34,6 +34,7 @@ from memledger.events.catalogue import (
 from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.events.keys import conflict_stream, item_stream
 from memledger.extraction.policy import short_hash
+from memledger.extraction.secrets import find_secret
 from memledger.projectors import facts_queries, graph_queries, registry, runner, summaries
 from memledger.projectors.summaries import SUMMARIES
 from memledger.service import scope_ids
@@ -226,6 +227,7 @@ def promote(
     for field, text in (("statement", statement), ("key", key)):
         if text is not None:
             check_text(field, text)
+            _check_no_secret(field, text)
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     scope_key = getattr(scopes, scope)
     if not scope_key:
@@ -243,6 +245,8 @@ def promote(
     if not statement or not statement.strip():
         raise InvalidCommand("promotion needs a memory_id or a statement")
     key = key or derived_key(kind, statement)
+    _check_no_secret("statement", statement)  # again: a fact stored before the guard knew its kind
+    _check_no_secret("key", key)
     new_id = "promoted-" + short_hash(scope, scope_key, key, statement)
     event = MemoryPromoted(
         memory_id=new_id,
@@ -256,6 +260,15 @@ def promote(
     )
     _append(engine, tenant_id, item_stream(new_id), event, actor)
     return new_id
+
+
+def _check_no_secret(field: str, text: str) -> None:
+    """InvalidCommand if ``text`` looks like a credential. A promoted memory is served at
+    full confidence in every later context of its scope, so promotion gets the same guard
+    as extraction; the message names the kind, never the value."""
+    kind = find_secret(text)
+    if kind is not None:
+        raise InvalidCommand(f"{field} looks like it holds a credential ({kind}); secrets are not stored as memories")
 
 
 # A derived key is a short label of the statement: a long first word (a URL, a pasted
