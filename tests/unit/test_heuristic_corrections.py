@@ -11,7 +11,7 @@ import pytest
 from memledger.events.catalogue import FactExtracted, MemoryPromoted, MemoryRetracted, Scopes
 from memledger.events.envelope import NewEvent, Recorded
 from memledger.events.keys import relationship_key
-from memledger.extraction.directives import with_directives
+from memledger.extraction.directives import forget_topic, with_directives
 from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.extraction.policy import Counts, Policy, to_events
 from memledger.extraction.protocol import TurnExtraction, TurnText
@@ -350,3 +350,19 @@ def test_a_tool_a_person_uses_is_theirs_and_a_tool_the_team_uses_is_the_teams() 
     assert (ours.key, ours.scope) == ("database", "project")
     rows = fold(("I use Neovim.", "sam"), ("I use Emacs.", "raj"))
     assert (rows["I use Neovim."].status, rows["I use Emacs."].status) == ("active", "active")
+
+
+@pytest.mark.parametrize(
+    ("said", "topic"),
+    [
+        ("Please forget what I said about my birthday.", "my birthday"),
+        ("Forget that I use Vim.", "I use Vim"),
+        ("Can you forget what I told you about Tom?", "Tom"),
+        ("Delete what I said about my diet.", "my diet"),
+        ("Forget everything I said about Berlin.", "Berlin"),
+        ("Forget it.", None),
+        ("Don't forget that deploys are frozen on Fridays.", None),
+    ],
+)
+def test_what_a_request_to_forget_names(said: str, topic: str | None) -> None:
+    assert forget_topic(said) == topic

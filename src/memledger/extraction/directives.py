@@ -76,10 +76,29 @@ _FORGET = re.compile(
 )
 
 
+# What comes between the request and its topic: "that", "about", "what I said about".
+_FORGET_LEAD = re.compile(
+    r"^\s*(?:(?:what|everything|anything|all)\s+(?:i(?:'ve| have)?\s+)?(?:said|told you|mentioned|shared)"
+    r"(?:\s+(?:about|regarding|on))?|(?:everything|anything|all)\s+about|about|that|this:|:)\s*",
+    re.IGNORECASE,
+)
+
+
 def asks_to_forget(sentence: str) -> bool:
     """Whether a sentence asks the assistant to forget something: what it says is
     not to become memory (before: "Forget that I use Vim." stored that Ada uses Vim)."""
     return _FORGET.match(sentence.strip()) is not None
+
+
+def forget_topic(sentence: str) -> str | None:
+    """What a sentence asks to forget ("Forget what I said about my birthday." gives
+    "my birthday"), or None when it asks nothing of the kind or names nothing."""
+    stripped = sentence.strip()
+    match = _FORGET.match(stripped)
+    if match is None:
+        return None
+    rest = _FORGET_LEAD.sub("", stripped[match.end() :], count=1)
+    return rest.strip(" \t.!?,;:") or None
 
 
 def parse_directives(text: str) -> tuple[DirectiveCandidate, ...]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -226,6 +227,18 @@ def to_events(
         _fact(out, fact, counts, policy)
     for directive in found.directives:
         _directive(out, directive, counts, policy)
+    return out.events
+
+
+def follow_up(
+    turn: TurnText, pairs: list[tuple[str, NewEvent]], events: Sequence[Event], *, extractor: str, version: str
+) -> list[tuple[str, NewEvent]]:
+    """``pairs`` (``to_events`` of ``turn``), then ``events`` (retractions the turn asked
+    for: ``service.forgetting``), numbered on from them as the same extraction's."""
+    out = _Out(turn, extractor, version)
+    out.events = list(pairs)
+    for event in events:
+        out.add(item_stream(str(getattr(event, "item_id", turn.turn_id))), event)
     return out.events
 
 

@@ -32,10 +32,10 @@ from memledger.events.catalogue import TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent, Recorded
 from memledger.extraction.directives import with_directives
-from memledger.extraction.policy import Counts, Policy, conversation_of, to_events
+from memledger.extraction.policy import Counts, Policy, conversation_of, follow_up, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnKey, TurnText, extract_per_tenant
 from memledger.projectors import checkpoints
-from memledger.service import tenant_settings
+from memledger.service import forgetting, tenant_settings
 from memledger.store import batch_append, counters, db, event_reads, event_store
 from memledger.store.outage import OUTAGES, Backoff
 
@@ -247,6 +247,11 @@ class ExtractionWorker:
             pairs = to_events(
                 turn, extraction, conversation, policy, extractor=self.extractor.name, version=self.extractor.version
             )
+            asked = forgetting.topics(turn.text) if turn.role == "user" else []
+            if asked:  # "Forget what I said about ...": retract it, as part of this extraction
+                earlier = [new.event for _, events in per_turn for new in events]
+                retracted = forgetting.retractions(tx, turn, asked, earlier)
+                pairs = follow_up(turn, pairs, retracted, extractor=self.extractor.name, version=self.extractor.version)
             deltas[(turn.tenant_id, turn.turn_id)] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
         appends: list[tuple[TurnText, batch_append.StreamAppend]] = []
