@@ -366,3 +366,39 @@ def test_a_tool_a_person_uses_is_theirs_and_a_tool_the_team_uses_is_the_teams() 
 )
 def test_what_a_request_to_forget_names(said: str, topic: str | None) -> None:
     assert forget_topic(said) == topic
+
+
+# --- more of what people say about themselves --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I live in Berlin and I work at Acme.", {("ada: home location", "Berlin"), ("ada: employer", "Acme")}),
+        ("I'm from Lagos but I live in Paris.", {("ada: hometown", "Lagos"), ("ada: home location", "Paris")}),
+        ("I'm allergic to peanuts and shellfish.", {("ada: allergies", "peanuts and shellfish")}),
+        ("I'm Sam.", {("ada: name", "Sam")}),
+        ("Hi, I am Sam Lee!", {("ada: name", "Sam Lee")}),
+        ("I don't eat meat.", {("ada: diet", "meat")}),
+        ("I'm not vegetarian anymore.", {("ada: diet", "not vegetarian")}),
+        ("I no longer live in Berlin.", {("ada: home location", "no longer live in Berlin")}),
+        ("I'm fine.", set()),
+    ],
+)
+def test_what_a_person_says_of_themself(said: str, expected: set[tuple[str, str]]) -> None:
+    found = {(f.key, f.value) for f in extraction(said).facts if f.category == "personal_fact"}
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("I'm vegetarian.", "I'm not vegetarian anymore."),
+        ("I live in Berlin.", "I no longer live in Berlin."),
+        ("The deadline for Phoenix is December 15.", "The Phoenix deadline is now January 20."),
+        ("The deadline for Phoenix is December 15.", "The deadline for Phoenix moved to January 20."),
+    ],
+)
+def test_what_no_longer_holds_supersedes_what_did(older: str, newer: str) -> None:
+    rows = fold((older, "ada"), (newer, "ada"))
+    assert (rows[older].status, rows[older].superseded_by) == ("superseded", rows[newer].memory_id)

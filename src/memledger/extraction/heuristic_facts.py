@@ -85,6 +85,14 @@ _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
             r"student|founder|pm|lead|writer|architect|sre|accountant|lawyer))\b",
         ),
         ("birthday", r"\bmy birthday is ([^,.;!]+)"),
+        # What no longer holds, on the same key, so it supersedes what did.
+        (
+            "diet",
+            r"\bi(?:'m| am) ((?:no longer|not) (?:a |an )?(?:vegetarian|vegan|pescatarian|gluten-free|"
+            r"lactose intolerant|halal|kosher))",
+        ),
+        ("diet", r"\bi (?:(?:don't|do not|never|can't|cannot|can not) eat|avoid eating) ([^,.;!]+)"),
+        ("home location", r"\bi ((?:no longer|don't|do not) live in [^,.;!]+)"),
         (
             "family",
             r"\bi have (?:a |an |one |two |three |four |\d+ )?((?:kids?|children|sons?|"
@@ -105,6 +113,8 @@ _NAME: Final = r"([a-z][\w.'-]*(?: (?!and\b|but\b|who\b|since\b|because\b)[a-z][
 _NAME_ENDS: Final = r"\s*(?:$|[,.;!)]| and | but | who | since | because )"
 _MY_PERSON = re.compile(rf"\bmy ({_PEOPLE})(?:'s name)? is (?:called |named )?{_NAME}{_NAME_ENDS}")
 _PERSON_IS_MY = re.compile(rf"(?:^|[,;:] )(?:and )?{_NAME} is my ({_PEOPLE})\b")
+# "I'm Sam.", "Hi, I am Sam Lee!": the whole sentence introduces the speaker.
+_I_AM = re.compile(r"^(?:(?:hi|hello|hey),? )?i(?:'m| am) ([a-z][\w'-]*(?: [a-z][\w'-]*)?)[.!]?$")
 _REPORT_TO = re.compile(rf"\bi (?:report|reported) (?:directly )?to {_NAME}{_NAME_ENDS}")
 _CONSTRAINT = re.compile(
     r"\b(?:we|it|all|everything|data|[a-z]+ data|the [a-z]+|this|that)\s+(?:must not|must|cannot|"
@@ -119,7 +129,14 @@ _BUDGET = re.compile(
     r"\bbudget(?: for (?:the )?([\w -]{1,80}?))? (?:is|of|capped at|:)\s*"
     r"(?:capped at\s*)?([$€£]?\s?[\d.,]+\s?[kKmM]?)"
 )
-_DEADLINE = re.compile(r"\bdeadline(?: for (?:the )?([\w -]{1,80}?))? is ([^,.;!]+)")
+# "The deadline for Phoenix is December 15.", "The Phoenix deadline is now January 20.",
+# "The deadline for Phoenix moved to January 20.": one key, "deadline: phoenix".
+_DEADLINE = re.compile(
+    r"\b(?:(?:the|our|my|a) )?(?:(?P<before>[\w-]{1,40}) )?deadline(?: for (?:the )?(?P<after>[\w -]{1,80}?))?"
+    r" (?:is(?: now)?|(?:has been |was |got |is being )?(?:moved|pushed|changed|extended|set|shifted)"
+    r"(?: back| out)? to)\s+(?:now )?(?P<value>[^,.;!]+)"
+)
+_NOT_A_TOPIC: Final = word_set("new final hard soft next current same project release real actual")
 _GOAL = re.compile(
     r"\b(?:my|our) goal(?: for [\w ]{1,80}?)? is to ([^,.;!]+)|\b(?:i|we)(?:'m| am|'re| are)? "
     r"(?:want|trying|hoping|planning|plan|aim|aiming) to ((?:learn|get better at|become|build|"
@@ -200,6 +217,9 @@ _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
                 ("my name is", "call me"),
                 ("i'm a", "i am a"),
                 ("my birthday is",),
+                ("no longer", "not"),
+                ("eat",),
+                ("live in",),
                 ("i have",),
                 ("i have",),
             ),
@@ -224,8 +244,14 @@ def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge], speaker: str =
     confidence = 0.6 if sentence.hedged else 0.85
     statement = sentence.text[:1000]  # the patterns read what is stored, no more
     facts = list(_edge_facts(statement, edges, speaker))
-    categories = {fact.category for fact in facts}
-    facts.extend(fact for fact in _pattern_facts(statement, confidence, speaker) if fact.category not in categories)
+    categories, keys = {fact.category for fact in facts}, {fact.key for fact in facts}
+    # A pattern's fact gives way to an edge's of its category, unless it is a personal
+    # fact on another key: "I live in Berlin and I work at Acme" is a home and an employer.
+    facts.extend(
+        fact
+        for fact in _pattern_facts(statement, confidence, speaker)
+        if fact.category not in categories or (fact.category == "personal_fact" and fact.key not in keys)
+    )
     return facts
 
 
@@ -295,7 +321,7 @@ def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[
         if match:
             # As typed, unless lower-casing changed the length ("İ" is two characters lower-cased).
             aligned = len(lowered) == len(statement)
-            value = (statement[match.start(1) : match.end(1)] if aligned else match.group(1)).strip()
+            value = _clause(statement[match.start(1) : match.end(1)] if aligned else match.group(1))
             yield _fact(f"{speaker}{key}", statement, "personal_fact", confidence, "user", value, speaker=speaker)
     yield from _people(lowered, statement, confidence, speaker)
     yield from _rules(lowered, statement, confidence)
@@ -323,10 +349,21 @@ def _preference(lowered: str, statement: str, confidence: float, speaker: str) -
     return [_fact(f"{speaker}preference: {topic}", statement, "preference", confidence, "user", speaker=speaker)]
 
 
+_NEXT_CLAUSE: Final = re.compile(
+    r"\s+(?:(?:and|but|because|since|so|while|though)\s+(?=(?:i|i'm|we|my|he|she|they|it)\b)|where\s|who\s)",
+    re.IGNORECASE,
+)
+
+
+def _clause(value: str) -> str:
+    """A value up to the next clause: "Berlin and I work at Acme" gives "Berlin"."""
+    return _NEXT_CLAUSE.split(value, maxsplit=1)[0].strip()
+
+
 def _people(lowered: str, statement: str, confidence: float, speaker: str) -> Iterator[FactCandidate]:
     """Who the speaker's manager, partner, daughter ... is: one fact per role, keyed
     "ada: manager", its value the name as typed."""
-    if "my " not in lowered and "report" not in lowered:
+    if "my " not in lowered and "report" not in lowered and not lowered.startswith(("i", "h")):
         return
     found: dict[str, tuple[int, int]] = {}
     for match in _MY_PERSON.finditer(lowered):
@@ -335,6 +372,8 @@ def _people(lowered: str, statement: str, confidence: float, speaker: str) -> It
         found.setdefault(match.group(2), match.span(1))
     if (reports := _REPORT_TO.search(lowered)) is not None:
         found.setdefault("manager", reports.span(1))
+    if (introduced := _I_AM.match(lowered)) is not None:
+        found.setdefault("name", introduced.span(1))
     aligned = len(lowered) == len(statement)  # as typed, unless lower-casing changed the length
     for role, (start, end) in found.items():
         name = (statement[start:end] if aligned else lowered[start:end]).rstrip(".'")
@@ -354,8 +393,10 @@ def _rules(lowered: str, statement: str, confidence: float) -> Iterator[FactCand
         yield _fact(key, statement, "constraint", confidence, "project", budget.group(2))
     deadline = _search(_DEADLINE, lowered)
     if deadline:
-        key = f"deadline: {_topic(deadline.group(1))}" if deadline.group(1) else "deadline"
-        yield _fact(key, statement, "constraint", confidence, "project", deadline.group(2))
+        before = deadline.group("before")
+        topic = _topic(deadline.group("after") or (before if before not in _NOT_A_TOPIC else None))
+        key = f"deadline: {topic}" if topic else "deadline"
+        yield _fact(key, statement, "constraint", confidence, "project", deadline.group("value"))
     constraint = _search(_CONSTRAINT, lowered)
     if constraint and not budget and not deadline:
         topic = _topic(next(group for group in constraint.groups() if group))
