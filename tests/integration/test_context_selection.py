@@ -29,7 +29,15 @@ from memledger.events.catalogue import EntityObserved, Event, FactExtracted, Rel
 from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, facts_queries
 from memledger.selection import candidates, visibility
-from memledger.selection.rank import Candidate, choose, choose_until_full, fuse, relevant_categories, request_category
+from memledger.selection.rank import (
+    Candidate,
+    choose,
+    choose_until_full,
+    fuse,
+    relevant,
+    relevant_categories,
+    request_category,
+)
 from memledger.selection.types import ItemKind, SelectedItem
 from memledger.service import context, context_replay, projections, scope_ids
 from memledger.store import event_store
@@ -154,7 +162,7 @@ def _reference(engine: Engine, request: context.SelectRequest) -> list[SelectedI
             categories=categories,
             edges_per_hop=context.EDGES_PER_HOP,
         )
-        pool = visibility.keep_visible(conn, request.tenant_id, stored, pool)
+        pool = visibility.keep_visible(conn, request.tenant_id, stored, relevant(pool, request.request, category))
     return choose(
         fuse(pool, datetime.now(UTC)), categories=categories, min_confidence=floor, budget_chars=request.budget_chars
     )

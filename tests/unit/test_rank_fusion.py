@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memledger.selection.rank import RRF_K, Candidate, fuse
+from memledger.selection.rank import RRF_K, Candidate, fuse, relevant
 from memledger.selection.types import SelectedItem
 from memledger.service import search
 from memledger.service.search import SEARCH_RRF_K
@@ -54,3 +54,46 @@ def test_search_moves_items_citing_only_turns_already_cited_after_the_rest() -> 
     order = [c.item.item_id for c in search._new_evidence_first(ranked)]
     assert order == ["fact-a", "entity-x", "t3", "no-turns", "t1", "fact-b"]
     assert sorted(order) == sorted(c.item.item_id for c in ranked)  # nothing dropped
+
+
+# --- what may answer a general request ------------------------------------------------------
+
+
+def _fact(item_id: str, *channels: str, conflict: str | None = None) -> Candidate:
+    item = SelectedItem(
+        item_id=item_id,
+        kind="fact",
+        text=item_id,
+        confidence=0.9,
+        score=0.0,
+        conflicted=bool(conflict),
+        conflict_id=conflict,
+    )
+    return Candidate(item=item, ranks=dict.fromkeys(channels, 1))
+
+
+def _ids(found: list[Candidate]) -> list[str]:
+    return [c.item.item_id for c in found]
+
+
+def test_a_general_request_about_something_else_takes_no_fact_found_only_for_being_recent() -> None:
+    pool = [
+        _fact("birthday", "recent"),
+        _fact("capital", "text", "recent"),
+        _fact("near", "vector"),
+        _fact("side-a", "recent", conflict="c1"),
+        _fact("side-b", "conflict", conflict="c1"),
+        _fact("side-c", "text", conflict="c2"),
+        _fact("side-d", "conflict", conflict="c2"),
+    ]
+    kept = _ids(relevant(pool, "What is the capital of Mongolia?", "general"))
+    assert kept == ["capital", "near", "side-c", "side-d"]  # a relevant fact's conflict partner stays
+
+
+@pytest.mark.parametrize(
+    ("request_text", "category"),
+    [("Write my status update.", "general"), ("What is the capital of Mongolia?", "coding")],
+)
+def test_a_request_about_the_person_or_of_a_kind_keeps_what_is_recent(request_text: str, category: str) -> None:
+    pool = [_fact("birthday", "recent"), _fact("capital", "text")]
+    assert _ids(relevant(pool, request_text, category)) == ["birthday", "capital"]

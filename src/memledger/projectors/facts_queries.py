@@ -290,10 +290,11 @@ def nearest(
     k: int,
     min_confidence: float,
     categories: Iterable[str] | None,
+    max_distance: float = 2.0,
 ) -> NearFacts:
     """The tenant's ``k`` facts nearest the query vector (pgvector's text form, made by
     ``model``), by the HNSW index, and those of them the request may see (as
-    ``channels`` sees them), in one statement. The caller's transaction must allow
+    ``channels`` sees them) within ``max_distance`` (cosine), in one statement. The caller's transaction must allow
     iterative scans (``hnsw.iterative_scan``), so the tenant filter does not starve
     the top ``k``. ``found`` 0 with vectors of another model stored is for the
     caller to check (``embeddings.check_model``)."""
@@ -303,7 +304,11 @@ def nearest(
     params = _visible_params(tenant_id, scopes, min_confidence, categories)
     params.update(query=vector_literal, model=model, near_tenant=tenant_id)
     rows = conn.execute(_nearest_statement(len(scopes), categories is not None, k), params).all()
-    hits = [FactHit(*row[3:15], rank=i) for i, row in enumerate(rows, start=1) if row[2]]  # type: ignore[misc]
+    hits = [
+        FactHit(*row[3:15], rank=i)  # type: ignore[misc]
+        for i, row in enumerate(rows, start=1)
+        if row[2] and row[1] <= max_distance
+    ]
     return NearFacts(hits, len(rows))
 
 

@@ -18,6 +18,11 @@ from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words, speaks_of_self
 
 PER_CHANNEL = 40
+# Nearest neighbours always exist: beyond this cosine distance a fact is not taken as
+# related to the request (search's cutoff too), so a request about nothing the person
+# said finds nothing by meaning ("What is the capital of Mongolia?" and "I live in
+# Munich." are 0.85 apart; "Is there a good bakery in Munich?", 0.52).
+MAX_VECTOR_DISTANCE = 0.8
 
 
 def scope_pairs(scopes: Scopes) -> list[tuple[str, str]]:
@@ -118,6 +123,7 @@ def add_vector_facts(
             k=PER_CHANNEL,
             min_confidence=min_confidence,
             categories=categories,
+            max_distance=MAX_VECTOR_DISTANCE,
         )
         if query.dim == EMBEDDING_DIM
         else facts_queries.NearFacts([], 0)

@@ -21,6 +21,7 @@ import msgspec
 
 from memledger.events.keys import normalise_name
 from memledger.selection.types import SelectedItem
+from memledger.selection.words import speaks_of_self
 
 RRF_K = 60
 BOOST_DIRECT = 0.3
@@ -88,6 +89,20 @@ def conflict_ranks(candidates: Iterable[Candidate]) -> dict[str, int]:
             rank = min(cand.ranks.values(), default=1)
             best[cand.item.conflict_id] = min(best.get(cand.item.conflict_id, rank), rank)
     return best
+
+
+def relevant(candidates: Iterable[Candidate], request: str, category: str) -> list[Candidate]:
+    """The candidates that may answer ``request``. A general request about something
+    else than the person ("What is the capital of Mongolia?") takes only what its
+    words, its meaning or the graph found: a fact found only for being recent (their
+    diet, their birthday) would be noise in its prompt. A request about the person
+    or their work ("write my status update") keeps what is recent."""
+    pool = list(candidates)
+    if category != "general" or speaks_of_self(request):
+        return pool
+    found = {id(c) for c in pool if set(c.ranks) - {"recent", "conflict"} or c.item.kind != "fact"}
+    conflicts = {c.item.conflict_id for c in pool if id(c) in found and c.item.conflicted}
+    return [c for c in pool if id(c) in found or (c.item.conflicted and c.item.conflict_id in conflicts)]
 
 
 def fuse(candidates: Iterable[Candidate], now: datetime, *, rrf_k: int = RRF_K) -> list[Candidate]:

@@ -35,6 +35,7 @@ from memledger.selection.rank import (
     Candidate,
     choose_until_full,
     fuse,
+    relevant,
     relevant_categories,
     request_category,
 )
@@ -49,8 +50,9 @@ _REASON_LIMIT = 300
 # 2: a fact quoting the same text as one already chosen is left out;
 # 3: a chosen fact of a shared scope carries who said it (selection.speakers);
 # 4: turns, entities and relationships only from turns sharing a scope key with the request;
-# a request with both coding and formatting words wants both kinds of facts (before: the more)
-SELECTOR_VERSION = "4"
+# a request with both coding and formatting words wants both kinds of facts (before: the more);
+# 5: a general request not about the person takes no fact found only for being recent (rank.relevant)
+SELECTOR_VERSION = "5"
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # What the agent surfaces (HTTP, MCP) accept: a request is a message, not a document.
 # The library takes any request, so as not to raise into a chat loop.
@@ -214,6 +216,7 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
             min_confidence=min_conf,
             categories=categories,
         )
+        pool = relevant(pool, request.request, category)
         pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
         items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
         return _selection(conn, request, items, str(until) if isinstance(until, Cursor) else until.isoformat())
@@ -227,11 +230,12 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
     candidates.add_conflict_partners(conn, tenant, found)
     # Every fact is chosen before any graph item: when the facts alone fill the
     # budget, the graph could add nothing, so it is not walked (same choice).
-    shown = visibility.keep_visible(conn, tenant, scopes, found.values())  # no statement while all are facts
+    pool = relevant(found.values(), request.request, category)
+    shown = visibility.keep_visible(conn, tenant, scopes, pool)  # no statement while all are facts
     items, full = _choose(fuse(shown, now), categories, min_conf, request.budget_chars)
     if not full:
         candidates.add_graph(conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP)
-        shown = visibility.keep_visible(conn, tenant, scopes, found.values())
+        shown = visibility.keep_visible(conn, tenant, scopes, relevant(found.values(), request.request, category))
         items, _ = _choose(fuse(shown, now), categories, min_conf, request.budget_chars)
     return _selection(conn, request, items, None)
 

@@ -80,7 +80,7 @@ EMBEDDED_KINDS = frozenset({"fact", "entity", "turn"})  # what the embeddings pr
 VECTOR_WAIT_S = 30.0  # a provider's embedding may be slow; the offline model takes milliseconds
 # Nearest neighbours always exist: beyond this cosine distance an item is not taken
 # as related to the query, so a query about nothing the tenant said finds nothing.
-MAX_VECTOR_DISTANCE = 0.8
+MAX_VECTOR_DISTANCE = candidates.MAX_VECTOR_DISTANCE
 # Reciprocal rank fusion's constant for search (context selection keeps 60). With 60,
 # an item 40th by words and 12th by meaning outscored the one a channel put first
 # (0.30 + 0.42 against 0.49): every weak word match rode up with the vector channel.
