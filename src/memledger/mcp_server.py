@@ -199,16 +199,29 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         relation_types: list[str] | None = None,
         entity_types: list[str] | None = None,
         user: str | None = None,
+        session: str | None = None,
+        project: str | None = None,
+        org: str | None = None,
     ) -> dict[str, Any]:
         """Answer relationship questions ("what tools do I use for project Phoenix?", "who do I work
         with?"): the relationships around `entity` (a name, or "me" with `user` set), up to `depth`
         hops (1-3), optionally only some relation types (USES, PREFERS, WORKS_ON, WORKS_WITH, KNOWS,
         DEPENDS_ON, PART_OF, DECIDED; any case) or entity types at the far end of an edge (person,
-        project, tool, concept, organization, user). Each edge cites the turns it came from. A depth
-        out of range, a relation that cannot be one or an unknown entity type is an error."""
+        project, tool, concept, organization, user). Each edge cites the turns it came from. Give the
+        conversation's scopes (`session`, `project`, `user`, `org`): only what was said where they
+        share one is answered, as in memory_context. A depth out of range, a relation that cannot be
+        one or an unknown entity type is an error."""
         caller_tenant, engine = caller(ctx)
+        scopes = _scopes(session, project, user, org)
         answer = search.query_graph(
-            engine, caller_tenant, entity, depth=depth, relations=relation_types, entity_types=entity_types, user=user
+            engine,
+            caller_tenant,
+            entity,
+            depth=depth,
+            relations=relation_types,
+            entity_types=entity_types,
+            user=user,
+            scopes=scopes if any((session, project, user, org)) else None,
         )
         found: dict[str, Any] = msgspec.to_builtins(answer)
         return found

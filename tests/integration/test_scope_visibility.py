@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from memledger.library import MemoryLedger
+from memledger.service import search
 from memledger.service.types import Scopes
 from tests.conftest import TestDatabase
 from tests.e2e.conftest import scratch
@@ -72,3 +73,17 @@ def test_a_search_with_no_scope_sees_the_whole_tenant(ledger: MemoryLedger) -> N
     tenant = _said(ledger, U1)
 
     assert any("therapist" in hit for hit in _found(ledger, tenant, "therapist", Scopes()))
+
+
+def test_the_graph_asked_with_scopes_answers_only_from_turns_sharing_one(ledger: MemoryLedger) -> None:
+    """The agents' graph tool (MCP query_graph) passes the conversation's scopes; before,
+    it answered for the whole tenant, and u2's agent read u1's edges."""
+    tenant = _said(ledger, U1)
+
+    def edges(scopes: Scopes | None) -> list[str]:
+        answer = search.query_graph(ledger.engine, tenant, "Priya", scopes=scopes)
+        return [f"{e.source_name} {e.relation} {e.target_name}" for e in answer.edges]
+
+    assert edges(U1) and edges(None) == edges(U1), "the controls: u1 and an operator see it"
+    assert edges(U2) == []
+    assert edges(Scopes(org="acme", user="u2")) == []

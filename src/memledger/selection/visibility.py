@@ -33,17 +33,23 @@ def keep_visible(conn: Connection, tenant_id: str, scopes: Scopes, found: Iterab
     """``found`` without the turns, entities and relationships none of whose source turns
     shares a scope key with ``scopes`` (one statement, or none when nothing is guarded)."""
     found = list(found)
-    wanted = set(scope_pairs(scopes))
-    guarded = {t for c in found if c.item.kind in GUARDED for t in c.item.source_turns}
+    guarded = (t for c in found if c.item.kind in GUARDED for t in c.item.source_turns)
+    hidden = hidden_turns(conn, tenant_id, scopes, guarded)
+    return [c for c in found if c.item.kind not in GUARDED or shown(c.item.source_turns, hidden)]
+
+
+def hidden_turns(conn: Connection, tenant_id: str, scopes: Scopes, turns: Iterable[str]) -> set[str]:
+    """Those of ``turns`` that share no scope key with ``scopes`` (none for a request
+    with no scope key: an operator's sees all)."""
+    wanted, guarded = set(scope_pairs(scopes)), set(turns)
     if not wanted or not guarded:
-        return found
+        return set()
     recorded = event_reads.turn_scopes(conn, tenant_id, guarded)
-    hidden = {turn for turn, keys in recorded.items() if keys and not keys & wanted}
-    return [c for c in found if c.item.kind not in GUARDED or _shown(c, hidden)]
+    return {turn for turn, keys in recorded.items() if keys and not keys & wanted}
 
 
-def _shown(cand: Candidate, hidden: set[str]) -> bool:
+def shown(source_turns: Iterable[str], hidden: set[str]) -> bool:
     """Unless every source turn is one the request may not see. A source turn the
     ledger does not hold as a turn (an item made without one) hides nothing."""
-    turns = cand.item.source_turns
+    turns = list(source_turns)
     return not turns or any(turn not in hidden for turn in turns)

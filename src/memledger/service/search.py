@@ -202,9 +202,12 @@ def query_graph(
     relations: Iterable[str] | None = None,
     entity_types: Iterable[str] | None = None,
     user: str | None = None,
+    scopes: Scopes | None = None,
 ) -> GraphAnswer:
     """Relationships around ``entity`` (a name, an entity id, or "user"/"me" for the
     speaker, given ``user``, raw or stored), up to ``depth`` hops (1 to 3), read both ways.
+    With ``scopes`` (an agent's request), only the edges one of whose source turns shares
+    a scope key with them, as a context block shows; without, the whole tenant's.
 
     ``relations`` are upper-cased (``uses`` is USES) and ``entity_types`` lower-cased
     (``TOOL`` is tool); one that cannot be a relation, or a type not in ``ENTITY_TYPES``,
@@ -231,6 +234,10 @@ def query_graph(
                 return GraphAnswer(entity=None, edges=[])
             start = [found.entity_id]
         edges = graph_queries.walk(conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types)
+        if scopes is not None:
+            stored = scope_ids.stored_scopes(engine, tenant_id, scopes)
+            hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for e in edges for t in e.source_turns))
+            edges = [edge for edge in edges if visibility.shown(edge.source_turns, hidden)]
     return GraphAnswer(entity=found, edges=edges)
 
 
