@@ -173,10 +173,14 @@ class MemoryLedger:
         with _database_errors():
             return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, vector_search=vectors)
 
-    def graph(self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None) -> GraphAnswer:
-        """Relationships around an entity (or "me"), with the turns behind each."""
+    def graph(
+        self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None, scopes: Scopes | None = None
+    ) -> GraphAnswer:
+        """Relationships around an entity (or "me"), with the turns behind each. With
+        ``scopes`` (an agent asking for a conversation), only those said where one of them
+        is shared, as ``context`` shows; without, the whole tenant's (an inspection)."""
         with _database_errors():
-            return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user)
+            return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user, scopes=scopes)
 
     def promote(
         self,
