@@ -156,5 +156,5 @@ def test_a_turn_holding_a_password_gives_no_memory_of_it(vault: Tenant) -> None:
     found = vault.ledger.search(vault.tenant, "root password decided Tr0ub4dor", scopes=SCOPES)
     assert "PostgreSQL" in block.text  # the clean turn next to it is remembered
     assert "Tr0ub4dor" not in block.text
-    # the raw turn itself is still searchable (kind "turn"); what extraction derived is not
-    assert not [item for item in found if item.kind != "turn" and "Tr0ub4dor" in item.text]
+    assert not [item for item in found if "Tr0ub4dor" in item.text]  # nor the turn itself (search)
+    assert [item for item in vault.ledger.search(vault.tenant, "PostgreSQL", scopes=SCOPES) if item.kind == "turn"]

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
+from memledger.extraction.secrets import find_secret
 from memledger.projectors import embeddings, facts_queries, graph_queries, turns
 from memledger.projectors.graph_queries import Edge, EntityHit
 from memledger.selection import candidates, speakers, visibility
@@ -66,7 +67,8 @@ def search(
         pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)
         if "turn" in wanted and (words := query_words(query)):
             # Any of the words, best first: a question rarely has all its words in one turn.
-            for rank, (turn_id, text, _) in enumerate(turns.search(conn, tenant_id, words, limit=k * 2), start=1):
+            found = turns.search(conn, tenant_id, words, limit=k * 2)
+            for rank, (turn_id, text) in enumerate(((t, x) for t, x, _ in found if _shareable(x)), start=1):
                 pool.append(Candidate(item=_turn_item(turn_id, text), ranks={"text": rank}))
         if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
             nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
@@ -90,6 +92,14 @@ MAX_VECTOR_DISTANCE = candidates.MAX_VECTOR_DISTANCE
 # places from swamping what two channels agree on, which neither set tests much
 # (docs/benchmarks-context.md, "A held-out set").
 SEARCH_RRF_K = 10
+
+
+def _shareable(text: str) -> bool:
+    """Whether a turn may be shown by search: not one holding a credential. The secret
+    guard keeps such a turn out of memory; search would hand it whole to whoever asks
+    within its scopes (an organisation's members among them), and to their model. It
+    stays in the ledger, where provenance shows it to an auditor, and erasure removes it."""
+    return find_secret(text) is None
 
 
 def _turn_item(turn_id: str, text: str) -> SelectedItem:
@@ -134,7 +144,7 @@ class _Nearest:
         for entity in graph_queries.entities_by_id(conn, tenant, entity_ids) if entity_ids else []:
             yield Candidate(item=entity_item(entity), seen_at=entity.last_seen_at)
         for turn_id, text in turns.texts_by_id(conn, tenant, turn_ids).items():
-            if text.strip():  # a blank turn's vector is near every query: it says nothing
+            if text.strip() and _shareable(text):  # a blank turn's vector is near every query
                 yield Candidate(item=_turn_item(turn_id, text))
 
 
