@@ -145,6 +145,7 @@ def test_the_new_kinds_are_named() -> None:
     assert find_secret(FOUND["azure account key"]) == "azure storage key"
     assert find_secret(FOUND["vault token"]) == "vault token"
     assert find_secret(FOUND["german passwort"]) == "password"
+    assert find_secret("The password: correct horse battery staple") == "password"  # a password word takes any
 
 
 CLEAN = {
@@ -160,6 +161,8 @@ CLEAN = {
     "hvs as a word": "The hvs. files are archived.",
     "url with a short sig": "See https://example.com/doc?page=2&sig=abc for the signed copy.",
     "password hashing": "Passwords are currently stored with bcrypt hashing.",
+    # prose after "secret:" (retrieval_holdout.jsonl's marcus-s03-t10, hidden from search before)
+    "how to roll a secret": "For the webhook secret: roll it in the Stripe dashboard, then deploy the new one.",
 }
 
 

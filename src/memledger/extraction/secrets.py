@@ -16,6 +16,11 @@ _KEYWORD = (
     r"(?:" + _WORD_FOR_PASSWORDS + r"|secret|api[_ -]?key|access[_ -]?key|secret[_ -]?key|account[_ -]?key"
     r"|access[_ -]?token|auth[_ -]?token|client[_ -]?secret)"
 )
+# After a colon, a value that prose goes on from is no value: "For the webhook secret:
+# roll it in the Stripe dashboard". A password word takes any value after its colon
+# (``_PASSWORD_COLON``: "The password: correct horse battery staple"). The possessive
+# \S{4,}+ keeps the value from giving back characters to escape the lookahead.
+_PROSE_AFTER = r"(?![^\S\n]+[a-z]+[^\S\n]+[a-z])"
 _REFERENCE = r"(?!os\.|getenv|getpass|process\.env|ENV\[|\$\{?\w|<[\w-]+>|\*+['\"]?$|none\b|null\b)"
 # Only whether a pattern matches counts, so the keyword's own start is enough (a name
 # such as DB_PASSWORD matches at PASSWORD), and suffixes and schemes are bounded: an
@@ -24,10 +29,16 @@ _REFERENCE = r"(?!os\.|getenv|getpass|process\.env|ENV\[|\$\{?\w|<[\w-]+>|\*+['\
 _PASSWORD = (
     r"(?<![A-Za-z0-9])"
     + _KEYWORD
-    + r"\w{0,64}['\"]?\s*(?:(?:=|:)\s*['\"]?"
+    + r"\w{0,64}['\"]?\s*(?:=\s*['\"]?"
     + _REFERENCE
-    + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
+    + r"\S{4,}|:\s*['\"]?"
+    + _REFERENCE
+    + r"\S{4,}+"
+    + _PROSE_AFTER
+    + r"|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
 )
+
+_PASSWORD_COLON = r"(?<![A-Za-z0-9])" + _WORD_FOR_PASSWORDS + r"\w{0,64}['\"]?\s*:\s*['\"]?" + _REFERENCE + r"\S{4,}"
 
 # The same keyword a few words before "is" or a colon: "the password for prod is
 # Summer2024!", "Password of the staging DB: hunter22x", "the password will be ...",
@@ -70,6 +81,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("azure sas signature", re.compile(r"[?&]sig=[A-Za-z0-9%+/]{20,}")),
     ("vault token", re.compile(r"\bhv[sbr]\.[A-Za-z0-9_-]{20,}")),
     ("password", re.compile(_PASSWORD, re.IGNORECASE)),
+    ("password", re.compile(_PASSWORD_COLON, re.IGNORECASE)),
     ("password", re.compile(_PASSWORD_OF, re.IGNORECASE)),
     ("password", re.compile(_PASSWORD_BARE, re.IGNORECASE)),
     ("credentials", re.compile(r"\bcred(?:ential)?s?\b\W{0,3}[^\s:]{1,64}:(?!//)\S{4,}", re.IGNORECASE)),
