@@ -258,8 +258,8 @@ def test_a_members_newer_personal_fact_supersedes_their_older_one() -> None:
 
 
 def test_a_personal_fact_is_keyed_by_its_speaker() -> None:
-    assert [f.key for f in extraction("I'm allergic to peanuts.", user="ada").facts] == ["ada: allergies"]
-    assert [f.key for f in extraction("I'm allergic to peanuts.", user=None).facts] == ["allergies"]
+    assert [f.key for f in extraction("I'm allergic to peanuts.", user="ada").facts] == ["ada: allergy: peanuts"]
+    assert [f.key for f in extraction("I'm allergic to peanuts.", user=None).facts] == ["allergy: peanuts"]
 
 
 # --- the people of the speaker's life ------------------------------------------------------
@@ -376,10 +376,10 @@ def test_what_a_request_to_forget_names(said: str, topic: str | None) -> None:
     [
         ("I live in Berlin and I work at Acme.", {("ada: home location", "Berlin"), ("ada: employer", "Acme")}),
         ("I'm from Lagos but I live in Paris.", {("ada: hometown", "Lagos"), ("ada: home location", "Paris")}),
-        ("I'm allergic to peanuts and shellfish.", {("ada: allergies", "peanuts and shellfish")}),
+        ("I'm allergic to peanuts and shellfish.", {("ada: allergy: peanuts shellfish", "peanuts and shellfish")}),
         ("I'm Sam.", {("ada: name", "Sam")}),
         ("Hi, I am Sam Lee!", {("ada: name", "Sam Lee")}),
-        ("I don't eat meat.", {("ada: diet", "meat")}),
+        ("I don't eat meat.", {("ada: avoids: meat", "meat")}),
         ("I'm not vegetarian anymore.", {("ada: diet", "not vegetarian")}),
         ("I no longer live in Berlin.", {("ada: home location", "no longer live in Berlin")}),
         ("I'm fine.", set()),
@@ -402,3 +402,20 @@ def test_what_a_person_says_of_themself(said: str, expected: set[tuple[str, str]
 def test_what_no_longer_holds_supersedes_what_did(older: str, newer: str) -> None:
     rows = fold((older, "ada"), (newer, "ada"))
     assert (rows[older].status, rows[older].superseded_by) == ("superseded", rows[newer].memory_id)
+
+
+def test_allergies_and_foods_avoided_add_up_and_each_can_be_undone() -> None:
+    rows = fold(
+        ("I'm allergic to peanuts.", "ada"),
+        ("I'm allergic to shellfish.", "ada"),
+        ("I can't eat gluten.", "ada"),
+        ("I'm vegetarian.", "ada"),
+        ("I'm no longer allergic to peanuts.", "ada"),
+    )
+    live = {statement for statement, row in rows.items() if row.status == "active"}
+    assert live == {
+        "I'm allergic to shellfish.",
+        "I can't eat gluten.",
+        "I'm vegetarian.",
+        "I'm no longer allergic to peanuts.",
+    }

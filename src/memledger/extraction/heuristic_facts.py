@@ -69,7 +69,7 @@ _PREFERS = re.compile(
 _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
     (key, re.compile(pattern))
     for key, pattern in (
-        ("allergies", r"\bi(?:'m| am) allergic to ([^,.;!]+)"),
+        ("allergy", r"\bi(?:'m| am) allergic to ([^,.;!]+)"),
         (
             "diet",
             r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian|gluten-free|"
@@ -91,7 +91,8 @@ _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
             r"\bi(?:'m| am) ((?:no longer|not) (?:a |an )?(?:vegetarian|vegan|pescatarian|gluten-free|"
             r"lactose intolerant|halal|kosher))",
         ),
-        ("diet", r"\bi (?:(?:don't|do not|never|can't|cannot|can not) eat|avoid eating) ([^,.;!]+)"),
+        ("avoids", r"\bi (?:(?:don't|do not|never|can't|cannot|can not) eat|avoid eating) ([^,.;!]+)"),
+        ("allergy", r"\bi(?:'m| am) ((?:no longer|not) allergic to [^,.;!]+)"),
         ("home location", r"\bi ((?:no longer|don't|do not) live in [^,.;!]+)"),
         (
             "family",
@@ -116,6 +117,10 @@ _PERSON_IS_MY = re.compile(rf"(?:^|[,;:] )(?:and )?{_NAME} is my ({_PEOPLE})\b")
 # "I'm Sam.", "Hi, I am Sam Lee!": the whole sentence introduces the speaker.
 _I_AM = re.compile(r"^(?:(?:hi|hello|hey),? )?i(?:'m| am) ([a-z][\w'-]*(?: [a-z][\w'-]*)?)[.!]?$")
 _REPORT_TO = re.compile(rf"\bi (?:report|reported) (?:directly )?to {_NAME}{_NAME_ENDS}")
+# Keyed by what, so each adds to the others: an allergy to peanuts and one to shellfish
+# are two facts, and "I'm no longer allergic to peanuts" supersedes the first alone.
+_ITEMISED: Final = frozenset({"allergy", "avoids"})
+_NEGATED: Final = re.compile(r"^(?:not |no longer )?(?:allergic to )?", re.IGNORECASE)
 _CONSTRAINT = re.compile(
     r"\b(?:we|it|all|everything|data|[a-z]+ data|the [a-z]+|this|that)\s+(?:must not|must|cannot|"
     r"can't|can not|have to|has to|needs? to|should never|is not allowed to|are not allowed to|"
@@ -219,6 +224,7 @@ _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
                 ("my birthday is",),
                 ("no longer", "not"),
                 ("eat",),
+                ("allergic",),
                 ("live in",),
                 ("i have",),
                 ("i have",),
@@ -322,7 +328,8 @@ def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[
             # As typed, unless lower-casing changed the length ("İ" is two characters lower-cased).
             aligned = len(lowered) == len(statement)
             value = _clause(statement[match.start(1) : match.end(1)] if aligned else match.group(1))
-            yield _fact(f"{speaker}{key}", statement, "personal_fact", confidence, "user", value, speaker=speaker)
+            on = f"{key}: {_topic(_NEGATED.sub('', value))}" if key in _ITEMISED else key
+            yield _fact(f"{speaker}{on}", statement, "personal_fact", confidence, "user", value, speaker=speaker)
     yield from _people(lowered, statement, confidence, speaker)
     yield from _rules(lowered, statement, confidence)
     if not preference:
