@@ -49,3 +49,9 @@ def test_a_question_about_the_person_still_gets_what_is_recent(ledger: MemoryLed
 def test_a_question_whose_words_match_gets_the_fact(ledger: MemoryLedger, tenant: str) -> None:
     block = ledger.context(tenant, "Is there a good bakery in Munich?", scopes=LATER).text
     assert "Munich" in block
+
+
+def test_a_task_done_for_the_person_gets_what_bears_on_it(ledger: MemoryLedger, tenant: str) -> None:
+    """ "Book a table for dinner" names no "I" or "my", and its words match none of theirs."""
+    block = ledger.context(tenant, "Book a table for dinner on Friday.", scopes=LATER).text
+    assert "peanuts" in block

@@ -92,7 +92,12 @@ def test_a_general_request_about_something_else_takes_no_fact_found_only_for_bei
 
 @pytest.mark.parametrize(
     ("request_text", "category"),
-    [("Write my status update.", "general"), ("What is the capital of Mongolia?", "coding")],
+    [
+        ("Write my status update.", "general"),
+        ("What is the capital of Mongolia?", "coding"),
+        ("Book a table for dinner.", "general"),
+        ("Could you please draft the invite for Friday?", "general"),
+    ],
 )
 def test_a_request_about_the_person_or_of_a_kind_keeps_what_is_recent(request_text: str, category: str) -> None:
     pool = [_fact("birthday", "recent"), _fact("capital", "text")]

@@ -21,7 +21,7 @@ import msgspec
 
 from memledger.events.keys import normalise_name
 from memledger.selection.types import SelectedItem
-from memledger.selection.words import speaks_of_self
+from memledger.selection.words import asks_a_task, speaks_of_self
 
 RRF_K = 60
 BOOST_DIRECT = 0.3
@@ -96,9 +96,10 @@ def relevant(candidates: Iterable[Candidate], request: str, category: str) -> li
     else than the person ("What is the capital of Mongolia?") takes only what its
     words, its meaning or the graph found: a fact found only for being recent (their
     diet, their birthday) would be noise in its prompt. A request about the person
-    or their work ("write my status update") keeps what is recent."""
+    or their work ("write my status update"), or a task done for them ("Book a table
+    for dinner"), keeps what is recent."""
     pool = list(candidates)
-    if category != "general" or speaks_of_self(request):
+    if category != "general" or speaks_of_self(request) or asks_a_task(request):
         return pool
     found = {id(c) for c in pool if set(c.ranks) - {"recent", "conflict"} or c.item.kind != "fact"}
     conflicts = {c.item.conflict_id for c in pool if id(c) in found and c.item.conflicted}

@@ -167,3 +167,19 @@ def query_words(text: str, *, limit: int = 16) -> list[str]:
 def speaks_of_self(text: str) -> bool:
     """Whether the request is about the speaker ("what tools do I use")."""
     return any(word in FIRST_PERSON for word in _WORD.findall(text.lower()))
+
+
+# A request that gives the assistant a task does it for the person, whose preferences,
+# needs and plans bear on it ("Book a table for dinner" and their diet).
+_TASK = re.compile(
+    r"^\W*(?:(?:hey|hi|ok|okay|so),?\s+)?(?:(?:please|pls)\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:book|reserve|order|buy|plan|schedule|arrange|organi[sz]e|draft|write|send|email|reply|prepare|make|"
+    r"cook|pick|choose|find|recommend|suggest|remind|set up|help)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_a_task(text: str) -> bool:
+    """Whether the request asks the assistant to do something for the person
+    ("Book a table for dinner", "Could you draft the invite?")."""
+    return _TASK.match(text) is not None
