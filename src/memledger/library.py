@@ -60,13 +60,16 @@ class MemoryLedger:
     def open(cls, settings: Settings | None = None) -> MemoryLedger:
         """Connect (starting the embedded PostgreSQL if no ``DATABASE_URL``), migrate, return.
         Every call naming a tenant runs as the application role, fenced to that tenant
-        by row-level security: it can neither see nor write another tenant's rows."""
+        by row-level security: it can neither see nor write another tenant's rows. The
+        offline embedding model starts loading in the background (~1 s): a ``context``
+        asked before it is in memory goes without the vector channel."""
         database = bootstrap.connect(settings or Settings())
         try:
             database.check_app_role()
         except BaseException:
             database.close()
             raise
+        bootstrap.vector_search(database)  # the offline model starts loading now, in the background
         return cls(database)
 
     def _as(self, tenant_id: str) -> Engine:

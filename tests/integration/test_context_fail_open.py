@@ -7,6 +7,7 @@ ledger recorded; a token model the ledger could not record is refused up front.
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ from sqlalchemy.engine import Engine
 
 from memledger import bootstrap
 from memledger.adapters.embedding import MiniLmEmbedder
+from memledger.config import Settings
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.library import MemoryLedger
@@ -179,3 +181,17 @@ def test_a_request_made_while_the_model_loads_is_served_without_the_vector_chann
     assert not any("vector" in reason for item in selection.items for reason in item.reasons)
     embedder.load()  # waits for the background load
     assert channel.ready
+
+
+def test_opening_the_library_starts_loading_the_model(library: MemoryLedger) -> None:
+    """So that the first ``context`` of a process, a second later, has the vector channel."""
+    url = library.database.url.render_as_string(hide_password=False)
+    settings = Settings(DATABASE_URL=url, embedding_threads=3)  # an embedder no other test has loaded
+    with MemoryLedger.open(settings):
+        embedder = bootstrap.build_embedder(settings)
+        assert isinstance(embedder, MiniLmEmbedder)
+        waited = 0.0
+        while not embedder.loaded and waited < 30:
+            time.sleep(0.1)
+            waited += 0.1
+        assert embedder.loaded, "nothing loaded the model"
