@@ -94,3 +94,20 @@ def test_a_forgotten_fact_can_be_restored_and_said_again(ledger: MemoryLedger, t
     assert "peanuts" not in ledger.context(tenant, DINNER, scopes=ADA_LATER).text
     ledger.restore(tenant, retracted.item_id, reason="asked by mistake")
     assert "peanuts" in ledger.context(tenant, DINNER, scopes=ADA_LATER).text
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["in one batch", "after projection"])
+def test_forgetting_a_fact_does_not_bring_back_the_one_it_replaced(
+    ledger: MemoryLedger, tenant: str, together: bool
+) -> None:
+    """A retraction restores what the fact superseded; a person asking to forget it does
+    not mean the older one holds again (the re-audit: "I'm vegetarian." came back)."""
+    ledger.record_turn(tenant, "user", "I'm vegetarian.", scopes=ADA)
+    if not together:
+        ledger.process()
+    ledger.record_turn(tenant, "user", "I'm pescatarian now.", scopes=ADA)
+    ledger.process()
+    ledger.record_turn(tenant, "user", "Forget that I'm pescatarian.", scopes=ADA)
+    ledger.process()
+    block = ledger.context(tenant, DINNER, scopes=ADA_LATER).text
+    assert "pescatarian" not in block and "vegetarian" not in block

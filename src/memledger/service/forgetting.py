@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Event, FactExtracted, MemoryPromoted, MemoryRetracted, RelationshipObserved
-from memledger.events.keys import entity_id
+from memledger.events.keys import entity_id, slot_id
 from memledger.extraction.directives import forget_topic
 from memledger.extraction.patterns import split_sentences, word_set
 from memledger.extraction.protocol import TurnText
@@ -86,25 +86,33 @@ def _about(wanted: list[frozenset[str]], *texts: str | None) -> bool:
 
 
 def _facts(conn: Connection, turn: TurnText, wanted: list[frozenset[str]], before: list[Event]) -> list[str]:
-    """The ids of the speaker's live facts on a wanted topic, in the turn's scopes."""
+    """The ids of the speaker's live facts on a wanted topic, in the turn's scopes, and of
+    the facts on the same keys they superseded: forgetting "I'm pescatarian" must not
+    bring back the "I'm vegetarian" it replaced (a retraction restores what it superseded)."""
     pairs = set(_pairs(turn))
     candidates: dict[str, tuple[str, ...]] = {}  # memory id -> its source turns
+    slots: set[str] = set()
     f = facts_projector.facts
     rows = conn.execute(
-        sa.select(f.c.memory_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns).where(
+        sa.select(f.c.memory_id, f.c.slot_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns, f.c.status).where(
             f.c.tenant_id == turn.tenant_id,
             sa.tuple_(f.c.scope, f.c.scope_key).in_(sorted(pairs)),
-            f.c.status.in_(_LIVE),
+            f.c.status.in_((*_LIVE, "superseded")),
         )
-    )
-    for memory_id, key, statement, value, source_turns in rows:
-        if _about(wanted, key, statement, value):
+    ).all()
+    for memory_id, slot, key, statement, value, source_turns, status in rows:
+        if status in _LIVE and _about(wanted, key, statement, value):
             candidates[memory_id] = tuple(source_turns or ())
+            slots.add(slot)
     for event in [*_unprojected(conn, turn.tenant_id), *before]:
         if not isinstance(event, FactExtracted | MemoryPromoted) or (event.scope, event.scope_key) not in pairs:
             continue
         if _about(wanted, event.key, event.statement, getattr(event, "value", None)):
             candidates.setdefault(event.memory_id, tuple(event.source_turns))
+            slots.add(slot_id(event.scope, event.scope_key, event.key))
+    for memory_id, slot, *_, source_turns, _status in rows:
+        if slot in slots:  # what the forgotten facts replaced, or stand beside, on their keys
+            candidates.setdefault(memory_id, tuple(source_turns or ()))
     retracted = {e.item_id for e in before if isinstance(e, MemoryRetracted)}
     return [m for m in _said_by(conn, turn, candidates) if m not in retracted]
 
