@@ -419,3 +419,23 @@ def test_allergies_and_foods_avoided_add_up_and_each_can_be_undone() -> None:
         "I'm vegetarian.",
         "I'm no longer allergic to peanuts.",
     }
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I changed jobs: I now work at Globex as a staff engineer.", {("ada: employer", "Globex")}),
+        ("I left Acme.", {("ada: employer", "Acme")}),
+        ("I quit Slack.", set()),  # a tool, not a job
+        ("My new manager is Laura Chen since Tom left.", {("ada: manager", "Laura Chen")}),
+        ("I moved from Berlin to Munich.", {("ada: home location", "Munich")}),
+    ],
+)
+def test_what_changed_in_a_persons_life(said: str, expected: set[tuple[str, str]]) -> None:
+    found = {(f.key, f.value) for f in extraction(said).facts if f.category == "personal_fact"}
+    assert found == expected
+
+
+def test_a_new_job_supersedes_the_old_one() -> None:
+    rows = fold(("I work at Acme.", "ada"), ("I changed jobs: I now work at Globex as a staff engineer.", "ada"))
+    assert rows["I work at Acme."].status == "superseded"

@@ -75,7 +75,7 @@ _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
             r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian|gluten-free|"
             r"lactose intolerant|halal|kosher)",
         ),
-        ("home location", r"\bi (?:live|am based|'m based|moved) (?:in|to) ([^,.;!]+)"),
+        ("home location", r"\bi (?:live|am based|'m based|moved) (?:from [^,.;!]{1,80}? )?(?:in|to) ([^,.;!]+)"),
         ("hometown", r"\bi(?:'m| am) (?:originally )?from ([^,.;!]+)"),
         ("name", r"\b(?:my name is|call me) ([^,.;!]+)"),
         (
@@ -111,8 +111,16 @@ _PEOPLE: Final = (
 )
 _SAME_PERSON: Final = {"boss": "manager", "mom": "mother", "mum": "mother", "dad": "father", "cofounder": "co-founder"}
 _NAME: Final = r"([a-z][\w.'-]*(?: (?!and\b|but\b|who\b|since\b|because\b)[a-z][\w.'-]*){0,2})"
-_NAME_ENDS: Final = r"\s*(?:$|[,.;!)]| and | but | who | since | because )"
-_MY_PERSON = re.compile(rf"\bmy ({_PEOPLE})(?:'s name)? is (?:called |named )?{_NAME}{_NAME_ENDS}")
+_NAME_ENDS: Final = r"\s*(?:$|[,.;!)]| (?:and|but|who|since|because|as|in|on|at|for|from) )"
+_MY_PERSON = re.compile(
+    rf"\bmy (?:new |current )?({_PEOPLE})(?:'s name)? is (?:now )?(?:called |named )?{_NAME}{_NAME_ENDS}"
+)
+# Where the speaker works, when no relationship says it ("I changed jobs: I now work at
+# Globex"), and that they left ("I left Acme.", superseding it on the same key).
+_WORK_AT = re.compile(
+    rf"\bi (?:now |currently |still )?work (?:at|for) {_NAME}{_NAME_ENDS}"
+    rf"|\bi (?:just )?(?:left|quit) {_NAME}{_NAME_ENDS}"
+)
 _PERSON_IS_MY = re.compile(rf"(?:^|[,;:] )(?:and )?{_NAME} is my ({_PEOPLE})\b")
 # "I'm Sam.", "Hi, I am Sam Lee!": the whole sentence introduces the speaker.
 _I_AM = re.compile(r"^(?:(?:hi|hello|hey),? )?i(?:'m| am) ([a-z][\w'-]*(?: [a-z][\w'-]*)?)[.!]?$")
@@ -370,7 +378,7 @@ def _clause(value: str) -> str:
 def _people(lowered: str, statement: str, confidence: float, speaker: str) -> Iterator[FactCandidate]:
     """Who the speaker's manager, partner, daughter ... is: one fact per role, keyed
     "ada: manager", its value the name as typed."""
-    if "my " not in lowered and "report" not in lowered and not lowered.startswith(("i", "h")):
+    if "my " not in lowered and not _ABOUT_SELF.search(lowered):
         return
     found: dict[str, tuple[int, int]] = {}
     for match in _MY_PERSON.finditer(lowered):
@@ -381,6 +389,10 @@ def _people(lowered: str, statement: str, confidence: float, speaker: str) -> It
         found.setdefault("manager", reports.span(1))
     if (introduced := _I_AM.match(lowered)) is not None:
         found.setdefault("name", introduced.span(1))
+    works = _WORK_AT.search(lowered)
+    left = works.group(2).rstrip(".'") if works and works.group(2) else None
+    if works is not None and not (left and gz.tool_kind(left)):  # "I quit Slack" leaves a tool, not a job
+        found.setdefault("employer", works.span(1) if works.group(1) else works.span(2))
     aligned = len(lowered) == len(statement)  # as typed, unless lower-casing changed the length
     for role, (start, end) in found.items():
         name = (statement[start:end] if aligned else lowered[start:end]).rstrip(".'")
@@ -390,6 +402,7 @@ def _people(lowered: str, statement: str, confidence: float, speaker: str) -> It
         yield _fact(f"{speaker}{said_as}", statement, "personal_fact", confidence, "user", name, speaker=speaker)
 
 
+_ABOUT_SELF: Final = re.compile(r"\b(?:report|work|left|quit)\b|^(?:hi|hello|hey|i)\b")
 _NOT_A_NAME: Final = word_set("it this that he she they who what i a an the not also here there")
 
 
