@@ -111,3 +111,19 @@ def test_forgetting_a_fact_does_not_bring_back_the_one_it_replaced(
     ledger.process()
     block = ledger.context(tenant, DINNER, scopes=ADA_LATER).text
     assert "pescatarian" not in block and "vegetarian" not in block
+
+
+def test_a_turn_naming_nobody_forgets_nothing(ledger: MemoryLedger, tenant: str) -> None:
+    """Whose words to forget cannot be told (the review: it retracted a colleague's)."""
+    team = Scopes(session="standup", project="apollo")
+    ledger.record_turn(tenant, "user", "Project Apollo uses PostgreSQL.", scopes=team)
+    ledger.record_turn(tenant, "user", "Forget what I said about PostgreSQL.", scopes=team)
+    ledger.process()
+    assert _retractions(ledger, tenant) == []
+
+
+def test_the_turns_subject_is_the_speaker_whose_words_are_forgotten(ledger: MemoryLedger, tenant: str) -> None:
+    ledger.record_turn(tenant, "user", "I'm allergic to peanuts.", scopes=ADA)
+    ledger.record_turn(tenant, "user", "Forget that I'm allergic to peanuts.", scopes=ADA, subject="grace")
+    ledger.process()
+    assert _retractions(ledger, tenant) == []  # Grace's words in Ada's session: Ada's allergy stays

@@ -34,6 +34,12 @@ class TurnText(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     scopes: Scopes
     occurred_at: datetime
+    subject: str | None = None  # whose words these are, when not the scopes' user
+
+    @property
+    def speaker(self) -> str | None:
+        """Whose words the turn holds: its subject, else its user scope key; None if unknown."""
+        return self.subject or self.scopes.user
 
     @property
     def user(self) -> str:

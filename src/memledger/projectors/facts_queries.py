@@ -420,3 +420,29 @@ def list_conflicts(
         stmt = stmt.where(c.c.state.in_(sorted(states)))
     stmt = stmt.order_by(c.c.updated_at.desc(), c.c.conflict_id).limit(limit)
     return [ConflictView(*row) for row in conn.execute(stmt).all()]  # type: ignore[call-arg]
+
+
+class ScopeFact(msgspec.Struct, frozen=True):
+    """A fact of a scope, live or superseded, with what a request to forget reads."""
+
+    memory_id: str
+    slot_id: str
+    key: str
+    statement: str
+    value: str | None
+    source_turns: list[str]
+    status: str
+
+
+def live_and_superseded(conn: Connection, tenant_id: str, scopes: Iterable[tuple[str, str]]) -> list[ScopeFact]:
+    """The live and superseded facts of these (scope, scope key) pairs (not retracted)."""
+    pairs = sorted(set(scopes))
+    if not pairs:
+        return []
+    f = facts
+    stmt = sa.select(f.c.memory_id, f.c.slot_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns, f.c.status).where(
+        f.c.tenant_id == tenant_id,
+        sa.tuple_(f.c.scope, f.c.scope_key).in_(pairs),
+        f.c.status.in_(("active", "low_confidence", "superseded")),
+    )
+    return [ScopeFact(*row[:5], list(row[5] or ()), row[6]) for row in conn.execute(stmt).all()]

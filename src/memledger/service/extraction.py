@@ -113,6 +113,7 @@ def to_turn_text(rec: Recorded) -> TurnText:
         text=event.text,
         scopes=event.scopes,
         occurred_at=rec.occurred_at,
+        subject=event.subject,
     )
 
 
@@ -244,10 +245,12 @@ class ExtractionWorker:
             )
             conversation = counts[(turn.tenant_id, conversation_of(turn))]
             before = _tally(conversation)
+            asked = forgetting.topics(turn.text) if turn.role == "user" else []
+            if asked:  # nothing of what the turn asks to forget becomes memory
+                extraction = forgetting.without_forgotten(extraction, asked)
             pairs = to_events(
                 turn, extraction, conversation, policy, extractor=self.extractor.name, version=self.extractor.version
             )
-            asked = forgetting.topics(turn.text) if turn.role == "user" else []
             if asked:  # "Forget what I said about ...": retract it, as part of this extraction
                 earlier = [new.event for _, events in per_turn for new in events]
                 retracted = forgetting.retractions(tx, turn, asked, earlier)

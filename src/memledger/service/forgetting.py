@@ -21,20 +21,19 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-import sqlalchemy as sa
+import msgspec
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Event, FactExtracted, MemoryPromoted, MemoryRetracted, RelationshipObserved
+from memledger.events.envelope import START
 from memledger.events.keys import entity_id, slot_id
 from memledger.extraction.directives import forget_topic
 from memledger.extraction.patterns import split_sentences, word_set
-from memledger.extraction.protocol import TurnText
-from memledger.projectors import checkpoints
+from memledger.extraction.protocol import TurnExtraction, TurnText
+from memledger.projectors import checkpoints, facts_queries, graph_queries
 from memledger.projectors import facts as facts_projector
-from memledger.projectors.relationships import relationships
 from memledger.store import event_reads
 
-_LIVE: Final = ("active", "low_confidence")
 _WORD: Final = re.compile(r"[^\W_]+")
 _NOT_CONTENT: Final = word_set(
     "i im me my mine myself you your we our us that this these those what which who whom when where how why "
@@ -58,9 +57,11 @@ def retractions(
     conn: Connection, turn: TurnText, asked: Sequence[str], earlier: Iterable[Event]
 ) -> list[MemoryRetracted]:
     """The retractions that honour ``asked`` (``topics`` of ``turn``): the speaker's
-    matching live facts and relationships. ``earlier``: this batch's events before it."""
+    matching live facts and relationships. ``earlier``: this batch's events before it.
+    A turn whose speaker is unknown (no subject, no user) forgets nothing: whose words
+    to forget cannot be told."""
     wanted = [w for w in (words(topic) for topic in asked) if w]
-    if not wanted:
+    if not wanted or not turn.speaker:
         return []
     before = list(earlier)
     reason = "the speaker asked to forget it"
@@ -75,6 +76,20 @@ def retractions(
     return found
 
 
+def without_forgotten(found: TurnExtraction, asked: Sequence[str]) -> TurnExtraction:
+    """``found`` (the turn's own candidates) without the facts on a topic the turn asks
+    to forget, nor relationships to what it names: a model may draw "the user uses Vim"
+    from "Forget that I use Vim." (the heuristic extractor skips such sentences)."""
+    wanted = [w for w in (words(topic) for topic in asked) if w]
+    if not wanted:
+        return found
+    return msgspec.structs.replace(
+        found,
+        facts=tuple(f for f in found.facts if not _about(wanted, f.key, f.statement, f.value)),
+        relationships=tuple(r for r in found.relationships if not _names(wanted, r.target_name)),
+    )
+
+
 def _pairs(turn: TurnText) -> list[tuple[str, str]]:
     scopes = turn.scopes
     return [(kind, key) for kind in ("session", "project", "user") if (key := getattr(scopes, kind))]
@@ -87,73 +102,61 @@ def _about(wanted: list[frozenset[str]], *texts: str | None) -> bool:
 
 def _facts(conn: Connection, turn: TurnText, wanted: list[frozenset[str]], before: list[Event]) -> list[str]:
     """The ids of the speaker's live facts on a wanted topic, in the turn's scopes, and of
-    the facts on the same keys they superseded: forgetting "I'm pescatarian" must not
-    bring back the "I'm vegetarian" it replaced (a retraction restores what it superseded)."""
+    the speaker's facts on the same keys they superseded: forgetting "I'm pescatarian"
+    must not bring back the "I'm vegetarian" it replaced (a retraction restores it)."""
     pairs = set(_pairs(turn))
-    candidates: dict[str, tuple[str, ...]] = {}  # memory id -> its source turns
-    slots: set[str] = set()
-    f = facts_projector.facts
-    rows = conn.execute(
-        sa.select(f.c.memory_id, f.c.slot_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns, f.c.status).where(
-            f.c.tenant_id == turn.tenant_id,
-            sa.tuple_(f.c.scope, f.c.scope_key).in_(sorted(pairs)),
-            f.c.status.in_((*_LIVE, "superseded")),
-        )
-    ).all()
-    for memory_id, slot, key, statement, value, source_turns, status in rows:
-        if status in _LIVE and _about(wanted, key, statement, value):
-            candidates[memory_id] = tuple(source_turns or ())
-            slots.add(slot)
+    rows = facts_queries.live_and_superseded(conn, turn.tenant_id, pairs)
+    matched: dict[str, tuple[tuple[str, ...], str]] = {}  # memory id -> (source turns, slot)
+    for row in rows:
+        if row.status != "superseded" and _about(wanted, row.key, row.statement, row.value):
+            matched[row.memory_id] = (tuple(row.source_turns), row.slot_id)
     for event in [*_unprojected(conn, turn.tenant_id), *before]:
         if not isinstance(event, FactExtracted | MemoryPromoted) or (event.scope, event.scope_key) not in pairs:
             continue
         if _about(wanted, event.key, event.statement, getattr(event, "value", None)):
-            candidates.setdefault(event.memory_id, tuple(event.source_turns))
-            slots.add(slot_id(event.scope, event.scope_key, event.key))
-    for memory_id, slot, *_, source_turns, _status in rows:
-        if slot in slots:  # what the forgotten facts replaced, or stand beside, on their keys
-            candidates.setdefault(memory_id, tuple(source_turns or ()))
+            slot = slot_id(event.scope, event.scope_key, event.key)
+            matched.setdefault(event.memory_id, (tuple(event.source_turns), slot))
+    mine = _said_by(conn, turn, {m: turns for m, (turns, _) in matched.items()})
+    slots = {matched[m][1] for m in mine}  # only the speaker's own facts bring their keys in
+    beside = {row.memory_id: tuple(row.source_turns) for row in rows if row.slot_id in slots}
     retracted = {e.item_id for e in before if isinstance(e, MemoryRetracted)}
-    return [m for m in _said_by(conn, turn, candidates) if m not in retracted]
+    return sorted((set(mine) | set(_said_by(conn, turn, beside))) - retracted)
 
 
 def _unprojected(conn: Connection, tenant_id: str) -> list[Event]:
-    """Facts in the ledger past the facts projection's checkpoint (not yet in its table)."""
+    """Facts in the ledger past the facts projection's checkpoint (not yet in its table;
+    all of them when it has none), a page at a time."""
     checkpoint = checkpoints.get(conn, facts_projector.NAME)
-    if checkpoint is None:
-        return []
-    page = event_reads.read_all(
-        conn, after=checkpoint.cursor, limit=5000, tenant_id=tenant_id, types=["fact.extracted", "memory.promoted"]
-    )
-    return [rec.event for rec in page if not rec.erased]
+    after = checkpoint.cursor if checkpoint is not None else START
+    found: list[Event] = []
+    while page := event_reads.read_all(
+        conn, after=after, limit=5000, tenant_id=tenant_id, types=["fact.extracted", "memory.promoted"]
+    ):
+        found += [rec.event for rec in page if not rec.erased]
+        after = page[-1].cursor
+    return found
 
 
 def _said_by(conn: Connection, turn: TurnText, candidates: dict[str, tuple[str, ...]]) -> list[str]:
     """The candidates whose every source turn is the speaker's (a promotion citing no
-    turn is nobody's: left alone)."""
+    turn is nobody's: left alone). A turn naming nobody is nobody's either."""
     speakers = event_reads.turn_speakers(conn, turn.tenant_id, {t for ts in candidates.values() for t in ts})
-    speakers[turn.turn_id] = turn.scopes.user or ""
     return sorted(
         memory_id
         for memory_id, source_turns in candidates.items()
-        if source_turns and all(speakers.get(t, "") == (turn.scopes.user or "") for t in source_turns)
+        if source_turns and all(speakers.get(t) == turn.speaker for t in source_turns)
     )
 
 
 def _edges(conn: Connection, turn: TurnText, wanted: list[frozenset[str]], before: list[Event]) -> list[str]:
     """The keys of the speaker's own live relationships to a thing a topic names."""
-    if not turn.scopes.user:
-        return []
-    speaker = entity_id("user", turn.scopes.user)
-    r = relationships
-    rows = conn.execute(
-        sa.select(r.c.relationship_key, r.c.target_name).where(
-            r.c.tenant_id == turn.tenant_id, r.c.source_entity_id == speaker, r.c.status == "active"
-        )
-    )
-    found = {key for key, target in rows if _names(wanted, target)}
+    if not turn.scopes.user or turn.speaker != turn.scopes.user:
+        return []  # edges start from the turn's user: only theirs, said by them
+    user = turn.scopes.user
+    edges = graph_queries.live_edges_from(conn, turn.tenant_id, entity_id("user", user))
+    found = {key for key, target in edges if _names(wanted, target)}
     for edge in (event for event in before if isinstance(event, RelationshipObserved)):
-        if edge.source_type == "user" and edge.source_name == turn.scopes.user and _names(wanted, edge.target_name):
+        if edge.source_type == "user" and edge.source_name == user and _names(wanted, edge.target_name):
             found.add(edge.relationship_id)
     return sorted(found)
 
