@@ -198,3 +198,14 @@ def _cpu(function: Callable[[str], object], text: str) -> float:
     started = time.process_time()
     function(text)
     return time.process_time() - started
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "access_token: abcdefghijklmnopqrstuvwxyzABCDEF and then restart",
+        "API key: AbCdEfGhIjKlMnOpQrStUv please keep it safe",
+    ],
+)
+def test_a_value_prose_goes_on_from_is_still_a_secret_unless_a_short_lowercase_word(text: str) -> None:
+    assert find_secret(text) is not None

@@ -16,11 +16,12 @@ _KEYWORD = (
     r"(?:" + _WORD_FOR_PASSWORDS + r"|secret|api[_ -]?key|access[_ -]?key|secret[_ -]?key|account[_ -]?key"
     r"|access[_ -]?token|auth[_ -]?token|client[_ -]?secret)"
 )
-# After a colon, a value that prose goes on from is no value: "For the webhook secret:
-# roll it in the Stripe dashboard". A password word takes any value after its colon
-# (``_PASSWORD_COLON``: "The password: correct horse battery staple"). The possessive
-# \S{4,}+ keeps the value from giving back characters to escape the lookahead.
-_PROSE_AFTER = r"(?![^\S\n]+[a-z]+[^\S\n]+[a-z])"
+# After a colon, a short lower-case word that prose goes on from is no value: "For the
+# webhook secret: roll it in the Stripe dashboard". Anything else is ("API key:
+# AbCdEf... please keep it safe"), and a password word takes any value after its colon
+# (``_PASSWORD_COLON``: "The password: correct horse battery staple"). Case-sensitive
+# inside the case-insensitive pattern.
+_PROSE = r"(?!(?-i:[a-z]{1,15})[^\S\n]+(?-i:[a-z]+)[^\S\n]+(?-i:[a-z]))"
 _REFERENCE = r"(?!os\.|getenv|getpass|process\.env|ENV\[|\$\{?\w|<[\w-]+>|\*+['\"]?$|none\b|null\b)"
 # Only whether a pattern matches counts, so the keyword's own start is enough (a name
 # such as DB_PASSWORD matches at PASSWORD), and suffixes and schemes are bounded: an
@@ -33,9 +34,8 @@ _PASSWORD = (
     + _REFERENCE
     + r"\S{4,}|:\s*['\"]?"
     + _REFERENCE
-    + r"\S{4,}+"
-    + _PROSE_AFTER
-    + r"|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
+    + _PROSE
+    + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
 )
 
 _PASSWORD_COLON = r"(?<![A-Za-z0-9])" + _WORD_FOR_PASSWORDS + r"\w{0,64}['\"]?\s*:\s*['\"]?" + _REFERENCE + r"\S{4,}"
