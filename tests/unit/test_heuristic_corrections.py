@@ -425,7 +425,12 @@ def test_allergies_and_foods_avoided_add_up_and_each_can_be_undone() -> None:
     ("said", "expected"),
     [
         ("I changed jobs: I now work at Globex as a staff engineer.", {("ada: employer", "Globex")}),
-        ("I left Acme.", {("ada: employer", "Acme")}),
+        ("I left Acme.", {("ada: employer", "left Acme")}),
+        ("I left Berlin last year.", set()),  # a place, not a job
+        ("I'm French.", set()),
+        ("My wife is Japanese.", set()),
+        ("I'm not vegetarian anymore, I'm vegan now.", {("ada: diet", "vegan")}),
+        ("I don't live in Berlin, I live in Munich.", {("ada: home location", "Munich")}),
         ("I quit Slack.", set()),  # a tool, not a job
         ("My new manager is Laura Chen since Tom left.", {("ada: manager", "Laura Chen")}),
         ("I moved from Berlin to Munich.", {("ada: home location", "Munich")}),

@@ -22,6 +22,7 @@ about a named project "project"; task updates "session".
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Final
@@ -69,6 +70,16 @@ _PREFERS = re.compile(
 _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
     (key, re.compile(pattern))
     for key, pattern in (
+        # What no longer holds, on the same key, so it supersedes what did. First: a
+        # sentence saying both ("I'm not vegetarian anymore, I'm vegan now") keeps the later.
+        (
+            "diet",
+            r"\bi(?:'m| am) ((?:no longer|not) (?:a |an )?(?:vegetarian|vegan|pescatarian|gluten-free|"
+            r"lactose intolerant|halal|kosher))",
+        ),
+        ("avoids", r"\bi (?:(?:don't|do not|never|can't|cannot|can not) eat|avoid eating) ([^,.;!]+)"),
+        ("allergy", r"\bi(?:'m| am) ((?:no longer|not) allergic to [^,.;!]+)"),
+        ("home location", r"\bi ((?:no longer|don't|do not) live in [^,.;!]+)"),
         ("allergy", r"\bi(?:'m| am) allergic to ([^,.;!]+)"),
         (
             "diet",
@@ -85,15 +96,6 @@ _PERSONAL: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
             r"student|founder|pm|lead|writer|architect|sre|accountant|lawyer))\b",
         ),
         ("birthday", r"\bmy birthday is ([^,.;!]+)"),
-        # What no longer holds, on the same key, so it supersedes what did.
-        (
-            "diet",
-            r"\bi(?:'m| am) ((?:no longer|not) (?:a |an )?(?:vegetarian|vegan|pescatarian|gluten-free|"
-            r"lactose intolerant|halal|kosher))",
-        ),
-        ("avoids", r"\bi (?:(?:don't|do not|never|can't|cannot|can not) eat|avoid eating) ([^,.;!]+)"),
-        ("allergy", r"\bi(?:'m| am) ((?:no longer|not) allergic to [^,.;!]+)"),
-        ("home location", r"\bi ((?:no longer|don't|do not) live in [^,.;!]+)"),
         (
             "family",
             r"\bi have (?:a |an |one |two |three |four |\d+ )?((?:kids?|children|sons?|"
@@ -113,7 +115,7 @@ _SAME_PERSON: Final = {"boss": "manager", "mom": "mother", "mum": "mother", "dad
 _NAME: Final = r"([a-z][\w.'-]*(?: (?!and\b|but\b|who\b|since\b|because\b)[a-z][\w.'-]*){0,2})"
 _NAME_ENDS: Final = r"\s*(?:$|[,.;!)]| (?:and|but|who|since|because|as|in|on|at|for|from) )"
 _MY_PERSON = re.compile(
-    rf"\bmy (?:new |current )?({_PEOPLE})(?:'s name)? is (?:now )?(?:called |named )?{_NAME}{_NAME_ENDS}"
+    rf"\bmy (?:new |current )?({_PEOPLE})(?:'s name)? is (?:now )?(?P<named>called |named )?{_NAME}{_NAME_ENDS}"
 )
 # Where the speaker works, when no relationship says it ("I changed jobs: I now work at
 # Globex"), and that they left ("I left Acme.", superseding it on the same key).
@@ -223,6 +225,10 @@ _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
         for (key, pattern), needs in zip(
             _PERSONAL,
             (
+                ("no longer", "not"),
+                ("eat",),
+                ("allergic",),
+                ("live in",),
                 ("allergic",),
                 ("vegetarian", "vegan", "pescatarian", "gluten-free", "lactose intolerant", "halal", "kosher"),
                 ("live", "based", "moved"),
@@ -230,10 +236,6 @@ _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
                 ("my name is", "call me"),
                 ("i'm a", "i am a"),
                 ("my birthday is",),
-                ("no longer", "not"),
-                ("eat",),
-                ("allergic",),
-                ("live in",),
                 ("i have",),
                 ("i have",),
             ),
@@ -376,30 +378,64 @@ def _clause(value: str) -> str:
 
 
 def _people(lowered: str, statement: str, confidence: float, speaker: str) -> Iterator[FactCandidate]:
-    """Who the speaker's manager, partner, daughter ... is: one fact per role, keyed
-    "ada: manager", its value the name as typed."""
+    """Who the speaker's manager, partner, daughter ... is, and where they work: one fact
+    per role, keyed "ada: manager", its value the name as typed."""
     if "my " not in lowered and not _ABOUT_SELF.search(lowered):
         return
-    found: dict[str, tuple[int, int]] = {}
-    for match in _MY_PERSON.finditer(lowered):
-        found.setdefault(match.group(1), match.span(2))
-    for match in _PERSON_IS_MY.finditer(lowered):
-        found.setdefault(match.group(2), match.span(1))
-    if (reports := _REPORT_TO.search(lowered)) is not None:
-        found.setdefault("manager", reports.span(1))
-    if (introduced := _I_AM.match(lowered)) is not None:
-        found.setdefault("name", introduced.span(1))
-    works = _WORK_AT.search(lowered)
-    left = works.group(2).rstrip(".'") if works and works.group(2) else None
-    if works is not None and not (left and gz.tool_kind(left)):  # "I quit Slack" leaves a tool, not a job
-        found.setdefault("employer", works.span(1) if works.group(1) else works.span(2))
     aligned = len(lowered) == len(statement)  # as typed, unless lower-casing changed the length
-    for role, (start, end) in found.items():
-        name = (statement[start:end] if aligned else lowered[start:end]).rstrip(".'")
-        if name.lower() in _NOT_A_NAME or not (aligned and name[:1].isupper()):
-            continue  # a name is typed capitalised ("my manager is out sick" names nobody)
+    if not aligned:
+        return  # a name is told by its capitals, which a changed length no longer lines up
+    found: dict[str, str] = {}
+    for match in _MY_PERSON.finditer(lowered):
+        _add(found, match.group(1), _person(statement, match.span(3), named=bool(match.group("named"))))
+    for match in _PERSON_IS_MY.finditer(lowered):
+        _add(found, match.group(2), _person(statement, match.span(1)))
+    if (reports := _REPORT_TO.search(lowered)) is not None:
+        _add(found, "manager", _person(statement, reports.span(1)))
+    if (introduced := _I_AM.match(lowered)) is not None:
+        _add(found, "name", _person(statement, introduced.span(1)))
+    if (works := _WORK_AT.search(lowered)) is not None:
+        place = _organisation(statement, works.span(1) if works.group(1) else works.span(2))
+        if place and works.group(1):
+            _add(found, "employer", place)
+        elif place:  # "I left Acme.": on the employer's key, saying so
+            _add(found, "employer", f"left {place}")
+    for role, name in found.items():
         said_as = _SAME_PERSON.get(role.replace("-", ""), role)
         yield _fact(f"{speaker}{said_as}", statement, "personal_fact", confidence, "user", name, speaker=speaker)
+
+
+def _add(found: dict[str, str], role: str, name: str | None) -> None:
+    if name:
+        found.setdefault(role, name)
+
+
+def _capitalised(statement: str, span: tuple[int, int]) -> str:
+    """The words of ``span`` up to the first one not typed capitalised ("Berlin last
+    year" gives "Berlin"; "out sick" gives "")."""
+    words = statement[span[0] : span[1]].rstrip(".'").split()
+    return " ".join(itertools.takewhile(lambda w: w[:1].isupper(), words))
+
+
+def _person(statement: str, span: tuple[int, int], *, named: bool = False) -> str | None:
+    """A person's (or pet's) name: a known given name first ("Tom", "Laura Chen"), or two
+    capitalised words ("Dana O'Neil"), or anything capitalised after "called"/"named";
+    "My wife is Japanese." and "I'm French." name nobody."""
+    name = _capitalised(statement, span)
+    first = name.split()[0].lower() if name else ""
+    if not first or first in _NOT_A_NAME or first in gz.PLACES:
+        return None
+    return name if named or gz.is_given_name(first) or len(name.split()) >= 2 else None
+
+
+def _organisation(statement: str, span: tuple[int, int]) -> str | None:
+    """Where the speaker works: capitalised, not a place ("I left Berlin last year") nor
+    a tool ("I quit Slack")."""
+    name = _capitalised(statement, span)
+    low = name.lower()
+    if not name or low in _NOT_A_NAME or low in gz.PLACES or gz.tool_kind(low):
+        return None
+    return name
 
 
 _ABOUT_SELF: Final = re.compile(r"\b(?:report|work|left|quit)\b|^(?:hi|hello|hey|i)\b")
