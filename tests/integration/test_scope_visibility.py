@@ -87,5 +87,7 @@ def test_the_graph_asked_with_scopes_answers_only_from_turns_sharing_one(ledger:
     assert edges(U1) and edges(None) == edges(U1), "the controls: u1 and an operator see it"
     assert edges(U2) == []
     assert edges(Scopes(org="acme", user="u2")) == []
-    assert ledger.graph(tenant, "Priya", scopes=U2).edges == []  # the library's, the same
-    assert ledger.graph(tenant, "Priya", scopes=U1).edges
+    hidden = ledger.graph(tenant, "Priya", scopes=U2)  # the library's, the same
+    assert (hidden.entity, hidden.edges) == (None, [])  # not even that u1 spoke of her
+    shown = ledger.graph(tenant, "Priya", scopes=U1)
+    assert shown.entity is not None and shown.edges

@@ -229,6 +229,7 @@ def query_graph(
     relations, entity_types = _relations(relations), _entity_types(entity_types)
     if user:
         user = scope_ids.stored_id(engine, tenant_id, "user", user)
+    stored = scope_ids.stored_scopes(engine, tenant_id, scopes) if scopes is not None else None
     with engine.connect() as conn:
         if normalise_name(entity) in {"user", "me", "i", "myself"} and user:
             start = [entity_id("user", user)]
@@ -237,6 +238,9 @@ def query_graph(
             hits = graph_queries.entities_by_id(conn, tenant_id, [entity]) or graph_queries.named_in(
                 conn, tenant_id, [w for w in normalise_name(entity).split() if w.isalnum()], entity
             )
+            if stored is not None:  # an entity only the request's scopes have heard of
+                hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for h in hits for t in h.source_turns))
+                hits = [h for h in hits if visibility.shown(h.source_turns, hidden)]
             exact = [h for h in hits if normalise_name(h.name) == normalise_name(entity) or h.entity_id == entity]
             candidates = exact or hits
             found = candidates[0] if candidates else None
@@ -244,8 +248,7 @@ def query_graph(
                 return GraphAnswer(entity=None, edges=[])
             start = [found.entity_id]
         edges = graph_queries.walk(conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types)
-        if scopes is not None:
-            stored = scope_ids.stored_scopes(engine, tenant_id, scopes)
+        if stored is not None:
             hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for e in edges for t in e.source_turns))
             edges = [edge for edge in edges if visibility.shown(edge.source_turns, hidden)]
     return GraphAnswer(entity=found, edges=edges)
