@@ -180,3 +180,12 @@ def test_hashed_ids_read_the_same_in_both_versions() -> None:
         scopes=forged_statement_selection().scopes,
     )
     assert render(plain).text == render(plain, version="5").text
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_an_all_caps_name_before_the_relation_leaks_no_stored_id(style: Style) -> None:
+    """The edge text splits at its first all-caps word ("AWS"): the id after it is named
+    by its kind, never shown raw (the review found it shown as stored)."""
+    edge = item(f"tool:aws s3|DEPENDS_ON|user:{VICTOR}", f"AWS S3 DEPENDS_ON {VICTOR}", 0.8, kind="relationship")
+    text = render(Selection(request="what depends on what?", items=(edge,)), style=style).text
+    assert "b3c4d5e6f708192a3b4c5d6e7f801928" not in text.replace(f"user:{VICTOR}", "")

@@ -100,8 +100,10 @@ class Names(msgspec.Struct, frozen=True):
         return None if key is None or _STORED.fullmatch(key) else key
 
     def _name(self, name: str) -> str:
+        """An end of an edge: its role when it is a stored id, else as stored with any id
+        in it by its kind (an all-caps name, "AWS S3 DEPENDS_ON …", splits the text early)."""
         match = _ONE.fullmatch(name)
-        return self._word(match) if match else name
+        return self._word(match) if match else _STORED.sub(_neutral, name)
 
     def _word(self, match: re.Match[str]) -> str:
         kind = match.group(1)
