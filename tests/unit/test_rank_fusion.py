@@ -76,6 +76,14 @@ def _ids(found: list[Candidate]) -> list[str]:
     return [c.item.item_id for c in found]
 
 
+@pytest.mark.parametrize(
+    "request_text",
+    ["What is the capital of Mongolia?", "Write a haiku about autumn.", "Find the derivative of x squared."],
+)
+def test_a_request_about_something_else_keeps_no_fact_found_only_for_being_recent(request_text: str) -> None:
+    assert _ids(relevant([_fact("birthday", "recent")], request_text, "general")) == []
+
+
 def test_a_general_request_about_something_else_takes_no_fact_found_only_for_being_recent() -> None:
     pool = [
         _fact("birthday", "recent"),
@@ -96,7 +104,7 @@ def test_a_general_request_about_something_else_takes_no_fact_found_only_for_bei
         ("Write my status update.", "general"),
         ("What is the capital of Mongolia?", "coding"),
         ("Book a table for dinner.", "general"),
-        ("Could you please draft the invite for Friday?", "general"),
+        ("Could you please recommend a restaurant for Friday?", "general"),
     ],
 )
 def test_a_request_about_the_person_or_of_a_kind_keeps_what_is_recent(request_text: str, category: str) -> None:

@@ -169,12 +169,13 @@ def speaks_of_self(text: str) -> bool:
     return any(word in FIRST_PERSON for word in _WORD.findall(text.lower()))
 
 
-# A request that gives the assistant a task does it for the person, whose preferences,
-# needs and plans bear on it ("Book a table for dinner" and their diet).
+# A request that gives the assistant an errand does it for the person, whose preferences,
+# needs and plans bear on it ("Book a table for dinner" and their diet). Writing, finding
+# or making something ("Write a haiku about autumn") is not one: it says whose it is
+# with "my" or "me" when it is theirs.
 _TASK = re.compile(
     r"^\W*(?:(?:hey|hi|ok|okay|so),?\s+)?(?:(?:please|pls)\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
-    r"(?:book|reserve|order|buy|plan|schedule|arrange|organi[sz]e|draft|write|send|email|reply|prepare|make|"
-    r"cook|pick|choose|find|recommend|suggest|remind|set up|help)\b",
+    r"(?:book|reserve|order|buy|plan|schedule|arrange|organi[sz]e|send|email|remind|recommend|suggest)\b",
     re.IGNORECASE,
 )
 
