@@ -15,7 +15,7 @@ from memledger.library import MemoryLedger
 from memledger.service.types import Scopes
 from memledger.store import event_reads
 from tests.conftest import TestDatabase
-from tests.e2e.conftest import scratch_ledger
+from tests.e2e.conftest import scratch
 
 ADA = Scopes(session="ada-monday", project="apollo", user="ada")
 ADA_LATER = Scopes(session="ada-friday", user="ada")
@@ -26,11 +26,8 @@ DINNER = "Book a table for dinner on my birthday; anything about my diet or birt
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
     """A database of its own: ``process`` extracts every pending turn of the database."""
-    opened, drop = scratch_ledger(database, "forgetting")
-    try:
+    with scratch(database, "forgetting") as opened:
         yield opened
-    finally:
-        drop()
 
 
 @pytest.fixture

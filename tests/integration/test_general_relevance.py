@@ -11,7 +11,7 @@ import pytest
 from memledger.library import MemoryLedger
 from memledger.service.types import Scopes
 from tests.conftest import TestDatabase
-from tests.e2e.conftest import scratch_ledger
+from tests.e2e.conftest import scratch
 
 SAM = Scopes(session="sam-monday", user="sam")
 LATER = Scopes(session="sam-friday", user="sam")
@@ -19,11 +19,8 @@ LATER = Scopes(session="sam-friday", user="sam")
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
-    opened, drop = scratch_ledger(database, "relevance")
-    try:
+    with scratch(database, "relevance") as opened:
         yield opened
-    finally:
-        drop()
 
 
 @pytest.fixture(scope="module")

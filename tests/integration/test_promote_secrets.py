@@ -33,7 +33,7 @@ from memledger.service.types import Scopes
 from memledger.store import db, event_store
 from memledger.store.schema import events
 from tests.conftest import TestDatabase
-from tests.e2e.conftest import scratch_ledger
+from tests.e2e.conftest import scratch
 
 SCOPES = Scopes(session="s1", project="vault", user="sam")
 KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUv"
@@ -55,11 +55,8 @@ class Tenant:
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
-    opened, drop = scratch_ledger(database, "promote_secrets")
-    try:
+    with scratch(database, "promote_secrets") as opened:
         yield opened
-    finally:
-        drop()
 
 
 @pytest.fixture
