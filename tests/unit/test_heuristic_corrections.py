@@ -262,6 +262,55 @@ def test_a_personal_fact_is_keyed_by_its_speaker() -> None:
     assert [f.key for f in extraction("I'm allergic to peanuts.", user=None).facts] == ["allergy: peanuts"]
 
 
+# --- a sentence of two facts ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "statements"),
+    [
+        (
+            "I'm vegetarian, and I'm allergic to peanuts.",
+            {"ada: diet": "I'm vegetarian.", "ada: allergy: peanuts": "I'm allergic to peanuts."},
+        ),
+        (
+            "I live in Berlin and I work at Acme as a backend engineer.",
+            {"ada: home location": "I live in Berlin.", "ada: employer": "I work at Acme as a backend engineer."},
+        ),
+        (
+            "I prefer dark mode and tabs over spaces!",
+            {"ada: ui theme": "I prefer dark mode!", "ada: indentation": "I prefer tabs over spaces!"},
+        ),
+        (
+            "I like dark themes and I use Vim.",
+            {"ada: preference: dark themes": "I like dark themes.", "ada: editor": "I use Vim."},
+        ),
+    ],
+)
+def test_each_fact_of_a_sentence_of_two_quotes_its_own_clause(said: str, statements: dict[str, str]) -> None:
+    assert {f.key: f.statement for f in extraction(said).facts} == statements
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm not vegetarian anymore, I'm pescatarian now.",  # one key: the sentence
+        "I prefer concise answers with bullet points.",  # one key, two words for it
+        "I use Vim and Emacs.",  # one key, two values
+    ],
+)
+def test_a_sentence_of_one_fact_is_quoted_whole(said: str) -> None:
+    assert [f.statement for f in extraction(said).facts] == [said]
+
+
+def test_replacing_one_fact_of_a_sentence_leaves_the_other_without_the_replaced_words() -> None:
+    """The dinner booking must not read "I'm vegetarian" once the speaker said they no longer are."""
+    rows = fold(("I'm vegetarian, and I'm allergic to peanuts.", "ada"), ("I'm pescatarian now.", "ada"))
+    assert rows["I'm vegetarian."].superseded_by == rows["I'm pescatarian now."].memory_id
+    assert rows["I'm allergic to peanuts."].status == "active"
+    live = " ".join(statement for statement, row in rows.items() if row.status == "active")
+    assert "vegetarian" not in live
+
+
 # --- the people of the speaker's life ------------------------------------------------------
 
 

@@ -27,6 +27,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Final
 
+import msgspec
+
 from memledger.events.catalogue import FactCategory, ScopeKind
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.patterns import Sentence, word_set
@@ -268,7 +270,57 @@ def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge], speaker: str =
         for fact in _pattern_facts(statement, confidence, speaker)
         if fact.category not in categories or (fact.category == "personal_fact" and fact.key not in keys)
     )
-    return facts
+    return _each_in_its_clause(statement, facts)
+
+
+# Where a sentence's next clause starts with a subject of its own: "I'm vegetarian, and I'm
+# allergic to peanuts" is two clauses; "I use Vim and Emacs" one.
+_SUBJECT_CLAUSE: Final = re.compile(
+    r"\s*;\s*|,?\s+(?:and|but|while|though|plus|also)\s+(?=(?:i|i'm|i've|my|we|we're|we've|our)\b)|"
+    r",\s+(?=(?:i|i'm|i've|my|we|we're|we've|our)\b)",
+    re.IGNORECASE,
+)
+_LISTED: Final = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.IGNORECASE)
+
+
+def _each_in_its_clause(statement: str, facts: list[FactCandidate]) -> list[FactCandidate]:
+    """Facts on two or more keys quote each its own clause, where one holds its value alone.
+
+    A sentence's facts are replaced one at a time: after "I'm vegetarian, and I'm allergic
+    to peanuts." and later "I'm pescatarian now.", the allergy still holds and must not
+    bring back the old diet with it. "I prefer dark mode and tabs over spaces." shares its
+    verb: each preference quotes it with its own object ("I prefer tabs over spaces.").
+    A fact whose value no single clause holds keeps the whole sentence."""
+    if len({fact.key for fact in facts}) < 2:
+        return facts
+    clauses = _clauses(statement)
+    if len(clauses) < 2:
+        return facts
+    return [_in_clause(fact, clauses, statement) for fact in facts]
+
+
+def _clauses(statement: str) -> list[str]:
+    """The statement's clauses: split where a new subject starts, else, after a verb of
+    preference, its listed objects, each with the verb ("I prefer" + "dark mode")."""
+    body = statement.rstrip(" .!")
+    clauses = [part for part in _SUBJECT_CLAUSE.split(body) if part.strip()]
+    if len(clauses) > 1:
+        return clauses
+    verb = _PREFERS.search(body.lower())
+    if verb is None:
+        return clauses
+    head = body[: verb.end()]
+    return [f"{head} {item}" for item in _LISTED.split(body[verb.end() :].strip()) if item.strip()]
+
+
+def _in_clause(fact: FactCandidate, clauses: list[str], statement: str) -> FactCandidate:
+    value = (fact.value or fact.key.rpartition(": ")[2]).lower()  # "preference: dark themes"
+    holding = [clause for clause in clauses if value and value in clause.lower()]
+    if len(holding) != 1:
+        return fact
+    clause = holding[0].strip()
+    end = statement.rstrip()[-1:] if statement.rstrip()[-1:] in ("!", ".") else "."
+    return msgspec.structs.replace(fact, statement=clause[:1].upper() + clause[1:] + end)
 
 
 def _edge_facts(statement: str, edges: Sequence[Edge], speaker: str) -> Iterator[FactCandidate]:
@@ -359,7 +411,7 @@ def _preference(lowered: str, statement: str, confidence: float, speaker: str) -
     if found:
         return found
     match = _search(_PREFERS, lowered)
-    rest = lowered[match.end() :] if match else ""
+    rest = _SUBJECT_CLAUSE.split(lowered[match.end() :], maxsplit=1)[0] if match else ""
     topic = _topic(rest)
     if not topic:
         return []
