@@ -97,7 +97,8 @@ def _sentences(pattern: re.Pattern[str], count: int, seed: int = 7) -> list[str]
     tree = re_parser.parse(pattern.pattern)
     out = []
     for _ in range(count):
-        before = " ".join(rng.choice(FILLER) for _ in range(rng.randint(0, 2)))
+        anchored = pattern.pattern.startswith("^")  # filler before would never match
+        before = "" if anchored else " ".join(rng.choice(FILLER) for _ in range(rng.randint(0, 2)))
         after = " ".join(rng.choice(FILLER) for _ in range(rng.randint(0, 2)))
         out.append(f"{before} {_generate(tree, rng)} {after}".strip())
     return out
@@ -124,7 +125,7 @@ def test_a_skipped_search_is_one_that_finds_nothing(pattern: re.Pattern[str]) ->
 
 def test_every_pattern_the_facts_search_is_guarded() -> None:
     searched = {hf._PREFERS, hf._CONSTRAINT, hf._BUDGET, hf._DEADLINE, hf._GOAL, hf._PROCEDURE}
-    searched |= {hf._TERM, hf._TASK, hf._DECISION} | {pattern for _, pattern in hf._PERSONAL}
+    searched |= {hf._TERM, hf._TASK, hf._DECISION, hf._PROJECT_RULE} | {pattern for _, pattern in hf._PERSONAL}
     assert searched == set(hf._NEEDS)
 
 

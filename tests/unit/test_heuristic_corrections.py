@@ -311,6 +311,43 @@ def test_replacing_one_fact_of_a_sentence_leaves_the_other_without_the_replaced_
     assert "vegetarian" not in live
 
 
+# --- the turn's project named bare ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "key", "category"),
+    [
+        ("Apollo uses MongoDB.", "apollo: database", "technical_fact"),
+        ("Apollo runs on MongoDB for storage.", "apollo: database", "technical_fact"),
+        ("Apollo must not store personal data in logs.", "constraint: store personal data", "constraint"),
+        ("Project Apollo has to support SSO.", "constraint: support sso", "constraint"),
+    ],
+)
+def test_the_turns_project_named_bare_is_the_subject_of_a_project_fact(said: str, key: str, category: str) -> None:
+    (fact,) = facts_of(events(said))
+    assert (fact.key, fact.category, fact.scope, fact.scope_key) == (key, category, "project", "apollo")
+
+
+def test_a_bare_name_is_a_project_only_in_that_projects_turns() -> None:
+    """The same words said in another project name nothing known: no guess at "Apollo"."""
+    said = TurnText(
+        tenant_id="acme",
+        turn_id="t1",
+        event_id="e-t1",
+        role="user",
+        text="Apollo uses MongoDB.",
+        scopes=Scopes(session="s", project="hermes", user="ada"),
+        occurred_at=T0,
+    )
+    found = HeuristicExtractor().extract([said]).get("t1", TurnExtraction())
+    assert [f.key for f in found.facts if f.key.startswith("apollo")] == []
+
+
+@pytest.mark.parametrize("said", ["Sarah must finish the slides.", "Apollo's logo must be blue, Sarah said."])
+def test_a_rule_is_the_projects_only_when_the_project_is_its_subject(said: str) -> None:
+    assert [f for f in facts_of(events(said)) if f.category == "constraint"] == []
+
+
 # --- the people of the speaker's life ------------------------------------------------------
 
 

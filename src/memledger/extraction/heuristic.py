@@ -131,7 +131,11 @@ class HeuristicExtractor:
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
-        return {turn.turn_id: extract_text(turn.text, turn.user) for turn in turns if turn.role == "user"}
+        return {
+            turn.turn_id: extract_text(turn.text, turn.user, turn.scopes.project or "")
+            for turn in turns
+            if turn.role == "user"
+        }
 
 
 MAX_TEXT_CHARS = 100_000
@@ -140,15 +144,16 @@ but a hostile megabyte of one-word lines would still keep the worker busy for ab
 10 s; a turn's text is stored whole, only its extraction stops here."""
 
 
-def extract_text(text: str, user: str = "user") -> TurnExtraction:
+def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtraction:
     """Everything the heuristics find in one user turn's text (its first
     :data:`MAX_TEXT_CHARS` characters). ``user`` is the turn's user scope key, or
-    "user" when the turn names none."""
+    "user" when the turn names none; ``project`` its project scope key, whose bare
+    name ("Atlas uses MongoDB.") then names the project."""
     found = Found(user)
     speaker = _speaker_key(user)
     header: tuple[Party, str] | None = None
     labelled: list[tuple[str, Sentence]] = []
-    for sentence in map(analyse, split_sentences(text[:MAX_TEXT_CHARS])):
+    for sentence in (analyse(part, project) for part in split_sentences(text[:MAX_TEXT_CHARS])):
         if asks_to_forget(sentence.text):
             continue  # what the speaker asks to forget is not to be remembered
         label = _label(sentence)

@@ -139,6 +139,12 @@ _CONSTRAINT = re.compile(
     r"may not)\s+(\w+(?: \w+){0,3})|^(?:never|always|don't ever|do not ever)\s+(\w+(?: \w+){0,2})|"
     r"\bhard constraint:?\s*(.+)"
 )
+# "Phoenix must not store personal data in logs.": a rule whose subject is the project the
+# sentence opens with (tried only then; "Sarah must ..." is no rule of the project's).
+_PROJECT_RULE = re.compile(
+    r"^(?:project\s+)?[\w-]+\s+(?:must not|must|cannot|can't|can not|has to|needs to|should never|"
+    r"is not allowed to|may not)\s+(\w+(?: \w+){0,3})"
+)
 # Runs of words before a cue word are bounded ({1,40}, {1,80}): unbounded, a long run
 # without the cue is scanned again from each word boundary in it (quadratic, for a
 # hostile turn). Keys use three words of a topic anyway.
@@ -185,6 +191,17 @@ _DECISION = re.compile(
 # were a quarter of the extractor's time).
 _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
     _PREFERS: ("prefer", "like", "love", "want", "hate", "can't", "please", "always"),
+    _PROJECT_RULE: (
+        "must",
+        "cannot",
+        "can't",
+        "can not",
+        "has to",
+        "needs to",
+        "should never",
+        "not allowed",
+        "may not",
+    ),
     _CONSTRAINT: (
         "must",
         "cannot",
@@ -267,7 +284,7 @@ def facts_for_sentence(sentence: Sentence, edges: Sequence[Edge], speaker: str =
     # fact on another key: "I live in Berlin and I work at Acme" is a home and an employer.
     facts.extend(
         fact
-        for fact in _pattern_facts(statement, confidence, speaker)
+        for fact in _pattern_facts(statement, confidence, speaker, project_first=_opens_with_project(sentence))
         if fact.category not in categories or (fact.category == "personal_fact" and fact.key not in keys)
     )
     return _each_in_its_clause(statement, facts)
@@ -380,7 +397,18 @@ def _subject(edge: Edge) -> str:
     return "" if edge.source.kind == "user" else f"{edge.source.name.lower()}: "
 
 
-def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[FactCandidate]:
+def _opens_with_project(sentence: Sentence) -> bool:
+    """Whether the sentence's subject is a project it names first ("Phoenix must ...",
+    "Project Phoenix must ...")."""
+    first = sentence.mentions[0] if sentence.mentions else None
+    if first is None or first.entity_type != "project":
+        return False
+    return first.start == 0 or (first.start == 1 and sentence.lows[0] == "project")
+
+
+def _pattern_facts(
+    statement: str, confidence: float, speaker: str, *, project_first: bool = False
+) -> Iterator[FactCandidate]:
     lowered = statement.lower()
     preference = _preference(lowered, statement, confidence, speaker)
     yield from preference
@@ -393,7 +421,7 @@ def _pattern_facts(statement: str, confidence: float, speaker: str) -> Iterator[
             on = f"{key}: {_topic(_NEGATED.sub('', value))}" if key in _ITEMISED else key
             yield _fact(f"{speaker}{on}", statement, "personal_fact", confidence, "user", value, speaker=speaker)
     yield from _people(lowered, statement, confidence, speaker)
-    yield from _rules(lowered, statement, confidence)
+    yield from _rules(lowered, statement, confidence, project_first=project_first)
     if not preference:
         yield from _plans(lowered, statement, confidence)
 
@@ -494,7 +522,7 @@ _ABOUT_SELF: Final = re.compile(r"\b(?:report|work|left|quit)\b|^(?:hi|hello|hey
 _NOT_A_NAME: Final = word_set("it this that he she they who what i a an the not also here there")
 
 
-def _rules(lowered: str, statement: str, confidence: float) -> Iterator[FactCandidate]:
+def _rules(lowered: str, statement: str, confidence: float, *, project_first: bool = False) -> Iterator[FactCandidate]:
     budget = _search(_BUDGET, lowered)
     if budget:
         key = f"budget: {_topic(budget.group(1))}" if budget.group(1) else "budget"
@@ -505,7 +533,7 @@ def _rules(lowered: str, statement: str, confidence: float) -> Iterator[FactCand
         topic = _topic(deadline.group("after") or (before if before not in _NOT_A_TOPIC else None))
         key = f"deadline: {topic}" if topic else "deadline"
         yield _fact(key, statement, "constraint", confidence, "project", deadline.group("value"))
-    constraint = _search(_CONSTRAINT, lowered)
+    constraint = _search(_CONSTRAINT, lowered) or (_search(_PROJECT_RULE, lowered) if project_first else None)
     if constraint and not budget and not deadline:
         topic = _topic(next(group for group in constraint.groups() if group))
         if topic:

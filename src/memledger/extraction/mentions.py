@@ -53,9 +53,9 @@ so a sentence costs the square of its length; prose sentences are far shorter
 (the labelled corpus's longest has 26), a hostile or pasted run is cut here."""
 
 
-def analyse(text: str) -> Sentence:
+def analyse(text: str, project: str = "") -> Sentence:
     """Tokens (the first :data:`MAX_SENTENCE_TOKENS`), mentions and mood (question,
-    hedge) of one sentence."""
+    hedge) of one sentence; ``project`` is the turn's project scope key, if any."""
     words = tokenize(text)[:MAX_SENTENCE_TOKENS]
     lows = [word.lower() for word in words]
     lowered = text.lower()
@@ -63,7 +63,7 @@ def analyse(text: str) -> Sentence:
         text=text,
         words=words,
         lows=lows,
-        mentions=find_mentions(words, lows),
+        mentions=find_mentions(words, lows, project),
         question=is_question(lowered, lows),
         hedged=HEDGES.search(lowered) is not None,
     )
@@ -108,9 +108,11 @@ def _initials(lows: list[str]) -> set[int]:
     return found
 
 
-def find_mentions(words: list[str], lows: list[str]) -> list[Mention]:
-    """Every explicitly named entity of a tokenized sentence, in token order."""
+def find_mentions(words: list[str], lows: list[str], project: str = "") -> list[Mention]:
+    """Every explicitly named entity of a tokenized sentence, in token order; a
+    capitalised word naming ``project`` (the turn's project scope key) is that project."""
     finder = _Finder(words, lows)
+    _find_own_project(finder, project.lower())
     _find_teams(finder)
     _find_known(finder)
     unknown = _find_capitalised(finder)
@@ -119,6 +121,16 @@ def find_mentions(words: list[str], lows: list[str]) -> list[Mention]:
     _propagate_lists(finder, unknown)
     finder.found.sort(key=lambda mention: mention.start)
     return finder.found
+
+
+def _find_own_project(f: _Finder, project: str) -> None:
+    """ "Atlas uses MongoDB." said in project atlas is about the project, which its
+    members name bare. A name the gazetteer knows (a project keyed "redis") keeps its kind."""
+    if not project.isalpha() or _is_known(project):
+        return
+    for i, low in enumerate(f.lows):
+        if low == project and f.words[i][:1].isupper():
+            f.add(Mention(f.words[i], "project", 0.85, i, i + 1))
 
 
 def _find_teams(f: _Finder) -> None:
