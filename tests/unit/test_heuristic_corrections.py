@@ -321,6 +321,8 @@ def test_replacing_one_fact_of_a_sentence_leaves_the_other_without_the_replaced_
         ("Apollo runs on MongoDB for storage.", "apollo: database", "technical_fact"),
         ("Apollo must not store personal data in logs.", "constraint: store personal data", "constraint"),
         ("Project Apollo has to support SSO.", "constraint: support sso", "constraint"),
+        ("Apollo decided to use FastAPI.", "apollo: backend framework", "decision"),
+        ("Apollo prefers Vim over Emacs.", "apollo: preferred editor", "preference"),
     ],
 )
 def test_the_turns_project_named_bare_is_the_subject_of_a_project_fact(said: str, key: str, category: str) -> None:

@@ -281,8 +281,8 @@ def switch_side(kind: str, side: str, gap: list[str]) -> str:
 
 
 SOURCES: dict[str, frozenset[str]] = {
-    "PREFERS": frozenset(("user", "person")),
-    "DECIDED": frozenset(("user", "person", "organization")),
+    "PREFERS": frozenset(("user", "person", "project", "organization")),
+    "DECIDED": frozenset(("user", "person", "project", "organization")),
     "WORKS_ON": frozenset(("user", "person", "organization")),
     "WORKS_WITH": frozenset(("user", "person")),
     "KNOWS": frozenset(("user", "person")),

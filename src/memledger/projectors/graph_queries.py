@@ -278,10 +278,15 @@ def edges_by_key(conn: Connection, tenant_id: str, keys: Iterable[str]) -> list[
     return [Edge(*row, hop=0) for row in conn.execute(stmt).all()]  # type: ignore[call-arg]
 
 
-def live_edges_from(conn: Connection, tenant_id: str, source_entity_id: str) -> list[tuple[str, str]]:
-    """(relationship key, target name) of the live relationships leaving an entity."""
+def live_edges_from(
+    conn: Connection, tenant_id: str, source_entity_id: str, relation: str | None = None
+) -> list[tuple[str, str]]:
+    """(relationship key, target name) of the live relationships leaving an entity (of
+    one relation, when given)."""
     r = relationships
     stmt = sa.select(r.c.relationship_key, r.c.target_name).where(
         r.c.tenant_id == tenant_id, r.c.source_entity_id == source_entity_id, r.c.status == "active"
     )
+    if relation is not None:
+        stmt = stmt.where(r.c.relation == relation)
     return [(key, target) for key, target in conn.execute(stmt).all()]

@@ -28,14 +28,14 @@ from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import ConcurrencyConflict, InvalidCommand, LedgerError
 from memledger.events import codec
-from memledger.events.catalogue import TurnRecorded
+from memledger.events.catalogue import Event, TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent, Recorded
 from memledger.extraction.directives import with_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, follow_up, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnKey, TurnText, extract_per_tenant
 from memledger.projectors import checkpoints
-from memledger.service import forgetting, tenant_settings
+from memledger.service import forgetting, replaced_edges, tenant_settings
 from memledger.store import batch_append, counters, db, event_reads, event_store
 from memledger.store.outage import OUTAGES, Backoff
 
@@ -232,6 +232,7 @@ class ExtractionWorker:
         report = BatchReport(turns=len(turns))
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
         deltas: dict[TurnKey, dict[str, int]] = {}
+        earlier: list[Event] = []  # this batch's events so far
         for turn in turns:
             extraction = results.get((turn.tenant_id, turn.turn_id), TurnExtraction())
             if turn.role == "user":
@@ -251,12 +252,20 @@ class ExtractionWorker:
             pairs = to_events(
                 turn, extraction, conversation, policy, extractor=self.extractor.name, version=self.extractor.version
             )
-            if asked:  # "Forget what I said about ...": retract it, as part of this extraction
-                earlier = [new.event for _, events in per_turn for new in events]
-                retracted = forgetting.retractions(tx, turn, asked, earlier)
-                pairs = follow_up(turn, pairs, retracted, extractor=self.extractor.name, version=self.extractor.version)
+            if turn.role == "user":  # retractions, as part of this extraction
+                # "Forget what I said about ...": what the speaker said about it
+                retracted = forgetting.retractions(tx, turn, asked, earlier) if asked else []
+                # "I now work at Globex.": the edge to what a newer fact replaces
+                for replaced in replaced_edges.retractions(tx, turn, [new.event for _, new in pairs], earlier):
+                    if replaced.item_id not in {r.item_id for r in retracted}:
+                        retracted.append(replaced)
+                if retracted:
+                    pairs = follow_up(
+                        turn, pairs, retracted, extractor=self.extractor.name, version=self.extractor.version
+                    )
             deltas[(turn.tenant_id, turn.turn_id)] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
+            earlier.extend(new.event for _, new in pairs)
         appends: list[tuple[TurnText, batch_append.StreamAppend]] = []
         for turn, events in per_turn:
             valid = _encodable(turn, events)

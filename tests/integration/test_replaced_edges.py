@@ -1,0 +1,96 @@
+""" "I now work at Globex.": a person's newer fact on a key retracts their relationship
+to what the older fact named (employer's PART_OF, a preference's PREFERS), as part of
+the newer turn's extraction, whether the older one was projected or said in the same
+batch; what was not replaced, and another person's edges, stay."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from memledger.events.catalogue import MemoryRetracted
+from memledger.library import MemoryLedger
+from memledger.service.replaced_edges import REASON
+from memledger.service.types import Scopes
+from memledger.store import event_reads
+from tests.conftest import TestDatabase
+from tests.e2e.conftest import scratch
+
+SAM = Scopes(session="sam-w1", user="sam")
+SAM_LATER = Scopes(session="sam-w3", user="sam")
+RAJ = Scopes(session="raj-w1", user="raj")
+
+
+@pytest.fixture(scope="module")
+def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
+    """A database of its own: ``process`` extracts every pending turn of the database."""
+    with scratch(database, "replaced") as opened:
+        yield opened
+
+
+@pytest.fixture
+def tenant() -> str:
+    return f"replaced-{uuid.uuid4().hex[:8]}"
+
+
+def _edges(ledger: MemoryLedger, tenant: str, user: str) -> set[tuple[str, str]]:
+    return {(e.relation, e.target_name) for e in ledger.graph(tenant, "me", user=user).edges}
+
+
+def _retracted(ledger: MemoryLedger, tenant: str) -> list[MemoryRetracted]:
+    with ledger.engine.connect() as conn:
+        return [r.event for r in event_reads.read_tenant(conn, tenant) if isinstance(r.event, MemoryRetracted)]
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["in one batch", "after projection"])
+@pytest.mark.parametrize("newer", ["I now work at Globex as a staff engineer.", "I left Acme."])
+def test_a_new_employer_retracts_the_old_part_of(ledger: MemoryLedger, tenant: str, newer: str, together: bool) -> None:
+    ledger.record_turn(tenant, "user", "I work at Acme as a backend engineer.", scopes=SAM)
+    ledger.record_turn(tenant, "user", "I use Neovim.", scopes=SAM)
+    if not together:
+        ledger.process()
+        assert ("PART_OF", "Acme") in _edges(ledger, tenant, "sam")
+    ledger.record_turn(tenant, "user", newer, scopes=SAM_LATER)
+    ledger.process()
+
+    edges = _edges(ledger, tenant, "sam")
+    assert ("PART_OF", "Acme") not in edges
+    assert ("USES", "Neovim") in edges  # not replaced
+    [retracted] = _retracted(ledger, tenant)
+    assert (retracted.item_kind, retracted.reason) == ("relationship", REASON)
+    block = ledger.context(tenant, "Where do I work these days?", scopes=SAM_LATER).text
+    assert [line for line in block.splitlines() if "PART_OF" in line and "Acme" in line] == []
+    assert "backend engineer" not in block  # the old fact, superseded
+
+
+def test_a_new_preference_retracts_the_old_prefers(ledger: MemoryLedger, tenant: str) -> None:
+    ledger.record_turn(tenant, "user", "I prefer Emacs.", scopes=SAM)
+    ledger.process()
+    assert ("PREFERS", "Emacs") in _edges(ledger, tenant, "sam")
+    ledger.record_turn(tenant, "user", "I prefer Vim.", scopes=SAM_LATER)
+    ledger.process()
+    edges = _edges(ledger, tenant, "sam")
+    assert ("PREFERS", "Emacs") not in edges and ("PREFERS", "Vim") in edges
+
+
+def test_another_persons_edges_and_a_repeated_fact_stay(ledger: MemoryLedger, tenant: str) -> None:
+    ledger.record_turn(tenant, "user", "I work at Acme.", scopes=RAJ)
+    ledger.record_turn(tenant, "user", "I work at Acme.", scopes=SAM)
+    ledger.process()
+    ledger.record_turn(tenant, "user", "I work at Globex.", scopes=SAM_LATER)
+    ledger.record_turn(tenant, "user", "I still work at Acme, yes.", scopes=RAJ)
+    ledger.process()
+    assert ("PART_OF", "Acme") in _edges(ledger, tenant, "raj")
+    assert ("PART_OF", "Acme") not in _edges(ledger, tenant, "sam")
+    assert len(_retracted(ledger, tenant)) == 1  # Sam's, once
+
+
+def test_a_turn_without_a_user_retracts_nothing(ledger: MemoryLedger, tenant: str) -> None:
+    nobody = Scopes(session="anon")
+    ledger.record_turn(tenant, "user", "I work at Acme.", scopes=nobody)
+    ledger.process()
+    ledger.record_turn(tenant, "user", "I work at Globex.", scopes=nobody)
+    ledger.process()
+    assert _retracted(ledger, tenant) == []
