@@ -36,6 +36,11 @@ SECRETS = {
     "-----END OPENSSH PRIVATE KEY-----",
     "pkcs8 private key": "here:\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----",
     "encrypted private key": "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHzBJBg\n-----END ENCRYPTED PRIVATE KEY-----",
+    "visa card in groups": "My card is 4111 1111 1111 1111, expires 12/27.",
+    "mastercard with hyphens": "use 5500-0055-5555-5559 for the order",
+    "amex": "amex 378282246310005",
+    "social security number": "my SSN is 123-45-6789",
+    "social security number in digits": "My social security number is 123456789.",
     "postgres url": "the prod DB is postgresql://app:s3cr3t@db.internal:5432/app",
     "mongodb url": "mongodb+srv://admin:Pa55word@cluster0.mongodb.net/test",
     "mysql url": "mysql://root:toor@localhost/db",
@@ -122,6 +127,11 @@ CLEAN = {
     "key insight": "The key insight: caching made it 10x faster.",
     "stripe prefix mentioned": "I use pk_ prefixes for primary keys.",
     "pem public cert mentioned": "The certificate is in certs/server.pem.",
+    "a number failing the card check": "Order 4111 1111 1111 1112 shipped.",
+    "a phone number": "Call me at +49 170 1234567 or 555-123-4567.",
+    "an amount": "The invoice total is 1,234,567.89 euros.",
+    "a timestamp": "The build 20241126123456 failed at 2024-11-26 10:00.",
+    "a ticket id": "See JIRA-1234-5678 and version 4.1111.1111.1111.",
 }
 
 
@@ -172,6 +182,8 @@ def test_the_new_kinds_are_named() -> None:
     assert find_secret(MISSED["vault token"]) == "vault token"
     assert find_secret(MISSED["german passwort"]) == "password"
     assert find_secret("The password: correct horse battery staple") == "password"  # a password word takes any
+    assert find_secret(SECRETS["amex"]) == "payment card number"
+    assert find_secret(SECRETS["social security number"]) == "social security number"
 
 
 @pytest.mark.parametrize(
@@ -200,6 +212,8 @@ HOSTILE = {
     "mot de passe": _run("mot de passe ", 200_000),
     "account keys": _run("AccountKey=", 200_000),
     "vault prefixes": _run("hvs.", 200_000),
+    "digit groups": _run("4111 ", 200_000),
+    "social security words": _run("ssn is 123 ", 200_000),
 }
 
 
