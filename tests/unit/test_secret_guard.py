@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
+from memledger.extraction import secrets
 from memledger.extraction.secrets import find_secret
 
 SECRETS = {
@@ -41,6 +42,7 @@ SECRETS = {
     "amex": "amex 378282246310005",
     "social security number": "my SSN is 123-45-6789",
     "social security number in digits": "My social security number is 123456789.",
+    "pem certificate block": "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIJ\n-----END CERTIFICATE-----",
     "postgres url": "the prod DB is postgresql://app:s3cr3t@db.internal:5432/app",
     "mongodb url": "mongodb+srv://admin:Pa55word@cluster0.mongodb.net/test",
     "mysql url": "mysql://root:toor@localhost/db",
@@ -195,6 +197,36 @@ def test_the_new_kinds_are_named() -> None:
 )
 def test_a_value_prose_goes_on_from_is_still_a_secret_unless_a_short_lowercase_word(text: str) -> None:
     assert find_secret(text) is not None
+
+
+# -- the words each pattern needs skip no match -----------------------------------------------------
+
+
+def _variants(text: str) -> list[str]:
+    """The text, upper-cased, and with look-alikes that IGNORECASE matches as ASCII letters
+    (the long s, the Kelvin sign, the dotless i)."""
+    looks = text.replace("s", "\u017f").replace("k", "\u212a").replace("i", "\u0131")
+    return [text, text.upper(), looks, looks.upper()]
+
+
+def _unguarded(text: str) -> str | None:
+    """What the patterns alone find, searching every one."""
+    visible = secrets._INVISIBLE.sub("", text)
+    return next((kind for kind, pattern, _ in secrets._PATTERNS if pattern.search(visible)), None)
+
+
+ALL_TEXTS = [*SECRETS.values(), *MISSED.values(), *CLEAN.values(), *FALSE_POSITIVES.values()]
+
+
+@pytest.mark.parametrize("text", [v for text in ALL_TEXTS for v in _variants(text)])
+def test_a_search_skipped_for_want_of_its_words_would_have_found_nothing(text: str) -> None:
+    found = _unguarded(text)
+    assert found is None or find_secret(text) == found
+
+
+def test_every_pattern_is_exercised_by_the_texts_above() -> None:
+    kinds = {kind for kind, _, _ in secrets._PATTERNS}
+    assert {_unguarded(v) for text in ALL_TEXTS for v in _variants(text)} >= kinds
 
 
 # -- linear time on hostile runs -------------------------------------------------------------------
