@@ -479,8 +479,9 @@ def test_as_of_a_time_shows_what_the_ledger_held_then(ledger: Ledger) -> None:
     assert ids(ledger.select(CODING, as_of=recorded_at)) == {"dropped"}
     assert ids(ledger.select(CODING, as_of=recorded_at.astimezone(timezone(timedelta(hours=2))))) == {"dropped"}
     earlier = ledger.select(CODING, as_of=recorded_at - timedelta(microseconds=1))
-    assert earlier.items == () and earlier.empty_reason == "no memory matches this request"
-    assert ids(ledger.select(CODING, as_of=datetime.now(UTC))) == set()
+    assert earlier.items == () and earlier.empty_reason == "no memory had been made for this tenant by then"
+    now = ledger.select(CODING, as_of=datetime.now(UTC))
+    assert now.items == () and now.empty_reason == "no memory matches this request"  # retracted: memory, none shown
 
 
 def test_as_of_a_naive_time_is_refused_naming_as_of(ledger: Ledger) -> None:

@@ -219,7 +219,11 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
         pool = relevant(pool, request.request, category)
         pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
         items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
-        return _selection(conn, request, items, str(until) if isinstance(until, Cursor) else until.isoformat())
+        label = str(until) if isinstance(until, Cursor) else until.isoformat()
+        if not (state.facts or state.entities or state.relationships):
+            reason = "no memory had been made for this tenant by then"  # not "no match": nothing to match
+            return Selection(request=request.request, empty_reason=reason, as_of=label)
+        return _selection(conn, request, items, label)
     tenant, scopes = request.tenant_id, request.scopes
     found = candidates.gather_facts(
         conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
