@@ -132,7 +132,7 @@ class HeuristicExtractor:
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
         return {
-            turn.turn_id: extract_text(turn.text, turn.user, turn.scopes.project or "")
+            turn.turn_id: extract_text(turn.text, turn.user, turn.project_name or turn.scopes.project or "")
             for turn in turns
             if turn.role == "user"
         }

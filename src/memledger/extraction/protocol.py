@@ -35,6 +35,9 @@ class TurnText(msgspec.Struct, frozen=True, kw_only=True):
     scopes: Scopes
     occurred_at: datetime
     subject: str | None = None  # whose words these are, when not the scopes' user
+    # The project's name as the text says it ("atlas"), when its scope key is stored as a
+    # keyed hash that a word of the text hashes to (``service.extraction.project_names``).
+    project_name: str | None = None
 
     @property
     def speaker(self) -> str | None:

@@ -14,13 +14,16 @@ even a worker that lost its lock cannot append a turn's results twice.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Final
 
+import msgspec
 import sqlalchemy as sa
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import exc as sa_exc
@@ -32,10 +35,11 @@ from memledger.events.catalogue import Event, TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent, Recorded
 from memledger.extraction.directives import with_directives
+from memledger.extraction.heuristic import MAX_TEXT_CHARS
 from memledger.extraction.policy import Counts, Policy, conversation_of, follow_up, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnKey, TurnText, extract_per_tenant
 from memledger.projectors import checkpoints
-from memledger.service import forgetting, replaced_edges, tenant_settings
+from memledger.service import forgetting, replaced_edges, scope_ids, tenant_settings
 from memledger.store import batch_append, counters, db, event_reads, event_store
 from memledger.store.outage import OUTAGES, Backoff
 
@@ -115,6 +119,28 @@ def to_turn_text(rec: Recorded) -> TurnText:
         occurred_at=rec.occurred_at,
         subject=event.subject,
     )
+
+
+_CAPITALISED: Final = re.compile(r"\b[A-Z][A-Za-z]{1,39}\b")
+
+
+def project_names(conn: Connection, turns: Sequence[TurnText]) -> list[TurnText]:
+    """``turns``, each whose project key is stored hashed given the name a capitalised word
+    of its text hashes to ("Atlas uses MongoDB." in project ``atlas``): its members name
+    the project bare, and the extractor sees only the stored key. Raw keys need nothing."""
+    return [_with_project_name(conn, turn) for turn in turns]
+
+
+def _with_project_name(conn: Connection, turn: TurnText) -> TurnText:
+    project = turn.scopes.project
+    if turn.role != "user" or not project or not scope_ids.is_stored(project):
+        return turn
+    key = scope_ids.key_for(conn, turn.tenant_id)
+    words = list(dict.fromkeys(_CAPITALISED.findall(turn.text[:MAX_TEXT_CHARS])))[:100]
+    for word in words:  # as typed or lower-cased, as callers key projects
+        if project in (key.stored_id("project", word.lower()), key.stored_id("project", word)):
+            return msgspec.structs.replace(turn, project_name=word.lower())
+    return turn
 
 
 @dataclass
@@ -210,7 +236,8 @@ class ExtractionWorker:
             return BatchReport(), after
         # A turn erased before its extraction reads "[erased]": nothing to extract, and
         # no text for a model to be paid for (or to make something up from).
-        turns = [to_turn_text(rec) for rec in page if not rec.erased]
+        with _transaction(conn):
+            turns = project_names(conn, [to_turn_text(rec) for rec in page if not rec.erased])
         found = extract_per_tenant(self.extractor, turns) if turns else {}  # outside any transaction
         with _transaction(conn):
             now = checkpoints.lock(conn, self.name)

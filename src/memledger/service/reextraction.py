@@ -43,7 +43,7 @@ from memledger.projectors.base import Projector, live_schema
 from memledger.projectors.rebuild import _drop_schema as drop_schema
 from memledger.projectors.summaries import SUMMARIES, summarise
 from memledger.service import tenant_settings
-from memledger.service.extraction import TURN_TAG, to_turn_text
+from memledger.service.extraction import TURN_TAG, project_names, to_turn_text
 from memledger.store import db, event_reads
 
 SHADOWED = ("facts", "entities", "relationships")
@@ -157,10 +157,10 @@ def _replay(
     policy: Policy,
 ) -> list[Recorded]:
     """The page with extractor output replaced by ``extractor``'s, in ledger order."""
-    turns = [to_turn_text(rec) for rec in page if _extractable(rec)]
-    found = extract_per_tenant(extractor, turns) if turns else {}
     with engine.connect() as conn:
+        turns = project_names(conn, [to_turn_text(rec) for rec in page if _extractable(rec)])
         settings = {t: tenant_settings.load(conn, t) for t in {t.tenant_id for t in turns}}
+    found = extract_per_tenant(extractor, turns) if turns else {}
     out: list[Recorded] = []
     for rec in page:
         if rec.metadata.extractor is not None:
