@@ -217,11 +217,15 @@ def promote(
     actor: str | None = None,
 ) -> str:
     """Copy a memory (or a new statement) to a longer-lived scope; returns the new id.
+    A memory is promoted in its own words, citing its turns: a ``statement`` that differs
+    from them is refused, as is a ``scope`` that is none of the four (InvalidCommand).
 
     Explicit promotion always works, whatever the tenant's automatic-promotion switch.
     The target scope's key is given raw (or as the stored id we showed) and stored hashed.
     """
     check_identifier("tenant_id", tenant_id)
+    if scope not in scope_ids.KINDS:
+        raise InvalidCommand(f"scope must be one of {', '.join(scope_ids.KINDS)}, not {scope!r}")
     if memory_id is not None:
         check_identifier("memory_id", memory_id)
     for field, text in (("statement", statement), ("key", key)):
@@ -239,7 +243,13 @@ def promote(
         if not found:
             raise NotFound(f"tenant {tenant_id!r} has no fact {memory_id!r}")
         fact = found[0]
-        statement = statement or fact.statement
+        if statement is not None and statement.strip() != fact.statement.strip():
+            # The promoted fact cites the fact's turns: other words would be put in their mouth.
+            raise InvalidCommand(
+                "give a memory_id or a statement, not both: a promoted fact keeps the words its turns said "
+                "(promote a new statement without memory_id)"
+            )
+        statement = fact.statement
         key = key or fact.key
         source_turns = tuple(fact.source_turns)
     if not statement or not statement.strip():
