@@ -10,7 +10,8 @@ import re
 
 # A credential keyword (possibly inside a name like DB_PASSWORD) followed by a value:
 # "= value" / ": value" unless the value is a reference (os.environ, ${VAR}, <placeholder>),
-# or "is value" when the value looks like a secret (has a digit or a symbol).
+# or "is value" when the value looks like a secret (has a digit, or a symbol not at its end:
+# "Your password is incorrect!" is no value).
 _WORD_FOR_PASSWORDS = r"(?:password|passwd|passphrase|pwd|passwort|kennwort|mot de passe|contrase(?:ñ|n)a)"
 _KEYWORD = (
     r"(?:" + _WORD_FOR_PASSWORDS + r"|secret|api[_ -]?key|access[_ -]?key|secret[_ -]?key|account[_ -]?key"
@@ -35,7 +36,7 @@ _PASSWORD = (
     + r"\S{4,}|:\s*['\"]?"
     + _REFERENCE
     + _PROSE
-    + r"\S{4,}|is\s+['\"]?(?=\S*[0-9!@#$%^&*_+=-])\S{6,})"
+    + r"\S{4,}|is\s+['\"]?(?=\S*(?:[0-9]|[!@#$%^&*_+=-]\S))\S{6,})"
 )
 
 _PASSWORD_COLON = r"(?<![A-Za-z0-9])" + _WORD_FOR_PASSWORDS + r"\w{0,64}['\"]?\s*:\s*['\"]?" + _REFERENCE + r"\S{4,}"
@@ -43,7 +44,7 @@ _PASSWORD_COLON = r"(?<![A-Za-z0-9])" + _WORD_FOR_PASSWORDS + r"\w{0,64}['\"]?\s
 # The same keyword a few words before "is" or a colon: "the password for prod is
 # Summer2024!", "Password of the staging DB: hunter22x", "the password will be ...",
 # "the password rotates monthly, currently ...", "Das Passwort für die Produktion ist ...".
-# The value must look like a secret (a digit or a symbol), so "the secret to good tests
+# The value must look like a secret (a digit, or a symbol not at its end), so "the secret to good tests
 # is keeping them small" passes.
 _PASSWORD_OF = (
     r"(?<![A-Za-z0-9])"
@@ -51,15 +52,28 @@ _PASSWORD_OF = (
     + r"\w{0,64}(?:[\s,;]+[^\W\d_]{1,20}){0,4}?[\s,;]*"
     + r"(?:\b(?:is|was|be|currently|now|ist|war|est)\b|:|=)\s*['\"]?"
     + _REFERENCE
-    + r"(?=\S*[0-9!@#$%^&*_+=-])\S{6,}"
+    + r"(?=\S*(?:[0-9]|[!@#$%^&*_+=-]\S))\S{6,}"
 )
 
 # A password word right before its value: "user admin and password Hunter#2024". With
 # no "is" or colon between them, the value must look more like a secret: a letter, and
-# a digit or a symbol (not a hyphen, and not only at its end), so "password reset-flow"
+# a digit, or a symbol (not a hyphen, and not only at its end), so "password reset-flow"
 # and "the password manager!" pass. The lookaheads are bounded, to stay linear.
 _PASSWORD_BARE = (
-    r"(?<![A-Za-z0-9])" + _WORD_FOR_PASSWORDS + r"\s+['\"]?(?=\S{0,64}?[A-Za-z])(?=\S{0,64}?[0-9!@#$%^&*_+=~]\S)\S{6,}"
+    r"(?<![A-Za-z0-9])"
+    + _WORD_FOR_PASSWORDS
+    + r"\s+['\"]?(?=\S{0,64}?[A-Za-z])(?=\S{0,64}?(?:[0-9]|[!@#$%^&*_+=~]\S))\S{6,}"
+)
+
+# A password said in plain words: "Our wifi password is correcthorsebattery." One long
+# word of letters ends the sentence, and it is no word a rule about passwords ends with
+# ("The password is required.", "... is case-sensitive", "... is confidential").
+_PASSWORD_PLAIN = (
+    r"(?<![A-Za-z0-9])"
+    + _WORD_FOR_PASSWORDS
+    + r"\w{0,64}(?:[\s,;]+[^\W\d_]{1,20}){0,4}?\s+(?:is|was|will be|ist)\s+['\"]?"
+    + r"(?![a-z]{0,40}?(?:ed|ing|ly|ble|ful|ous|ive|ent|ant|ary|ory|ion|ness|less|ate|ish|al)\b)"
+    + r"[A-Za-z]{10,40}['\"]?[^\S\n]*(?:$|[.!,;)])"
 )
 
 # Each kind, its pattern, and words one of which every match holds (case-folded): a text
@@ -110,6 +124,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
         (*_PASSWORD_WORDS, "secret", "api", "access", "account", "auth"),
     ),
     ("password", re.compile(_PASSWORD_BARE, re.IGNORECASE), _PASSWORD_WORDS),
+    ("password", re.compile(_PASSWORD_PLAIN, re.IGNORECASE | re.MULTILINE), _PASSWORD_WORDS),
     (
         "credentials",
         re.compile(r"\bcred(?:ential)?s?\b\W{0,3}[^\s:]{1,64}:(?!//)\S{4,}", re.IGNORECASE),
