@@ -31,3 +31,9 @@ def test_content_words_ignore_the_asking() -> None:
     assert words("what I said about my birthdays") == {"birthday"}
     assert topics("Please forget everything. Forget it.") == ["everything"]
     assert words("everything") == frozenset()
+
+
+def test_being_and_having_are_no_content() -> None:
+    """ "Forget what I said about being vegetarian." is about "I'm vegetarian.", which lacks "being"."""
+    assert [words(t) for t in topics("Forget what I said about being vegetarian.")] == [{"vegetarian"}]
+    assert [words(t) for t in topics("Forget what I said about having a dog.")] == [{"dog"}]

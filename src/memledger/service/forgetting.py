@@ -38,7 +38,7 @@ _WORD: Final = re.compile(r"[^\W_]+")
 _NOT_CONTENT: Final = word_set(
     "i im me my mine myself you your we our us that this these those what which who whom when where how why "
     "said say told tell about the a an is am are was were be been to of in on at for and or with it its "
-    "please just all any everything anything something thing things stuff"
+    "please just all any everything anything something thing things stuff being having"
 )
 
 
