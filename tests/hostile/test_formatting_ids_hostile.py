@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from memledger.events.catalogue import Scopes
 from memledger.formatting import TEXT_BEGIN, TEXT_END, neutralise, render
-from memledger.formatting.layout import CONTRACT
+from memledger.formatting.layout import CONTRACT, FORMATTER_VERSION
 from memledger.formatting.names import _STORED, _neutral
 from memledger.selection.types import SelectedItem, Selection
 from tests.hostile.hostile_text import BOUNDED, hostile_text
@@ -97,5 +97,5 @@ def check_item(fields: dict[str, Any], entry: SelectedItem) -> None:
 def test_hostile_ids_cannot_forge_metadata_or_headings(items: list[SelectedItem]) -> None:
     sel = Selection(request="r", items=tuple(items), scopes=Scopes(session="s", project="p", user="victim"))
     block = render(sel, max_chars=400_000)
-    assert block.formatter_version == "6"
+    assert block.formatter_version == FORMATTER_VERSION
     check_lines(block.text, items)

@@ -34,8 +34,8 @@ from memledger.formatting import (
     neutralise,
     render,
 )
-from memledger.formatting.layout import CONTRACT, FORMATTER_VERSIONS, TEXT, XML, measure, prepare
-from memledger.formatting.neutralise import is_suspicious
+from memledger.formatting.layout import CONTRACT, FORMATTER_VERSIONS, MIN_CUT_CHARS, TEXT, XML, measure, prepare
+from memledger.formatting.neutralise import ELLIPSIS, is_suspicious
 from memledger.selection.types import SelectedItem, Selection
 
 HERE = Path(__file__).parent
@@ -189,9 +189,39 @@ def test_conflicted_items_are_flagged_and_shown_together(style: Style) -> None:
     assert check_structure(block, sel)
     # A budget with room for two items keeps both sides of the conflict, not the 0.8 item.
     room = len(render(selection(*sel.items[::2]), style=style).text)
-    tight = render(sel, style=style, max_chars=room + 30)
+    tight = render(sel, style=style, max_chars=room + 60)
     assert tight.item_ids == ("f-1", "f-3")
     assert tight.omitted == 1
+    assert "Deploys on Fridays." in tight.text
+
+
+FORBIDDEN = "Deploy Phoenix to production on a Friday afternoon only if you want an outage; it is forbidden."
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_an_item_is_never_cut_to_a_fragment(style: Style) -> None:
+    """From version 7, a cut item keeps at least half its text (or MIN_CUT_CHARS): before,
+    "Deploy Phoenix to…" was served for a sentence forbidding it, and a bigger budget gave that
+    fragment where a smaller one had shown the sentence whole."""
+    sel = selection(
+        item("f-1", FORBIDDEN, 0.9, scope="project"),
+        item("f-2", "Phoenix deploys through the release train every Tuesday morning, with a canary first.", 0.8,
+             scope="project"),
+    )  # fmt: skip
+    skeleton = len(render(selection(), style=style, max_chars=5000).text)
+    fragments_before = 0
+    for max_chars in range(skeleton, skeleton + 700, 7):
+        try:
+            block = render(sel, style=style, max_chars=max_chars)
+        except ValueError:
+            continue  # below the header and footer
+        for text in re.findall("\u201c(.*?)\u201d", block.text):  # both styles quote an item's text
+            if text.endswith(ELLIPSIS):
+                whole = FORBIDDEN if FORBIDDEN.startswith(text[:-1]) else sel.items[1].text
+                assert len(text) - 1 >= min(len(whole) // 2, MIN_CUT_CHARS), (max_chars, text)
+        old = render(sel, style=style, max_chars=max_chars, version="6")
+        fragments_before += "Deploy Phoenix to\u2026" in old.text or "Phoenix\u2026" in old.text
+    assert fragments_before > 0  # what version 6 did, and replays still do
 
 
 def test_items_are_grouped_by_scope_then_key_in_selection_order() -> None:
@@ -659,7 +689,7 @@ def test_a_key_stored_as_given_is_still_shown() -> None:
     assert "## Project memory\n" in render(hashed_selection()).text
 
 
-@pytest.mark.parametrize("version", ["1", "7", ""])
+@pytest.mark.parametrize("version", ["1", "8", ""])
 def test_a_version_this_code_cannot_render_is_refused_by_name(version: str) -> None:
     with pytest.raises(ValueError, match=f"formatter version {version!r} cannot be rendered"):
         render(realistic_selection(), version=version)

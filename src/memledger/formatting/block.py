@@ -32,6 +32,7 @@ import msgspec
 from memledger.formatting.layout import (
     FORMATTER_VERSION,
     FORMATTER_VERSIONS,
+    MIN_CUT_CHARS,
     TEXT,
     Entry,
     Layout,
@@ -130,7 +131,11 @@ def render(
     _require(budget, skeleton, max_chars, max_tokens)
     single = fitting(budget.share(skeleton, 1 if total == 1 else 2))  # asked of one entry at a time, never taken
     names = None if version == "2" else names_for(selection.scopes)
-    entries = [_fit_alone(prepare(i, item, names, version=version), single) for i, item in enumerate(selection.items)]
+    whole = int(version) >= 7  # an item keeps at least half its text (or MIN_CUT_CHARS) when cut
+    entries = [
+        _fit_alone(prepare(i, item, names, version=version), single, whole=whole)
+        for i, item in enumerate(selection.items)
+    ]
     chosen = _fill(entries, fitting(budget))
     return _block(compose(chosen), chosen, total - len(chosen), style, budget.count, version)
 
@@ -224,10 +229,12 @@ class _ByLength:
         return measure(self.layout, chosen, omitted=self.total - len(chosen), as_of=self.as_of) <= self.chars
 
 
-def _fit_alone(entry: Entry, fitting: _Fitting) -> Entry:
+def _fit_alone(entry: Entry, fitting: _Fitting, *, whole: bool = False) -> Entry:
     """``entry``, its text cut (longest prefix plus an ellipsis) if it does not fit
     its share of the budget on its own (``fitting``, nothing taken); unchanged when
-    even an ellipsis would not fit."""
+    even an ellipsis would not fit, or, with ``whole``, when the prefix would keep less
+    than half the text and less than ``MIN_CUT_CHARS``: a fragment can say the opposite
+    of its sentence, so the item is shown whole if the budget holds it, else left out."""
 
     def fits(alone: Entry) -> bool:
         return fitting.fits((alone,))
@@ -235,9 +242,10 @@ def _fit_alone(entry: Entry, fitting: _Fitting) -> Entry:
     if fits(entry):
         return entry
     full = entry.text
-    if not fits(cut(entry, 0, full)):
+    least = min(len(full) // 2, MIN_CUT_CHARS) if whole else 0
+    if not fits(cut(entry, least, full)):
         return entry
-    low, high = 0, len(full) - 1  # the longest fitting prefix length lies in [low, high]
+    low, high = least, len(full) - 1  # the longest fitting prefix length lies in [low, high]
     while low < high:
         middle = (low + high + 1) // 2
         if fits(cut(entry, middle, full)):

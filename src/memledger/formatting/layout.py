@@ -29,11 +29,11 @@ from memledger.formatting.names import Names
 from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, cite, clean, neutralise, shorten
 from memledger.selection.types import SelectedItem
 
-FORMATTER_VERSION: Final = "6"
+FORMATTER_VERSION: Final = "7"
 """Bumped whenever the same selection would render differently. Blocks served by
 an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
 replay must give the hash that was recorded)."""
-FORMATTER_VERSIONS: Final = ("2", "3", "4", "5", "6")
+FORMATTER_VERSIONS: Final = ("2", "3", "4", "5", "6", "7")
 """2: stored scope ids shown as stored. 3: put in words (``names``). 4: a fact of a
 shared scope said by others than the request's user says by whom (``said_by``), and
 the conflict flag no longer says that the user said both sides. 5: item ids and
@@ -41,7 +41,13 @@ source turns cited exactly at any length (``cite``: before, cleaned and cut at 6
 characters), and a conflict's id put in words like the scopes. 6: only the stored ids
 naming a graph item's ends put in words, never those inside a statement; who said
 it, a heading's scope key, a conflict's id and a category percent-encoded like a
-cited id (``Names.label``), so a raw id cannot close the metadata or start a heading."""
+cited id (``Names.label``), so a raw id cannot close the metadata or start a heading.
+7: an item cut to its share of the budget keeps at least half its text or
+``MIN_CUT_CHARS`` characters, else it is shown whole or left out (before, a fragment:
+"Deploy Phoenix to…" of a sentence saying deploying then is forbidden)."""
+
+MIN_CUT_CHARS: Final = 80
+"""Version 7 on: the least a cut item keeps (or half its text, if that is less)."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
 TEXT_END: Final = "<<< END PERSISTENT MEMORY >>>"
