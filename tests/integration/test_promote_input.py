@@ -1,6 +1,7 @@
-"""A promotion's input is checked before anything is written: a fact promoted with other
-words than its own is refused (the promoted fact would cite turns that never said them),
-and so is a scope that is none of the four, naming what was wrong."""
+"""A promotion's and a conflict resolution's input is checked before anything is written:
+a fact promoted with other words than its own is refused (the promoted fact would cite
+turns that never said them), and so is a scope that is none of the four, naming what was
+wrong; a conflict that does not exist is not found, not an invalid command."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from memledger.errors import InvalidCommand
+from memledger.errors import InvalidCommand, NotFound
 from memledger.library import MemoryLedger
 from memledger.service.types import Scopes
 from memledger.store import event_reads
@@ -57,7 +58,12 @@ def test_a_fact_promoted_with_other_words_is_refused_and_nothing_is_written(
 def test_a_fact_promoted_with_its_own_words_keeps_its_turns(ledger: MemoryLedger, seeded: tuple[str, str]) -> None:
     tenant, fact = seeded
     promoted = ledger.promote(
-        tenant, kind="decision", scope="org", scopes=ALICE, memory_id=fact, statement=" Project Phoenix uses PostgreSQL."
+        tenant,
+        kind="decision",
+        scope="org",
+        scopes=ALICE,
+        memory_id=fact,
+        statement=" Project Phoenix uses PostgreSQL.",
     )
     [step] = ledger.provenance(tenant, promoted).steps
     assert step.type == "memory.promoted"
@@ -71,3 +77,11 @@ def test_a_scope_that_is_none_of_the_four_is_refused_by_name(ledger: MemoryLedge
     with pytest.raises(InvalidCommand, match=f"scope must be one of session, project, user, org, not {scope!r}"):
         ledger.promote(tenant, kind="decision", scope=scope, scopes=ALICE, statement="Phoenix ships on Tuesdays.")
     assert _events(ledger, tenant) == 0
+
+
+def test_resolving_a_conflict_that_does_not_exist_is_not_found(ledger: MemoryLedger, seeded: tuple[str, str]) -> None:
+    tenant, fact = seeded
+    before = _events(ledger, tenant)
+    with pytest.raises(NotFound, match="has no conflict 'nope'"):
+        ledger.resolve_conflict(tenant, "nope", fact)
+    assert _events(ledger, tenant) == before

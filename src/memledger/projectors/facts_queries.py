@@ -397,6 +397,12 @@ class ConflictView(msgspec.Struct, frozen=True):
     updated_at: datetime
 
 
+def has_conflict(conn: Connection, tenant_id: str, conflict_id: str) -> bool:
+    """Whether the tenant has (or had) a conflict of this id."""
+    stmt = sa.select(sa.literal(1)).where(conflicts.c.tenant_id == tenant_id, conflicts.c.conflict_id == conflict_id)
+    return conn.execute(stmt.limit(1)).first() is not None
+
+
 def list_conflicts(
     conn: Connection, tenant_id: str, *, states: Iterable[str] | None = None, limit: int = 100
 ) -> list[ConflictView]:

@@ -307,9 +307,12 @@ def resolve_conflict(
     check_identifier("chosen_memory_id", chosen_memory_id)
     with engine.connect() as conn:
         found = facts_queries.by_ids(conn, tenant_id, [chosen_memory_id])
+        known = bool(found) and facts_queries.has_conflict(conn, tenant_id, conflict_id)
     if not found:
         raise NotFound(f"tenant {tenant_id!r} has no fact {chosen_memory_id!r} (for conflict {conflict_id!r})")
     if found[0].slot_id != conflict_id:
+        if not known:
+            raise NotFound(f"tenant {tenant_id!r} has no conflict {conflict_id!r}")
         raise InvalidCommand(f"{chosen_memory_id!r} is not a fact of conflict {conflict_id!r}")
     event = ConflictResolved(
         conflict_id=conflict_id, chosen_memory_id=chosen_memory_id, reason=reason, resolved_by=actor
