@@ -56,6 +56,19 @@ def test_search_moves_items_citing_only_turns_already_cited_after_the_rest() -> 
     assert sorted(order) == sorted(c.item.item_id for c in ranked)  # nothing dropped
 
 
+def test_a_repeated_item_with_evidence_still_comes_before_edges_only_the_walk_reached() -> None:
+    """The audit's case: the entity "Kubernetes" cites the turn of the fact "We decided to
+    deploy Phoenix on Kubernetes."; the fact, matched by the query's words, must not fall
+    behind PREFERS edges two hops away that share no word with the query."""
+    evidenced = [_cites("kubernetes", "entity", "t1"), _cites("fact-k8s", "fact", "t1")]
+    walked = [_cites(f"edge-{n}", "relationship", f"t{n + 2}") for n in range(6)]
+    order = [c.item.item_id for c in search._new_evidence_first(evidenced, walked)]
+    assert order.index("fact-k8s") < order.index("edge-0")
+    assert order[:2] == ["kubernetes", "fact-k8s"]
+    repeated_walk = [_cites("edge-again", "relationship", "t1")]  # says nothing new: last
+    assert [c.item.item_id for c in search._new_evidence_first(evidenced, walked + repeated_walk)][-1] == "edge-again"
+
+
 # --- what may answer a general request ------------------------------------------------------
 
 
