@@ -237,10 +237,12 @@ class MemoryLedger:
         )
         memory.resolution_shown(self.engine, tenant_id, conflict_id)
 
-    def provenance(self, tenant_id: str, item_id: str) -> Provenance:
-        """The events behind an item, back to its turns."""
+    def provenance(self, tenant_id: str, item_id: str, *, scopes: Scopes | None = None) -> Provenance:
+        """The events behind an item, back to its turns. With ``scopes`` (an agent asking for a
+        conversation), only an item it could be shown, with the turns it may see; without, the
+        whole tenant's (an audit)."""
         with _database_errors():
-            return provenance.provenance(self._as(tenant_id), tenant_id, item_id)
+            return provenance.provenance(self._as(tenant_id), tenant_id, item_id, scopes)
 
     def history(self, tenant_id: str, key: str) -> list[Step]:
         """Every fact ever stated on ``key``, and what happened to each."""

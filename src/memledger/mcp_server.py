@@ -278,11 +278,21 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
 
     @server.tool()
     @_explained
-    def memory_provenance(item_id: str, ctx: Context) -> dict[str, Any]:
+    def memory_provenance(
+        item_id: str,
+        ctx: Context,
+        session: str | None = None,
+        project: str | None = None,
+        user: str | None = None,
+        org: str | None = None,
+    ) -> dict[str, Any]:
         """Where a memory came from: every event that made or changed it (with the extractor and
-        version) and the conversation turns behind it."""
+        version) and the conversation turns behind it. Give the conversation's scopes (`session`,
+        `project`, `user`, `org`): only a memory this conversation could be shown is answered, with
+        only the turns it may see, as in memory_context; another is not found."""
         caller_tenant, engine = caller(ctx)
-        found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, caller_tenant, item_id))
+        scopes = _scopes(session, project, user, org)
+        found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, caller_tenant, item_id, scopes))
         return found
 
     return server

@@ -87,6 +87,9 @@ async def _calls(session: ClientSession, surfaces: Surfaces, t: Transcript) -> N
         facts = [i["id"] for i in payload(t.results["search"]) if i["kind"] == "fact"]
         if facts:
             t.results["provenance"] = await call("memory_provenance", {"item_id": facts[0]})
+            elsewhere = {"item_id": facts[0], "session": "s-other", "project": "other"}
+            t.results["provenance elsewhere"] = await call("memory_provenance", elsewhere)
+            t.results["provenance here"] = await call("memory_provenance", {"item_id": facts[0], **SCOPE})
         promote = {"kind": "decision", "scope": "project", "statement": "Heron keeps Kafka.", "project": "heron"}
         t.results["promote"] = await call("promote_memory", promote)
         t.results["unknown provenance"] = await call("memory_provenance", {"item_id": "fact-0000000000000000"})
@@ -193,6 +196,13 @@ def test_a_failed_tool_call_is_an_error_result_not_a_broken_session(transcript: 
     for name in ("unknown provenance", "promote nothing"):
         assert transcript.results[name].is_error
     assert "Traceback" not in json.dumps(transcript.results["unknown provenance"].model_dump(mode="json"))
+
+
+def test_provenance_for_a_conversation_answers_only_what_it_may_see(transcript: Transcript) -> None:
+    here = payload(transcript.results["provenance here"])
+    assert [t["turn_id"] for t in here["turns"]] == [transcript.turn_id]
+    elsewhere = transcript.results["provenance elsewhere"]
+    assert elsewhere.is_error and "may see" in elsewhere.content[0].text
 
 
 def test_a_failed_tool_call_tells_the_agent_why(transcript: Transcript) -> None:

@@ -15,9 +15,12 @@ import msgspec
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidIdentifier, NotFound
-from memledger.events.catalogue import FactExtracted, TurnRecorded
+from memledger.events.catalogue import FactExtracted, Scopes, TurnRecorded
 from memledger.events.envelope import START, Recorded
 from memledger.formatting.neutralise import uncite
+from memledger.selection import visibility
+from memledger.selection.candidates import scope_pairs
+from memledger.service import scope_ids
 from memledger.store import event_reads
 from memledger.store.identifiers import check_identifier
 
@@ -86,11 +89,47 @@ MAX_CITED_ITEM_ID = 12 * MAX_ITEM_ID
 """The longest id a block cites: a percent-encoded character takes up to 12 (``%F0%9F%98%80``)."""
 
 
-def provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
+def provenance(engine: Engine, tenant_id: str, item_id: str, scopes: Scopes | None = None) -> Provenance:
     """The events behind ``item_id`` (a fact, entity or relationship id, as stored or
     as a block cites it) and their turns; ``Provenance.item_id`` is the stored id. For a
     turn's id (or its event id), the turn and the events it caused (what was made of it).
-    Raises ``NotFound`` naming each reading of ``item_id`` that was looked up."""
+    Raises ``NotFound`` naming each reading of ``item_id`` that was looked up.
+
+    With ``scopes`` (an agent asking for a conversation), only an item the conversation
+    could be shown is answered, with only the turns it may see: a fact of one of its
+    scopes, else an item one of whose turns shares a scope key with it; any other item
+    is not found, as one that does not exist. Without, the whole tenant's (an audit)."""
+    found = _provenance(engine, tenant_id, item_id)
+    if scopes is None or not scope_pairs(scopes):
+        return found
+    stored = scope_ids.stored_scopes(engine, tenant_id, scopes)
+    with engine.connect() as conn:
+        hidden = visibility.hidden_turns(conn, tenant_id, stored, _cited_turns(found))
+    placed = {(p["scope"], p["scope_key"]) for p in (step.payload for step in found.steps) if _placed(p, found.item_id)}
+    seen = bool(placed & set(scope_pairs(stored))) if placed else visibility.shown(_cited_turns(found), hidden)
+    if not seen:
+        raise NotFound(f"tenant {tenant_id!r} has no item {item_id!r} that these scopes may see")
+    return msgspec.structs.replace(found, turns=[t for t in found.turns if t.turn_id not in hidden])
+
+
+def _cited_turns(found: Provenance) -> list[str]:
+    cited = [t.turn_id for t in found.turns]
+    cited += [str(t) for step in found.steps for t in _list(step.payload.get("source_turns"))]
+    return list(dict.fromkeys(cited))
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+def _placed(payload: dict[str, object], item_id: str) -> bool:
+    """Whether an event places ``item_id`` in one scope (a fact, a promotion): not one that
+    names it otherwise (the promotion of a project's fact to the org is the org's, not the fact's)."""
+    placing = isinstance(payload.get("scope"), str) and isinstance(payload.get("scope_key"), str)
+    return placing and payload.get("memory_id") in (item_id, None)
+
+
+def _provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
     check_identifier("tenant_id", tenant_id)
     check_identifier("item_id", item_id, max_length=MAX_CITED_ITEM_ID if "%" in item_id else MAX_ITEM_ID)
     with engine.connect() as conn:
