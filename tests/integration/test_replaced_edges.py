@@ -94,3 +94,28 @@ def test_a_turn_without_a_user_retracts_nothing(ledger: MemoryLedger, tenant: st
     ledger.record_turn(tenant, "user", "I work at Globex.", scopes=nobody)
     ledger.process()
     assert _retracted(ledger, tenant) == []
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "again", "edge"),
+    [
+        ("I prefer Emacs.", "I prefer Vim.", "I prefer Emacs.", ("PREFERS", "Emacs")),
+        ("I work at Acme.", "I left Acme.", "I work at Acme again.", ("PART_OF", "Acme")),
+    ],
+)
+def test_an_edge_said_again_after_it_was_replaced_comes_back(
+    ledger: MemoryLedger, tenant: str, first: str, then: str, again: str, edge: tuple[str, str]
+) -> None:
+    for n, said in enumerate((first, then, again)):
+        ledger.record_turn(tenant, "user", said, scopes=Scopes(session=f"sam-{n}", user="sam"))
+        ledger.process()
+        assert (edge in _edges(ledger, tenant, "sam")) == (n != 1), said
+
+
+def test_leaving_another_employer_keeps_the_edge_to_this_one(ledger: MemoryLedger, tenant: str) -> None:
+    ledger.record_turn(tenant, "user", "I work at Acme.", scopes=SAM)
+    ledger.process()
+    ledger.record_turn(tenant, "user", "I left Globex.", scopes=SAM_LATER)
+    ledger.process()
+    assert ("PART_OF", "Acme") in _edges(ledger, tenant, "sam")
+    assert _retracted(ledger, tenant) == []

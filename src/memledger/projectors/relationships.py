@@ -26,7 +26,7 @@ from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
 
 NAME = "relationships"
-VERSION = 1
+VERSION = 2  # v2: a retracted edge said again in a new turn comes back
 HANDLES = frozenset(tag_of(t) for t in (RelationshipObserved, MemoryReinforced, MemoryRetracted, MemoryRestored))
 _TS = sa.DateTime(timezone=True)
 
@@ -155,6 +155,10 @@ def evolve(rows: _Rows, rec: Recorded) -> None:
         if row is None:
             rows.put(_new(rec, event))
             return
+        if row.status == "retracted" and not set(event.source_turns) <= set(row.source_turns):
+            # Said again in a new turn after it was withdrawn ("I prefer Emacs." once more after
+            # "I prefer Vim." retracted it): it holds again. The same turns extracted again do not.
+            row.status = "active"
         row.relationship_ids = merge_ordered(row.relationship_ids, (event.relationship_id,))
         row.context = event.context or row.context
         row.mention_count += 1

@@ -51,7 +51,10 @@ def retractions(
         new = newer.get(key)
         if new is None or not value:
             continue
-        gone = _values(value) - _values(new.value)
+        now = _values(new.value)
+        left = {v.removeprefix("left ") for v in now if v.startswith("left ")}
+        # "I left Globex." ends Globex alone, whatever else was said; else what is no longer said.
+        gone = _values(value) & left if left else _values(value) - now
         older.setdefault(_RELATION[new.category], set()).update(gone)
     if not any(older.values()):
         return []
