@@ -85,3 +85,21 @@ def test_resolving_a_conflict_that_does_not_exist_is_not_found(ledger: MemoryLed
     with pytest.raises(NotFound, match="has no conflict 'nope'"):
         ledger.resolve_conflict(tenant, "nope", fact)
     assert _events(ledger, tenant) == before
+
+
+def test_a_persons_own_fact_is_promoted_only_by_them(ledger: MemoryLedger) -> None:
+    """Dave may not see Alice's user-scope allergy, so he may not promote it to the org,
+    where Erin's agent would read it at full confidence (re-audit)."""
+    tenant = f"promote-{uuid.uuid4().hex[:8]}"
+    ledger.record_turn(tenant, "user", "I'm allergic to peanuts.", scopes=ALICE, turn_id="t1")
+    ledger.process()
+    [allergy] = [i.item_id for i in ledger.select(tenant, "What am I allergic to?", scopes=ALICE).items]
+    dave = Scopes(session="d1", user="dave", org="acme")
+    before = _events(ledger, tenant)
+    with pytest.raises(NotFound, match="that these scopes may see"):
+        ledger.promote(tenant, kind="preference", scope="org", scopes=dave, memory_id=allergy)
+    assert _events(ledger, tenant) == before
+    mine = Scopes(session="a2", user="alice", org="acme")
+    assert ledger.promote(tenant, kind="preference", scope="org", scopes=mine, memory_id=allergy).startswith(
+        "promoted-"
+    )

@@ -218,7 +218,9 @@ def promote(
 ) -> str:
     """Copy a memory (or a new statement) to a longer-lived scope; returns the new id.
     A memory is promoted in its own words, citing its turns: a ``statement`` that differs
-    from them is refused, as is a ``scope`` that is none of the four (InvalidCommand).
+    from them is refused, as is a ``scope`` that is none of the four (InvalidCommand). A fact
+    of a session or a user scope is promoted only by a caller naming that session or user
+    in ``scopes``; for anyone else it does not exist (NotFound).
 
     Explicit promotion always works, whatever the tenant's automatic-promotion switch.
     The target scope's key is given raw (or as the stored id we showed) and stored hashed.
@@ -243,6 +245,9 @@ def promote(
         if not found:
             raise NotFound(f"tenant {tenant_id!r} has no fact {memory_id!r}")
         fact = found[0]
+        if fact.scope in _PRIVATE and getattr(scopes, fact.scope) != fact.scope_key:
+            # A session's or a person's own memory is theirs to share: as if it did not exist.
+            raise NotFound(f"tenant {tenant_id!r} has no fact {memory_id!r} that these scopes may see")
         if statement is not None and statement.strip() != fact.statement.strip():
             # The promoted fact cites the fact's turns: other words would be put in their mouth.
             raise InvalidCommand(
@@ -270,6 +275,9 @@ def promote(
     )
     _append(engine, tenant_id, item_stream(new_id), event, actor)
     return new_id
+
+
+_PRIVATE = ("session", "user")  # scopes whose facts only their own requests read
 
 
 def _check_no_secret(field: str, text: str) -> None:
