@@ -61,3 +61,15 @@ def test_a_shared_memory_answers_without_the_turns_the_conversation_may_not_see(
     assert [t.turn_id for t in ledger.provenance(tenant, promoted, scopes=in_acme).turns] == ["a-db"]
     with pytest.raises(NotFound):
         ledger.provenance(tenant, database, scopes=DAVE)  # the project's fact itself: not his
+
+
+def test_a_visible_turn_does_not_hand_over_its_private_facts(ledger: MemoryLedger, tenant: str) -> None:
+    """Bob shares Alice's project, so her turn is his to read, but the fact it made in her
+    own user scope is not: its id and words stay out of the turn's provenance (re-audit)."""
+    ledger.record_turn(tenant, "user", "I'm allergic to peanuts.", scopes=ALICE, turn_id="a-allergy")
+    ledger.process()
+    bob = Scopes(session="bob-1", project="phoenix", user="bob")
+    found = ledger.provenance(tenant, "a-allergy", scopes=bob)
+    assert [t.turn_id for t in found.turns] == ["a-allergy"]
+    assert [s.type for s in found.steps if s.type == "fact.extracted"] == []
+    assert [s.type for s in ledger.provenance(tenant, "a-allergy").steps].count("fact.extracted") == 1  # an audit

@@ -105,11 +105,14 @@ def provenance(engine: Engine, tenant_id: str, item_id: str, scopes: Scopes | No
     stored = scope_ids.stored_scopes(engine, tenant_id, scopes)
     with engine.connect() as conn:
         hidden = visibility.hidden_turns(conn, tenant_id, stored, _cited_turns(found))
+    wanted = set(scope_pairs(stored))
     placed = {(p["scope"], p["scope_key"]) for p in (step.payload for step in found.steps) if _placed(p, found.item_id)}
-    seen = bool(placed & set(scope_pairs(stored))) if placed else visibility.shown(_cited_turns(found), hidden)
+    seen = bool(placed & wanted) if placed else visibility.shown(_cited_turns(found), hidden)
     if not seen:
         raise NotFound(f"tenant {tenant_id!r} has no item {item_id!r} that these scopes may see")
-    return msgspec.structs.replace(found, turns=[t for t in found.turns if t.turn_id not in hidden])
+    # What else the steps place in a scope (a turn's facts) shows only in the request's scopes.
+    steps = [s for s in found.steps if not _placed(s.payload) or (s.payload["scope"], s.payload["scope_key"]) in wanted]
+    return msgspec.structs.replace(found, steps=steps, turns=[t for t in found.turns if t.turn_id not in hidden])
 
 
 def _cited_turns(found: Provenance) -> list[str]:
@@ -122,11 +125,12 @@ def _list(value: object) -> list[object]:
     return list(value) if isinstance(value, list | tuple) else []
 
 
-def _placed(payload: dict[str, object], item_id: str) -> bool:
-    """Whether an event places ``item_id`` in one scope (a fact, a promotion): not one that
-    names it otherwise (the promotion of a project's fact to the org is the org's, not the fact's)."""
+def _placed(payload: dict[str, object], item_id: str | None = None) -> bool:
+    """Whether an event places an item (``item_id``, if given) in one scope (a fact, a
+    promotion): not one that names it otherwise (the promotion of a project's fact to the
+    org is the org's, not the fact's)."""
     placing = isinstance(payload.get("scope"), str) and isinstance(payload.get("scope_key"), str)
-    return placing and payload.get("memory_id") in (item_id, None)
+    return placing and (item_id is None or payload.get("memory_id") in (item_id, None))
 
 
 def _provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
