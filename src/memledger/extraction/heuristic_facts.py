@@ -308,12 +308,27 @@ def _each_in_its_clause(statement: str, facts: list[FactCandidate]) -> list[Fact
     bring back the old diet with it. "I prefer dark mode and tabs over spaces." shares its
     verb: each preference quotes it with its own object ("I prefer tabs over spaces.").
     A fact whose value no single clause holds keeps the whole sentence."""
-    if len({fact.key for fact in facts}) < 2:
+    if len({fact.key for fact in facts}) < 2 or _QUALIFIED.search(statement):
         return facts
     clauses = _clauses(statement)
-    if len(clauses) < 2:
+    needles = [_needle(fact) for fact in facts]
+    # A clause that states none of the facts qualifies them ("..., especially at night"):
+    # quoted apart, the facts would lose it, so the sentence stays whole.
+    if len(clauses) < 2 or not all(any(n and n in c.lower() for n in needles) for c in clauses):
         return facts
     return [_in_clause(fact, clauses, statement) for fact in facts]
+
+
+# "If I'm vegetarian, I'm allergic to peanuts.", "... except on Fridays": a condition or an
+# exception holds for the whole sentence, so its facts quote it whole.
+_QUALIFIED: Final = re.compile(
+    r"\b(?:if|unless|except|excepting|when|whenever|only|until|provided|as long as|otherwise)\b", re.IGNORECASE
+)
+
+
+def _needle(fact: FactCandidate) -> str:
+    """What a clause must hold to state ``fact``: its value, else its key's topic."""
+    return (fact.value or fact.key.rpartition(": ")[2]).lower()
 
 
 def _clauses(statement: str) -> list[str]:
@@ -331,7 +346,7 @@ def _clauses(statement: str) -> list[str]:
 
 
 def _in_clause(fact: FactCandidate, clauses: list[str], statement: str) -> FactCandidate:
-    value = (fact.value or fact.key.rpartition(": ")[2]).lower()  # "preference: dark themes"
+    value = _needle(fact)  # "preference: dark themes" has no value: "dark themes"
     holding = [clause for clause in clauses if value and value in clause.lower()]
     if len(holding) != 1:
         return fact
