@@ -200,9 +200,9 @@ FORBIDDEN = "Deploy Phoenix to production on a Friday afternoon only if you want
 
 @pytest.mark.parametrize("style", STYLES)
 def test_an_item_is_never_cut_to_a_fragment(style: Style) -> None:
-    """From version 7, a cut item keeps at least half its text (or MIN_CUT_CHARS): before,
-    "Deploy Phoenix to…" was served for a sentence forbidding it, and a bigger budget gave that
-    fragment where a smaller one had shown the sentence whole."""
+    """From version 7, an item of up to 2 * MIN_CUT_CHARS characters is shown whole or left
+    out: before, "Deploy Phoenix to…" (and, for a while, "... on a Friday afternoon only…") was
+    served for a sentence forbidding it, where a smaller budget had shown it whole."""
     sel = selection(
         item("f-1", FORBIDDEN, 0.9, scope="project"),
         item("f-2", "Phoenix deploys through the release train every Tuesday morning, with a canary first.", 0.8,
@@ -216,12 +216,25 @@ def test_an_item_is_never_cut_to_a_fragment(style: Style) -> None:
         except ValueError:
             continue  # below the header and footer
         for text in re.findall("\u201c(.*?)\u201d", block.text):  # both styles quote an item's text
-            if text.endswith(ELLIPSIS):
-                whole = FORBIDDEN if FORBIDDEN.startswith(text[:-1]) else sel.items[1].text
-                assert len(text) - 1 >= min(len(whole) // 2, MIN_CUT_CHARS), (max_chars, text)
+            assert not text.endswith(ELLIPSIS), (max_chars, text)  # both are under 2 * MIN_CUT_CHARS
         old = render(sel, style=style, max_chars=max_chars, version="6")
         fragments_before += "Deploy Phoenix to\u2026" in old.text or "Phoenix\u2026" in old.text
     assert fragments_before > 0  # what version 6 did, and replays still do
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_long_item_is_cut_to_no_less_than_min_cut_chars(style: Style) -> None:
+    pasted = "The deploy runbook: " + "check the canary dashboards, then promote the release; " * 8
+    sel = selection(item("f-1", pasted, 0.9, scope="project"), item("f-2", FORBIDDEN, 0.8, scope="project"))
+    cuts = []
+    for max_chars in range(300, 1200, 11):
+        try:
+            block = render(sel, style=style, max_chars=max_chars)
+        except ValueError:
+            continue
+        cuts += [t for t in re.findall("\u201c(.*?)\u201d", block.text) if t.endswith(ELLIPSIS)]
+    assert cuts  # the long one is cut at some budgets ...
+    assert all(len(t) - 1 >= MIN_CUT_CHARS and pasted.startswith(t[:-1]) for t in cuts)  # ... never short
 
 
 def test_items_are_grouped_by_scope_then_key_in_selection_order() -> None:

@@ -232,9 +232,10 @@ class _ByLength:
 def _fit_alone(entry: Entry, fitting: _Fitting, *, whole: bool = False) -> Entry:
     """``entry``, its text cut (longest prefix plus an ellipsis) if it does not fit
     its share of the budget on its own (``fitting``, nothing taken); unchanged when
-    even an ellipsis would not fit, or, with ``whole``, when the prefix would keep less
-    than half the text and less than ``MIN_CUT_CHARS``: a fragment can say the opposite
-    of its sentence, so the item is shown whole if the budget holds it, else left out."""
+    even an ellipsis would not fit. With ``whole`` (version 7 on), a text of up to twice
+    ``MIN_CUT_CHARS`` is never cut, and a longer one keeps at least ``MIN_CUT_CHARS``: a cut
+    sentence can say the opposite of what was said, so the item is shown whole if the budget
+    holds it, else left out."""
 
     def fits(alone: Entry) -> bool:
         return fitting.fits((alone,))
@@ -242,7 +243,9 @@ def _fit_alone(entry: Entry, fitting: _Fitting, *, whole: bool = False) -> Entry
     if fits(entry):
         return entry
     full = entry.text
-    least = min(len(full) // 2, MIN_CUT_CHARS) if whole else 0
+    if whole and len(full) <= 2 * MIN_CUT_CHARS:
+        return entry  # a sentence or two: any cut can drop what it turns on ("..., it is forbidden.")
+    least = MIN_CUT_CHARS if whole else 0
     if not fits(cut(entry, least, full)):
         return entry
     low, high = least, len(full) - 1  # the longest fitting prefix length lies in [low, high]

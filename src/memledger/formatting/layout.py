@@ -42,12 +42,13 @@ characters), and a conflict's id put in words like the scopes. 6: only the store
 naming a graph item's ends put in words, never those inside a statement; who said
 it, a heading's scope key, a conflict's id and a category percent-encoded like a
 cited id (``Names.label``), so a raw id cannot close the metadata or start a heading.
-7: an item cut to its share of the budget keeps at least half its text or
-``MIN_CUT_CHARS`` characters, else it is shown whole or left out (before, a fragment:
-"Deploy Phoenix to…" of a sentence saying deploying then is forbidden)."""
+7: an item of up to twice ``MIN_CUT_CHARS`` characters is never cut to its share of
+the budget, and a longer one keeps at least ``MIN_CUT_CHARS``; else it is shown whole
+or left out (before: "Deploy Phoenix to…" of a sentence saying that deploying then is
+forbidden)."""
 
 MIN_CUT_CHARS: Final = 80
-"""Version 7 on: the least a cut item keeps (or half its text, if that is less)."""
+"""Version 7 on: the least a cut item keeps; a text of up to twice this is never cut."""
 
 TEXT_BEGIN: Final = "<<< BEGIN PERSISTENT MEMORY (READ-ONLY) >>>"
 TEXT_END: Final = "<<< END PERSISTENT MEMORY >>>"
