@@ -44,6 +44,8 @@ SECRETS = {
     "social security number in digits": "My social security number is 123456789.",
     "password in plain words": "Our wifi password is correcthorsebattery.",
     "password in plain words, then more": "The staging password was bluepenguinsinger. Don't share it.",
+    "password in a short plain word": "My wifi password is sunshine.",
+    "password in plain words before more": "The wifi password is correcthorsebattery and the door code is 1234.",
     "bare password ending in a digit": "Login with user admin and password hunter2",
     "pem certificate block": "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIJ\n-----END CERTIFICATE-----",
     "postgres url": "the prod DB is postgresql://app:s3cr3t@db.internal:5432/app",
@@ -172,6 +174,9 @@ FALSE_POSITIVES = {
     "a compromised password": "The old password is compromised, rotate it.",
     "a confidential password": "My password is confidential.",
     "a password policy word": "The password was unacceptable; pick a longer one.",
+    "a strong password": "The new password is strong.",
+    "a password that changed": "My password was changed and I can't log in.",
+    "a password that is the same": "The password is different, but the user name is the same.",
     # prose after "secret:" (retrieval_holdout.jsonl's marcus-s03-t10, hidden from search before)
     "how to roll a secret": "For the webhook secret: roll it in the Stripe dashboard, then deploy the new one.",
 }

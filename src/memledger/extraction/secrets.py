@@ -65,15 +65,23 @@ _PASSWORD_BARE = (
     + r"\s+['\"]?(?=\S{0,64}?[A-Za-z])(?=\S{0,64}?(?:[0-9]|[!@#$%^&*_+=~]\S))\S{6,}"
 )
 
-# A password said in plain words: "Our wifi password is correcthorsebattery." One long
-# word of letters ends the sentence, and it is no word a rule about passwords ends with
-# ("The password is required.", "... is case-sensitive", "... is confidential").
+# A password said in plain words: "Our wifi password is sunshine." One word of letters
+# ends the clause, and it is no word a rule about passwords ends with ("The password is
+# required.", "... is strong", "... is confidential", "... was changed and ...").
+_RULE_WORDS = (
+    r"strong|weak|long|short|secure|insecure|wrong|correct|incorrect|right|invalid|empty|blank|same|different|"
+    r"simple|complex|random|unique|private|secret|hidden|visible|fine|good|bad|new|old|temporary|"
+    r"mandatory|optional|unknown|known|lost|safe|unsafe|there|here|gone|missing|personal|shared|"
+    r"easy|hard|obvious|trivial|public|useless|critical|important|case|everything|nothing|fixed"
+)
 _PASSWORD_PLAIN = (
     r"(?<![A-Za-z0-9])"
     + _WORD_FOR_PASSWORDS
     + r"\w{0,64}(?:[\s,;]+[^\W\d_]{1,20}){0,4}?\s+(?:is|was|will be|ist)\s+['\"]?"
-    + r"(?![a-z]{0,40}?(?:ed|ing|ly|ble|ful|ous|ive|ent|ant|ary|ory|ion|ness|less|ate|ish|al)\b)"
-    + r"[A-Za-z]{10,40}['\"]?[^\S\n]*(?:$|[.!,;)])"
+    + r"(?!(?:"
+    + _RULE_WORDS
+    + r")\b)(?![a-z]{0,40}?(?:ed|ing|ly|ble|ful|ous|ive|ent|ant|ary|ory|ion|ness|less|ate|ish|al)\b)"
+    + r"[A-Za-z]{6,40}['\"]?[^\S\n]*(?:$|[.!,;)]|\s+(?:and|but|so|or)\b)"
 )
 
 # Each kind, its pattern, and words one of which every match holds (case-folded): a text
