@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from memledger.errors import NotFound
+from memledger.errors import InvalidIdentifier, NotFound
 from memledger.library import MemoryLedger
 from memledger.service.types import Scopes
 from tests.conftest import TestDatabase
@@ -73,3 +73,8 @@ def test_a_visible_turn_does_not_hand_over_its_private_facts(ledger: MemoryLedge
     assert [t.turn_id for t in found.turns] == ["a-allergy"]
     assert [s.type for s in found.steps if s.type == "fact.extracted"] == []
     assert [s.type for s in ledger.provenance(tenant, "a-allergy").steps].count("fact.extracted") == 1  # an audit
+
+
+def test_an_empty_scope_key_is_refused_not_read_as_no_scope(ledger: MemoryLedger, tenant: str) -> None:
+    with pytest.raises(InvalidIdentifier, match="session"):
+        ledger.provenance(tenant, "a-diet", scopes=Scopes(session=""))

@@ -99,6 +99,8 @@ def provenance(engine: Engine, tenant_id: str, item_id: str, scopes: Scopes | No
     could be shown is answered, with only the turns it may see: a fact of one of its
     scopes, else an item one of whose turns shares a scope key with it; any other item
     is not found, as one that does not exist. Without, the whole tenant's (an audit)."""
+    if scopes is not None:
+        scope_ids.check_scopes(scopes)  # an empty key is refused, not read as no scope at all
     found = _provenance(engine, tenant_id, item_id)
     if scopes is None or not scope_pairs(scopes):
         return found
