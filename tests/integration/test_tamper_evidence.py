@@ -1,9 +1,15 @@
 """Tamper evidence: the hash chain names the first altered or deleted event, even when
-the append-only trigger was bypassed by a superuser."""
+the append-only trigger was bypassed by a superuser.
+
+The tampering tests run on a database of this module's own: an event left altered (a
+recording time BC, a moved transaction id) breaks every later reader of the whole
+ledger, such as another module's projection catch-up.
+"""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -13,6 +19,14 @@ from memledger.errors import NotFound
 from memledger.service import integrity
 from memledger.store import event_store
 from tests.conftest import TestDatabase, turn_event
+from tests.integration.test_projections_support import fresh_database
+
+
+@pytest.fixture(scope="module")
+def engine(database: TestDatabase) -> Iterator[Engine]:
+    """A migrated database of this module's own."""
+    with fresh_database(database, "tamper") as engine:
+        yield engine
 
 
 def _append(engine: Engine, tenant: str, n: int) -> list[int]:
