@@ -139,6 +139,7 @@ CLEAN = {
     "an amount": "The invoice total is 1,234,567.89 euros.",
     "a timestamp": "The build 20241126123456 failed at 2024-11-26 10:00.",
     "a ticket id": "See JIRA-1234-5678 and version 4.1111.1111.1111.",
+    "digits inside a hex string": "ref:9fab4111111111111111cd0e and id x4111111111111111",
 }
 
 
