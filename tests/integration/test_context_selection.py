@@ -251,7 +251,8 @@ def test_psycopg_caches_the_conversion_of_the_selector_statements(loaded: tuple[
     longest = max(
         len(str(cast(sa.ClauseElement, statement).compile(dialect=engine.dialect)))
         for statement in (
-            facts_queries._channels_statement(4, True, True, True),
+            facts_queries._channels_statement(4, True, True, True, False),
+            facts_queries._channels_statement(4, True, True, True, True),  # facts v5: the scoped words
             facts_queries._nearest_statement(4, True, 40),
         )
     )

@@ -36,8 +36,8 @@ from memledger.projectors.facts_fold import (
 )
 
 NAME = "facts"
-VERSION = 4  # v2: the facts_recent index; v3: the same turns extracted again are no new mention;
-# v4: a retracted fact said again in a new turn comes back
+VERSION = 5  # v2: the facts_recent index; v3: the same turns extracted again are no new mention;
+# v4: a retracted fact said again in a new turn comes back; v5: the facts_scoped_words index
 HANDLES = frozenset(
     tag_of(t)
     for t in (
@@ -83,6 +83,7 @@ facts = sa.Table(
     sa.Column("source_turns", ARRAY(sa.Text)),
     sa.Column("source_events", ARRAY(sa.Text)),
     sa.Column("tsv", TSVECTOR),
+    sa.Column("scoped_tsv", TSVECTOR),  # v5 on: read only when the live copy has it (facts_queries)
     schema=live_schema(NAME),
 )
 

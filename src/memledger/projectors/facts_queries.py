@@ -10,10 +10,14 @@ from typing import Any
 import msgspec
 import sqlalchemy as sa
 from pgvector.sqlalchemy import Vector
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
+from sqlalchemy.dialects.postgresql import array as postgresql_array
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import util as sql_util
 from sqlalchemy.types import NullType
 
+from memledger.projectors import live_version
+from memledger.projectors.base import live_schema
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.projectors.embeddings import embeddings
 from memledger.projectors.facts import conflicts, facts
@@ -53,6 +57,8 @@ _HIT_COLUMNS = (
     facts.c.valid_from,
     facts.c.updated_at,
 )
+# Columns the visibility test reads besides the hit's (``_scoped_words`` tests them outside its index read).
+_TESTED = (facts.c.tenant_id, facts.c.status)
 _MATCH_CAP = 2000  # ranking every OR match is what makes OR queries slow; bound it
 
 
@@ -156,7 +162,10 @@ def channels(
         return FactChannels(**out)
     params = _visible_params(tenant_id, scopes, min_confidence, categories)
     params.update(tsquery=" | ".join(words), text_limit=text_limit, recent_limit=recent_limit)
-    stmt = _channels_statement(len(scopes), text, recent, categories is not None)
+    scoped = text and live_version.at_least(conn, "facts", SCOPED_WORDS_VERSION)
+    if scoped:
+        params["words"] = " ".join(words)
+    stmt = _channels_statement(len(scopes), text, recent, categories is not None, scoped)
     for row in conn.execute(stmt, params).all():
         out[row[0]].append(FactHit(*row[1:13], rank=row[13]))  # type: ignore[misc]
     for hits in out.values():
@@ -202,7 +211,7 @@ def _visible_params(
 
 
 @lru_cache(maxsize=64)
-def _channels_statement(pairs: int, text: bool, recent: bool, categories: bool) -> sa.Executable:
+def _channels_statement(pairs: int, text: bool, recent: bool, categories: bool, scoped: bool) -> sa.Executable:
     """The union of the channels asked for, with bound parameters (see ``channels``)."""
     p = sa.bindparam
     where = _visible_where(pairs, categories)
@@ -212,17 +221,31 @@ def _channels_statement(pairs: int, text: bool, recent: bool, categories: bool) 
         # generic plan (psycopg prepares a statement run often), to_tsquery of a
         # parameter would be parsed and stemmed again for every row it is matched on.
         query = sa.select(sa.func.to_tsquery("english", p("tsquery", type_=sa.Text))).scalar_subquery()
-        parts.append(_text_part(where, query))
+        parts.append(_text_part(where, query, _scoped_words(pairs) if scoped else None))
     if recent:
         parts.append(_recent_part(pairs, categories))
     return parts[0] if len(parts) == 1 else sa.union_all(*parts)
 
 
-def _text_part(where: list[sa.ColumnElement[bool]], query: sa.ColumnElement[Any]) -> sa.Select[Any]:
-    """``search_text``'s rows, numbered in its order."""
-    matched = (
-        sa.select(*_HIT_COLUMNS, facts.c.tsv).where(*where, facts.c.tsv.op("@@")(query)).limit(_MATCH_CAP).subquery()
-    )
+def _text_part(
+    where: list[sa.ColumnElement[bool]], query: sa.ColumnElement[Any], scoped: sa.ColumnElement[bool] | None
+) -> sa.Select[Any]:
+    """``search_text``'s rows, numbered in its order. With ``scoped`` (``_scoped_words``),
+    the facts holding a request's word in one of its scopes are found by
+    ``facts_scoped_words`` first, then matched as before."""
+    if scoped is None:
+        found = sa.select(*_HIT_COLUMNS, facts.c.tsv).where(*where, facts.c.tsv.op("@@")(query))
+    else:
+        # The index is read alone (OFFSET 0 keeps the rest out of the subquery): with the
+        # scope and status tests beside it, PostgreSQL read all the visible facts instead
+        # when it misjudged how many they are (a fresh copy has no statistics), or read
+        # facts_tsv too. The rows it returns are tested here as before.
+        inner = sa.select(*_HIT_COLUMNS, *_TESTED, facts.c.tsv).where(scoped).offset(sa.literal_column("0"))
+        candidates = inner.subquery("scoped")
+        tested = sa.and_(*where, facts.c.tsv.op("@@")(query))
+        adapted = sql_util.ClauseAdapter(candidates).traverse(tested)
+        found = sa.select(*(candidates.c[c.name] for c in _HIT_COLUMNS), candidates.c.tsv).where(adapted)
+    matched = found.limit(_MATCH_CAP).subquery()
     rank = sa.func.ts_rank(matched.c.tsv, query).label("text_rank")
     best = (
         sa.select(*(matched.c[c.name] for c in _HIT_COLUMNS), rank)
@@ -232,6 +255,37 @@ def _text_part(where: list[sa.ColumnElement[bool]], query: sa.ColumnElement[Any]
     )
     number = sa.func.row_number().over(order_by=(best.c.text_rank.desc(), best.c.memory_id))
     return sa.select(sa.literal("text").label("channel"), *(best.c[c.name] for c in _HIT_COLUMNS), number)
+
+
+# The facts version whose facts_scoped_words index the text channel reads (projections/facts/v5.sql).
+SCOPED_WORDS_VERSION = 5
+
+
+def _scoped_words(pairs: int) -> sa.ColumnElement[bool]:
+    """Whether a fact holds one of the request's words (``words``, its content words
+    joined by spaces) in one of its scope pairs, as ``scoped_tsv`` holds them: each
+    pair's prefix (``fact_scope_prefix``) before each of the words' lexemes. A fact
+    matching the words' OR query holds one of those lexemes, so none is missed."""
+    p, schema = sa.bindparam, live_schema("facts")
+    prefixes = [
+        getattr(sa.func, schema).fact_scope_prefix(
+            p("tenant_id", type_=sa.Text), p(f"scope_{i}", type_=sa.Text), p(f"scope_key_{i}", type_=sa.Text)
+        )
+        for i in range(pairs)
+    ]
+    prefix = sa.func.unnest(postgresql_array(prefixes)).table_valued("value").render_derived("prefix")
+    lexemes = (
+        sa.func.unnest(sa.func.tsvector_to_array(sa.func.to_tsvector("english", p("words", type_=sa.Text))))
+        .table_valued("value")
+        .render_derived("lexeme")
+    )
+    # tsquery's text form: each entry quoted, its quotes and backslashes escaped; "|" between
+    quoted = sa.func.replace(sa.func.replace(prefix.c.value.concat(lexemes.c.value), "\\", "\\\\"), "'", "''")
+    entries = sa.select(
+        sa.cast(sa.func.string_agg(sa.literal("'").concat(quoted).concat("'"), " | "), TSQUERY)
+    ).select_from(prefix.join(lexemes, sa.true()))  # every prefix with every lexeme
+    matches: sa.ColumnElement[bool] = facts.c.scoped_tsv.op("@@", is_comparison=True)(entries.scalar_subquery())
+    return matches
 
 
 def _recent_part(pairs: int, categories: bool) -> sa.Select[Any]:
