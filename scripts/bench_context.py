@@ -89,7 +89,7 @@ from memledger.formatting import render
 from memledger.projectors import rebuild, registry, runner
 from memledger.projectors.embeddings import item_text, text_sha256
 from memledger.selection.types import Selection
-from memledger.service import context, scope_ids
+from memledger.service import context, scope_ids, turns
 from memledger.store import db, event_store, migrate
 
 TARGETS = {"p50_ms": 20.0, "p99_ms": 60.0, "concurrent_p99_ms": 150.0}
@@ -1175,6 +1175,7 @@ def report(out: dict[str, Any]) -> None:
     out["date"] = datetime.now(UTC).strftime("%Y-%m-%d")
     out["cpus"] = os.cpu_count()
     out["machine"] = platform.machine()
+    out["context_concurrency"] = turns.selections().limit  # selections of this process at once (0: no limit)
     print(json.dumps(out))
 
 

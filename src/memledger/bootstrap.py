@@ -16,7 +16,7 @@ from memledger.errors import DatabaseUnavailable, InvalidCommand
 from memledger.extraction.protocol import Extractor
 from memledger.projectors import registry
 from memledger.selection.candidates import PER_CHANNEL
-from memledger.service import integrity, projections, scope_ids, vector_channel
+from memledger.service import integrity, projections, scope_ids, turns, vector_channel
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
 from memledger.service.vector_channel import VectorChannel
 from memledger.store import db, migrate, restored, row_security
@@ -85,6 +85,7 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
     for each in (engine, app_engine):
         scope_ids.set_default(each, settings.hash_scope_ids)
     registry.use_embedder(build_embedder(settings))
+    turns.set_limit(turns.default_limit() if settings.context_concurrency is None else settings.context_concurrency)
     if run_migrations:
         migrate.upgrade(engine)
         projections.install_all(engine)

@@ -40,7 +40,7 @@ from memledger.selection.rank import (
     request_category,
 )
 from memledger.selection.types import SelectedItem, Selection
-from memledger.service import history, scope_ids, tenant_settings
+from memledger.service import history, scope_ids, tenant_settings, turns
 from memledger.store import db, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 
@@ -140,10 +140,11 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
     try:
         check_identifier("tenant_id", request.tenant_id)
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
-        wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
-        with engine.connect() as conn:
-            selection = _select(conn, request, wait, started)
-            conn.rollback()
+        with turns.selections().turn(_remaining_s(request, started)):
+            wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
+            with engine.connect() as conn:
+                selection = _select(conn, request, wait, started)
+                conn.rollback()
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         return _failed_open(request, e)
     return _within_deadline(request, selection, started)
@@ -228,7 +229,7 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
     found = candidates.gather_facts(
         conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
     )
-    query = wait(max(request.deadline_ms / 1000 - (time.monotonic() - started), 0.0)) if wait else None
+    query = wait(_remaining_s(request, started)) if wait else None
     if query is not None:
         candidates.add_vector_facts(conn, tenant, scopes, found, query, min_confidence=min_conf, categories=categories)
     candidates.add_conflict_partners(conn, tenant, found)
@@ -242,6 +243,10 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
         shown = visibility.keep_visible(conn, tenant, scopes, relevant(found.values(), request.request, category))
         items, _ = _choose(fuse(shown, now), categories, min_conf, request.budget_chars)
     return _selection(conn, request, items, None)
+
+
+def _remaining_s(request: SelectRequest, started: float) -> float:
+    return max(request.deadline_ms / 1000 - (time.monotonic() - started), 0.0)
 
 
 def _choose(
@@ -366,9 +371,10 @@ def build_context(
         request, selection = _too_long(request)
     else:
         try:  # select and record in one transaction of one connection: fewer round trips
-            wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
-            conn = engine.connect()
-            chosen = _select(conn, request, wait, started)
+            with turns.selections().turn(_remaining_s(request, started)):
+                wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
+                conn = engine.connect()
+                chosen = _select(conn, request, wait, started)
             selection = _within_deadline(request, chosen, started)
             if selection is not chosen:
                 conn = _for_recording(conn)
