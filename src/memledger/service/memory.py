@@ -315,10 +315,12 @@ def resolve_conflict(
     check_identifier("chosen_memory_id", chosen_memory_id)
     with engine.connect() as conn:
         found = facts_queries.by_ids(conn, tenant_id, [chosen_memory_id])
-        known = bool(found) and facts_queries.has_conflict(conn, tenant_id, conflict_id)
+        # whether the conflict exists matters only for a fact of another slot
+        elsewhere = bool(found) and found[0].slot_id != conflict_id
+        known = elsewhere and facts_queries.has_conflict(conn, tenant_id, conflict_id)
     if not found:
         raise NotFound(f"tenant {tenant_id!r} has no fact {chosen_memory_id!r} (for conflict {conflict_id!r})")
-    if found[0].slot_id != conflict_id:
+    if elsewhere:
         if not known:
             raise NotFound(f"tenant {tenant_id!r} has no conflict {conflict_id!r}")
         raise InvalidCommand(f"{chosen_memory_id!r} is not a fact of conflict {conflict_id!r}")
