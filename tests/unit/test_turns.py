@@ -102,3 +102,23 @@ def test_a_negative_limit_is_refused() -> None:
         Turns(-1)
     with pytest.raises(ValueError, match="limit must be 0"):
         Turns(1).resize(-2)
+
+
+def test_held_counts_the_turns_taken_and_given_back_handed_over_included() -> None:
+    turns = Turns(1)
+    assert turns.held == 0
+    assert turns.acquire(0)
+    order: list[str] = []
+    go = threading.Event()
+    waiter = _waiter(turns, "a", order, go)
+    _until(lambda: turns.waiting == 1)
+    assert turns.held == 1
+    turns.release()  # handed to the waiter: still one held
+    _until(lambda: order == ["a"])
+    assert turns.held == 1
+    go.set()
+    waiter.join(10.0)
+    assert turns.held == 0
+    unlimited = Turns(0)
+    assert unlimited.acquire(0) and unlimited.acquire(0)
+    assert unlimited.held == 2

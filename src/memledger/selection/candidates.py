@@ -53,7 +53,7 @@ def gather(
 ) -> list[Candidate]:
     """Facts from full text and recency, the other sides of their conflicts, entities
     named in the request and the graph around them (2 hops; the user's own edges when
-    the request speaks of "I"/"my"). The vector channel is ``add_vector_facts``."""
+    the request speaks of "I"/"my"). The vector channel is ``vector_facts``."""
     pool = gather_facts(conn, tenant_id, scopes, request, min_confidence=min_confidence, categories=categories)
     add_conflict_partners(conn, tenant_id, pool)
     add_graph(conn, tenant_id, scopes, request, pool, edges_per_hop=edges_per_hop)
@@ -99,20 +99,18 @@ class QueryVector(msgspec.Struct, frozen=True):
     literal: str
 
 
-def add_vector_facts(
+def vector_facts(
     conn: Connection,
     tenant_id: str,
     scopes: Scopes,
-    pool: dict[str, Candidate],
     query: QueryVector,
     *,
     min_confidence: float,
     categories: Iterable[str] | None,
-) -> None:
-    """Add to ``pool`` the visible facts among the tenant's ``PER_CHANNEL`` nearest
-    ``query`` (channel "vector", ranked by their place among those nearest): what
-    a search of those ids would add, in one statement. Raises
-    ``EmbeddingMismatch`` if the tenant's vectors are another model's."""
+) -> list[facts_queries.FactHit]:
+    """The visible facts among the tenant's ``PER_CHANNEL`` nearest ``query``, nearest
+    first, within ``MAX_VECTOR_DISTANCE``: one statement. Raises ``EmbeddingMismatch``
+    if the tenant's vectors are another model's."""
     found = (
         facts_queries.nearest(
             conn,
@@ -130,7 +128,13 @@ def add_vector_facts(
     )
     if found.found == 0:
         embeddings.check_model(conn, tenant_id, query.model, query.dim)
-    for hit in found.hits:
+    return found.hits
+
+
+def add_vector_hits(pool: dict[str, Candidate], hits: Iterable[facts_queries.FactHit]) -> None:
+    """Add ``vector_facts``' hits to ``pool``: channel "vector", ranked by their place
+    among the nearest (what a search of those ids would add)."""
+    for hit in hits:
         _add(pool, fact_item(hit), "vector", hit.rank, key=hit.key, seen_at=hit.updated_at)
 
 

@@ -40,7 +40,7 @@ from memledger.selection.rank import (
     request_category,
 )
 from memledger.selection.types import SelectedItem, Selection
-from memledger.service import history, scope_ids, tenant_settings, turns
+from memledger.service import history, nearest_aside, scope_ids, tenant_settings, turns
 from memledger.store import db, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 
@@ -226,12 +226,24 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
             return Selection(request=request.request, empty_reason=reason, as_of=label)
         return _selection(conn, request, items, label)
     tenant, scopes = request.tenant_id, request.scopes
+    deadline = started + request.deadline_ms / 1000
+    # the nearest facts beside the facts statement, on a connection of their own, when
+    # the process selects nothing else (nearest_aside); else after it, on this one
+    aside = (
+        nearest_aside.start(
+            conn.engine, tenant, scopes, wait, deadline, SELECT_SETTINGS, min_confidence=min_conf, categories=categories
+        )
+        if wait
+        else None
+    )
     found = candidates.gather_facts(
         conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
     )
-    query = wait(_remaining_s(request, started)) if wait else None
-    if query is not None:
-        candidates.add_vector_facts(conn, tenant, scopes, found, query, min_confidence=min_conf, categories=categories)
+    if aside is not None:
+        candidates.add_vector_hits(found, aside.result(_remaining_s(request, started)))
+    elif wait is not None and (query := wait(_remaining_s(request, started))) is not None:
+        hits = candidates.vector_facts(conn, tenant, scopes, query, min_confidence=min_conf, categories=categories)
+        candidates.add_vector_hits(found, hits)
     candidates.add_conflict_partners(conn, tenant, found)
     # Every fact is chosen before any graph item: when the facts alone fill the
     # budget, the graph could add nothing, so it is not walked (same choice).

@@ -37,12 +37,14 @@ class Turns:
         self._free = limit
         self._lock = threading.Lock()
         self._waiting: deque[threading.Event] = deque()
+        self._held = 0
 
     def acquire(self, timeout_s: float) -> bool:
         """Take a turn, waiting at most ``timeout_s``; whether one was taken."""
         with self._lock:
             if not self.limit or (self._free > 0 and not self._waiting):
                 self._free -= 1
+                self._held += 1
                 return True
             handed = threading.Event()
             self._waiting.append(handed)
@@ -58,6 +60,7 @@ class Turns:
         """Give a turn back: to the longest waiter, if any."""
         with self._lock:
             self._free += 1
+            self._held -= 1
             self._hand_out()
 
     def resize(self, limit: int) -> None:
@@ -73,6 +76,7 @@ class Turns:
     def _hand_out(self) -> None:
         while self._waiting and (not self.limit or self._free > 0):
             self._free -= 1
+            self._held += 1
             self._waiting.popleft().set()
 
     @contextmanager
@@ -84,6 +88,12 @@ class Turns:
             yield
         finally:
             self.release()
+
+    @property
+    def held(self) -> int:
+        """How many turns are held now (selections running)."""
+        with self._lock:
+            return self._held
 
     @property
     def waiting(self) -> int:

@@ -1,0 +1,83 @@
+"""The nearest facts read on a connection of their own, beside the selection's.
+
+A selection's statements run one after another on its connection: the facts
+statement, then the nearest facts once the request's vector is ready. When the
+process selects nothing else and the pool has a free connection, the nearest facts
+are read on a second connection instead, as soon as the vector is ready, while the
+facts statement runs: PostgreSQL works on both cores and the selection waits
+for the longer of the two, not their sum (one caller: p50 -3 ms).
+
+When other selections run, it is not done. The second transaction costs CPU, a
+checkout, setting the tenant and a rollback, and with eight callers on two cores
+that made the p99 271 ms instead of 204 (docs/benchmarks-context.md, twelfth round).
+The statement and its answer are the same either way: each statement of a selection
+reads its own snapshot (READ COMMITTED), on this connection or that one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import QueuePool
+
+from memledger.events.catalogue import Scopes
+from memledger.projectors.facts_queries import FactHit
+from memledger.selection import candidates
+from memledger.selection.candidates import QueryVector
+from memledger.service import turns
+from memledger.store import db
+
+# Two: one selection at a time uses it (the process is otherwise idle); a second
+# may start while the first one's rollback finishes.
+_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memledger-nearest")
+
+
+def start(
+    engine: Engine,
+    tenant_id: str,
+    scopes: Scopes,
+    wait: Callable[[float | None], QueryVector | None],
+    deadline: float,
+    settings: dict[str, str],
+    *,
+    min_confidence: float,
+    categories: frozenset[str] | None,
+) -> Future[list[FactHit]] | None:
+    """Begin reading the nearest facts on a connection of ``engine``'s own, or None when
+    the caller should read them itself: another selection runs, or no connection is
+    free. ``deadline``: ``time.monotonic()`` by which it must be done; ``settings``:
+    the selection's transaction settings (``SET LOCAL``)."""
+    if turns.selections().held > 1:
+        return None
+    pool = engine.pool
+    if isinstance(pool, QueuePool) and pool.checkedout() >= pool.size():
+        return None  # a checkout could wait for another caller's connection
+    return _pool.submit(
+        _nearest, engine, tenant_id, scopes, wait, deadline, settings, min_confidence, categories
+    )
+
+
+def _nearest(
+    engine: Engine,
+    tenant_id: str,
+    scopes: Scopes,
+    wait: Callable[[float | None], QueryVector | None],
+    deadline: float,
+    settings: dict[str, str],
+    min_confidence: float,
+    categories: frozenset[str] | None,
+) -> list[FactHit]:
+    query = wait(max(deadline - time.monotonic(), 0.0))
+    if query is None:
+        return []
+    with engine.connect() as conn:
+        remaining_ms = max(int((deadline - time.monotonic()) * 1000), 1)
+        local = db.with_local_settings(conn, {**settings, "statement_timeout": str(remaining_ms)})
+        hits = candidates.vector_facts(
+            local, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories
+        )
+        local.rollback()
+    return hits

@@ -1,0 +1,119 @@
+"""The nearest facts on a connection of their own (service/nearest_aside.py): read
+beside the facts statement only when the process selects nothing else and a
+connection is free, and the selection is the same either way."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from memledger import bootstrap
+from memledger.events.catalogue import Scopes
+from memledger.library import MemoryLedger
+from memledger.selection.types import Selection
+from memledger.service import context, nearest_aside, turns
+from memledger.store import db
+from tests.e2e.conftest import scratch
+
+if TYPE_CHECKING:
+    from tests.conftest import TestDatabase
+
+SCOPES = Scopes(session="s1", project="phoenix", user="ada")
+TURNS = (
+    "Project Phoenix uses PostgreSQL.",
+    "The Phoenix billing service runs on Kubernetes.",
+    "Phoenix must not use MongoDB.",
+    "I prefer dark roast coffee in the morning.",
+    "We decided to deploy Phoenix every Friday.",
+    "The Phoenix API answers within 200 ms.",
+)
+REQUEST = "Which datastore should the Phoenix service keep its records in?"
+
+
+@pytest.fixture(scope="module")
+def ledger(database: TestDatabase) -> Iterator[tuple[MemoryLedger, str]]:
+    with scratch(database, "aside") as library:
+        tenant = f"t-{uuid.uuid4().hex[:8]}"
+        for text in TURNS:
+            library.record_turn(tenant, "user", text, scopes=SCOPES)
+        library.process()
+        yield library, tenant
+
+
+@pytest.fixture
+def aside_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tenant of each read of the nearest facts beside a selection."""
+    calls: list[str] = []
+    read = nearest_aside._nearest
+
+    def counted(engine: Engine, tenant_id: str, *args: Any) -> Any:
+        calls.append(tenant_id)
+        return read(engine, tenant_id, *args)
+
+    monkeypatch.setattr(nearest_aside, "_nearest", counted)
+    return calls
+
+
+def _select(library: MemoryLedger, engine: Engine, tenant: str) -> Selection:
+    channel = bootstrap.vector_search(library.database)
+    getattr(channel.embedder, "load", lambda: None)()  # loaded: the vector channel is never skipped
+    return context.select(engine, context.SelectRequest(tenant, SCOPES, REQUEST), vector_search=channel)
+
+
+def _shown(selection: Selection) -> list[tuple[str, float, tuple[str, ...]]]:
+    return [(item.item_id, item.score, item.reasons) for item in selection.items]
+
+
+def test_an_idle_process_reads_the_nearest_facts_beside_and_selects_the_same(
+    ledger: tuple[MemoryLedger, str], aside_calls: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    library, tenant = ledger
+    engine = library.database.for_tenant(tenant)
+    _select(library, engine, tenant)  # the model loaded, the request's vector cached
+    aside_calls.clear()
+
+    beside = _select(library, engine, tenant)
+    assert aside_calls == [tenant]
+    with monkeypatch.context() as inline:
+        inline.setattr(nearest_aside, "start", lambda *_, **__: None)
+        after = _select(library, engine, tenant)
+
+    assert beside.empty_reason is None
+    assert any("vector" in reason for item in beside.items for reason in item.reasons)
+    assert _shown(beside) == _shown(after)
+
+
+def test_while_another_selection_runs_the_nearest_facts_are_read_on_the_selections_connection(
+    ledger: tuple[MemoryLedger, str], aside_calls: list[str]
+) -> None:
+    library, tenant = ledger
+    engine = library.database.for_tenant(tenant)
+    alone = _select(library, engine, tenant)
+    aside_calls.clear()
+    other = turns.selections()
+    assert other.acquire(0)  # another caller's selection
+    try:
+        shared = _select(library, engine, tenant)
+    finally:
+        other.release()
+    assert aside_calls == []
+    assert _shown(shared) == _shown(alone)
+
+
+def test_with_no_connection_free_the_nearest_facts_are_read_on_the_selections_connection(
+    ledger: tuple[MemoryLedger, str], aside_calls: list[str]
+) -> None:
+    library, tenant = ledger
+    alone = _select(library, library.database.for_tenant(tenant), tenant)
+    aside_calls.clear()
+    one = db.create_app_engine(db.app_url(library.database.url, None), pool_size=1)
+    try:
+        selection = _select(library, db.for_tenant(one, tenant), tenant)
+    finally:
+        one.dispose()
+    assert aside_calls == []
+    assert _shown(selection) == _shown(alone)
