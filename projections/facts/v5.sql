@@ -84,6 +84,9 @@ CREATE TABLE conflicts (
 CREATE INDEX facts_scope ON facts (tenant_id, scope, scope_key, status);
 CREATE INDEX facts_recent ON facts (tenant_id, scope, scope_key, updated_at DESC, memory_id);
 CREATE INDEX facts_tsv ON facts USING gin (tsv);
-CREATE INDEX facts_scoped_words ON facts USING gin (scoped_tsv);
+-- A short pending list: new entries wait there until merged, and every search reads it whole.
+-- 6,000 facts written live, then searched: 12 ms with the default (4 MB), 8 ms with 256 kB
+-- (6 ms merged), writing as fast.
+CREATE INDEX facts_scoped_words ON facts USING gin (scoped_tsv) WITH (gin_pending_list_limit = 256);
 CREATE INDEX facts_source_turns ON facts USING gin (source_turns);
 CREATE INDEX conflicts_state ON conflicts (tenant_id, state);

@@ -160,6 +160,16 @@ def test_the_text_channel_reads_the_scoped_index_and_not_the_whole_one(scratch: 
     assert "facts_tsv" not in plan
 
 
+def test_the_scoped_index_keeps_a_short_pending_list(scratch: tuple[Engine, str]) -> None:
+    """Every search reads the index's unmerged entries whole: the list is bounded at 256 kB."""
+    engine, _ = scratch
+    with engine.connect() as conn:
+        options = conn.execute(
+            sa.text("SELECT reloptions FROM pg_class WHERE oid = 'proj_facts.facts_scoped_words'::regclass")
+        ).scalar_one()
+    assert "gin_pending_list_limit=256" in options
+
+
 def test_a_fact_in_a_scope_with_the_longest_key_and_a_long_word_is_found(scratch: tuple[Engine, str]) -> None:
     engine, tenant = scratch
     with engine.connect() as conn:
