@@ -85,7 +85,7 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
     for each in (engine, app_engine):
         scope_ids.set_default(each, settings.hash_scope_ids)
     registry.use_embedder(build_embedder(settings))
-    turns.set_limit(turns.default_limit() if settings.context_concurrency is None else settings.context_concurrency)
+    turns.set_limit(settings.context_concurrency)
     if run_migrations:
         migrate.upgrade(engine)
         projections.install_all(engine)

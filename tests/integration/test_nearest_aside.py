@@ -50,9 +50,9 @@ def aside_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     read = nearest_aside._nearest
 
-    def counted(engine: Engine, tenant_id: str, *args: Any) -> Any:
-        calls.append(tenant_id)
-        return read(engine, tenant_id, *args)
+    def counted(engine: Engine, *args: Any) -> Any:
+        calls.append(engine.get_execution_options()[db.TENANT_OPTION])  # the tenant the engine is fenced to
+        return read(engine, *args)
 
     monkeypatch.setattr(nearest_aside, "_nearest", counted)
     return calls

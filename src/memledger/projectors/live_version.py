@@ -12,20 +12,20 @@ from __future__ import annotations
 import threading
 import time
 
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import URL, Connection
 
 from memledger.projectors import checkpoints
 
 RECHECK_S = 30.0
 # (database URL, projection name) -> (live version, when it was read: time.monotonic())
-_known: dict[tuple[str, str], tuple[int, float]] = {}
+_known: dict[tuple[URL, str], tuple[int, float]] = {}
 _lock = threading.Lock()
 
 
 def at_least(conn: Connection, name: str, version: int) -> bool:
     """Whether the live copy of projection ``name`` is ``version`` or later (one
     statement in ``conn``'s transaction at most every ``RECHECK_S`` per database)."""
-    key = (conn.engine.url.render_as_string(hide_password=True), name)
+    key = (conn.engine.url, name)  # a URL is hashable: no string made per request
     now = time.monotonic()
     with _lock:
         known = _known.get(key)

@@ -28,6 +28,7 @@ from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block, render
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
+from memledger.projectors.facts_queries import FactHit
 from memledger.selection import candidates, from_state, speakers, visibility
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
@@ -226,24 +227,21 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
             return Selection(request=request.request, empty_reason=reason, as_of=label)
         return _selection(conn, request, items, label)
     tenant, scopes = request.tenant_id, request.scopes
-    deadline = started + request.deadline_ms / 1000
+
+    def nearest(on: Connection, query: QueryVector) -> list[FactHit]:
+        return candidates.vector_facts(on, tenant, scopes, query, min_confidence=min_conf, categories=categories)
+
     # the nearest facts beside the facts statement, on a connection of their own, when
     # the process selects nothing else (nearest_aside); else after it, on this one
-    aside = (
-        nearest_aside.start(
-            conn.engine, tenant, scopes, wait, deadline, SELECT_SETTINGS, min_confidence=min_conf, categories=categories
-        )
-        if wait
-        else None
-    )
+    deadline = started + request.deadline_ms / 1000
+    aside = nearest_aside.start(conn.engine, wait, nearest, deadline, SELECT_SETTINGS) if wait else None
     found = candidates.gather_facts(
         conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
     )
     if aside is not None:
         candidates.add_vector_hits(found, aside.result(_remaining_s(request, started)))
     elif wait is not None and (query := wait(_remaining_s(request, started))) is not None:
-        hits = candidates.vector_facts(conn, tenant, scopes, query, min_confidence=min_conf, categories=categories)
-        candidates.add_vector_hits(found, hits)
+        candidates.add_vector_hits(found, nearest(conn, query))
     candidates.add_conflict_partners(conn, tenant, found)
     # Every fact is chosen before any graph item: when the facts alone fill the
     # budget, the graph could add nothing, so it is not walked (same choice).

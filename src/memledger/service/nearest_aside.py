@@ -20,12 +20,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 
-from memledger.events.catalogue import Scopes
 from memledger.projectors.facts_queries import FactHit
-from memledger.selection import candidates
 from memledger.selection.candidates import QueryVector
 from memledger.service import turns
 from memledger.store import db
@@ -33,42 +31,35 @@ from memledger.store import db
 # Two: one selection at a time uses it (the process is otherwise idle); a second
 # may start while the first one's rollback finishes.
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memledger-nearest")
+# Reads the nearest facts of a query vector in a connection's transaction.
+Read = Callable[[Connection, QueryVector], list[FactHit]]
 
 
 def start(
     engine: Engine,
-    tenant_id: str,
-    scopes: Scopes,
     wait: Callable[[float | None], QueryVector | None],
+    read: Read,
     deadline: float,
     settings: dict[str, str],
-    *,
-    min_confidence: float,
-    categories: frozenset[str] | None,
 ) -> Future[list[FactHit]] | None:
-    """Begin reading the nearest facts on a connection of ``engine``'s own, or None when
-    the caller should read them itself: another selection runs, or no connection is
-    free. ``deadline``: ``time.monotonic()`` by which it must be done; ``settings``:
-    the selection's transaction settings (``SET LOCAL``)."""
+    """Begin ``read`` of the request's vector (``wait`` gives it) on a connection of
+    ``engine``'s own, or None when the caller should read them itself: another selection
+    runs, or no connection is free. ``deadline``: ``time.monotonic()`` by which it must be
+    done; ``settings``: the selection's transaction settings (``SET LOCAL``)."""
     if turns.selections().held > 1:
         return None
     pool = engine.pool
     if isinstance(pool, QueuePool) and pool.checkedout() >= pool.size():
         return None  # a checkout could wait for another caller's connection
-    return _pool.submit(
-        _nearest, engine, tenant_id, scopes, wait, deadline, settings, min_confidence, categories
-    )
+    return _pool.submit(_nearest, engine, wait, read, deadline, settings)
 
 
 def _nearest(
     engine: Engine,
-    tenant_id: str,
-    scopes: Scopes,
     wait: Callable[[float | None], QueryVector | None],
+    read: Read,
     deadline: float,
     settings: dict[str, str],
-    min_confidence: float,
-    categories: frozenset[str] | None,
 ) -> list[FactHit]:
     query = wait(max(deadline - time.monotonic(), 0.0))
     if query is None:
@@ -76,8 +67,6 @@ def _nearest(
     with engine.connect() as conn:
         remaining_ms = max(int((deadline - time.monotonic()) * 1000), 1)
         local = db.with_local_settings(conn, {**settings, "statement_timeout": str(remaining_ms)})
-        hits = candidates.vector_facts(
-            local, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories
-        )
+        hits = read(local, query)
         local.rollback()
     return hits

@@ -105,11 +105,12 @@ def provenance(engine: Engine, tenant_id: str, item_id: str, scopes: Scopes | No
     if scopes is None or not scope_pairs(scopes):
         return found
     stored = scope_ids.stored_scopes(engine, tenant_id, scopes)
+    cited = _cited_turns(found)
     with engine.connect() as conn:
-        hidden = visibility.hidden_turns(conn, tenant_id, stored, _cited_turns(found))
+        hidden = visibility.hidden_turns(conn, tenant_id, stored, cited)
     wanted = set(scope_pairs(stored))
     placed = {(p["scope"], p["scope_key"]) for p in (step.payload for step in found.steps) if _placed(p, found.item_id)}
-    seen = bool(placed & wanted) if placed else visibility.shown(_cited_turns(found), hidden)
+    seen = bool(placed & wanted) if placed else visibility.shown(cited, hidden)
     if not seen:
         raise NotFound(f"tenant {tenant_id!r} has no item {item_id!r} that these scopes may see")
     # What else the steps place in a scope (a turn's facts) shows only in the request's scopes.

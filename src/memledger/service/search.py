@@ -168,8 +168,10 @@ def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
     for cand in ranked:
         if cand.hops == 0:  # the named entity's own words are evidence of nothing else
             words -= set(query_words(cand.item.text.split(" (", 1)[0]))
-    evidenced = [c for c in ranked if _has_evidence(c, words)]
-    walked = [c for c in ranked if not _has_evidence(c, words)]
+    evidenced: list[Candidate] = []
+    walked: list[Candidate] = []
+    for cand in ranked:
+        (evidenced if _has_evidence(cand, words) else walked).append(cand)
     return _new_evidence_first(evidenced, walked)
 
 

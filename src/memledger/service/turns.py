@@ -37,14 +37,12 @@ class Turns:
         self._free = limit
         self._lock = threading.Lock()
         self._waiting: deque[threading.Event] = deque()
-        self._held = 0
 
     def acquire(self, timeout_s: float) -> bool:
         """Take a turn, waiting at most ``timeout_s``; whether one was taken."""
         with self._lock:
             if not self.limit or (self._free > 0 and not self._waiting):
                 self._free -= 1
-                self._held += 1
                 return True
             handed = threading.Event()
             self._waiting.append(handed)
@@ -60,7 +58,6 @@ class Turns:
         """Give a turn back: to the longest waiter, if any."""
         with self._lock:
             self._free += 1
-            self._held -= 1
             self._hand_out()
 
     def resize(self, limit: int) -> None:
@@ -76,7 +73,6 @@ class Turns:
     def _hand_out(self) -> None:
         while self._waiting and (not self.limit or self._free > 0):
             self._free -= 1
-            self._held += 1
             self._waiting.popleft().set()
 
     @contextmanager
@@ -93,7 +89,7 @@ class Turns:
     def held(self) -> int:
         """How many turns are held now (selections running)."""
         with self._lock:
-            return self._held
+            return self.limit - self._free  # free starts at the limit and counts down per turn taken
 
     @property
     def waiting(self) -> int:
@@ -110,6 +106,6 @@ def selections() -> Turns:
     return _turns
 
 
-def set_limit(limit: int) -> None:
-    """How many selections of this process may run at once (0: no limit)."""
-    _turns.resize(limit)
+def set_limit(limit: int | None) -> None:
+    """How many selections of this process may run at once (0: no limit; None: ``default_limit``)."""
+    _turns.resize(default_limit() if limit is None else limit)
