@@ -222,4 +222,3 @@ def test_a_live_copy_from_before_v5_is_read_as_before_until_it_is_rebuilt(
         assert "scoped_tsv" in statement
         rebuilt = context.select(engine, request)
         assert [i.item_id for i in rebuilt.items] == [i.item_id for i in expected.items]
-

@@ -15,6 +15,30 @@ SYMMETRIC_RELATIONS = frozenset({"WORKS_WITH", "KNOWS", "RELATED_TO", "MARRIED_T
 
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCTUATION = "\"'`.,;:!?()[]{}<>"
+# A hashed user scope key (service/scope_ids: "hid.user." and 32 hex digits), and how
+# a key starts that it prefixes: the first 8 of them ("30c03654: allergy: peanuts").
+_HASHED_USER = re.compile(r"hid\.user\.([0-9a-f]{8})[0-9a-f]{24}")
+_HASHED_SPEAKER = re.compile(r"[0-9a-f]{8}: ")
+
+
+def speaker_prefix(user: str) -> str:
+    """What starts the keys of the speaker's own preferences and personal facts:
+    "ada: ", none when the turn names no user ("user"). A hashed user id is cut to its
+    first 8 digits, as the block names another user ("another user (30c03654)"), so
+    two users' facts stay apart in a shared scope."""
+    if user == "user":
+        return ""
+    hashed = _HASHED_USER.fullmatch(user)
+    return f"{hashed.group(1) if hashed else user}: "
+
+
+def key_words(key: str) -> str:
+    """``key`` without a hashed speaker's prefix: the part of a key that means
+    something, for the text a fact is embedded by. The prefix is a keyed hash that
+    differs from one database to the next, and it moved a fact's vector as far as
+    real words do: "What is the capital of Mongolia?" was 0.80 to 0.89 (cosine) from
+    one allergy fact under 40 prefixes, so whether it matched was chance."""
+    return key[10:] if _HASHED_SPEAKER.match(key) else key
 
 
 def normalise_name(name: str) -> str:

@@ -13,12 +13,11 @@ Hedged sentences get lower confidence; questions give entities only.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
-from memledger.events.keys import normalise_name
+from memledger.events.keys import normalise_name, speaker_prefix
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
 from memledger.extraction.directives import asks_to_forget, directive_content
@@ -150,7 +149,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     "user" when the turn names none; ``project`` its project scope key, whose bare
     name ("Atlas uses MongoDB.") then names the project."""
     found = Found(user)
-    speaker = _speaker_key(user)
+    speaker = speaker_prefix(user)
     header: tuple[Party, str] | None = None
     labelled: list[tuple[str, Sentence]] = []
     for sentence in (analyse(part, project) for part in split_sentences(text[:MAX_TEXT_CHARS])):
@@ -176,20 +175,6 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     for edge in _labelled_edges(found.speaker(), labelled):
         found.apply(edge)
     return found.result()
-
-
-_HASHED_USER = re.compile(r"hid\.user\.([0-9a-f]{8})[0-9a-f]{24}")
-
-
-def _speaker_key(user: str) -> str:
-    """What starts the keys of the speaker's own preferences: "ada: ", none when the
-    turn names no user. A hashed user id is cut to its first 8 digits, as the block
-    names another user ("another user (30c03654)"): the key is part of the text a
-    fact is embedded and searched by, and 32 hex digits more blur its meaning."""
-    if user == "user":
-        return ""
-    hashed = _HASHED_USER.fullmatch(user)
-    return f"{hashed.group(1) if hashed else user}: "
 
 
 def _quoted(sentence: Sentence) -> Sentence:

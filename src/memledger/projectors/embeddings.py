@@ -10,7 +10,9 @@ Which text an item has, whatever the batch boundaries:
 
 - a turn: its text, from its first recording (as the turns projection);
 - a fact (extracted or promoted): "key: statement", from the event that created
-  the memory id (as the facts projection; a re-extraction is a mention);
+  the memory id (as the facts projection; a re-extraction is a mention), the key
+  without a hashed speaker's prefix (``keys.key_words``; v2: v1 kept it, and the
+  random 8 hex digits decided whether an unrelated question came near the fact);
 - an entity: "name: description" from its latest observation with a description,
   or its name alone until one has a description.
 
@@ -43,7 +45,7 @@ from memledger.errors import EmbeddingFailed, EmbeddingMismatch
 from memledger.events.catalogue import EntityObserved, FactExtracted, MemoryPromoted, TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Recorded
-from memledger.events.keys import entity_id
+from memledger.events.keys import entity_id, key_words
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
 from memledger.store import db, embedding_cache, event_reads
@@ -52,9 +54,9 @@ if TYPE_CHECKING:
     from memledger.adapters.embedding import Embedder
 
 NAME = "embeddings"
-VERSION = 1
+VERSION = 2
 HANDLES = frozenset(tag_of(t) for t in (TurnRecorded, FactExtracted, MemoryPromoted, EntityObserved))
-DIM = 384  # the column's dimension (projections/embeddings/v1.sql)
+DIM = 384  # the column's dimension (projections/embeddings/v2.sql)
 EMBED_BATCH = 64
 ItemKey = tuple[str, str, str]  # (tenant, kind, item id)
 
@@ -106,7 +108,8 @@ def item_text(rec: Recorded) -> tuple[ItemKey, ItemText] | None:
         case TurnRecorded():
             return (rec.tenant_id, "turn", event.turn_id), ItemText(event.text, replaces=False)
         case FactExtracted() | MemoryPromoted():
-            return (rec.tenant_id, "fact", event.memory_id), ItemText(f"{event.key}: {event.statement}", False)
+            text = f"{key_words(event.key)}: {event.statement}"
+            return (rec.tenant_id, "fact", event.memory_id), ItemText(text, replaces=False)
         case EntityObserved():
             key = (rec.tenant_id, "entity", entity_id(event.entity_type, event.name))
             if event.description:
