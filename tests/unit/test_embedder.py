@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from memledger import bootstrap
@@ -30,6 +31,7 @@ from memledger.adapters.embedding import (
 )
 from memledger.config import Settings
 from memledger.errors import EmbeddingFailed
+from memledger.projectors import embeddings
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -214,3 +216,17 @@ def test_the_vector_channel_loads_the_offline_model_in_the_background() -> None:
     vector = channel.start("Which database does Phoenix use?")(60)
     assert vector is not None and vector.dim == 384
     assert embedder.loaded
+
+
+def test_a_query_vectors_text_form_gives_back_every_float32_exactly() -> None:
+    """``to_literal`` writes 9 significant digits, not each number's shortest form:
+    what pgvector parses (as float32) must be the vector itself, bit for bit."""
+    rng = np.random.default_rng(7)
+    for scale in (1.0, 1e-6, 1e-30, 3e38):
+        vector = (rng.standard_normal(384) * scale).astype(np.float32)
+        literal = embeddings.to_literal(vector.tolist())
+        assert literal.startswith("[") and literal.endswith("]") and " " not in literal
+        parsed = np.array([float(part) for part in literal[1:-1].split(",")], dtype=np.float32)
+        assert np.array_equal(parsed, vector)
+    assert embeddings.to_literal([]) == "[]"
+    assert embeddings.to_literal([0.5, -2.0]) == "[0.5,-2]"

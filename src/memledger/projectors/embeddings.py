@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -377,8 +378,16 @@ def check_model(conn: Connection, tenant_id: str, model: str, dim: int) -> None:
 
 
 def to_literal(vector: Sequence[float]) -> str:
-    """pgvector's text form of ``vector`` (each number's shortest exact form)."""
-    return "[" + ",".join(map(str, vector)) + "]"
+    """pgvector's text form of ``vector``: each number to 9 significant digits, which
+    give back every float32 exactly (the column's precision; a provider's float64 may
+    rarely land one float32 step from its nearest). A request's vector is written so
+    once per request: 0.1 ms for 384 numbers, against 0.36 ms in the shortest form."""
+    return _literal_format(len(vector)) % tuple(vector)
+
+
+@lru_cache(maxsize=8)
+def _literal_format(dim: int) -> str:
+    return "[" + ",".join(["%.9g"] * dim) + "]"
 
 
 _ITERATIVE_SCAN = sa.select(sa.func.set_config("hnsw.iterative_scan", "relaxed_order", True))
