@@ -1,17 +1,20 @@
 """ "I now work at Globex.": a person's newer fact on a key retracts their relationship
 to what the older fact named (employer's PART_OF, a preference's PREFERS), as part of
 the newer turn's extraction, whether the older one was projected or said in the same
-batch; what was not replaced, and another person's edges, stay."""
+batch; what was not replaced, and another person's edges, stay. A project's newer fact
+("Atlas now uses PostgreSQL instead of MongoDB.") does the same for the project's edge."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 
 from memledger.events.catalogue import MemoryRetracted
 from memledger.library import MemoryLedger
+from memledger.service.record import TurnInput
 from memledger.service.replaced_edges import REASON
 from memledger.service.types import Scopes
 from memledger.store import event_reads
@@ -118,4 +121,68 @@ def test_leaving_another_employer_keeps_the_edge_to_this_one(ledger: MemoryLedge
     ledger.record_turn(tenant, "user", "I left Globex.", scopes=SAM_LATER)
     ledger.process()
     assert ("PART_OF", "Acme") in _edges(ledger, tenant, "sam")
+    assert _retracted(ledger, tenant) == []
+
+
+ATLAS = Scopes(session="sam-a1", user="sam", project="atlas")
+ATLAS_LATER = Scopes(session="sam-a2", user="sam", project="atlas")
+PHOENIX = Scopes(session="sam-p1", user="sam", project="phoenix")
+
+
+def _edges_of(ledger: MemoryLedger, tenant: str, name: str) -> set[tuple[str, str]]:
+    return {(e.relation, e.target_name) for e in ledger.graph(tenant, name).edges if e.source_name == name}
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["in one batch", "after projection"])
+def test_a_projects_newer_fact_retracts_the_edge_to_what_it_replaced(
+    ledger: MemoryLedger, tenant: str, together: bool
+) -> None:
+    """The fact on Atlas's database is replaced; the edge to the old database went with
+    it only since this change (the block showed "Atlas USES MongoDB" beside the new fact)."""
+    ledger.record_turn(tenant, "user", "Atlas uses MongoDB.", scopes=ATLAS)
+    ledger.record_turn(tenant, "user", "Atlas uses Kubernetes.", scopes=ATLAS)  # another slot
+    ledger.record_turn(tenant, "user", "Phoenix uses MongoDB.", scopes=PHOENIX)  # another project
+    if not together:
+        ledger.process()
+        assert ("USES", "MongoDB") in _edges_of(ledger, tenant, "Atlas")
+    ledger.record_turn(tenant, "user", "Atlas now uses PostgreSQL instead of MongoDB.", scopes=ATLAS_LATER)
+    ledger.process()
+
+    atlas = _edges_of(ledger, tenant, "Atlas")
+    assert ("USES", "MongoDB") not in atlas
+    assert {("USES", "PostgreSQL"), ("USES", "Kubernetes")} <= atlas
+    assert ("USES", "MongoDB") in _edges_of(ledger, tenant, "Phoenix")
+    [retracted] = _retracted(ledger, tenant)
+    assert (retracted.item_id, retracted.reason) == ("project:atlas|USES|tool:mongodb", REASON)
+    block = ledger.context(tenant, "What database does Atlas use?", scopes=ATLAS_LATER).text
+    assert "Atlas USES PostgreSQL" in block and "Atlas USES MongoDB" not in block
+
+
+def test_a_project_fact_said_again_retracts_nothing(ledger: MemoryLedger, tenant: str) -> None:
+    ledger.record_turn(tenant, "user", "Atlas uses MongoDB.", scopes=ATLAS)
+    ledger.process()
+    ledger.record_turn(tenant, "user", "Atlas still uses MongoDB.", scopes=ATLAS_LATER)
+    ledger.process()
+    assert ("USES", "MongoDB") in _edges_of(ledger, tenant, "Atlas")
+    assert _retracted(ledger, tenant) == []
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["in one batch", "after projection"])
+def test_two_project_facts_in_conflict_keep_both_edges(ledger: MemoryLedger, tenant: str, together: bool) -> None:
+    """Said at the same moment, neither fact wins the slot (an open conflict), so neither
+    edge is replaced; nor is an older fact's whose confidence the newer does not reach."""
+    at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    falcon = Scopes(session="sam-f1", user="sam", project="falcon")
+    ledger.record_turns(
+        tenant,
+        [
+            TurnInput(role="user", text="Project Falcon uses Redis.", scopes=falcon, occurred_at=at),
+            TurnInput(role="user", text="Project Falcon uses Memcached.", scopes=falcon, occurred_at=at),
+        ],
+    )
+    if not together:
+        ledger.process()
+    ledger.record_turn(tenant, "user", "Falcon might use Hazelcast.", scopes=falcon)  # hedged: no edge
+    ledger.process()
+    assert {("USES", "Redis"), ("USES", "Memcached")} <= _edges_of(ledger, tenant, "Falcon")
     assert _retracted(ledger, tenant) == []

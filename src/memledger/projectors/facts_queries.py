@@ -492,6 +492,8 @@ class ScopeFact(msgspec.Struct, frozen=True):
     value: str | None
     source_turns: list[str]
     status: str
+    confidence: float
+    valid_from: datetime
 
 
 def live_and_superseded(conn: Connection, tenant_id: str, scopes: Iterable[tuple[str, str]]) -> list[ScopeFact]:
@@ -500,9 +502,10 @@ def live_and_superseded(conn: Connection, tenant_id: str, scopes: Iterable[tuple
     if not pairs:
         return []
     f = facts
-    stmt = sa.select(f.c.memory_id, f.c.slot_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns, f.c.status).where(
+    columns = (f.c.memory_id, f.c.slot_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns, f.c.status)
+    stmt = sa.select(*columns, f.c.confidence, f.c.valid_from).where(
         f.c.tenant_id == tenant_id,
         sa.tuple_(f.c.scope, f.c.scope_key).in_(pairs),
         f.c.status.in_(("active", "low_confidence", "superseded")),
     )
-    return [ScopeFact(*row[:5], list(row[5] or ()), row[6]) for row in conn.execute(stmt).all()]
+    return [ScopeFact(*row[:5], list(row[5] or ()), *row[6:]) for row in conn.execute(stmt).all()]

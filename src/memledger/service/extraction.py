@@ -260,6 +260,7 @@ class ExtractionWorker:
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
         deltas: dict[TurnKey, dict[str, int]] = {}
         earlier: list[Event] = []  # this batch's events so far
+        said_at: dict[str, datetime] = {}  # when each of this batch's turns so far was said
         for turn in turns:
             extraction = results.get((turn.tenant_id, turn.turn_id), TurnExtraction())
             if turn.role == "user":
@@ -283,7 +284,8 @@ class ExtractionWorker:
                 # "Forget what I said about ...": what the speaker said about it
                 retracted = forgetting.retractions(tx, turn, asked, earlier) if asked else []
                 # "I now work at Globex.": the edge to what a newer fact replaces
-                for replaced in replaced_edges.retractions(tx, turn, [new.event for _, new in pairs], earlier):
+                written = [new.event for _, new in pairs]
+                for replaced in replaced_edges.retractions(tx, turn, written, earlier, said_at):
                     if replaced.item_id not in {r.item_id for r in retracted}:
                         retracted.append(replaced)
                 if retracted:
@@ -293,6 +295,7 @@ class ExtractionWorker:
             deltas[(turn.tenant_id, turn.turn_id)] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
             earlier.extend(new.event for _, new in pairs)
+            said_at[turn.turn_id] = turn.occurred_at
         appends: list[tuple[TurnText, batch_append.StreamAppend]] = []
         for turn, events in per_turn:
             valid = _encodable(turn, events)

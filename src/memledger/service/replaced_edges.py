@@ -9,15 +9,20 @@ extraction (``retractions``), as it retracts what a person asks to forget: the e
 say it, so a rebuild, an as-of selection and provenance see it, and ``restore``
 undoes it.
 
-Only the speaker's own user-scope facts count, with the relation their category is
-drawn from: an employer's PART_OF, a preference's PREFERS. The older facts and edges
-are read from the read models and from this batch's earlier turns; one said but not
-yet projected is left (its edge stays until the next such turn).
+The speaker's own user-scope facts count with the relation their category is drawn
+from: an employer's PART_OF, a preference's PREFERS. A project's facts count with the
+edge the same turn said of the new value: after "Atlas uses MongoDB." and later "Atlas
+now uses PostgreSQL instead of MongoDB.", the fact on Atlas's database was replaced but
+the block still showed "Atlas USES MongoDB" beside it; the new turn's "Atlas USES
+PostgreSQL" says which edge (source and relation) the older value's is. The older
+facts and edges are read from the read models and from this batch's earlier turns;
+one said but not yet projected is left (its edge stays until the next such turn).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Final, TypeGuard
 
 from sqlalchemy.engine import Connection
@@ -32,17 +37,32 @@ REASON: Final = "the speaker said something newer in its place"
 
 
 def retractions(
-    conn: Connection, turn: TurnText, written: Iterable[Event], earlier: Iterable[Event]
+    conn: Connection,
+    turn: TurnText,
+    written: Iterable[Event],
+    earlier: Iterable[Event],
+    said_at: Mapping[str, datetime] | None = None,
 ) -> list[MemoryRetracted]:
-    """Retractions of the speaker's edges to what their facts among ``written`` (this
-    turn's events) replace. ``earlier``: this batch's events before the turn's."""
+    """Retractions of the edges to what the facts among ``written`` (this turn's events)
+    replace: the speaker's own, and their project's. ``earlier``: this batch's events
+    before the turn's; ``said_at``: when each of this batch's earlier turns was said."""
+    written, before = list(written), list(earlier)
+    project = _by_the_project(conn, turn, written, before, said_at or {})
+    keys = sorted({*_by_the_speaker(conn, turn, written, before), *project})
+    return [
+        MemoryRetracted(item_id=key, item_kind="relationship", reason=REASON, source_turns=(turn.turn_id,))
+        for key in keys
+    ]
+
+
+def _by_the_speaker(conn: Connection, turn: TurnText, written: list[Event], before: list[Event]) -> list[str]:
+    """The keys of the speaker's edges to what their newer facts replace."""
     user = turn.scopes.user
     if not user or turn.speaker != user:
         return []  # edges start from the turn's user: only theirs, said by them
     newer = {e.key: e for e in written if _own(e, user) and e.value}
     if not newer:
         return []
-    before = list(earlier)
     older: dict[str, set[str]] = {}  # relation -> the replaced values, normalised
     rows = facts_queries.live_and_superseded(conn, turn.tenant_id, {("user", user)})
     said = [(r.key, r.value) for r in rows if r.status != "superseded"]
@@ -69,11 +89,7 @@ def retractions(
         for e in before
         if isinstance(e, RelationshipObserved) and e.source_type == "user" and e.source_name == user
     ]
-    keys = sorted({key for key, relation, target in edges if normalise_name(target) in older.get(relation, ())})
-    return [
-        MemoryRetracted(item_id=key, item_kind="relationship", reason=REASON, source_turns=(turn.turn_id,))
-        for key in keys
-    ]
+    return [key for key, relation, target in edges if normalise_name(target) in older.get(relation, ())]
 
 
 def _own(event: Event, user: str) -> TypeGuard[FactExtracted]:
@@ -83,6 +99,79 @@ def _own(event: Event, user: str) -> TypeGuard[FactExtracted]:
         and event.scope_key == user
         and event.category in _RELATION
     )
+
+
+def _by_the_project(
+    conn: Connection, turn: TurnText, written: list[Event], before: list[Event], said_at: Mapping[str, datetime]
+) -> list[str]:
+    """The keys of the edges to what the project's newer facts replace, each of the
+    source and relation of the edge this turn said to the new value. A newer fact
+    replaces an older one only where the facts fold lets it win the slot (``_wins``):
+    "Project Falcon uses Redis." and "... uses Memcached." said at once are a conflict,
+    and both edges stay."""
+    project = turn.scopes.project
+    if not project:
+        return []
+    said_now = [e for e in written if isinstance(e, RelationshipObserved)]
+    newer: dict[str, tuple[set[str], set[Via], Claim]] = {}  # key -> (its values, the edges saying them, its claim)
+    for fact in written:
+        if _of_project(fact, project) and fact.value:
+            values = _values(fact.value)
+            via = {_via(e) for e in said_now if normalise_name(e.target_name) in values}
+            if via:
+                newer[fact.key] = (values, via, (fact.confidence, fact.valid_from or turn.occurred_at))
+    if not newer:
+        return []
+    rows = facts_queries.live_and_superseded(conn, turn.tenant_id, {("project", project)})
+    said = [(r.key, r.value, (r.confidence, r.valid_from)) for r in rows if r.status != "superseded"]
+    for e in before:
+        if _of_project(e, project) and (when := _valid_from(e, said_at)) is not None:
+            said.append((e.key, e.value, (e.confidence, when)))
+    gone: dict[Via, set[str]] = {}  # (source type, source name, relation) -> the replaced values
+    for key, value, claim in said:
+        if key in newer and value and _wins(newer[key][2], claim):
+            now, via, _ = newer[key]
+            for edge in via:
+                gone.setdefault(edge, set()).update(_values(value) - now)
+    keys = [
+        key
+        for (source_type, source, relation), targets in gone.items()
+        if targets
+        for key, target in graph_queries.live_edges_from(conn, turn.tenant_id, entity_id(source_type, source), relation)
+        if normalise_name(target) in targets
+    ]
+    return keys + [
+        e.relationship_id
+        for e in before
+        if isinstance(e, RelationshipObserved) and normalise_name(e.target_name) in gone.get(_via(e), ())
+    ]
+
+
+Claim = tuple[float, datetime]  # a fact's confidence and valid time, as the facts fold weighs them
+
+
+def _wins(newer: Claim, older: Claim) -> bool:
+    """Whether the newer fact takes the slot from the older, as the facts fold decides
+    between two claims (``facts_fold._winners``): the higher confidence, at equal
+    confidence the newer valid time; a tie keeps both, flagged as a conflict."""
+    return newer > older
+
+
+Via = tuple[str, str, str]  # an edge's source type, source name (normalised) and relation
+
+
+def _via(edge: RelationshipObserved) -> Via:
+    return (edge.source_type, normalise_name(edge.source_name), edge.relation)
+
+
+def _valid_from(fact: FactExtracted, said_at: Mapping[str, datetime]) -> datetime | None:
+    """A fact of this batch's valid time, as the facts fold will have it (its stated
+    time, else its turn's); None when its turn's time is not known."""
+    return fact.valid_from or (said_at.get(fact.source_turns[0]) if fact.source_turns else None)
+
+
+def _of_project(event: Event, project: str) -> TypeGuard[FactExtracted]:
+    return isinstance(event, FactExtracted) and event.scope == "project" and event.scope_key == project
 
 
 def _values(value: str | None) -> set[str]:
