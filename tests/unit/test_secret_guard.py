@@ -39,6 +39,7 @@ SECRETS = {
     "encrypted private key": "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHzBJBg\n-----END ENCRYPTED PRIVATE KEY-----",
     "visa card in groups": "My card is 4111 1111 1111 1111, expires 12/27.",
     "mastercard with hyphens": "use 5500-0055-5555-5559 for the order",
+    "visa card with dots": "My card is 4111.1111.1111.1111, thanks.",
     "amex": "amex 378282246310005",
     "social security number": "my SSN is 123-45-6789",
     "social security number in digits": "My social security number is 123456789.",
@@ -139,6 +140,8 @@ CLEAN = {
     "an amount": "The invoice total is 1,234,567.89 euros.",
     "a timestamp": "The build 20241126123456 failed at 2024-11-26 10:00.",
     "a ticket id": "See JIRA-1234-5678 and version 4.1111.1111.1111.",
+    "dotted digit groups failing the card check": "Serial 4111.1111.1111.1112 is on the box.",
+    "a dotted version of four-digit groups": "Upgrade to 4111.1111.1111.1111.2 tonight.",
     "digits inside a hex string": "ref:9fab4111111111111111cd0e and id x4111111111111111",
 }
 
