@@ -186,3 +186,18 @@ def test_two_project_facts_in_conflict_keep_both_edges(ledger: MemoryLedger, ten
     ledger.process()
     assert {("USES", "Redis"), ("USES", "Memcached")} <= _edges_of(ledger, tenant, "Falcon")
     assert _retracted(ledger, tenant) == []
+
+
+def test_a_persons_two_preferences_said_at_once_keep_both_edges(ledger: MemoryLedger, tenant: str) -> None:
+    """As for a project: neither fact wins the slot, so neither edge is replaced."""
+    at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    ledger.record_turns(
+        tenant,
+        [
+            TurnInput(role="user", text="I prefer Emacs.", scopes=SAM, occurred_at=at),
+            TurnInput(role="user", text="I prefer Vim.", scopes=SAM, occurred_at=at),
+        ],
+    )
+    ledger.process()
+    assert {("PREFERS", "Emacs"), ("PREFERS", "Vim")} <= _edges(ledger, tenant, "sam")
+    assert _retracted(ledger, tenant) == []

@@ -47,16 +47,20 @@ def retractions(
     replace: the speaker's own, and their project's. ``earlier``: this batch's events
     before the turn's; ``said_at``: when each of this batch's earlier turns was said."""
     written, before = list(written), list(earlier)
-    project = _by_the_project(conn, turn, written, before, said_at or {})
-    keys = sorted({*_by_the_speaker(conn, turn, written, before), *project})
+    said_at = said_at or {}
+    speaker = _by_the_speaker(conn, turn, written, before, said_at)
+    keys = sorted({*speaker, *_by_the_project(conn, turn, written, before, said_at)})
     return [
         MemoryRetracted(item_id=key, item_kind="relationship", reason=REASON, source_turns=(turn.turn_id,))
         for key in keys
     ]
 
 
-def _by_the_speaker(conn: Connection, turn: TurnText, written: list[Event], before: list[Event]) -> list[str]:
-    """The keys of the speaker's edges to what their newer facts replace."""
+def _by_the_speaker(
+    conn: Connection, turn: TurnText, written: list[Event], before: list[Event], said_at: Mapping[str, datetime]
+) -> list[str]:
+    """The keys of the speaker's edges to what their newer facts replace (where the
+    newer fact wins the slot, ``_wins``)."""
     user = turn.scopes.user
     if not user or turn.speaker != user:
         return []  # edges start from the turn's user: only theirs, said by them
@@ -65,11 +69,13 @@ def _by_the_speaker(conn: Connection, turn: TurnText, written: list[Event], befo
         return []
     older: dict[str, set[str]] = {}  # relation -> the replaced values, normalised
     rows = facts_queries.live_and_superseded(conn, turn.tenant_id, {("user", user)})
-    said = [(r.key, r.value) for r in rows if r.status != "superseded"]
-    said += [(e.key, e.value) for e in before if _own(e, user)]
-    for key, value in said:
+    said = [(r.key, r.value, (r.confidence, r.valid_from)) for r in rows if r.status != "superseded"]
+    for e in before:
+        if _own(e, user) and (when := _valid_from(e, said_at)) is not None:
+            said.append((e.key, e.value, (e.confidence, when)))
+    for key, value, claim in said:
         new = newer.get(key)
-        if new is None or not value:
+        if new is None or not value or not _wins((new.confidence, new.valid_from or turn.occurred_at), claim):
             continue
         now = _values(new.value)
         left = {v.removeprefix("left ") for v in now if v.startswith("left ")}
