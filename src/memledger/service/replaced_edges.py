@@ -14,9 +14,11 @@ from: an employer's PART_OF, a preference's PREFERS. A project's facts count wit
 edge the same turn said of the new value: after "Atlas uses MongoDB." and later "Atlas
 now uses PostgreSQL instead of MongoDB.", the fact on Atlas's database was replaced but
 the block still showed "Atlas USES MongoDB" beside it; the new turn's "Atlas USES
-PostgreSQL" says which edge (source and relation) the older value's is. The older
-facts and edges are read from the read models and from this batch's earlier turns;
-one said but not yet projected is left (its edge stays until the next such turn).
+PostgreSQL" says which edge (source and relation) the older value's is. Either is
+done only where the newer fact wins the slot as the facts fold decides (``_wins``): two
+facts in conflict keep both edges. The older facts and edges are read from the read
+models and from this batch's earlier turns; one said but not yet projected is left
+(its edge stays until the next such turn).
 """
 
 from __future__ import annotations
