@@ -11,9 +11,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+import sqlalchemy as sa
 
+from memledger.config import Settings
 from memledger.events.catalogue import MemoryRetracted
 from memledger.library import MemoryLedger
+from memledger.projectors.facts import conflicts, facts
 from memledger.service.record import TurnInput
 from memledger.service.replaced_edges import REASON
 from memledger.service.types import Scopes
@@ -170,22 +173,63 @@ def test_a_project_fact_said_again_retracts_nothing(ledger: MemoryLedger, tenant
 @pytest.mark.parametrize("together", [True, False], ids=["in one batch", "after projection"])
 def test_two_project_facts_in_conflict_keep_both_edges(ledger: MemoryLedger, tenant: str, together: bool) -> None:
     """Said at the same moment, neither fact wins the slot (an open conflict), so neither
-    edge is replaced; nor is an older fact's whose confidence the newer does not reach."""
+    edge is replaced, whether the older was in the batch or already projected."""
     at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
     falcon = Scopes(session="sam-f1", user="sam", project="falcon")
-    ledger.record_turns(
-        tenant,
-        [
-            TurnInput(role="user", text="Project Falcon uses Redis.", scopes=falcon, occurred_at=at),
-            TurnInput(role="user", text="Project Falcon uses Memcached.", scopes=falcon, occurred_at=at),
-        ],
-    )
+    ledger.record_turn(tenant, "user", "Project Falcon uses Redis.", scopes=falcon, occurred_at=at)
     if not together:
         ledger.process()
-    ledger.record_turn(tenant, "user", "Falcon might use Hazelcast.", scopes=falcon)  # hedged: no edge
+    ledger.record_turn(tenant, "user", "Project Falcon uses Memcached.", scopes=falcon, occurred_at=at)
     ledger.process()
     assert {("USES", "Redis"), ("USES", "Memcached")} <= _edges_of(ledger, tenant, "Falcon")
     assert _retracted(ledger, tenant) == []
+
+
+def test_a_persons_choice_between_two_facts_keeps_its_edge(ledger: MemoryLedger, tenant: str) -> None:
+    """The fold keeps a fact a person chose whatever is said after; so does its edge."""
+    at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    falcon = Scopes(session="sam-f1", user="sam", project="falcon")
+    for said in ("Project Falcon uses Redis.", "Project Falcon uses Memcached."):
+        ledger.record_turn(tenant, "user", said, scopes=falcon, occurred_at=at)
+    ledger.process()
+    with ledger.engine.connect() as conn:
+        conflict = conn.execute(sa.select(conflicts.c.conflict_id).where(conflicts.c.tenant_id == tenant)).scalar_one()
+        redis = conn.execute(
+            sa.select(facts.c.memory_id).where(facts.c.tenant_id == tenant, facts.c.statement.contains("Redis"))
+        ).scalar_one()
+    ledger.resolve_conflict(tenant, conflict, redis, reason="Redis it is")
+    ledger.record_turn(tenant, "user", "Project Falcon now uses Hazelcast instead of Redis.", scopes=falcon)
+    ledger.process()
+    assert ("USES", "Redis") in _edges_of(ledger, tenant, "Falcon")
+    assert _retracted(ledger, tenant) == []
+
+
+def test_the_projects_fact_does_not_retract_the_persons_edge(ledger: MemoryLedger, tenant: str) -> None:
+    """The new turn also says "I prefer PostgreSQL.": that edge is the person's, not the
+    project's, and their preference for MongoDB, said twice, still wins its own slot."""
+    ledger.record_turn(tenant, "user", "I prefer MongoDB.", scopes=ATLAS)
+    ledger.record_turn(tenant, "user", "I prefer MongoDB.", scopes=ATLAS)
+    ledger.record_turn(tenant, "user", "Atlas uses MongoDB.", scopes=ATLAS)
+    ledger.process()
+    said = "Atlas now uses PostgreSQL instead of MongoDB. I prefer PostgreSQL."
+    ledger.record_turn(tenant, "user", said, scopes=ATLAS_LATER)
+    ledger.process()
+    assert ("PREFERS", "MongoDB") in _edges(ledger, tenant, "sam")
+    assert ("USES", "MongoDB") not in _edges_of(ledger, tenant, "Atlas")
+
+
+def test_another_tenants_batch_is_not_read_as_this_ones(database: TestDatabase) -> None:
+    """One batch holds both tenants' turns; with plain (unhashed) user keys both have a
+    "sam", and a relationship id names no tenant."""
+    with scratch(database, "replaced-plain") as hashed:
+        url = hashed.database.url.render_as_string(hide_password=False)
+        with MemoryLedger.open(Settings(DATABASE_URL=url, hash_scope_ids=False)) as plain:
+            ledger_a, ledger_b = f"a-{uuid.uuid4().hex[:6]}", f"b-{uuid.uuid4().hex[:6]}"
+            plain.record_turn(ledger_a, "user", "I prefer Emacs.", scopes=SAM)
+            plain.record_turn(ledger_b, "user", "I prefer Vim.", scopes=SAM)
+            plain.process()
+            assert ("PREFERS", "Emacs") in _edges(plain, ledger_a, "sam")
+            assert _retracted(plain, ledger_a) == [] and _retracted(plain, ledger_b) == []
 
 
 def test_a_persons_two_preferences_said_at_once_keep_both_edges(ledger: MemoryLedger, tenant: str) -> None:

@@ -496,6 +496,19 @@ class ScopeFact(msgspec.Struct, frozen=True):
     valid_from: datetime
 
 
+def chosen_slots(conn: Connection, tenant_id: str, slot_ids: Iterable[str]) -> set[str]:
+    """Those of these slots where a person chose between the facts (``ConflictResolved``):
+    the fold keeps their choice whatever is said after."""
+    wanted = sorted(set(slot_ids))
+    if not wanted:
+        return set()
+    c = conflicts
+    stmt = sa.select(c.c.conflict_id).where(
+        c.c.tenant_id == tenant_id, c.c.conflict_id.in_(wanted), c.c.manual_choice.is_not(None)
+    )
+    return set(conn.execute(stmt).scalars())
+
+
 def live_and_superseded(conn: Connection, tenant_id: str, scopes: Iterable[tuple[str, str]]) -> list[ScopeFact]:
     """The live and superseded facts of these (scope, scope key) pairs (not retracted)."""
     pairs = sorted(set(scopes))

@@ -259,8 +259,10 @@ class ExtractionWorker:
         report = BatchReport(turns=len(turns))
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
         deltas: dict[TurnKey, dict[str, int]] = {}
-        earlier: list[Event] = []  # this batch's events so far
-        said_at: dict[str, datetime] = {}  # when each of this batch's turns so far was said
+        # this batch's events so far, per tenant: a batch holds several tenants' turns, and
+        # one's "sam" or relationship id must not be read as another's
+        earlier: dict[str, list[Event]] = {}
+        said_at: dict[str, dict[str, datetime]] = {}  # tenant -> turn id -> when it was said
         for turn in turns:
             extraction = results.get((turn.tenant_id, turn.turn_id), TurnExtraction())
             if turn.role == "user":
@@ -282,10 +284,12 @@ class ExtractionWorker:
             )
             if turn.role == "user":  # retractions, as part of this extraction
                 # "Forget what I said about ...": what the speaker said about it
-                retracted = forgetting.retractions(tx, turn, asked, earlier) if asked else []
+                mine = earlier.get(turn.tenant_id, [])
+                retracted = forgetting.retractions(tx, turn, asked, mine) if asked else []
                 # "I now work at Globex.": the edge to what a newer fact replaces
                 written = [new.event for _, new in pairs]
-                for replaced in replaced_edges.retractions(tx, turn, written, earlier, said_at):
+                when = said_at.get(turn.tenant_id, {})
+                for replaced in replaced_edges.retractions(tx, turn, written, mine, when):
                     if replaced.item_id not in {r.item_id for r in retracted}:
                         retracted.append(replaced)
                 if retracted:
@@ -294,8 +298,8 @@ class ExtractionWorker:
                     )
             deltas[(turn.tenant_id, turn.turn_id)] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
-            earlier.extend(new.event for _, new in pairs)
-            said_at[turn.turn_id] = turn.occurred_at
+            earlier.setdefault(turn.tenant_id, []).extend(new.event for _, new in pairs)
+            said_at.setdefault(turn.tenant_id, {})[turn.turn_id] = turn.occurred_at
         appends: list[tuple[TurnText, batch_append.StreamAppend]] = []
         for turn, events in per_turn:
             valid = _encodable(turn, events)

@@ -14,28 +14,36 @@ from: an employer's PART_OF, a preference's PREFERS. A project's facts count wit
 edge the same turn said of the new value: after "Atlas uses MongoDB." and later "Atlas
 now uses PostgreSQL instead of MongoDB.", the fact on Atlas's database was replaced but
 the block still showed "Atlas USES MongoDB" beside it; the new turn's "Atlas USES
-PostgreSQL" says which edge (source and relation) the older value's is. Either is
-done only where the newer fact wins the slot as the facts fold decides (``_wins``): two
-facts in conflict keep both edges. The older facts and edges are read from the read
-models and from this batch's earlier turns; one said but not yet projected is left
-(its edge stays until the next such turn).
+PostgreSQL" says which edge (source and relation) the older value's is.
+
+Either is done only where the newer fact wins its slot as the facts fold decides
+(``_wins``): it beats every older claim on the slot, by confidence, then valid time,
+and no person chose between them (``ConflictResolved``). Two facts in conflict keep
+both edges. Where the fold would weigh the newer fact otherwise (the same statement
+said again is reinforced, not a new claim), nothing is retracted: an edge is left
+rather than wrongly taken. The older facts and edges are read from the read models
+and from this batch's earlier turns of the tenant; one said but not yet projected is
+left (its edge stays until the next such turn).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Final, TypeGuard
 
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Event, FactExtracted, MemoryRetracted, RelationshipObserved
-from memledger.events.keys import entity_id, normalise_name
+from memledger.events.keys import entity_id, normalise_name, slot_id
 from memledger.extraction.protocol import TurnText
 from memledger.projectors import facts_queries, graph_queries
 
 _RELATION: Final = {"personal_fact": "PART_OF", "preference": "PREFERS"}
 REASON: Final = "the speaker said something newer in its place"
+
+Claim = tuple[float, datetime]  # a fact's confidence and valid time, as the facts fold weighs them
+Via = tuple[str, str, str]  # an edge's source type, source name (normalised) and relation
 
 
 def retractions(
@@ -46,8 +54,8 @@ def retractions(
     said_at: Mapping[str, datetime] | None = None,
 ) -> list[MemoryRetracted]:
     """Retractions of the edges to what the facts among ``written`` (this turn's events)
-    replace: the speaker's own, and their project's. ``earlier``: this batch's events
-    before the turn's; ``said_at``: when each of this batch's earlier turns was said."""
+    replace: the speaker's own, and their project's. ``earlier``: this batch's events of
+    the turn's tenant before the turn's; ``said_at``: when each of those turns was said."""
     written, before = list(written), list(earlier)
     said_at = said_at or {}
     speaker = _by_the_speaker(conn, turn, written, before, said_at)
@@ -61,28 +69,19 @@ def retractions(
 def _by_the_speaker(
     conn: Connection, turn: TurnText, written: list[Event], before: list[Event], said_at: Mapping[str, datetime]
 ) -> list[str]:
-    """The keys of the speaker's edges to what their newer facts replace (where the
-    newer fact wins the slot, ``_wins``)."""
+    """The keys of the speaker's edges to what their newer facts replace."""
     user = turn.scopes.user
     if not user or turn.speaker != user:
         return []  # edges start from the turn's user: only theirs, said by them
-    newer = {e.key: e for e in written if _own(e, user) and e.value}
-    if not newer:
-        return []
+    newer = {_slot(e): e for e in written if _own(e, user) and e.value}
+    replaced = _replaced(conn, turn, newer, ("user", user), lambda e: _own(e, user), before, said_at)
     older: dict[str, set[str]] = {}  # relation -> the replaced values, normalised
-    rows = facts_queries.live_and_superseded(conn, turn.tenant_id, {("user", user)})
-    said = [(r.key, r.value, (r.confidence, r.valid_from)) for r in rows if r.status != "superseded"]
-    for e in before:
-        if _own(e, user) and (when := _valid_from(e, said_at)) is not None:
-            said.append((e.key, e.value, (e.confidence, when)))
-    for key, value, claim in said:
-        new = newer.get(key)
-        if new is None or not value or not _wins((new.confidence, new.valid_from or turn.occurred_at), claim):
-            continue
+    for slot, values in replaced.items():
+        new = newer[slot]
         now = _values(new.value)
         left = {v.removeprefix("left ") for v in now if v.startswith("left ")}
         # "I left Globex." ends Globex alone, whatever else was said; else what is no longer said.
-        gone = _values(value) & left if left else _values(value) - now
+        gone = values & left if left else values - now
         older.setdefault(_RELATION[new.category], set()).update(gone)
     if not any(older.values()):
         return []
@@ -113,34 +112,24 @@ def _by_the_project(
     conn: Connection, turn: TurnText, written: list[Event], before: list[Event], said_at: Mapping[str, datetime]
 ) -> list[str]:
     """The keys of the edges to what the project's newer facts replace, each of the
-    source and relation of the edge this turn said to the new value. A newer fact
-    replaces an older one only where the facts fold lets it win the slot (``_wins``):
-    "Project Falcon uses Redis." and "... uses Memcached." said at once are a conflict,
-    and both edges stay."""
+    source and relation of the edge from a project that this turn said to the new value."""
     project = turn.scopes.project
     if not project:
         return []
-    said_now = [e for e in written if isinstance(e, RelationshipObserved)]
-    newer: dict[str, tuple[set[str], set[Via], Claim]] = {}  # key -> (its values, the edges saying them, its claim)
+    said_now = [e for e in written if isinstance(e, RelationshipObserved) and e.source_type == "project"]
+    newer: dict[str, FactExtracted] = {}
+    via: dict[str, set[Via]] = {}  # slot -> the edges saying its new value
     for fact in written:
         if _of_project(fact, project) and fact.value:
             values = _values(fact.value)
-            via = {_via(e) for e in said_now if normalise_name(e.target_name) in values}
-            if via:
-                newer[fact.key] = (values, via, (fact.confidence, fact.valid_from or turn.occurred_at))
-    if not newer:
-        return []
-    rows = facts_queries.live_and_superseded(conn, turn.tenant_id, {("project", project)})
-    said = [(r.key, r.value, (r.confidence, r.valid_from)) for r in rows if r.status != "superseded"]
-    for e in before:
-        if _of_project(e, project) and (when := _valid_from(e, said_at)) is not None:
-            said.append((e.key, e.value, (e.confidence, when)))
+            saying = {_via(e) for e in said_now if normalise_name(e.target_name) in values}
+            if saying:
+                newer[_slot(fact)], via[_slot(fact)] = fact, saying
+    replaced = _replaced(conn, turn, newer, ("project", project), lambda e: _of_project(e, project), before, said_at)
     gone: dict[Via, set[str]] = {}  # (source type, source name, relation) -> the replaced values
-    for key, value, claim in said:
-        if key in newer and value and _wins(newer[key][2], claim):
-            now, via, _ = newer[key]
-            for edge in via:
-                gone.setdefault(edge, set()).update(_values(value) - now)
+    for slot, values in replaced.items():
+        for edge in via[slot]:
+            gone.setdefault(edge, set()).update(values - _values(newer[slot].value))
     keys = [
         key
         for (source_type, source, relation), targets in gone.items()
@@ -155,17 +144,51 @@ def _by_the_project(
     ]
 
 
-Claim = tuple[float, datetime]  # a fact's confidence and valid time, as the facts fold weighs them
+def _replaced(
+    conn: Connection,
+    turn: TurnText,
+    newer: Mapping[str, FactExtracted],
+    scope: tuple[str, str],
+    mine: Callable[[Event], bool],
+    before: list[Event],
+    said_at: Mapping[str, datetime],
+) -> dict[str, set[str]]:
+    """Slot -> the older values (normalised) of the slots whose newer fact wins: it beats
+    every older claim of the scope on its slot (``_wins``), and no person chose there."""
+    if not newer:
+        return {}
+    said: list[tuple[str, str | None, Claim]] = [
+        (r.slot_id, r.value, (r.confidence, r.valid_from))
+        for r in facts_queries.live_and_superseded(conn, turn.tenant_id, {scope})
+        if r.status != "superseded"
+    ]
+    for e in before:
+        if mine(e) and isinstance(e, FactExtracted):
+            when = _valid_from(e, said_at)
+            if when is None:
+                return {}  # an older claim whose time is not known: the winner cannot be told
+            said.append((_slot(e), e.value, (e.confidence, when)))
+    chosen = facts_queries.chosen_slots(conn, turn.tenant_id, newer)
+    best: dict[str, Claim] = {}
+    values: dict[str, set[str]] = {}
+    for slot, value, claim in said:
+        if slot in newer:
+            best[slot] = max(best.get(slot, claim), claim)
+            values.setdefault(slot, set()).update(_values(value))
+    claims = {slot: (fact.confidence, fact.valid_from or turn.occurred_at) for slot, fact in newer.items()}
+    won = [slot for slot in newer if slot in best and slot not in chosen and _wins(claims[slot], best[slot])]
+    return {slot: values[slot] for slot in won}
 
 
 def _wins(newer: Claim, older: Claim) -> bool:
-    """Whether the newer fact takes the slot from the older, as the facts fold decides
-    between two claims (``facts_fold._winners``): the higher confidence, at equal
-    confidence the newer valid time; a tie keeps both, flagged as a conflict."""
+    """Whether the newer fact takes the slot from the best older claim, as the facts fold
+    decides (``facts_fold._winners``): the higher confidence, at equal confidence the
+    newer valid time; a tie keeps both, flagged as a conflict."""
     return newer > older
 
 
-Via = tuple[str, str, str]  # an edge's source type, source name (normalised) and relation
+def _slot(fact: FactExtracted) -> str:
+    return slot_id(fact.scope, fact.scope_key, fact.key)
 
 
 def _via(edge: RelationshipObserved) -> Via:
