@@ -38,7 +38,8 @@ def key_words(key: str) -> str:
     differs from one database to the next, and it moved a fact's vector as far as
     real words do: "What is the capital of Mongolia?" was 0.80 to 0.89 (cosine) from
     one allergy fact under 40 prefixes, so whether it matched was chance."""
-    return key[10:] if _HASHED_SPEAKER.match(key) else key
+    prefix = _HASHED_SPEAKER.match(key)
+    return key[prefix.end() :] if prefix else key
 
 
 def normalise_name(name: str) -> str:

@@ -160,12 +160,12 @@ _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2
 
 # A payment card's number: 13-19 digits, in groups of digits split by single spaces or
 # hyphens, or in four groups of four split by dots ("4111.1111.1111.1111"; other dotted
-# digits are versions and amounts), starting as the networks' numbers do (Visa 4, Mastercard 51-55 and 22-27,
-# American Express 34 and 37, Diners 30, 36 and 38, JCB 35, Discover and UnionPay 60, 62,
-# 64 and 65; not 20, so no timestamp "2024..."), standing alone (not inside a hex string
-# or an id), that pass the Luhn check. An order number
-# or a phone number passes the check one time in ten, and is then refused: the guard errs
-# on that side.
+# digits are versions and amounts), starting as the networks' numbers do (Visa 4,
+# Mastercard 51-55 and 22-27, American Express 34 and 37, Diners 30, 36 and 38, JCB 35,
+# Discover and UnionPay 60, 62, 64 and 65; not 20, so no timestamp "2024..."), standing
+# alone (not inside a hex string or an id), that pass the Luhn check. An order number or
+# a phone number passes the check one time in ten, and is then refused: the guard errs on
+# that side.
 _CARD = re.compile(
     r"(?<![\w.,-])(?=4|5[1-5]|2[2-7]|3[0-8]|6[0245])(?:\d(?:[ -]?\d){12,18}|\d{4}(?:\.\d{4}){3})(?![\w-]|[.,]\d)"
 )

@@ -492,21 +492,29 @@ class ScopeFact(msgspec.Struct, frozen=True):
     value: str | None
     source_turns: list[str]
     status: str
+
+
+class SlotClaim(msgspec.Struct, frozen=True):
+    """A live fact of a slot, as the facts fold weighs it against a newer one."""
+
+    slot_id: str
+    value: str | None
     confidence: float
     valid_from: datetime
+    chosen: bool  # a person chose between the slot's facts (``ConflictResolved``)
 
 
-def chosen_slots(conn: Connection, tenant_id: str, slot_ids: Iterable[str]) -> set[str]:
-    """Those of these slots where a person chose between the facts (``ConflictResolved``):
-    the fold keeps their choice whatever is said after."""
+def slot_claims(conn: Connection, tenant_id: str, slot_ids: Iterable[str]) -> list[SlotClaim]:
+    """The live facts (not superseded or retracted) of these slots, one statement."""
     wanted = sorted(set(slot_ids))
     if not wanted:
-        return set()
-    c = conflicts
-    stmt = sa.select(c.c.conflict_id).where(
-        c.c.tenant_id == tenant_id, c.c.conflict_id.in_(wanted), c.c.manual_choice.is_not(None)
+        return []
+    f, c = facts, conflicts
+    chosen = sa.and_(c.c.tenant_id == f.c.tenant_id, c.c.conflict_id == f.c.slot_id, c.c.manual_choice.is_not(None))
+    stmt = sa.select(f.c.slot_id, f.c.value, f.c.confidence, f.c.valid_from, sa.exists().where(chosen)).where(
+        f.c.tenant_id == tenant_id, f.c.slot_id.in_(wanted), f.c.status.in_(("active", "low_confidence"))
     )
-    return set(conn.execute(stmt).scalars())
+    return [SlotClaim(*row) for row in conn.execute(stmt).all()]
 
 
 def live_and_superseded(conn: Connection, tenant_id: str, scopes: Iterable[tuple[str, str]]) -> list[ScopeFact]:
@@ -515,10 +523,9 @@ def live_and_superseded(conn: Connection, tenant_id: str, scopes: Iterable[tuple
     if not pairs:
         return []
     f = facts
-    columns = (f.c.memory_id, f.c.slot_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns, f.c.status)
-    stmt = sa.select(*columns, f.c.confidence, f.c.valid_from).where(
+    stmt = sa.select(f.c.memory_id, f.c.slot_id, f.c.key, f.c.statement, f.c.value, f.c.source_turns, f.c.status).where(
         f.c.tenant_id == tenant_id,
         sa.tuple_(f.c.scope, f.c.scope_key).in_(pairs),
         f.c.status.in_(("active", "low_confidence", "superseded")),
     )
-    return [ScopeFact(*row[:5], list(row[5] or ()), *row[6:]) for row in conn.execute(stmt).all()]
+    return [ScopeFact(*row[:5], list(row[5] or ()), row[6]) for row in conn.execute(stmt).all()]

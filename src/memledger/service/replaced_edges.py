@@ -28,7 +28,7 @@ left (its edge stays until the next such turn).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Final, TypeGuard
 
@@ -51,13 +51,12 @@ def retractions(
     turn: TurnText,
     written: Iterable[Event],
     earlier: Iterable[Event],
-    said_at: Mapping[str, datetime] | None = None,
+    said_at: Mapping[str, datetime],
 ) -> list[MemoryRetracted]:
     """Retractions of the edges to what the facts among ``written`` (this turn's events)
     replace: the speaker's own, and their project's. ``earlier``: this batch's events of
     the turn's tenant before the turn's; ``said_at``: when each of those turns was said."""
     written, before = list(written), list(earlier)
-    said_at = said_at or {}
     speaker = _by_the_speaker(conn, turn, written, before, said_at)
     keys = sorted({*speaker, *_by_the_project(conn, turn, written, before, said_at)})
     return [
@@ -74,7 +73,7 @@ def _by_the_speaker(
     if not user or turn.speaker != user:
         return []  # edges start from the turn's user: only theirs, said by them
     newer = {_slot(e): e for e in written if _own(e, user) and e.value}
-    replaced = _replaced(conn, turn, newer, ("user", user), lambda e: _own(e, user), before, said_at)
+    replaced = _replaced(conn, turn, newer, before, said_at)
     older: dict[str, set[str]] = {}  # relation -> the replaced values, normalised
     for slot, values in replaced.items():
         new = newer[slot]
@@ -125,7 +124,7 @@ def _by_the_project(
             saying = {_via(e) for e in said_now if normalise_name(e.target_name) in values}
             if saying:
                 newer[_slot(fact)], via[_slot(fact)] = fact, saying
-    replaced = _replaced(conn, turn, newer, ("project", project), lambda e: _of_project(e, project), before, said_at)
+    replaced = _replaced(conn, turn, newer, before, said_at)
     gone: dict[Via, set[str]] = {}  # (source type, source name, relation) -> the replaced values
     for slot, values in replaced.items():
         for edge in via[slot]:
@@ -148,36 +147,34 @@ def _replaced(
     conn: Connection,
     turn: TurnText,
     newer: Mapping[str, FactExtracted],
-    scope: tuple[str, str],
-    mine: Callable[[Event], bool],
     before: list[Event],
     said_at: Mapping[str, datetime],
 ) -> dict[str, set[str]]:
     """Slot -> the older values (normalised) of the slots whose newer fact wins: it beats
-    every older claim of the scope on its slot (``_wins``), and no person chose there."""
+    every older claim on its slot (``_wins``), and no person chose there."""
     if not newer:
         return {}
-    said: list[tuple[str, str | None, Claim]] = [
-        (r.slot_id, r.value, (r.confidence, r.valid_from))
-        for r in facts_queries.live_and_superseded(conn, turn.tenant_id, {scope})
-        if r.status != "superseded"
-    ]
-    for e in before:
-        if mine(e) and isinstance(e, FactExtracted):
-            when = _valid_from(e, said_at)
-            if when is None:
-                return {}  # an older claim whose time is not known: the winner cannot be told
-            said.append((_slot(e), e.value, (e.confidence, when)))
-    chosen = facts_queries.chosen_slots(conn, turn.tenant_id, newer)
     best: dict[str, Claim] = {}
     values: dict[str, set[str]] = {}
-    for slot, value, claim in said:
-        if slot in newer:
-            best[slot] = max(best.get(slot, claim), claim)
-            values.setdefault(slot, set()).update(_values(value))
-    claims = {slot: (fact.confidence, fact.valid_from or turn.occurred_at) for slot, fact in newer.items()}
-    won = [slot for slot in newer if slot in best and slot not in chosen and _wins(claims[slot], best[slot])]
-    return {slot: values[slot] for slot in won}
+    kept: set[str] = set()  # slots left as they are: a person chose there, or a claim's time is unknown
+
+    def claim(slot: str, value: str | None, older: Claim) -> None:
+        best[slot] = max(best.get(slot, older), older)
+        values.setdefault(slot, set()).update(_values(value))
+
+    for row in facts_queries.slot_claims(conn, turn.tenant_id, newer):
+        claim(row.slot_id, row.value, (row.confidence, row.valid_from))
+        if row.chosen:
+            kept.add(row.slot_id)
+    for e in before:
+        if isinstance(e, FactExtracted) and (slot := _slot(e)) in newer:
+            when = _valid_from(e, said_at)
+            if when is None:
+                kept.add(slot)  # the winner cannot be told
+            else:
+                claim(slot, e.value, (e.confidence, when))
+    newest = {slot: (fact.confidence, fact.valid_from or turn.occurred_at) for slot, fact in newer.items()}
+    return {slot: values[slot] for slot in best.keys() - kept if _wins(newest[slot], best[slot])}
 
 
 def _wins(newer: Claim, older: Claim) -> bool:
