@@ -250,17 +250,24 @@ def _two_hops_statement(relations: bool, entity_types: bool) -> sa.Executable:
     frontier = reached.cte("frontier")
     # The edges touching the frontier, found by joining it with each end's index. (An
     # "= ANY (array built in the statement)" test is not a leakproof qual under
-    # row-level security, so PostgreSQL would scan every edge of every tenant.) An
-    # edge with both ends in the frontier is found twice: UNION keeps it once.
+    # row-level security, so PostgreSQL would scan every edge of every tenant.) Each
+    # end's best ``limit`` are ranked from its index alone (it holds the status,
+    # relation, confidence and key), and only the ``limit`` kept are read whole: a hub
+    # touches thousands of edges. An edge with both ends in the frontier is found
+    # twice: UNION keeps it once.
     ends = []
     for end in (r.source_entity_id, r.target_entity_id):
         where = [r.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), r.status == "active"]
         if relations:
             where.append(r.relation == sa.any_(sa.bindparam("relations", type_=ARRAY(sa.Text))))
-        ends.append(sa.select(*_EDGE_COLUMNS).join_from(frontier, relationships, end == frontier.c.node).where(*where))
+        best = sa.select(r.confidence, r.relationship_key).join_from(frontier, relationships, end == frontier.c.node)
+        ends.append(sa.select(best.where(*where).order_by(*order).limit(limit).subquery()))
     touching = sa.union(*ends).subquery("touching")
-    hop2 = sa.select(touching).order_by(touching.c.confidence.desc(), touching.c.relationship_key).limit(limit)
-    hop2_cte = hop2.cte("hop2")
+    kept = touching.select().order_by(touching.c.confidence.desc(), touching.c.relationship_key).limit(limit)
+    top = kept.subquery("top")
+    tenant = sa.bindparam("tenant_id", type_=sa.Text)
+    by_key = sa.and_(r.tenant_id == tenant, r.relationship_key == top.c.relationship_key)
+    hop2_cte = sa.select(*_EDGE_COLUMNS).join_from(top, relationships, by_key).cte("hop2")
     return sa.union_all(
         sa.select(sa.literal(1).label("hop"), *hop1.c),
         sa.select(sa.literal(2).label("hop"), *hop2_cte.c),

@@ -26,7 +26,7 @@ from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
 
 NAME = "relationships"
-VERSION = 2  # v2: a retracted edge said again in a new turn comes back
+VERSION = 3  # v2: a retracted edge said again in a new turn comes back; v3: covering end indexes
 HANDLES = frozenset(tag_of(t) for t in (RelationshipObserved, MemoryReinforced, MemoryRetracted, MemoryRestored))
 _TS = sa.DateTime(timezone=True)
 
