@@ -98,14 +98,23 @@ def named_in(conn: Connection, tenant_id: str, words: Sequence[str], text: str, 
     if not words:
         return []
     haystack = f" {normalise_name(text)} "
+    params = {"tenant_id": tenant_id, "tsquery": " | ".join(words), "haystack": haystack}
     hits = []
-    for row in conn.execute(_NAMED_IN, {"tenant_id": tenant_id, "tsquery": " | ".join(words)}).all():
+    for row in conn.execute(_NAMED_IN, params).all():
         hit = EntityHit(*row)
         names = [hit.name, *hit.aliases]
-        if any(f" {normalise_name(n)} " in haystack for n in names if normalise_name(n)):
+        if any(f" {n} " in haystack for n in map(_normalised, names) if n):
             hits.append(hit)
     return hits[:limit]
 
+
+# Entity names recur from request to request, and normalising one costs NFKC and a regex.
+_normalised = lru_cache(maxsize=1 << 14)(normalise_name)
+
+# An entity's id ends with its normalised name (keys.entity_id), so the statement keeps
+# only entities whose name is in the request or that have aliases, for the test above:
+# most entities matching a word of the request (in a name or a description) are neither.
+_NAME_IN_ID = sa.func.substr(entities.c.entity_id, sa.func.strpos(entities.c.entity_id, ":") + 1)
 
 # Built once: a statement built per call costs more Python than its round trip.
 _NAMED_IN = (
@@ -114,6 +123,10 @@ _NAMED_IN = (
         entities.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
         entities.c.status == "active",
         entities.c.tsv.op("@@")(sa.func.to_tsquery("simple", sa.bindparam("tsquery", type_=sa.Text))),
+        sa.or_(
+            sa.func.strpos(sa.bindparam("haystack", type_=sa.Text), " " + _NAME_IN_ID + " ") > 0,
+            sa.func.cardinality(entities.c.aliases) > 0,
+        ),
     )
     .order_by(entities.c.mention_count.desc(), entities.c.entity_id)
     .limit(200)

@@ -1,0 +1,81 @@
+"""The entities a request names are found however many others share its words.
+
+``graph_queries.named_in`` finds entities by the request's words (in a name or a
+description), then keeps those whose name or an alias appears in the request as
+whole words. It reads at most 200 entities. In a tenant of many entities, a common
+word of the request ("service", "billing") matched more than 200 better-known ones,
+so a person named in the request was not among those read and was not found: "Who
+works with Valentina Nguyen on the billing service?" found no Valentina.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from memledger.events.catalogue import EntityObserved, Event
+from memledger.events.envelope import NewEvent
+from memledger.projectors import graph_queries
+from memledger.selection.words import query_words
+from memledger.service import projections
+from memledger.store import event_store
+
+T0 = datetime(2025, 6, 1, 9, 0, tzinfo=UTC)
+SERVICES = 230  # more than named_in reads, each better known than the people
+
+
+def _events() -> list[Event]:
+    out: list[Event] = []
+    for i in range(SERVICES):
+        service = EntityObserved(
+            name=f"Service {i}", entity_type="tool", confidence=0.9, description="the billing service of one region"
+        )
+        out += [service, service, service]  # mentioned three times each
+    out.append(EntityObserved(name="Valentina Nguyen", entity_type="person", confidence=0.9))
+    # Found by a word of its description (an alias's words are not searched), kept by its alias.
+    robert = EntityObserved(
+        name="Robert Okoye", entity_type="person", confidence=0.9, aliases=("Bobby O",), description="billing on call"
+    )
+    out.append(robert)
+    out.append(EntityObserved(name="Ada", entity_type="person", confidence=0.9, description="billing lead"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def named(database: Any) -> tuple[Engine, str]:
+    engine: Engine = database.engine
+    projections.install_all(engine)
+    tenant = f"named-{uuid.uuid4().hex[:8]}"
+    events = _events()
+    news = [
+        NewEvent(event=e, event_id=f"{tenant}-{i}", occurred_at=T0 + timedelta(seconds=i)) for i, e in enumerate(events)
+    ]
+    with engine.begin() as tx:
+        event_store.append(tx, tenant, "extraction:named", news, None)
+    projections.catch_up_all(engine, ["entities"])
+    return engine, tenant
+
+
+def _found(named: tuple[Engine, str], request: str) -> list[str]:
+    engine, tenant = named
+    with engine.connect() as conn:
+        return [hit.entity_id for hit in graph_queries.named_in(conn, tenant, query_words(request), request)]
+
+
+def test_a_person_named_beside_common_words_is_found(named: tuple[Engine, str]) -> None:
+    assert _found(named, "Who works with Valentina Nguyen on the billing service?") == ["person:valentina nguyen"]
+
+
+def test_a_name_in_other_casing_and_an_alias_are_found(named: tuple[Engine, str]) -> None:
+    assert _found(named, "Ask VALENTINA NGUYEN about the billing service") == ["person:valentina nguyen"]
+    assert _found(named, "Did Bobby O fix the billing service?") == ["person:robert okoye"]
+
+
+def test_a_name_is_found_as_whole_words_only(named: tuple[Engine, str]) -> None:
+    assert _found(named, "Is Adams on the billing service?") == []
+    assert _found(named, "Is Ada on the billing service?") == ["person:ada"]
+    assert _found(named, "What does Service 12 bill?") == ["tool:service 12"]
