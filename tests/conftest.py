@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -25,8 +25,9 @@ from sqlalchemy.engine import URL, Engine
 from memledger import bootstrap
 from memledger.config import Settings
 from memledger.events import NewEvent, Scopes, TurnRecorded
+from memledger.events.catalogue import Event
 from memledger.service import projections
-from memledger.store import db, migrate
+from memledger.store import db, event_store, migrate
 
 # A selection fails open past its deadline (750 ms by default). The tests assert what
 # is selected, not how fast (benchmarks measure that): on a starved CI machine a cold
@@ -114,3 +115,19 @@ def turn_event(text: str = "hello", *, turn_id: str | None = None, session: str 
         event_id=f"evt-{uuid.uuid4().hex}",
         occurred_at=datetime.now(UTC),
     )
+
+
+def project_events(engine: Engine, prefix: str, events: Sequence[Event], names: Sequence[str]) -> str:
+    """A new tenant (``prefix`` and a random suffix) holding ``events``, appended to one
+    stream a second apart, with the projections ``names`` caught up; its id."""
+    projections.install_all(engine)
+    tenant_id = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    start = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)
+    news = [
+        NewEvent(event=e, event_id=f"{tenant_id}-{i}", occurred_at=start + timedelta(seconds=i))
+        for i, e in enumerate(events)
+    ]
+    with engine.begin() as tx:
+        event_store.append(tx, tenant_id, f"extraction:{prefix}", news, None)
+    projections.catch_up_all(engine, list(names))
+    return tenant_id

@@ -12,9 +12,7 @@ symmetric edges and edges with both ends in the frontier are among them.
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -22,14 +20,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import Event, MemoryRetracted, RelationshipObserved
-from memledger.events.envelope import NewEvent
 from memledger.events.keys import entity_id, relationship_key
 from memledger.projectors import graph_queries
 from memledger.projectors.relationships import relationships
-from memledger.service import projections
-from memledger.store import event_store
+from tests.conftest import project_events
 
-T0 = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)
 NODES = [("person", f"Person {i}") for i in range(12)] + [("tool", f"Tool {i}") for i in range(8)]
 NODES += [("project", f"Project {i}") for i in range(6)]
 HUB = ("person", "Hub Person")
@@ -71,16 +66,7 @@ def _events(rng: random.Random) -> list[Event]:
 @pytest.fixture(scope="module")
 def graph(database: Any) -> tuple[Engine, str]:
     engine: Engine = database.engine
-    projections.install_all(engine)
-    tenant = f"walk-{uuid.uuid4().hex[:8]}"
-    events = _events(random.Random(5))
-    news = [
-        NewEvent(event=e, event_id=f"{tenant}-{i}", occurred_at=T0 + timedelta(seconds=i)) for i, e in enumerate(events)
-    ]
-    with engine.begin() as tx:
-        event_store.append(tx, tenant, "extraction:walk", news, None)
-    projections.catch_up_all(engine, ["relationships"])
-    return engine, tenant
+    return engine, project_events(engine, "walk", _events(random.Random(5)), ["relationships"])
 
 
 def _reference(

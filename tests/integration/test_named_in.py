@@ -10,21 +10,16 @@ works with Valentina Nguyen on the billing service?" found no Valentina.
 
 from __future__ import annotations
 
-import uuid
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import EntityObserved, Event
-from memledger.events.envelope import NewEvent
 from memledger.projectors import graph_queries
 from memledger.selection.words import query_words
-from memledger.service import projections
-from memledger.store import event_store
+from tests.conftest import project_events
 
-T0 = datetime(2025, 6, 1, 9, 0, tzinfo=UTC)
 SERVICES = 230  # more than named_in reads, each better known than the people
 
 
@@ -48,16 +43,7 @@ def _events() -> list[Event]:
 @pytest.fixture(scope="module")
 def named(database: Any) -> tuple[Engine, str]:
     engine: Engine = database.engine
-    projections.install_all(engine)
-    tenant = f"named-{uuid.uuid4().hex[:8]}"
-    events = _events()
-    news = [
-        NewEvent(event=e, event_id=f"{tenant}-{i}", occurred_at=T0 + timedelta(seconds=i)) for i, e in enumerate(events)
-    ]
-    with engine.begin() as tx:
-        event_store.append(tx, tenant, "extraction:named", news, None)
-    projections.catch_up_all(engine, ["entities"])
-    return engine, tenant
+    return engine, project_events(engine, "named", _events(), ["entities"])
 
 
 def _found(named: tuple[Engine, str], request: str) -> list[str]:
