@@ -31,12 +31,13 @@ def _events() -> list[Event]:
         )
         out += [service, service, service]  # mentioned three times each
     out.append(EntityObserved(name="Valentina Nguyen", entity_type="person", confidence=0.9))
-    # Found by a word of its description (an alias's words are not searched), kept by its alias.
+    # Matched by a word of its description among the well-known services, kept by its alias.
     robert = EntityObserved(
         name="Robert Okoye", entity_type="person", confidence=0.9, aliases=("Bobby O",), description="billing on call"
     )
     out.append(robert)
     out.append(EntityObserved(name="Ada", entity_type="person", confidence=0.9, description="billing lead"))
+    out.append(EntityObserved(name="Margaret Oduya", entity_type="person", confidence=0.9, aliases=("Peggy",)))
     return out
 
 
@@ -59,6 +60,11 @@ def test_a_person_named_beside_common_words_is_found(named: tuple[Engine, str]) 
 def test_a_name_in_other_casing_and_an_alias_are_found(named: tuple[Engine, str]) -> None:
     assert _found(named, "Ask VALENTINA NGUYEN about the billing service") == ["person:valentina nguyen"]
     assert _found(named, "Did Bobby O fix the billing service?") == ["person:robert okoye"]
+
+
+def test_an_entity_named_by_an_alias_alone_is_found(named: tuple[Engine, str]) -> None:
+    """Entities v2: the aliases' words are searched too (v1: the name and description only)."""
+    assert _found(named, "What did Peggy decide?") == ["person:margaret oduya"]
 
 
 def test_a_name_is_found_as_whole_words_only(named: tuple[Engine, str]) -> None:

@@ -20,7 +20,7 @@ from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
 
 NAME = "entities"
-VERSION = 1
+VERSION = 2  # v2: the aliases' words are searched too
 HANDLES = frozenset(tag_of(t) for t in (EntityObserved, MemoryReinforced, MemoryRetracted, MemoryRestored))
 _TS = sa.DateTime(timezone=True)
 
