@@ -8,7 +8,7 @@ facts statement runs: PostgreSQL works on both cores and the selection waits
 for the longer of the two, not their sum (one caller: p50 -3 ms).
 
 When other selections run, it is not done. The second transaction costs CPU, a
-checkout, setting the tenant and a rollback, and with eight callers on two cores
+checkout, setting the tenant and ending the transaction, and with eight callers on two cores
 that made the p99 271 ms instead of 204 (docs/benchmarks-context.md, twelfth round).
 The statement and its answer are the same either way: each statement of a selection
 reads its own snapshot (READ COMMITTED), on this connection or that one.
@@ -29,7 +29,7 @@ from memledger.service import turns
 from memledger.store import db
 
 # Two: one selection at a time uses it (the process is otherwise idle); a second
-# may start while the first one's rollback finishes.
+# may start while the first one's transaction ends.
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memledger-nearest")
 # Reads the nearest facts of a query vector in a connection's transaction.
 Read = Callable[[Connection, QueryVector], list[FactHit]]
@@ -68,5 +68,5 @@ def _nearest(
         remaining_ms = max(int((deadline - time.monotonic()) * 1000), 1)
         local = db.with_local_settings(conn, {**settings, "statement_timeout": str(remaining_ms)})
         hits = read(local, query)
-        local.rollback()
+        local.commit()  # as a selection's own transaction ends (context.select)
     return hits
