@@ -1,9 +1,13 @@
 """The pool's checkout check (``store.db._refuse_closed``, instead of a ping per
 checkout): a pooled connection the server ended is discarded and the caller gets a
-working one, with no error; a live idle one is reused, with no round trip."""
+working one, with no error; a live idle one is reused, with no round trip. And how
+``db.reading`` ends a transaction."""
 
 from __future__ import annotations
 
+import uuid
+
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
@@ -64,4 +68,25 @@ def test_a_live_idle_connection_is_reused_without_a_ping(database: TestDatabase)
                 assert conn.execute(PID).scalar_one() == first
         assert len(seen) == 3, f"only the caller's statements reach the server: {seen}"
     finally:
+        engine.dispose()
+
+
+def test_reading_commits_at_the_end_and_rolls_back_on_an_error(database: TestDatabase) -> None:
+    """``db.reading`` ends its transaction with COMMIT (a rollback would deallocate the
+    connection's prepared statements), and an error inside still rolls back."""
+    engine = one_connection_engine(database)
+    table = f"reading_{uuid.uuid4().hex[:8]}"
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f"CREATE TABLE {table} (n int)"))  # text(): a scratch table of this test
+        with db.reading(engine) as conn:
+            conn.execute(sa.text(f"INSERT INTO {table} VALUES (1)"))
+        with pytest.raises(RuntimeError), db.reading(engine) as conn:
+            conn.execute(sa.text(f"INSERT INTO {table} VALUES (2)"))
+            raise RuntimeError("the block failed")
+        with engine.connect() as conn:
+            assert conn.execute(sa.text(f"SELECT n FROM {table}")).scalars().all() == [1]
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
         engine.dispose()

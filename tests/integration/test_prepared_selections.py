@@ -5,8 +5,9 @@ prepared statement of a connection at each ROLLBACK, so selections that rolled b
 never ran a prepared statement and PostgreSQL planned each statement of each request
 anew (~30 % of its CPU per selection at 100k facts). With them prepared, the
 transaction asks for generic plans (``context.SELECT_SETTINGS``). The tests: the
-statements are prepared and planned generically; they choose what plans made for each
-request's values choose; and a projection rebuilt and swapped in under them is read.
+statements are prepared and planned generically, and stay so with searches run on the
+same pool (``db.reading``); they choose what plans made for each request's values
+choose; and a projection rebuilt and swapped in under them is read.
 """
 
 from __future__ import annotations
@@ -75,17 +76,18 @@ def _shown(selection: Selection) -> list[tuple[str, float, tuple[str, ...]]]:
     return [(item.item_id, item.score, item.reasons) for item in selection.items]
 
 
-def _prepared(engine: Engine) -> dict[str, tuple[int, int]]:
-    """The prepared statements of every connection of ``engine``'s pool: the first
-    words of each, with its generic and custom plan counts."""
-    out: dict[str, tuple[int, int]] = {}
+def _prepared(engine: Engine) -> list[tuple[int, str, str, int, int]]:
+    """The prepared statements of every connection of ``engine``'s pool: the server
+    process, the statement's name, its text (on one line), generic and custom plan counts."""
+    out: list[tuple[int, str, str, int, int]] = []
     held = [engine.connect() for _ in range(engine.pool.checkedin())]
     try:
         for conn in held:
             # text(): the server's catalogue of this session's prepared statements.
-            query = sa.text("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
-            for statement, generic, custom in conn.execute(query).all():
-                out[" ".join(statement.split())[:60]] = (generic, custom)
+            query = sa.text(
+                "SELECT pg_backend_pid(), name, statement, generic_plans, custom_plans FROM pg_prepared_statements"
+            )
+            out += [(pid, name, " ".join(text.split()), g, c) for pid, name, text, g, c in conn.execute(query)]
             conn.commit()
     finally:
         for conn in held:
@@ -99,9 +101,25 @@ def test_a_selections_statements_stay_prepared_with_generic_plans(ledger: tuple[
     for _ in range(RUNS):
         _select(library, engine, tenant, REQUESTS[0])
     prepared = _prepared(engine)
-    facts = [counts for statement, counts in prepared.items() if "AS channel" in statement]
-    assert facts, f"the facts statement was not prepared: {sorted(prepared)}"
+    facts = [(generic, custom) for _, _, statement, generic, custom in prepared if " AS channel, " in statement]
+    assert facts, f"the facts statement was not prepared: {sorted(p[2][:60] for p in prepared)}"
     assert all(generic > 0 and custom == 0 for generic, custom in facts)
+
+
+def test_searches_between_selections_keep_their_statements_prepared(ledger: tuple[MemoryLedger, str]) -> None:
+    """A search on a pooled connection ends with COMMIT too, so the statements the
+    selections prepared stay prepared (a rollback deallocates every statement of the
+    search's connection, and each selection after it would run unprepared again)."""
+    library, tenant = ledger
+    engine = library.database.for_tenant(tenant)
+    for _ in range(RUNS):
+        _select(library, engine, tenant, REQUESTS[0])
+    before = {(pid, name) for pid, name, statement, _, _ in _prepared(engine) if " AS channel, " in statement}
+    assert before
+    for _ in range(RUNS):
+        assert library.search(tenant, "Which datastore does Phoenix use?", scopes=SCOPES)
+        _select(library, engine, tenant, REQUESTS[0])
+    assert before <= {(pid, name) for pid, name, _, _, _ in _prepared(engine)}
 
 
 def test_generic_plans_choose_what_plans_for_each_requests_values_choose(

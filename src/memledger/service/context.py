@@ -149,9 +149,8 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
         with turns.selections().turn(_remaining_s(request, started)):
             wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
-            with engine.connect() as conn:
+            with db.reading(engine) as conn:
                 selection = _select(conn, request, wait, started)
-                conn.commit()  # it wrote nothing; a rollback would drop psycopg's prepared statements
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         return _failed_open(request, e)
     return _within_deadline(request, selection, started)

@@ -64,9 +64,6 @@ def _nearest(
     query = wait(max(deadline - time.monotonic(), 0.0))
     if query is None:
         return []
-    with engine.connect() as conn:
+    with db.reading(engine) as conn:
         remaining_ms = max(int((deadline - time.monotonic()) * 1000), 1)
-        local = db.with_local_settings(conn, {**settings, "statement_timeout": str(remaining_ms)})
-        hits = read(local, query)
-        local.commit()  # as a selection's own transaction ends (context.select)
-    return hits
+        return read(db.with_local_settings(conn, {**settings, "statement_timeout": str(remaining_ms)}), query)

@@ -25,6 +25,7 @@ from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words
 from memledger.service import scope_ids
 from memledger.service.context import VectorSearch
+from memledger.store import db
 from memledger.store.identifiers import check_identifier, check_text
 
 MAX_K = 100  # the most items one search returns
@@ -63,7 +64,7 @@ def search(
     embedded = wanted & EMBEDDED_KINDS
     # Embedding the query (the longest step) runs while the text and graph channels do.
     wait = vector_search.start(query) if vector_search is not None and embedded else None
-    with engine.connect() as conn:
+    with db.reading(engine) as conn:
         pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)
         if "turn" in wanted and (words := query_words(query)):
             # Any of the words, best first: a question rarely has all its words in one turn.
@@ -238,7 +239,7 @@ def query_graph(
     if user:
         user = scope_ids.stored_id(engine, tenant_id, "user", user)
     stored = scope_ids.stored_scopes(engine, tenant_id, scopes) if scopes is not None else None
-    with engine.connect() as conn:
+    with db.reading(engine) as conn:
         if normalise_name(entity) in {"user", "me", "i", "myself"} and user:
             start = [entity_id("user", user)]
             found: EntityHit | None = None

@@ -291,6 +291,17 @@ def with_local_settings(conn: Connection, settings: Mapping[str, str]) -> Connec
     return conn
 
 
+@contextmanager
+def reading(engine: Engine) -> Iterator[Connection]:
+    """A connection for reads, its transaction ended with COMMIT when the block ends
+    without an error. psycopg deallocates all of a connection's prepared statements at
+    every ROLLBACK, so reads that rolled back (a ``connect`` block's end) never ran a
+    statement prepared, and dropped those that other reads of the pool had prepared."""
+    with engine.connect() as conn:
+        yield conn
+        conn.commit()
+
+
 def app_url(owner_url: URL, password: str | None) -> URL:
     """The owner's URL with the application role as user (and its password, if any)."""
     return owner_url.set(username=APP_ROLE, password=password)
