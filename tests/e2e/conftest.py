@@ -18,7 +18,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +29,12 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
+from memledger import bootstrap
 from memledger.config import Settings
+from memledger.events.catalogue import Scopes
 from memledger.library import MemoryLedger
+from memledger.selection.types import Selection
+from memledger.service import context
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
@@ -263,3 +267,27 @@ def new_caller(server: ApiServer, surfaces: Surfaces) -> Callable[[str], Caller]
         return Caller(tenant=tenant, key=key, http=server.client(key))
 
     return make
+
+
+@contextmanager
+def said(
+    database: TestDatabase, prefix: str, texts: Sequence[str], scopes: Scopes
+) -> Iterator[tuple[MemoryLedger, str]]:
+    """A scratch ledger with a new tenant whose user said ``texts`` in ``scopes``,
+    extracted and projected: the ledger and the tenant."""
+    with scratch(database, prefix) as library:
+        tenant = f"t-{uuid.uuid4().hex[:8]}"
+        for text in texts:
+            library.record_turn(tenant, "user", text, scopes=scopes)
+        library.process()
+        yield library, tenant
+
+
+def select_with_vectors(
+    library: MemoryLedger, engine: sa.Engine, tenant: str, scopes: Scopes, request: str
+) -> Selection:
+    """``context.select`` with the ledger's vector channel, its model loaded first (so
+    the channel is never skipped while it loads)."""
+    channel = bootstrap.vector_search(library.database)
+    getattr(channel.embedder, "load", lambda: None)()
+    return context.select(engine, context.SelectRequest(tenant, scopes, request), vector_search=channel)

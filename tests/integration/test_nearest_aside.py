@@ -4,20 +4,18 @@ connection is free, and the selection is the same either way."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger import bootstrap
 from memledger.events.catalogue import Scopes
 from memledger.library import MemoryLedger
 from memledger.selection.types import Selection
-from memledger.service import context, nearest_aside, turns
+from memledger.service import nearest_aside, turns
 from memledger.store import db
-from tests.e2e.conftest import scratch
+from tests.e2e.conftest import said, select_with_vectors
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
@@ -36,12 +34,8 @@ REQUEST = "Which datastore should the Phoenix service keep its records in?"
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[tuple[MemoryLedger, str]]:
-    with scratch(database, "aside") as library:
-        tenant = f"t-{uuid.uuid4().hex[:8]}"
-        for text in TURNS:
-            library.record_turn(tenant, "user", text, scopes=SCOPES)
-        library.process()
-        yield library, tenant
+    with said(database, "aside", TURNS, SCOPES) as made:
+        yield made
 
 
 @pytest.fixture
@@ -59,9 +53,7 @@ def aside_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _select(library: MemoryLedger, engine: Engine, tenant: str) -> Selection:
-    channel = bootstrap.vector_search(library.database)
-    getattr(channel.embedder, "load", lambda: None)()  # loaded: the vector channel is never skipped
-    return context.select(engine, context.SelectRequest(tenant, SCOPES, REQUEST), vector_search=channel)
+    return select_with_vectors(library, engine, tenant, SCOPES, REQUEST)
 
 
 def _shown(selection: Selection) -> list[tuple[str, float, tuple[str, ...]]]:

@@ -12,7 +12,6 @@ choose; and a projection rebuilt and swapped in under them is read.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -20,12 +19,11 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from memledger import bootstrap
 from memledger.events.catalogue import Scopes
 from memledger.library import MemoryLedger
 from memledger.selection.types import Selection
 from memledger.service import context, projections
-from tests.e2e.conftest import scratch
+from tests.e2e.conftest import said, select_with_vectors
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
@@ -57,18 +55,12 @@ RUNS = 14
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[tuple[MemoryLedger, str]]:
-    with scratch(database, "prepared") as library:
-        tenant = f"t-{uuid.uuid4().hex[:8]}"
-        for text in TURNS:
-            library.record_turn(tenant, "user", text, scopes=SCOPES)
-        library.process()
-        yield library, tenant
+    with said(database, "prepared", TURNS, SCOPES) as made:
+        yield made
 
 
 def _select(library: MemoryLedger, engine: Engine, tenant: str, request: str) -> Selection:
-    channel = bootstrap.vector_search(library.database)
-    getattr(channel.embedder, "load", lambda: None)()  # loaded: the vector channel is never skipped
-    return context.select(engine, context.SelectRequest(tenant, SCOPES, request), vector_search=channel)
+    return select_with_vectors(library, engine, tenant, SCOPES, request)
 
 
 def _shown(selection: Selection) -> list[tuple[str, float, tuple[str, ...]]]:
