@@ -103,13 +103,10 @@ def named_in(conn: Connection, tenant_id: str, words: Sequence[str], text: str, 
     for row in conn.execute(_NAMED_IN, params).all():
         hit = EntityHit(*row)
         names = [hit.name, *hit.aliases]
-        if any(f" {n} " in haystack for n in map(_normalised, names) if n):
+        if any(f" {n} " in haystack for n in map(normalise_name, names) if n):
             hits.append(hit)
     return hits[:limit]
 
-
-# Entity names recur from request to request, and normalising one costs NFKC and a regex.
-_normalised = lru_cache(maxsize=1 << 14)(normalise_name)
 
 # An entity's id ends with its normalised name (keys.entity_id), so the statement keeps
 # only entities whose name is in the request or that have aliases, for the test above:
