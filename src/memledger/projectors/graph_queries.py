@@ -189,17 +189,19 @@ def walk(
     return found
 
 
-def _touching(nodes: sa.ColumnElement[Any], relations: bool) -> list[sa.ColumnElement[bool]]:
-    """Active edges of the tenant with either end in the array ``nodes``."""
+def _live(relations: bool) -> list[sa.ColumnElement[bool]]:
+    """Active edges of the tenant (``tenant_id``), of ``relations`` if asked."""
     r = relationships.c
-    where = [
-        r.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
-        r.status == "active",
-        sa.or_(r.source_entity_id == sa.any_(nodes), r.target_entity_id == sa.any_(nodes)),
-    ]
+    where = [r.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), r.status == "active"]
     if relations:
         where.append(r.relation == sa.any_(sa.bindparam("relations", type_=ARRAY(sa.Text))))
     return where
+
+
+def _touching(nodes: sa.ColumnElement[Any], relations: bool) -> list[sa.ColumnElement[bool]]:
+    """Active edges of the tenant with either end in the array ``nodes``."""
+    r = relationships.c
+    return [*_live(relations), sa.or_(r.source_entity_id == sa.any_(nodes), r.target_entity_id == sa.any_(nodes))]
 
 
 def _hop(
@@ -265,18 +267,22 @@ def _two_hops_statement(relations: bool, entity_types: bool) -> sa.Executable:
     # relation, confidence and key), and only the ``limit`` kept are read whole: a hub
     # touches thousands of edges. An edge with both ends in the frontier is found
     # twice: UNION keeps it once.
-    ends = []
-    for end in (r.source_entity_id, r.target_entity_id):
-        where = [r.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), r.status == "active"]
-        if relations:
-            where.append(r.relation == sa.any_(sa.bindparam("relations", type_=ARRAY(sa.Text))))
-        best = sa.select(r.confidence, r.relationship_key).join_from(frontier, relationships, end == frontier.c.node)
-        ends.append(sa.select(best.where(*where).order_by(*order).limit(limit).subquery()))
+    ends = [
+        sa.select(r.confidence, r.relationship_key)
+        .join_from(frontier, relationships, end == frontier.c.node)
+        .where(*_live(relations))
+        .order_by(*order)
+        .limit(limit)
+        .subquery()
+        .select()
+        for end in (r.source_entity_id, r.target_entity_id)
+    ]
     touching = sa.union(*ends).subquery("touching")
     kept = touching.select().order_by(touching.c.confidence.desc(), touching.c.relationship_key).limit(limit)
     top = kept.subquery("top")
-    tenant = sa.bindparam("tenant_id", type_=sa.Text)
-    by_key = sa.and_(r.tenant_id == tenant, r.relationship_key == top.c.relationship_key)
+    by_key = sa.and_(
+        r.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), r.relationship_key == top.c.relationship_key
+    )
     hop2_cte = sa.select(*_EDGE_COLUMNS).join_from(top, relationships, by_key).cte("hop2")
     return sa.union_all(
         sa.select(sa.literal(1).label("hop"), *hop1.c),

@@ -289,9 +289,10 @@ class ExtractionWorker:
                 # "I now work at Globex.": the edge to what a newer fact replaces
                 written = [new.event for _, new in pairs]
                 when = said_at.get(turn.tenant_id, {})
-                for replaced in replaced_edges.retractions(tx, turn, written, mine, when):
-                    if replaced.item_id not in {r.item_id for r in retracted}:
-                        retracted.append(replaced)
+                asked_for = {r.item_id for r in retracted}
+                retracted += [
+                    r for r in replaced_edges.retractions(tx, turn, written, mine, when) if r.item_id not in asked_for
+                ]
                 if retracted:
                     pairs = follow_up(
                         turn, pairs, retracted, extractor=self.extractor.name, version=self.extractor.version
