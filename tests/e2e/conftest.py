@@ -269,6 +269,17 @@ def new_caller(server: ApiServer, surfaces: Surfaces) -> Callable[[str], Caller]
     return make
 
 
+# What a user said of project Phoenix, for the selection tests (said by ``said``).
+PHOENIX_TURNS = (
+    "Project Phoenix uses PostgreSQL.",
+    "The Phoenix billing service runs on Kubernetes.",
+    "Phoenix must not use MongoDB.",
+    "I prefer dark roast coffee in the morning.",
+    "We decided to deploy Phoenix every Friday.",
+    "The Phoenix API answers within 200 ms.",
+)
+
+
 @contextmanager
 def said(
     database: TestDatabase, prefix: str, texts: Sequence[str], scopes: Scopes

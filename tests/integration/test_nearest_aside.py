@@ -15,26 +15,18 @@ from memledger.library import MemoryLedger
 from memledger.selection.types import Selection
 from memledger.service import nearest_aside, turns
 from memledger.store import db
-from tests.e2e.conftest import said, select_with_vectors
+from tests.e2e.conftest import PHOENIX_TURNS, said, select_with_vectors
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
 
 SCOPES = Scopes(session="s1", project="phoenix", user="ada")
-TURNS = (
-    "Project Phoenix uses PostgreSQL.",
-    "The Phoenix billing service runs on Kubernetes.",
-    "Phoenix must not use MongoDB.",
-    "I prefer dark roast coffee in the morning.",
-    "We decided to deploy Phoenix every Friday.",
-    "The Phoenix API answers within 200 ms.",
-)
 REQUEST = "Which datastore should the Phoenix service keep its records in?"
 
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[tuple[MemoryLedger, str]]:
-    with said(database, "aside", TURNS, SCOPES) as made:
+    with said(database, "aside", PHOENIX_TURNS, SCOPES) as made:
         yield made
 
 

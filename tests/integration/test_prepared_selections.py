@@ -23,19 +23,14 @@ from memledger.events.catalogue import Scopes
 from memledger.library import MemoryLedger
 from memledger.selection.types import Selection
 from memledger.service import context, projections
-from tests.e2e.conftest import said, select_with_vectors
+from tests.e2e.conftest import PHOENIX_TURNS, said, select_with_vectors
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
 
 SCOPES = Scopes(session="s1", project="phoenix", user="ada", org="acme")
 TURNS = (
-    "Project Phoenix uses PostgreSQL.",
-    "The Phoenix billing service runs on Kubernetes.",
-    "Phoenix must not use MongoDB.",
-    "I prefer dark roast coffee in the morning.",
-    "We decided to deploy Phoenix every Friday.",
-    "The Phoenix API answers within 200 ms.",
+    *PHOENIX_TURNS,
     "Ben Okafor works with me on Phoenix.",
     "I prefer tabs over spaces.",
     "Project Heron uses Redis and Kafka.",

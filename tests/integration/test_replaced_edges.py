@@ -45,6 +45,12 @@ def _edges(ledger: MemoryLedger, tenant: str, user: str) -> set[tuple[str, str]]
     return {(e.relation, e.target_name) for e in ledger.graph(tenant, "me", user=user).edges}
 
 
+def _say(ledger: MemoryLedger, tenant: str, text: str, scopes: Scopes) -> None:
+    """The user in ``scopes`` says ``text``, and it is extracted and projected."""
+    ledger.record_turn(tenant, "user", text, scopes=scopes)
+    ledger.process()
+
+
 def _retracted(ledger: MemoryLedger, tenant: str) -> list[MemoryRetracted]:
     with ledger.engine.connect() as conn:
         return [r.event for r in event_reads.read_tenant(conn, tenant) if isinstance(r.event, MemoryRetracted)]
@@ -58,8 +64,7 @@ def test_a_new_employer_retracts_the_old_part_of(ledger: MemoryLedger, tenant: s
     if not together:
         ledger.process()
         assert ("PART_OF", "Acme") in _edges(ledger, tenant, "sam")
-    ledger.record_turn(tenant, "user", newer, scopes=SAM_LATER)
-    ledger.process()
+    _say(ledger, tenant, newer, SAM_LATER)
 
     edges = _edges(ledger, tenant, "sam")
     assert ("PART_OF", "Acme") not in edges
@@ -72,22 +77,18 @@ def test_a_new_employer_retracts_the_old_part_of(ledger: MemoryLedger, tenant: s
 
 
 def test_a_new_preference_retracts_the_old_prefers(ledger: MemoryLedger, tenant: str) -> None:
-    ledger.record_turn(tenant, "user", "I prefer Emacs.", scopes=SAM)
-    ledger.process()
+    _say(ledger, tenant, "I prefer Emacs.", SAM)
     assert ("PREFERS", "Emacs") in _edges(ledger, tenant, "sam")
-    ledger.record_turn(tenant, "user", "I prefer Vim.", scopes=SAM_LATER)
-    ledger.process()
+    _say(ledger, tenant, "I prefer Vim.", SAM_LATER)
     edges = _edges(ledger, tenant, "sam")
     assert ("PREFERS", "Emacs") not in edges and ("PREFERS", "Vim") in edges
 
 
 def test_another_persons_edges_and_a_repeated_fact_stay(ledger: MemoryLedger, tenant: str) -> None:
     ledger.record_turn(tenant, "user", "I work at Acme.", scopes=RAJ)
-    ledger.record_turn(tenant, "user", "I work at Acme.", scopes=SAM)
-    ledger.process()
+    _say(ledger, tenant, "I work at Acme.", SAM)
     ledger.record_turn(tenant, "user", "I work at Globex.", scopes=SAM_LATER)
-    ledger.record_turn(tenant, "user", "I still work at Acme, yes.", scopes=RAJ)
-    ledger.process()
+    _say(ledger, tenant, "I still work at Acme, yes.", RAJ)
     assert ("PART_OF", "Acme") in _edges(ledger, tenant, "raj")
     assert ("PART_OF", "Acme") not in _edges(ledger, tenant, "sam")
     assert len(_retracted(ledger, tenant)) == 1  # Sam's, once
@@ -95,10 +96,8 @@ def test_another_persons_edges_and_a_repeated_fact_stay(ledger: MemoryLedger, te
 
 def test_a_turn_without_a_user_retracts_nothing(ledger: MemoryLedger, tenant: str) -> None:
     nobody = Scopes(session="anon")
-    ledger.record_turn(tenant, "user", "I work at Acme.", scopes=nobody)
-    ledger.process()
-    ledger.record_turn(tenant, "user", "I work at Globex.", scopes=nobody)
-    ledger.process()
+    _say(ledger, tenant, "I work at Acme.", nobody)
+    _say(ledger, tenant, "I work at Globex.", nobody)
     assert _retracted(ledger, tenant) == []
 
 
@@ -113,16 +112,13 @@ def test_an_edge_said_again_after_it_was_replaced_comes_back(
     ledger: MemoryLedger, tenant: str, first: str, then: str, again: str, edge: tuple[str, str]
 ) -> None:
     for n, said in enumerate((first, then, again)):
-        ledger.record_turn(tenant, "user", said, scopes=Scopes(session=f"sam-{n}", user="sam"))
-        ledger.process()
+        _say(ledger, tenant, said, Scopes(session=f"sam-{n}", user="sam"))
         assert (edge in _edges(ledger, tenant, "sam")) == (n != 1), said
 
 
 def test_leaving_another_employer_keeps_the_edge_to_this_one(ledger: MemoryLedger, tenant: str) -> None:
-    ledger.record_turn(tenant, "user", "I work at Acme.", scopes=SAM)
-    ledger.process()
-    ledger.record_turn(tenant, "user", "I left Globex.", scopes=SAM_LATER)
-    ledger.process()
+    _say(ledger, tenant, "I work at Acme.", SAM)
+    _say(ledger, tenant, "I left Globex.", SAM_LATER)
     assert ("PART_OF", "Acme") in _edges(ledger, tenant, "sam")
     assert _retracted(ledger, tenant) == []
 
@@ -148,8 +144,7 @@ def test_a_projects_newer_fact_retracts_the_edge_to_what_it_replaced(
     if not together:
         ledger.process()
         assert ("USES", "MongoDB") in _edges_of(ledger, tenant, "Atlas")
-    ledger.record_turn(tenant, "user", "Atlas now uses PostgreSQL instead of MongoDB.", scopes=ATLAS_LATER)
-    ledger.process()
+    _say(ledger, tenant, "Atlas now uses PostgreSQL instead of MongoDB.", ATLAS_LATER)
 
     atlas = _edges_of(ledger, tenant, "Atlas")
     assert ("USES", "MongoDB") not in atlas
@@ -162,10 +157,8 @@ def test_a_projects_newer_fact_retracts_the_edge_to_what_it_replaced(
 
 
 def test_a_project_fact_said_again_retracts_nothing(ledger: MemoryLedger, tenant: str) -> None:
-    ledger.record_turn(tenant, "user", "Atlas uses MongoDB.", scopes=ATLAS)
-    ledger.process()
-    ledger.record_turn(tenant, "user", "Atlas still uses MongoDB.", scopes=ATLAS_LATER)
-    ledger.process()
+    _say(ledger, tenant, "Atlas uses MongoDB.", ATLAS)
+    _say(ledger, tenant, "Atlas still uses MongoDB.", ATLAS_LATER)
     assert ("USES", "MongoDB") in _edges_of(ledger, tenant, "Atlas")
     assert _retracted(ledger, tenant) == []
 
@@ -198,8 +191,7 @@ def test_a_persons_choice_between_two_facts_keeps_its_edge(ledger: MemoryLedger,
             sa.select(facts.c.memory_id).where(facts.c.tenant_id == tenant, facts.c.statement.contains("Redis"))
         ).scalar_one()
     ledger.resolve_conflict(tenant, conflict, redis, reason="Redis it is")
-    ledger.record_turn(tenant, "user", "Project Falcon now uses Hazelcast instead of Redis.", scopes=falcon)
-    ledger.process()
+    _say(ledger, tenant, "Project Falcon now uses Hazelcast instead of Redis.", falcon)
     assert ("USES", "Redis") in _edges_of(ledger, tenant, "Falcon")
     assert _retracted(ledger, tenant) == []
 
@@ -209,11 +201,9 @@ def test_the_projects_fact_does_not_retract_the_persons_edge(ledger: MemoryLedge
     project's, and their preference for MongoDB, said twice, still wins its own slot."""
     ledger.record_turn(tenant, "user", "I prefer MongoDB.", scopes=ATLAS)
     ledger.record_turn(tenant, "user", "I prefer MongoDB.", scopes=ATLAS)
-    ledger.record_turn(tenant, "user", "Atlas uses MongoDB.", scopes=ATLAS)
-    ledger.process()
+    _say(ledger, tenant, "Atlas uses MongoDB.", ATLAS)
     said = "Atlas now uses PostgreSQL instead of MongoDB. I prefer PostgreSQL."
-    ledger.record_turn(tenant, "user", said, scopes=ATLAS_LATER)
-    ledger.process()
+    _say(ledger, tenant, said, ATLAS_LATER)
     assert ("PREFERS", "MongoDB") in _edges(ledger, tenant, "sam")
     assert ("USES", "MongoDB") not in _edges_of(ledger, tenant, "Atlas")
 
