@@ -8,7 +8,8 @@ Relationships come from clauses: a clause's subject (the speaker for "I"/"we"/
 "our", or a named entity), a trigger ("use", "prefer", "decided to go with",
 "depends on", "switched from ... to") and the named objects after it, typed by
 what the trigger allows ("uses" wants a tool, "works on" a project or team).
-Hedged sentences get lower confidence; questions give entities only.
+Hedged sentences get lower confidence; questions and small talk (thanks, greetings,
+compliments, wishes: ``speech_acts``) give entities only.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from memledger.extraction.protocol import (
     TurnExtraction,
     TurnText,
 )
+from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.triggers import (
     ARROWS,
     NEGATIONS,
@@ -161,7 +163,8 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         for mention in sentence.mentions:
             found.entity(mention)
         edges = _named_relations(found, sentence)
-        if not sentence.question:
+        stating = not sentence.question and not is_small_talk(sentence)
+        if stating:
             header = _listed(found, sentence, header, edges)
             if not (header and sentence.lows[:1] in (["-"], ["*"], ["•"])):
                 clauses = sentence_clauses(sentence)
@@ -169,7 +172,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(_terse_relations(found.speaker(), sentence, clauses))
         for edge in edges:
             found.apply(edge)
-        if not sentence.question:
+        if stating:
             for fact in facts_for_sentence(_quoted(sentence), edges, speaker):
                 found.fact(fact)
     for edge in _labelled_edges(found.speaker(), labelled):

@@ -33,6 +33,7 @@ from memledger.events.catalogue import FactCategory, ScopeKind
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.patterns import Sentence, word_set
 from memledger.extraction.protocol import FactCandidate
+from memledger.extraction.senses import defined_term, inferred, not_a_taste
 
 if TYPE_CHECKING:
     from memledger.extraction.patterns import Edge
@@ -169,10 +170,8 @@ _PROCEDURE = re.compile(
     r"\b([\w-]{1,40}) (?:process|procedure|checklist|steps)(?: is)?:\s*(.+)|"
     r"\bto ([\w-]{1,40})(?: [\w-]{1,40})?, (?:first |you )?(?:run|use|call|do|open)\b"
 )
-_TERM = re.compile(
-    r"\b([\w-]{1,40}) (?:means|stands for|is short for|refers to) (.+)|"
-    r"\bby ([\w -]{1,80}?) we mean (.+)|\bwe call (?:it|this|that|them) ([\w-]+)"
-)
+# Only a cue for ``senses.defined_term``, which reads the definition and its term.
+_TERM = re.compile(r"\b(?:means|stands for|is short for|refers to|we mean|we call)\b")
 _TASK = re.compile(
     r"\b(?:i|we)(?:'ve| have)? (?:just |finally )?(finished|completed|fixed|shipped|merged|"
     r"deployed|released|closed|wrapped up|started on|started working on)\s+([^,.;!]+)|"
@@ -456,7 +455,7 @@ def _preference(lowered: str, statement: str, confidence: float, speaker: str) -
     match = _search(_PREFERS, lowered)
     rest = _SUBJECT_CLAUSE.split(lowered[match.end() :], maxsplit=1)[0] if match else ""
     topic = _topic(rest)
-    if not topic:
+    if not topic or (match and not_a_taste(match.group(0), rest)):
         return []
     return [_fact(f"{speaker}preference: {topic}", statement, "preference", confidence, "user", speaker=speaker)]
 
@@ -549,14 +548,15 @@ def _rules(lowered: str, statement: str, confidence: float, *, project_first: bo
         key = f"deadline: {topic}" if topic else "deadline"
         yield _fact(key, statement, "constraint", confidence, "project", deadline.group("value"))
     constraint = _search(_CONSTRAINT, lowered) or (_search(_PROJECT_RULE, lowered) if project_first else None)
+    if constraint and inferred(constraint):
+        constraint = None
     if constraint and not budget and not deadline:
         topic = _topic(next(group for group in constraint.groups() if group))
         if topic:
             yield _fact(f"constraint: {topic}", statement, "constraint", confidence, "project")
-    term = _search(_TERM, lowered)
+    term = defined_term(statement) if _search(_TERM, lowered) else None
     if term:
-        name = next(group for group in term.groups() if group)
-        yield _fact(f"term: {name.strip()}", statement, "terminology", confidence, "project")
+        yield _fact(f"term: {term.lower()}", statement, "terminology", confidence, "project")
     procedure = _search(_PROCEDURE, lowered)
     if procedure:
         topic = procedure.group(1) or procedure.group(3)
