@@ -31,7 +31,7 @@ from memledger.service.provenance import Provenance, Step
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import GraphAnswer
 from memledger.service.tenant_settings import TenantSettings
-from memledger.service.types import PromotionKind, ScopeKind, Scopes, SelectedItem, Selection
+from memledger.service.types import ItemKind, PromotionKind, ScopeKind, Scopes, SelectedItem, Selection
 from memledger.store import db
 
 Style = Literal["text", "xml"]
@@ -98,11 +98,22 @@ class MemoryLedger:
         turn_id: str | None = None,
         occurred_at: datetime | None = None,
         subject: str | None = None,
+        speaker: str | None = None,
     ) -> int:
         """Append one turn; returns its ledger position at once (extraction happens later).
         The same ``turn_id`` recorded twice is written once. ``subject`` is whose words or
-        data the turn holds (default: ``scopes.user``): what erasure by subject finds."""
-        turn = TurnInput(role=role, text=text, scopes=scopes, turn_id=turn_id, occurred_at=occurred_at, subject=subject)
+        data the turn holds (default: ``scopes.user``): what erasure by subject finds.
+        ``speaker`` is the name blocks show for who said it (default: ``scopes.user`` when
+        it reads as a person's name, e.g. "Caroline"; never an id of another shape)."""
+        turn = TurnInput(
+            role=role,
+            text=text,
+            scopes=scopes,
+            turn_id=turn_id,
+            occurred_at=occurred_at,
+            subject=subject,
+            speaker=speaker,
+        )
         return record_turns(self._as(tenant_id), tenant_id, [turn])[0].positions[0]
 
     def record_turns(self, tenant_id: str, turns: Sequence[TurnInput]) -> list[int]:
@@ -169,12 +180,24 @@ class MemoryLedger:
         )
         return context.select(self._as(tenant_id), select, vector_search=bootstrap.vector_search(self.database))
 
-    def search(self, tenant_id: str, query: str, *, scopes: Scopes = Scopes(), k: int = 10) -> list[SelectedItem]:
-        """Hybrid search over facts, entities, relationships and turns. While the database
-        is unavailable it raises ``DatabaseUnavailable``."""
+    def search(
+        self,
+        tenant_id: str,
+        query: str,
+        *,
+        scopes: Scopes = Scopes(),
+        k: int = 10,
+        kinds: Sequence[ItemKind] | None = None,
+    ) -> list[SelectedItem]:
+        """Hybrid search over facts, entities, relationships and turns (``kinds``: only
+        those), evidence first; each item cites its best few turns, each with its speaker
+        and time (``cited``). While the database is unavailable it raises
+        ``DatabaseUnavailable``."""
         vectors = bootstrap.vector_search(self.database)
         with _database_errors():
-            return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, vector_search=vectors)
+            return search.search(
+                self._as(tenant_id), tenant_id, scopes, query, k=k, kinds=kinds, vector_search=vectors
+            )
 
     def graph(
         self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None, scopes: Scopes | None = None

@@ -169,14 +169,16 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         user: str | None = None,
         org: str | None = None,
         k: int = 10,
+        kinds: list[str] | None = None,
     ) -> list[dict[str, Any]]:
         """Search the user's memory (facts, entities, relationships and past turns) for `query`,
-        returning the `k` best (1-100). Each result has an id, its text, a score, the ids of
-        the turns it came from and, for a past turn or a shared fact, who said it ("the user",
-        or "another user (…)": then its "I" is that person, not the user)."""
+        returning the `k` best (1-100), evidence first; `kinds` keeps only those kinds (e.g.
+        ["turn"]). Each result has an id, its text, a score, the turns it came from (each
+        with its speaker and time, best first) and, for a past turn or a shared fact, who
+        said it (a name, "the user", or "another user (…)": then its "I" is that person)."""
         caller_tenant, engine = caller(ctx)
         scopes, vectors = _scopes(session, project, user, org), bootstrap.vector_search(database)
-        found = search.search(engine, caller_tenant, scopes, query, k=k, vector_search=vectors)
+        found = search.search(engine, caller_tenant, scopes, query, k=k, kinds=kinds, vector_search=vectors)
         names = names_for(scope_ids.stored_scopes(engine, caller_tenant, scopes))
         return [
             {
@@ -185,7 +187,10 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
                 "text": i.text,
                 "score": i.score,
                 "turns": list(i.source_turns),
-                "said_by": [names.text(speaker) for speaker in i.said_by],
+                "cited": msgspec.to_builtins(i.cited),
+                "said_by": list(i.speakers) if len(i.speakers) == len(i.said_by) else [
+                    names.text(speaker) for speaker in i.said_by
+                ],
             }
             for i in found
         ]
@@ -237,10 +242,13 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         user: str | None = None,
         org: str | None = None,
         turn_id: str | None = None,
+        speaker: str | None = None,
     ) -> dict[str, Any]:
         """Record one conversation turn so memory can learn from it. Returns at once (extraction
-        happens in the background). Give your own `turn_id` to make retries safe."""
-        turn = TurnInput(role=role, text=text, scopes=_scopes(session, project, user, org), turn_id=turn_id)
+        happens in the background). Give your own `turn_id` to make retries safe, and the
+        `speaker`'s name when several people talk (default: `user`, if it is a name)."""
+        scopes = _scopes(session, project, user, org)
+        turn = TurnInput(role=role, text=text, scopes=scopes, turn_id=turn_id, speaker=speaker)
         caller_tenant, engine = caller(ctx)
         results = record_turns(engine, caller_tenant, [turn])
         return {"positions": [p for r in results for p in r.positions], "replayed": all(r.replayed for r in results)}

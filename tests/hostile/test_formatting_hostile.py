@@ -91,7 +91,7 @@ def selection_with(text: str, **hostile_fields: Any) -> Selection:
 
 # --- reading a block back ----------------------------------------------------------------
 
-_HEADING = re.compile(r"^## (Session|Project|User|Org|Other) memory(: [^\n]*)?$")
+_HEADING = re.compile(r"^## (Session|Project|User|Org|Other|Conversation) memory(: [^\n]*)?$")
 _ITEM = re.compile(
     r"^- (?:CONFLICT: (?:the user has said both; ask if unsure|both were said; ask the user if unsure)\. )?"
     r"\[[^\[\]\n]*\] \([^\n]*\) "

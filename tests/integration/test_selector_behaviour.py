@@ -70,7 +70,7 @@ CODING = "How do we deploy the service?"
 FORMATTING = "Write the reply email in my usual tone"
 GENERAL = "What should I know about Ada?"
 LOGGER = "memledger.service.context"
-READ_MODELS = ["facts", "entities", "relationships"]
+READ_MODELS = ["facts", "entities", "relationships", "turns"]
 
 
 class Ledger:
@@ -565,7 +565,7 @@ def test_replay_renders_a_block_as_the_formatter_version_it_records(ledger: Ledg
     served = context.build_context(ledger.engine, ledger.request(CODING))
     with ledger.engine.connect() as conn:
         event = context_replay.find_served(conn, ledger.tenant, served.event_id)
-    assert event.formatter_version == FORMATTER_VERSION == "7"
+    assert event.formatter_version == FORMATTER_VERSION == "8"
     as_version_2 = render(served.selection, version="2")  # what the formatter of version 2 served
     assert f"{ledger.stored.user} deploys" in as_version_2.text and as_version_2.text != served.block.text
     for version in ("2", "3", "4", "5"):

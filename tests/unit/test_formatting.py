@@ -36,7 +36,7 @@ from memledger.formatting import (
 )
 from memledger.formatting.layout import CONTRACT, FORMATTER_VERSIONS, MIN_CUT_CHARS, TEXT, XML, measure, prepare
 from memledger.formatting.neutralise import ELLIPSIS, is_suspicious
-from memledger.selection.types import SelectedItem, Selection
+from memledger.selection.types import SelectedItem, Selection, TurnRef
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden"
@@ -46,7 +46,7 @@ ROLE_AT_LINE_START = re.compile(
 )
 FORGED = ("]]>", "```", "<|", "|>", "[INST]", "[/INST]", "<<SYS>>", "---END", "<![CDATA[", "<system")
 TEXT_LINE = re.compile(
-    r"^(|## (Session|Project|User|Org|Other) memory(: .*)?"  # a heading
+    r"^(|## (Session|Project|User|Org|Other|Conversation) memory(: .*)?"  # a heading
     r"|- (CONFLICT: [^\[]*)?\[.*"  # an item
     r"|\(\d+ (more )?items? omitted to fit the budget\))$"
 )
@@ -609,7 +609,32 @@ def hashed_selection() -> Selection:
     )  # fmt: skip
 
 
-GOLDEN_SELECTIONS = {"realistic": realistic_selection, "hashed": hashed_selection}
+def conversation_selection() -> Selection:
+    """A selection for someone outside a conversation between two people (its project
+    scope only): a fact one of them said, named, and turns quoted with their day and
+    what their relative dates meant then (version 8)."""
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    caroline, melanie = "hid.user." + "c" * 32, "hid.user." + "e" * 32
+    return selection(
+        item("f-5", "I'm researching adoption agencies.", 0.9, scope="project", scope_key="conv-1",
+             category="task_update", source_turns=("s1-t4",), said_by=(caroline,), speakers=("Caroline",),
+             valid_from=said),
+        item("s1-t2", "I went to the LGBTQ support group yesterday and it was so powerful.", 0.8, kind="turn",
+             confidence=1.0, source_turns=("s1-t2",), said_by=(caroline,), speakers=("Caroline",),
+             cited=(TurnRef(turn_id="s1-t2", speaker="Caroline", said_at=said),)),
+        item("s3-t9", "We went camping last weekend [with] (the kids), two days ago we got back.", 0.7,
+             kind="turn", confidence=1.0, source_turns=("s3-t9",), said_by=(melanie,),
+             speakers=("Mel]anie (x)",),
+             cited=(TurnRef(turn_id="s3-t9", speaker="Mel]anie (x)", said_at=datetime(2023, 7, 2, tzinfo=UTC)),)),
+        scopes=Scopes(project="conv-1"),
+    )  # fmt: skip
+
+
+GOLDEN_SELECTIONS = {
+    "realistic": realistic_selection,
+    "hashed": hashed_selection,
+    "conversation": conversation_selection,
+}
 
 
 @pytest.mark.parametrize("version", FORMATTER_VERSIONS)
@@ -702,7 +727,7 @@ def test_a_key_stored_as_given_is_still_shown() -> None:
     assert "## Project memory\n" in render(hashed_selection()).text
 
 
-@pytest.mark.parametrize("version", ["1", "8", ""])
+@pytest.mark.parametrize("version", ["1", "9", ""])
 def test_a_version_this_code_cannot_render_is_refused_by_name(version: str) -> None:
     with pytest.raises(ValueError, match=f"formatter version {version!r} cannot be rendered"):
         render(realistic_selection(), version=version)

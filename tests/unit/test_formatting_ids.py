@@ -38,7 +38,7 @@ ITEM_LINE = re.compile(
     rf"(?:, (?P<category>{LABEL}))?(?:, conflict (?P<conflict>{LABEL}))?(?:, since \d{{4}}-\d\d-\d\d)?"
     r"(?:; turns [^\s,()]+(?:, [^\s,()]+)*)?\) (?:\[quoted user text\] )?\u201c(?P<text>[^\u201c\u201d\n]*)\u201d$"
 )
-HEADING = re.compile(rf"^## (?:Session|Project|User|Org|Other) memory(?:: (?P<key>{LABEL}))?$")
+HEADING = re.compile(rf"^## (?:Session|Project|User|Org|Other|Conversation) memory(?:: (?P<key>{LABEL}))?$")
 
 
 def item(item_id: str, text: str, score: float = 0.5, **fields: Any) -> SelectedItem:
@@ -89,10 +89,10 @@ def item_lines(text: str) -> list[re.Match[str]]:
     return [match for match in matches if match is not None]
 
 
-def test_version_7_is_the_default_and_versions_5_and_6_still_render() -> None:
-    assert FORMATTER_VERSION == "7"
-    assert FORMATTER_VERSIONS[-3:] == ("5", "6", "7")
-    assert render(raw_ids_selection()).formatter_version == "7"
+def test_version_8_is_the_default_and_versions_5_and_6_still_render() -> None:
+    assert FORMATTER_VERSION == "8"
+    assert FORMATTER_VERSIONS[-4:] == ("5", "6", "7", "8")
+    assert render(raw_ids_selection()).formatter_version == "8"
     assert render(raw_ids_selection(), version="5").formatter_version == "5"
     assert render(raw_ids_selection(), version="6").text == render(raw_ids_selection()).text  # cuts nothing here
 

@@ -104,6 +104,7 @@ def post_turns(
             occurred_at=t.occurred_at,
             subject=t.subject,
             actor=actor,
+            speaker=t.speaker,
         )
         for t in turns
     ]

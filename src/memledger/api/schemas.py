@@ -115,6 +115,11 @@ class TurnIn(Strict):
     turn_id: Annotated[str | None, Identifier] = Field(default=None, min_length=1, max_length=200)
     occurred_at: Annotated[datetime | None, AfterValidator(_in_utc_range)] = None
     subject: str | None = Field(default=None, max_length=200)
+    speaker: str | None = Field(
+        default=None,
+        max_length=200,
+        description="the speaker's name as blocks show it (default: the user key, when it reads as a person's name)",
+    )
 
 
 class TurnsIn(Strict):
@@ -136,6 +141,12 @@ class SelectIn(Strict):
     deadline_ms: int | None = Field(default=None, ge=1, le=MAX_DEADLINE_MS, description="default: the server's setting")
 
 
+class CitedTurn(BaseModel):
+    turn_id: str
+    speaker: str | None = None
+    said_at: datetime | None = None
+
+
 class Item(BaseModel):
     item_id: str
     kind: str
@@ -150,6 +161,8 @@ class Item(BaseModel):
     source_turns: list[str] = []
     reasons: list[str] = []
     said_by: list[str] = Field(default=[], description="a fact of a shared scope: its speakers' stored user ids")
+    speakers: list[str] = Field(default=[], description="their names, where their turns were recorded with one")
+    cited: list[CitedTurn] = Field(default=[], description="each cited turn: its id, speaker and time (search)")
 
 
 class SelectionOut(BaseModel):

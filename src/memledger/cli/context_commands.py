@@ -19,7 +19,7 @@ from memledger.errors import InvalidCommand, NotFound
 from memledger.events.keys import normalise_name
 from memledger.service import context, context_replay, ledger_pages, provenance, search
 from memledger.service.ledger_pages import MAX_POSITION, position_of
-from memledger.service.types import Scopes
+from memledger.service.types import ITEM_KINDS, Scopes, SelectedItem, TurnRef
 
 
 def _scoped(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +53,13 @@ def register(commands: Any) -> None:
     find.add_argument("query")
     _scoped(find)
     find.add_argument("-k", type=int, default=10, help=f"how many items (1 to {search.MAX_K}; default 10)")
+    find.add_argument(
+        "--kind",
+        dest="kinds",
+        action="append",
+        choices=list(ITEM_KINDS),
+        help="only items of this kind (repeatable; default: all)",
+    )
     find.set_defaults(handler=search_command)
     graph = commands.add_parser("graph", help="relationships around an entity")
     graph.add_argument("entity", help="an entity name or id, or 'me'")
@@ -216,17 +223,26 @@ def search_command(args: argparse.Namespace) -> int:
     try:
         engine, vectors = database.for_tenant(args.tenant), bootstrap.vector_search(database)
         ledger_pages.require_tenant(engine, args.tenant)
-        items = search.search(engine, args.tenant, scopes_of(args), args.query, k=args.k, vector_search=vectors)
+        items = search.search(
+            engine, args.tenant, scopes_of(args), args.query, k=args.k, kinds=args.kinds, vector_search=vectors
+        )
     finally:
         database.close()
     for item in items:
         if args.json:
             print(json_line(msgspec.to_builtins(item)))
         else:
-            print(
-                f"{item.score:6.3f} {item.kind:12} {item.item_id}: {item.text} (turns: {', '.join(item.source_turns)})"
-            )
+            print(f"{item.score:6.3f} {item.kind:12} {item.item_id}: {item.text} (turns: {_cited(item)})")
     return 0
+
+
+def _cited(item: SelectedItem) -> str:
+    """An item's cited turns, each with its speaker and day when known."""
+    shown = []
+    for ref in item.cited or tuple(TurnRef(turn_id=t) for t in item.source_turns):
+        about = [x for x in (ref.speaker, ref.said_at.date().isoformat() if ref.said_at else None) if x]
+        shown.append(ref.turn_id + (f" ({', '.join(about)})" if about else ""))
+    return ", ".join(shown)
 
 
 def graph_command(args: argparse.Namespace) -> int:

@@ -72,12 +72,13 @@ class TurnRecorded(Event, tag="turn.recorded", frozen=True):
     """A user or assistant turn of a conversation, as it was said."""
 
     schema_version: ClassVar[int] = 2
-    private_fields: ClassVar[tuple[str, ...]] = ("text",)
+    private_fields: ClassVar[tuple[str, ...]] = ("text", "speaker")
     turn_id: Name
     role: Role
     text: str
     scopes: Scopes = Scopes()
     subject: Name | None = None  # whose words these are, for erasure; defaults to scopes.user
+    speaker: Name | None = None  # the speaker's name as a block shows it; erasable like the text
 
 
 class FactExtracted(Event, tag="fact.extracted", frozen=True):

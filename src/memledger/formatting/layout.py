@@ -19,21 +19,24 @@ in curly quotes, so they read as quotations.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from datetime import date
 from functools import lru_cache
 from typing import Final, Protocol
 
 import msgspec
 
+from memledger.formatting.dates import resolve as resolve_dates
 from memledger.formatting.names import Names
 from memledger.formatting.neutralise import ELLIPSIS, QUOTED_MARK, cite, clean, neutralise, shorten
 from memledger.selection.types import SelectedItem
 
-FORMATTER_VERSION: Final = "7"
+FORMATTER_VERSION: Final = "8"
 """Bumped whenever the same selection would render differently. Blocks served by
 an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
 replay must give the hash that was recorded)."""
-FORMATTER_VERSIONS: Final = ("2", "3", "4", "5", "6", "7")
+FORMATTER_VERSIONS: Final = ("2", "3", "4", "5", "6", "7", "8")
 """2: stored scope ids shown as stored. 3: put in words (``names``). 4: a fact of a
 shared scope said by others than the request's user says by whom (``said_by``), and
 the conflict flag no longer says that the user said both sides. 5: item ids and
@@ -45,7 +48,9 @@ cited id (``Names.label``), so a raw id cannot close the metadata or start a hea
 7: an item of up to twice ``MIN_CUT_CHARS`` characters is never cut to its share of
 the budget, and a longer one keeps at least ``MIN_CUT_CHARS``; else it is shown whole
 or left out (before: "Deploy Phoenix to…" of a sentence saying that deploying then is
-forbidden)."""
+forbidden). 8: who said an item is named when every speaker's turns carry a name
+(``speakers``), and a quoted turn shows the day it was said and what its relative
+dates meant then (``dates``)."""
 
 MIN_CUT_CHARS: Final = 80
 """Version 7 on: the least a cut item keeps; a text of up to twice this is never cut."""
@@ -91,6 +96,8 @@ class Meta(msgspec.Struct, frozen=True, kw_only=True):
     more_turns: int
     said_by: str | None = None
     flag: str = ""  # the conflict flag and a space, or nothing
+    said_on: str | None = None  # a quoted turn's day (version 8 on)
+    dates: str | None = None  # what its relative dates meant that day
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -114,10 +121,13 @@ def prepare(index: int, item: SelectedItem, names: Names | None = None, *, versi
     before_4 = version in ("2", "3")
     exact = version not in ("2", "3", "4")
     labelled = exact and version != "5"
+    named = int(version) >= 8
     cited = cite if exact else _ident
     safe = neutralise(_named_text(item, names, labelled))
     scope_key = names.scope_key(item.scope_key) if names else item.scope_key
-    shown = tuple(cited(turn) for turn in item.source_turns[:_SHOWN_TURNS])
+    own = item.kind == "turn" and item.source_turns == (item.item_id,)  # a turn cites itself
+    shown = () if own and named else tuple(cited(turn) for turn in item.source_turns[:_SHOWN_TURNS])
+    said_on = _said_on(item) if named else None
     meta = Meta(
         item_id=cited(item.item_id),
         kind=_ident(item.kind),
@@ -127,9 +137,11 @@ def prepare(index: int, item: SelectedItem, names: Names | None = None, *, versi
         conflict_id=_conflict(item.conflict_id, names, version) if item.conflict_id else None,
         since=item.valid_from.date().isoformat() if item.valid_from is not None else None,
         turns=shown,
-        more_turns=len(item.source_turns) - len(shown),
-        said_by=_said_by(item, names, labelled) if names and not before_4 else None,
+        more_turns=0 if own and named else len(item.source_turns) - len(shown),
+        said_by=_said_by(item, names, labelled, named) if names and not before_4 else None,
         flag=(f"{CONFLICT_FLAG_V2 if before_4 else CONFLICT_FLAG} " if item.conflicted else ""),
+        said_on=said_on.isoformat() if said_on else None,
+        dates=_dates(item.text, said_on) if said_on and item.kind == "turn" else None,
     )
     return Entry(index, item, meta, safe.text, safe.suspicious)
 
@@ -147,11 +159,16 @@ def _labels(names: Names | None) -> Names:
     return names if names is not None else Names()
 
 
-def _said_by(item: SelectedItem, names: Names, labelled: bool) -> str | None:
+def _said_by(item: SelectedItem, names: Names, labelled: bool, named: bool = False) -> str | None:
     """Who said ``item``, in words, unless the request's user is among them (their
-    own words need no name) or nobody is known."""
+    own words need no name) or nobody is known; from version 8 by their names when
+    every speaker has one."""
     if not item.said_by or (names.user is not None and names.user in item.said_by):
         return None
+    if named and item.speakers and len(item.speakers) == len(item.said_by):
+        shown = [_person(name) for name in item.speakers[:_SPEAKERS_SHOWN]]
+        more = len(item.speakers) - len(shown)
+        return " and ".join(shown) + (f" and {more} more" if more else "")
     speakers = item.said_by[:_SPEAKERS_SHOWN]
     if labelled:  # a raw user id is the caller's choice: encoded, it cannot close the metadata
         shown = [names.label(speaker) for speaker in speakers]
@@ -161,6 +178,28 @@ def _said_by(item: SelectedItem, names: Names, labelled: bool) -> str | None:
     # "not the user": the statement is in its speaker's words, and its "I" is them
     # (said only when the request names its user: else nobody knows)
     return " and ".join(shown) + (f" and {more} more" if more else "") + (", not the user" if names.user else "")
+
+
+def _person(name: str) -> str:
+    """A speaker's name as shown: letters, digits, spaces, apostrophes, hyphens and
+    dots only, so a name can neither close the metadata nor forge a citation."""
+    return _NAME_SHOWN.sub("", clean(name))[:_ID_LIMIT] or "someone"
+
+
+_NAME_SHOWN: Final = re.compile(r"[^\w '\u2019.-]|_")
+
+
+def _said_on(item: SelectedItem) -> date | None:
+    """The day a quoted turn was said (the first cited turn's), for a turn item."""
+    if item.kind != "turn" or not item.cited or item.cited[0].said_at is None:
+        return None
+    return item.cited[0].said_at.date()
+
+
+def _dates(text: str, said_on: date) -> str | None:
+    """What the relative dates of a quoted turn meant the day it was said."""
+    found = resolve_dates(text, said_on)
+    return "; ".join(f"{phrase} = {meant}" for phrase, meant in found) or None
 
 
 def _conflict(conflict_id: str, names: Names | None, version: str) -> str:
@@ -218,8 +257,11 @@ def groups(entries: Sequence[Entry]) -> list[list[Entry]]:
 
 
 def group_of(entry: Entry) -> tuple[int, str, str]:
-    """The group ``entry`` is shown in: its scope's rank, the scope and the scope key."""
+    """The group ``entry`` is shown in: its scope's rank, the scope and the scope key;
+    quoted turns last, in a group of their own."""
     scope = entry.item.scope
+    if entry.item.kind == "turn" and entry.meta.said_on is not None:
+        return (len(SCOPE_ORDER) + 1, "turn", "")
     rank = SCOPE_ORDER.index(scope) if scope in SCOPE_ORDER else len(SCOPE_ORDER)
     return (rank, str(scope or ""), entry.item.scope_key or "")
 
@@ -237,8 +279,10 @@ def _size(lines: Sequence[str]) -> int:
     return sum(map(len, lines)) + len(lines)
 
 
-def _label(item: SelectedItem) -> str:
-    scope = item.scope
+def _label(entry: Entry) -> str:
+    if entry.item.kind == "turn" and entry.meta.said_on is not None:
+        return "Conversation"
+    scope = entry.item.scope
     return _SCOPE_LABELS.get(scope, "Other") if scope is not None else "Other"
 
 
@@ -302,15 +346,17 @@ class TextLayout:
     @staticmethod
     def _heading(entry: Entry) -> str:
         key = f": {entry.meta.scope_key}" if entry.meta.scope_key else ""
-        return f"## {_label(entry.item)} memory{key}"
+        return f"## {_label(entry)} memory{key}"
 
     @staticmethod
     @lru_cache(maxsize=4096)  # pure; the fitting composes a block once per candidate item
     def _line(entry: Entry) -> str:
         meta = entry.meta
-        about = [meta.kind, f"confidence {entry.item.confidence:.2f}"]
+        about = [meta.kind] if meta.said_on else [meta.kind, f"confidence {entry.item.confidence:.2f}"]
         if meta.said_by:
             about.append(f"said by {meta.said_by}")
+        if meta.said_on:
+            about.append(f"on {meta.said_on}")
         if meta.category:
             about.append(meta.category)
         if meta.conflict_id:
@@ -324,7 +370,8 @@ class TextLayout:
         # close its own brackets and forge a citation (entity and relationship ids hold
         # names); from version 5 a cited id holds none (``cite``), and this changes nothing.
         cited = meta.item_id.translate(_ROUND_BRACKETS)
-        return f"- {meta.flag}[{cited}] ({', '.join(about)}{turns}) {_quotation(entry)}"
+        dated = f" ({meta.dates})" if meta.dates else ""
+        return f"- {meta.flag}[{cited}] ({', '.join(about)}{turns}) {_quotation(entry)}{dated}"
 
 
 class XmlLayout:
@@ -362,7 +409,7 @@ class XmlLayout:
 
     @staticmethod
     def _comment(entry: Entry) -> str:
-        return f"<!-- {_label(entry.item).lower()} memory -->"
+        return f"<!-- {_label(entry).lower()} memory -->"
 
     def _root(self, items: int, omitted: int, as_of: str | None) -> str:
         return _xml_root(self.version, items, omitted, as_of)
@@ -379,6 +426,8 @@ class XmlLayout:
             "conflict": "true" if entry.item.conflicted else None,
             "conflict_id": meta.conflict_id,
             "said_by": meta.said_by,
+            "said_on": meta.said_on,
+            "dates": meta.dates,
             "since": meta.since,
             "turns": " ".join(meta.turns) or None,
             "more_turns": str(meta.more_turns) if meta.more_turns else None,

@@ -411,6 +411,35 @@ def by_ids(conn: Connection, tenant_id: str, memory_ids: Sequence[str]) -> list[
     return _hits(conn, stmt)
 
 
+def withdrawn_turns(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> set[str]:
+    """Those of ``turn_ids`` whose facts were all withdrawn: each is a source turn of
+    some fact and of no fact still standing (active or low confidence), so what it
+    said was superseded or retracted. One statement, on the source turns' index."""
+    wanted = sorted(set(turn_ids))
+    if not wanted:
+        return set()
+    params = {"tenant_id": tenant_id, "turn_ids": wanted}
+    return {row[0] for row in conn.execute(_withdrawn_statement(), params).all()}
+
+
+@lru_cache(maxsize=1)
+def _withdrawn_statement() -> sa.Select[Any]:
+    ids = sa.bindparam("turn_ids", type_=ARRAY(sa.Text))
+    turn = sa.func.unnest(facts.c.source_turns).table_valued("turn_id").render_derived(name="turn")
+    standing = facts.c.status.in_(["active", "low_confidence"])
+    return (
+        sa.select(turn.c.turn_id)
+        .select_from(facts.join(turn, sa.true()))
+        .where(
+            facts.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+            facts.c.source_turns.op("&&")(ids),
+            turn.c.turn_id == sa.any_(ids),
+        )
+        .group_by(turn.c.turn_id)
+        .having(sa.not_(sa.func.bool_or(standing)))
+    )
+
+
 def visible_by_ids(
     conn: Connection,
     tenant_id: str,

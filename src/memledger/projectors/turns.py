@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 import msgspec
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import TSQUERY, TSVECTOR
+from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY, TSVECTOR
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import TurnRecorded
@@ -138,12 +138,31 @@ class TurnsReplay:
 # word in every turn would otherwise make a search read and score them all.
 BM25_K1, BM25_B = 1.2, 0.75
 MATCH_CAP = 2000
+_LAST_POSITION = 2**63 - 1
+_END_OF_TIME = datetime(9999, 12, 31, tzinfo=UTC)
+
+
+class Said(NamedTuple):
+    """A turn found by its words: id, text, BM25 score and speaker (stored user id)."""
+
+    turn_id: str
+    text: str
+    score: float
+    subject: str | None
 
 
 def search(
-    conn: Connection, tenant_id: str, words: Sequence[str], *, limit: int = 10, match_cap: int = MATCH_CAP
-) -> list[tuple[str, str, float]]:
-    """Turns holding any of ``words`` (full text), best first: (turn id, text, score).
+    conn: Connection,
+    tenant_id: str,
+    words: Sequence[str],
+    *,
+    limit: int = 10,
+    match_cap: int = MATCH_CAP,
+    until: tuple[int, datetime] | None = None,
+) -> list[Said]:
+    """Turns holding any of ``words`` (full text), best first (``Said``);
+    with ``until`` (a ledger position and a time of recording), only the turns
+    recorded by then, as a selection of that moment saw them.
 
     Scored by Okapi BM25 over the turns found: a word weighs more the fewer of them
     hold it, so "residency" counts for more than "keep", and a long turn is not
@@ -166,8 +185,10 @@ def search(
         "words": " ".join(distinct),
         "per_word": max(1, match_cap // len(distinct)),
         "limit": limit,
+        "until_position": until[0] if until else _LAST_POSITION,
+        "until_time": until[1] if until else _END_OF_TIME,
     }
-    return [(r[0], r[1], float(r[2])) for r in conn.execute(_SEARCH, params).all()]
+    return [Said(r[0], r[1], float(r[2]), r[3]) for r in conn.execute(_SEARCH, params).all()]
 
 
 def _search_statement() -> sa.Select[Any]:
@@ -183,13 +204,18 @@ def _search_statement() -> sa.Select[Any]:
     operand = sa.cast(sa.literal("'") + quoted + sa.literal("'"), TSQUERY)
     holding_word = (
         sa.select(turns.c.turn_id)
-        .where(turns.c.tenant_id == tenant, turns.c.tsv.op("@@")(operand))
+        .where(
+            turns.c.tenant_id == tenant,
+            turns.c.tsv.op("@@")(operand),
+            turns.c.position <= param("until_position", type_=sa.BigInteger),
+            turns.c.recorded_at <= param("until_time", type_=sa.DateTime(timezone=True)),
+        )
         .limit(param("per_word", type_=sa.Integer))
         .lateral("holding_word")
     )
     found = sa.select(holding_word.c.turn_id).select_from(wanted.join(holding_word, sa.true())).distinct()
     matched = (
-        sa.select(turns.c.turn_id, turns.c.text, turns.c.position, turns.c.tsv)
+        sa.select(turns.c.turn_id, turns.c.text, turns.c.position, turns.c.tsv, turns.c.subject)
         .where(turns.c.tenant_id == tenant, turns.c.turn_id.in_(found))
         .cte("matched")
     )
@@ -234,7 +260,7 @@ def _search_statement() -> sa.Select[Any]:
     # last bit for two turns of equal score, and equal scores go earlier first.
     rounded = func.round(sa.cast(scored.c.score, sa.Numeric), 9)
     return (
-        sa.select(matched.c.turn_id, matched.c.text, scored.c.score)
+        sa.select(matched.c.turn_id, matched.c.text, scored.c.score, matched.c.subject)
         .select_from(matched.join(scored, matched.c.turn_id == scored.c.turn_id))
         .order_by(rounded.desc(), matched.c.position)
         .limit(param("limit", type_=sa.Integer))
@@ -244,10 +270,39 @@ def _search_statement() -> sa.Select[Any]:
 _SEARCH = _search_statement()
 
 
-def texts_by_id(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
-    """The text of each of these turns the tenant has, by turn id."""
+def texts_by_id(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, tuple[str, str | None]]:
+    """The text and speaker (stored user id) of each of these turns the tenant has, by turn id."""
     wanted = sorted(set(turn_ids))
     if not wanted:
         return {}
-    stmt = sa.select(turns.c.turn_id, turns.c.text).where(turns.c.tenant_id == tenant_id, turns.c.turn_id.in_(wanted))
-    return {r[0]: r[1] for r in conn.execute(stmt).all()}
+    stmt = sa.select(turns.c.turn_id, turns.c.text, turns.c.subject).where(
+        turns.c.tenant_id == tenant_id, turns.c.turn_id.in_(wanted)
+    )
+    return {r[0]: (r[1], r[2]) for r in conn.execute(stmt).all()}
+
+
+def any_said(conn: Connection, tenant_id: str) -> bool:
+    """Whether the tenant has any turn (one index probe)."""
+    return conn.execute(_ANY_SAID, {"tenant_id": tenant_id}).first() is not None
+
+
+_ANY_SAID = sa.select(sa.literal(1)).where(turns.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text)).limit(1)
+
+
+def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[str]:
+    """Those of ``subjects`` (stored user ids) who said at least one of the tenant's turns."""
+    wanted = sorted(set(subjects))
+    if not wanted:
+        return set()
+    return {row[0] for row in conn.execute(_SPEAKERS, {"tenant_id": tenant_id, "subjects": wanted}).all()}
+
+
+def _speakers_statement() -> sa.Select[Any]:
+    subject = sa.func.unnest(sa.bindparam("subjects", type_=ARRAY(sa.Text))).table_valued("subject").render_derived()
+    said = sa.select(turns.c.turn_id).where(
+        turns.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), turns.c.subject == subject.c.subject
+    )
+    return sa.select(subject.c.subject).where(said.exists())
+
+
+_SPEAKERS = _speakers_statement()

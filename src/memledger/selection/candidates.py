@@ -3,14 +3,15 @@ functions; no SQL here) and turning them into ``SelectedItem``s."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 import msgspec
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id
-from memledger.projectors import embeddings, facts_queries, graph_queries
+from memledger.projectors import embeddings, facts_queries, graph_queries, turns
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate, conflict_ranks
@@ -18,6 +19,7 @@ from memledger.selection.types import SelectedItem
 from memledger.selection.words import query_words, speaks_of_self
 
 PER_CHANNEL = 40
+TURNS_PER_CHANNEL = 20  # the turns each channel offers a selection: more than a block quotes
 # Nearest neighbours always exist: beyond this cosine distance a fact is not taken as
 # related to the request (search's cutoff too), so a request about nothing the person
 # said finds nothing by meaning ("What is the capital of Mongolia?" and "I live in
@@ -175,3 +177,38 @@ def add_graph(
     walked = graph_queries.walk(conn, tenant_id, start, depth=2, limit_per_hop=edges_per_hop)
     for rank, edge in enumerate(walked, start=1):
         _add(pool, edge_item(edge), "graph", rank, hops=edge.hop, seen_at=edge.last_seen_at)
+
+
+def text_turns(
+    conn: Connection,
+    tenant_id: str,
+    words: Sequence[str],
+    *,
+    limit: int = TURNS_PER_CHANNEL,
+    until: tuple[int, datetime] | None = None,
+) -> list[turns.Said]:
+    """The ``limit`` turns best matching ``words`` (BM25, any of them), best first;
+    with ``until``, of those recorded by then."""
+    return turns.search(conn, tenant_id, words, limit=limit, until=until) if words else []
+
+
+def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[str]:
+    """Those of ``subjects`` (stored user ids) who said a turn (``turns.speakers_among``)."""
+    return turns.speakers_among(conn, tenant_id, subjects)
+
+
+def vector_turns(conn: Connection, tenant_id: str, query: QueryVector, k: int = TURNS_PER_CHANNEL) -> dict[str, float]:
+    """The tenant's ``k`` turns nearest ``query`` within ``MAX_VECTOR_DISTANCE``,
+    nearest first: turn id to cosine distance. A tenant with no turn is not searched:
+    the index, shared by every tenant and kind, would be scanned for vectors none of
+    which is one."""
+    if query.dim != EMBEDDING_DIM or not turns.any_said(conn, tenant_id):
+        return {}
+    vector = [float(v) for v in query.literal[1:-1].split(",")]
+    found = embeddings.nearest(conn, tenant_id, vector, query.model, kinds=["turn"], k=k)
+    return {n.item_id: n.distance for n in found if n.distance <= MAX_VECTOR_DISTANCE}
+
+
+def turn_texts(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, tuple[str, str | None]]:
+    """The text and speaker of each of these turns, by id (``turns.texts_by_id``)."""
+    return turns.texts_by_id(conn, tenant_id, turn_ids)

@@ -12,7 +12,7 @@ are read only while the budget has room.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -223,3 +223,76 @@ def _said_already(item: SelectedItem, quoted: set[str]) -> bool:
     PostgreSQL" is both the editor and the database, and showing the sentence twice
     would say nothing more. A side of a conflict is always shown with its others."""
     return item.kind == "fact" and not item.conflicted and item.text in quoted
+
+
+TURN_SHARE = 0.5  # the share of a block's budget held for quoted turns while facts are chosen
+MAX_TURNS = 12  # the most turns a block quotes
+
+
+def turn_reserve(turns: Sequence[SelectedItem], budget_chars: int) -> int:
+    """What the facts leave for ``turns`` (ranked): up to ``TURN_SHARE`` of the budget,
+    as much as the best of them take, so a fact never crowds out the turn that answers."""
+    room, used = int(budget_chars * TURN_SHARE), 0
+    for item in turns[:MAX_TURNS]:
+        cost = estimate_chars(item)
+        if used + cost > room:
+            break
+        used += cost
+    return used
+
+
+def add_turns(
+    chosen: Sequence[SelectedItem], turns: Sequence[SelectedItem], budget_chars: int, max_items: int = 50
+) -> list[SelectedItem]:
+    """``chosen`` and then the best of ``turns`` that the budget still holds, up to
+    ``MAX_TURNS``; a turn a chosen item already cites is not quoted again."""
+    out = list(chosen)
+    used = sum(estimate_chars(item) for item in out)
+    cited = {turn for item in out for turn in item.source_turns}
+    quoted = 0
+    for item in turns:
+        if quoted == MAX_TURNS or len(out) == max_items:
+            break
+        cost = estimate_chars(item)
+        if item.item_id in cited or used + cost > budget_chars:
+            continue
+        out.append(item)
+        used += cost
+        quoted += 1
+    return out
+
+
+BLEND_TEXT_WEIGHT = 0.5
+BLEND_SPEAKER_BONUS = 0.25
+
+
+def blend(
+    text_scores: Mapping[str, float],
+    distances: Mapping[str, float],
+    max_distance: float,
+    favoured: Collection[str] = (),
+) -> list[str]:
+    """Turn ids, best first, by a convex combination of their two channels' scores:
+    BM25 divided by the best BM25 score, and cosine similarity scaled from the
+    channel's cutoff (``max_distance``: 0) to the nearest turn's (1); 0 where a
+    channel did not find a turn. A ``favoured`` turn (said by a person the request
+    names) gains ``BLEND_SPEAKER_BONUS``: who said it is half of what a channel says.
+
+    Unlike reciprocal ranks, scores keep how far ahead a turn is: a turn holding the
+    request's rare words stays ahead of many short turns that only name its speaker,
+    which a sentence model puts near any question about that person. Ties: the text
+    channel's order, then id."""
+    top = max(text_scores.values(), default=0.0)
+    sims = {t: 1.0 - d for t, d in distances.items()}
+    low = 1.0 - max_distance
+    spread = max(sims.values(), default=low) - low
+
+    def score(turn_id: str) -> float:
+        text = text_scores.get(turn_id, 0.0) / top if top > 0 else 0.0
+        near = (max(sims[turn_id] - low, 0.0) / spread if spread > 0 else 1.0) if turn_id in sims else 0.0
+        bonus = BLEND_SPEAKER_BONUS if turn_id in favoured else 0.0
+        return BLEND_TEXT_WEIGHT * text + (1 - BLEND_TEXT_WEIGHT) * near + bonus
+
+    order = {t: i for i, t in enumerate(text_scores)}
+    ids = set(text_scores) | set(sims)
+    return sorted(ids, key=lambda t: (-round(score(t), 9), order.get(t, len(order)), t))

@@ -19,26 +19,39 @@ from collections.abc import Sequence
 import msgspec
 from sqlalchemy.engine import Connection
 
-from memledger.selection.types import SelectedItem
+from memledger.selection.types import SelectedItem, TurnRef
 from memledger.store import event_reads
 
 SHARED = frozenset({"session", "project", "org"})
 
 
-def attach(conn: Connection, tenant_id: str, items: Sequence[SelectedItem]) -> tuple[SelectedItem, ...]:
-    """``items`` with ``said_by`` set on each fact of a shared scope and each turn (one
-    statement, or none when there is no such item)."""
-    turns = {turn for item in items if _shared(item) for turn in item.source_turns}
+def attach(
+    conn: Connection, tenant_id: str, items: Sequence[SelectedItem], *, every: bool = False
+) -> tuple[SelectedItem, ...]:
+    """``items`` with ``said_by`` and ``speakers`` set on each fact of a shared scope
+    and each turn, and ``cited`` (each source turn's speaker and time) on those, or on
+    every item with ``every`` (search). One statement, or none when there is no such item."""
+    turns = {turn for item in items if every or _shared(item) for turn in item.source_turns}
     if not turns:
         return tuple(items)
-    spoken = event_reads.turn_speakers(conn, tenant_id, turns)
-    return tuple(_with_speakers(item, spoken) if _shared(item) else item for item in items)
+    voices = event_reads.turn_voices(conn, tenant_id, turns)
+    return tuple(_with_voices(item, voices) if every or _shared(item) else item for item in items)
 
 
 def _shared(item: SelectedItem) -> bool:
     return (item.kind == "fact" and item.scope in SHARED) or item.kind == "turn"
 
 
-def _with_speakers(item: SelectedItem, spoken: dict[str, str]) -> SelectedItem:
-    said_by = tuple(sorted({spoken[t] for t in item.source_turns if t in spoken}))
-    return msgspec.structs.replace(item, said_by=said_by) if said_by else item
+def _with_voices(item: SelectedItem, voices: dict[str, event_reads.Voice]) -> SelectedItem:
+    heard = [voices[t] for t in item.source_turns if t in voices]
+    cited = tuple(
+        TurnRef(turn_id=t, speaker=voices[t].name, said_at=voices[t].said_at) if t in voices else TurnRef(turn_id=t)
+        for t in item.source_turns
+    )
+    changes: dict[str, object] = {"cited": cited}
+    if _shared(item):
+        said_by = tuple(sorted({v.subject for v in heard if v.subject}))
+        if said_by:
+            changes["said_by"] = said_by
+            changes["speakers"] = tuple(sorted({v.name for v in heard if v.name}))
+    return msgspec.structs.replace(item, **changes)

@@ -10,6 +10,16 @@ import msgspec
 from memledger.events.catalogue import ScopeKind, Scopes
 
 ItemKind = Literal["fact", "entity", "relationship", "turn"]
+ITEM_KINDS: tuple[ItemKind, ...] = ("fact", "entity", "relationship", "turn")
+
+
+class TurnRef(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn an item cites: its id, who said it (their name, when the turn was
+    recorded with one) and when."""
+
+    turn_id: str
+    speaker: str | None = None
+    said_at: datetime | None = None
 
 
 class SelectedItem(msgspec.Struct, frozen=True, kw_only=True):
@@ -30,6 +40,10 @@ class SelectedItem(msgspec.Struct, frozen=True, kw_only=True):
     reasons: tuple[str, ...] = ()
     # The stored user ids of whoever said it (a fact of a shared scope: speakers.py).
     said_by: tuple[str, ...] = ()
+    # Their names, where the turns were recorded with one (speakers.py).
+    speakers: tuple[str, ...] = ()
+    # Each cited turn with its speaker and time, in ``source_turns`` order (speakers.py).
+    cited: tuple[TurnRef, ...] = ()
 
 
 class Selection(msgspec.Struct, frozen=True, kw_only=True):

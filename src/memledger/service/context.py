@@ -28,20 +28,21 @@ from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block, render
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
-from memledger.projectors.facts_queries import FactHit
 from memledger.selection import candidates, from_state, speakers, visibility
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
     GENERAL_MIN_CONFIDENCE,
     Candidate,
+    add_turns,
     choose_until_full,
     fuse,
     relevant,
     relevant_categories,
     request_category,
+    turn_reserve,
 )
 from memledger.selection.types import SelectedItem, Selection
-from memledger.service import history, nearest_aside, scope_ids, tenant_settings, turns
+from memledger.service import episodes, history, nearest_aside, scope_ids, tenant_settings, turns
 from memledger.store import db, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 
@@ -53,7 +54,8 @@ _REASON_LIMIT = 300
 # 4: turns, entities and relationships only from turns sharing a scope key with the request;
 # a request with both coding and formatting words wants both kinds of facts (before: the more);
 # 5: a general request not about the person takes no fact found only for being recent (rank.relevant)
-SELECTOR_VERSION = "5"
+# 6: the turns that speak to the request are quoted in what the facts leave (service.episodes)
+SELECTOR_VERSION = "6"
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # What the agent surfaces (HTTP, MCP) accept: a request is a message, not a document.
 # The library takes any request, so as not to raise into a chat loop.
@@ -150,7 +152,7 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
         with turns.selections().turn(_remaining_s(request, started)):
             wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
             with db.reading(engine) as conn:
-                selection = _select(conn, request, wait, started)
+                selection = _select(conn, request, wait, started, vector_search)
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         return _failed_open(request, e)
     return _within_deadline(request, selection, started)
@@ -199,9 +201,16 @@ def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None)
     return vector_search.start(_storable(request.request))
 
 
-def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, started: float) -> Selection:
+def _select(
+    conn: Connection,
+    request: SelectRequest,
+    wait: VectorWait | None,
+    started: float,
+    vector_search: VectorSearch | None = None,
+) -> Selection:
     """The selection, read in ``conn``'s next transaction (left open for the caller);
-    ``wait`` gives the request's vector (``_start_embedding``)."""
+    ``wait`` gives the request's vector (``_start_embedding``), and is started again
+    by ``vector_search`` without the names of the speakers the request names."""
     category = request_category(request.request)
     categories = relevant_categories(category)
     min_conf = _min_confidence(request, category)
@@ -225,38 +234,53 @@ def _select(conn: Connection, request: SelectRequest, wait: VectorWait | None, s
         )
         pool = relevant(pool, request.request, category)
         pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
-        items, _ = _choose(fuse(pool, now), categories, min_conf, request.budget_chars)
+        said = episodes.turns_for(
+            conn, request.tenant_id, request.scopes, request.request, {}, now, until=until, facts_then=state.facts
+        )
+        budget = request.budget_chars
+        items, _ = _choose(fuse(pool, now), categories, min_conf, budget - turn_reserve(said, budget))
+        items = add_turns(items, said, budget)
         label = str(until) if isinstance(until, Cursor) else until.isoformat()
         if not (state.facts or state.entities or state.relationships):
             reason = "no memory had been made for this tenant by then"  # not "no match": nothing to match
             return Selection(request=request.request, empty_reason=reason, as_of=label)
         return _selection(conn, request, items, label)
     tenant, scopes = request.tenant_id, request.scopes
+    speakers = episodes.speakers_named(conn, tenant, request.request)
+    if speakers and wait is not None and vector_search is not None:  # who is asked about is not what
+        wait = vector_search.start(_storable(episodes.without_names(request.request, speakers.values())))
 
-    def nearest(on: Connection, query: QueryVector) -> list[FactHit]:
-        return candidates.vector_facts(on, tenant, scopes, query, min_confidence=min_conf, categories=categories)
+    def nearest(on: Connection, query: QueryVector) -> episodes.Nearby:
+        return episodes.nearby(on, tenant, scopes, query, min_confidence=min_conf, categories=categories)
 
-    # the nearest facts beside the facts statement, on a connection of their own, when
-    # the process selects nothing else (nearest_aside); else after it, on this one
+    # the nearest facts and turns beside the facts statement, on a connection of their
+    # own, when the process selects nothing else (nearest_aside); else after it, on this one
     deadline = started + request.deadline_ms / 1000
     aside = nearest_aside.start(conn.engine, wait, nearest, deadline, SELECT_SETTINGS) if wait else None
     found = candidates.gather_facts(
         conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
     )
+    near = episodes.NOTHING_NEAR
     if aside is not None:
-        candidates.add_vector_hits(found, aside.result(_remaining_s(request, started)))
+        near = aside.result(_remaining_s(request, started))
     elif wait is not None and (query := wait(_remaining_s(request, started))) is not None:
-        candidates.add_vector_hits(found, nearest(conn, query))
+        near = nearest(conn, query)
+    candidates.add_vector_hits(found, near.facts)
     candidates.add_conflict_partners(conn, tenant, found)
-    # Every fact is chosen before any graph item: when the facts alone fill the
-    # budget, the graph could add nothing, so it is not walked (same choice).
+    said = episodes.turns_for(conn, tenant, scopes, request.request, near.turns, now, speakers=speakers)
+    # Facts are chosen first, in the budget the best turns leave them; every fact
+    # before any graph item: when the facts alone fill that budget, the graph could
+    # add nothing, so it is not walked (same choice). Then the turns, in what is left.
+    budget = request.budget_chars
+    room = budget - turn_reserve(said, budget)
     pool = relevant(found.values(), request.request, category)
     shown = visibility.keep_visible(conn, tenant, scopes, pool)  # no statement while all are facts
-    items, full = _choose(fuse(shown, now), categories, min_conf, request.budget_chars)
+    items, full = _choose(fuse(shown, now), categories, min_conf, room)
     if not full:
         candidates.add_graph(conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP)
         shown = visibility.keep_visible(conn, tenant, scopes, relevant(found.values(), request.request, category))
-        items, _ = _choose(fuse(shown, now), categories, min_conf, request.budget_chars)
+        items, _ = _choose(fuse(shown, now), categories, min_conf, room)
+    items = add_turns(items, said, budget)
     return _selection(conn, request, items, None)
 
 
@@ -389,7 +413,7 @@ def build_context(
             with turns.selections().turn(_remaining_s(request, started)):
                 wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
                 conn = engine.connect()
-                chosen = _select(conn, request, wait, started)
+                chosen = _select(conn, request, wait, started, vector_search)
             selection = _within_deadline(request, chosen, started)
             if selection is not chosen:
                 conn = _for_recording(conn)

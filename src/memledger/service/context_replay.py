@@ -15,11 +15,12 @@ import msgspec
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand, NotFound
-from memledger.events.catalogue import ContextServed, SubjectErased
+from memledger.events.catalogue import ContextServed, SubjectErased, TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, Recorded
 from memledger.formatting import Block, render
 from memledger.selection import items, speakers
+from memledger.selection.excerpts import turn_item
 from memledger.selection.types import SelectedItem, Selection
 from memledger.service import history
 from memledger.service.context import READ_MODELS, UNSTORABLE, token_counter
@@ -68,8 +69,9 @@ def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
         states = _states_for(conn, tenant_id, served)
         erasures = event_reads.count_after(conn, rec.cursor, tenant_id=tenant_id, types=[tag_of(SubjectErased)])
         items, gone = [], []
+        quoted = _turns_quoted(conn, tenant_id, served, states)
         for item_id, score in zip(served.item_ids, served.item_scores, strict=False):
-            item = _item_from(states, item_id)
+            item = _item_from(states, item_id) or quoted.get(item_id)
             if item is None and not erasures:
                 raise NotFound(f"item {item_id!r} of {event_id!r} is not in the ledger's state at that time")
             if item is None:
@@ -120,6 +122,20 @@ def _states_for(conn: Connection, tenant_id: str, served: ContextServed) -> dict
             by_cursor[text] = history.state_at(conn, tenant_id, _parse_cursor(text))
         out[name] = by_cursor[text]
     return out
+
+
+def _turns_quoted(
+    conn: Connection, tenant_id: str, served: ContextServed, states: dict[str, history.LedgerState]
+) -> dict[str, SelectedItem]:
+    """The turns the block quoted (its items no read model's state holds), as the
+    selection quoted them for its request; an erased turn is not among them."""
+    ids = [item_id for item_id in served.item_ids if _item_from(states, item_id) is None]
+    recorded = event_reads.read_events(conn, tenant_id, [f"turn:{item_id}" for item_id in ids]) if ids else []
+    return {
+        rec.event.turn_id: turn_item(rec.event.turn_id, rec.event.text, served.request)
+        for rec in recorded
+        if isinstance(rec.event, TurnRecorded) and not rec.erased
+    }
 
 
 def _item_from(states: dict[str, history.LedgerState], item_id: str) -> SelectedItem | None:

@@ -1,4 +1,4 @@
-"""The nearest facts read on a connection of their own, beside the selection's.
+"""The nearest facts and turns read on a connection of their own, beside the selection's.
 
 A selection's statements run one after another on its connection: the facts
 statement, then the nearest facts once the request's vector is ready. When the
@@ -23,16 +23,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 
-from memledger.projectors.facts_queries import FactHit
 from memledger.selection.candidates import QueryVector
 from memledger.service import turns
+from memledger.service.episodes import NOTHING_NEAR, Nearby
 from memledger.store import db
 
 # Two: one selection at a time uses it (the process is otherwise idle); a second
 # may start while the first one's transaction ends.
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memledger-nearest")
-# Reads the nearest facts of a query vector in a connection's transaction.
-Read = Callable[[Connection, QueryVector], list[FactHit]]
+# Reads the nearest facts and turns of a query vector in a connection's transaction.
+Read = Callable[[Connection, QueryVector], Nearby]
 
 
 def start(
@@ -41,7 +41,7 @@ def start(
     read: Read,
     deadline: float,
     settings: dict[str, str],
-) -> Future[list[FactHit]] | None:
+) -> Future[Nearby] | None:
     """Begin ``read`` of the request's vector (``wait`` gives it) on a connection of
     ``engine``'s own, or None when the caller should read them itself: another selection
     runs, or no connection is free. ``deadline``: ``time.monotonic()`` by which it must be
@@ -60,10 +60,10 @@ def _nearest(
     read: Read,
     deadline: float,
     settings: dict[str, str],
-) -> list[FactHit]:
+) -> Nearby:
     query = wait(max(deadline - time.monotonic(), 0.0))
     if query is None:
-        return []
+        return NOTHING_NEAR
     with db.reading(engine) as conn:
         remaining_ms = max(int((deadline - time.monotonic()) * 1000), 1)
         return read(db.with_local_settings(conn, {**settings, "statement_timeout": str(remaining_ms)}), query)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -18,7 +19,8 @@ from memledger.store.event_store import AppendResult
 
 
 class TurnInput(msgspec.Struct, frozen=True, kw_only=True):
-    """A turn as a caller gives it. ``turn_id`` is the caller's own id, if it has one."""
+    """A turn as a caller gives it. ``turn_id`` is the caller's own id, if it has one;
+    ``speaker`` the name a block shows for who said it (``speaker_name``)."""
 
     role: Role
     text: str
@@ -27,6 +29,29 @@ class TurnInput(msgspec.Struct, frozen=True, kw_only=True):
     occurred_at: datetime | None = None
     subject: str | None = None
     actor: str | None = None
+    speaker: str | None = None
+
+
+# A person's name: one to four words, each a capital letter then letters, with
+# hyphens, apostrophes or dots inside ("Caroline", "Mary-Jane O'Neil", "Jae-won").
+_PERSON_NAME = re.compile(r"[^\W\d_][^\W\d_'\u2019.-]*(?:['\u2019.-][^\W\d_]+)*\.?")
+
+
+def speaker_name(turn: TurnInput) -> str | None:
+    """Who said ``turn``, as a block names them: its ``speaker``, else a user's raw
+    user key when that reads as a person's name (a conversation recorded with each
+    person's name as their user key), never an id of another shape (an account id,
+    an e-mail address: those are stored only as keyed hashes, ``scope_ids``)."""
+    if turn.speaker is not None:
+        return scope_ids.check_raw("speaker", turn.speaker).strip()
+    raw = turn.scopes.user
+    if turn.role != "user" or raw is None or scope_ids.is_stored(raw):
+        return None
+    words = raw.split(" ")
+    if not 1 <= len(words) <= 4 or len(raw) > 60:
+        return None
+    named = all(_PERSON_NAME.fullmatch(w) and w[0].isupper() and not w.isupper() for w in words)
+    return raw if named else None
 
 
 def conversation_stream(scopes: Scopes) -> str:
@@ -47,6 +72,7 @@ def to_new_event(turn: TurnInput, *, now: datetime, make_id: Callable[[], object
         text=turn.text,
         scopes=turn.scopes,
         subject=turn.subject or turn.scopes.user,
+        speaker=turn.speaker,
     )
     return NewEvent(
         event=event,
@@ -83,11 +109,13 @@ def record_turns(
         scope_ids.check_scopes(turn.scopes)
         if turn.subject:
             scope_ids.check_raw("subject", turn.subject)
+        if turn.speaker is not None:
+            scope_ids.check_raw("speaker", turn.speaker)
     key = scope_ids.key_for(engine, tenant_id)
     now = datetime.now(UTC)
     by_stream: dict[str, list[NewEvent]] = {}
     for turn in turns:
-        stored = stored_turn(key, turn)
+        stored = stored_turn(key, msgspec.structs.replace(turn, speaker=speaker_name(turn)))
         new = to_new_event(stored, now=now, make_id=uuid.uuid4)
         by_stream.setdefault(conversation_stream(stored.scopes), []).append(new)
     with db.begin(engine) as tx:

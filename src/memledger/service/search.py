@@ -14,16 +14,16 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
-from memledger.extraction.secrets import find_secret
-from memledger.projectors import embeddings, facts_queries, graph_queries, turns
+from memledger.projectors import embeddings, facts_queries, graph_queries
 from memledger.projectors.graph_queries import Edge, EntityHit
 from memledger.selection import candidates, speakers, visibility
 from memledger.selection.candidates import QueryVector
+from memledger.selection.excerpts import best_cited
 from memledger.selection.items import entity_item, fact_item
 from memledger.selection.rank import Candidate, fuse
-from memledger.selection.types import SelectedItem
+from memledger.selection.types import ITEM_KINDS, SelectedItem
 from memledger.selection.words import query_words
-from memledger.service import scope_ids
+from memledger.service import episodes, scope_ids
 from memledger.service.context import VectorSearch
 from memledger.store import db
 from memledger.store.identifiers import check_identifier, check_text
@@ -47,36 +47,63 @@ def search(
     categories: Iterable[str] | None = None,
     vector_search: VectorSearch | None = None,
 ) -> list[SelectedItem]:
-    """The ``k`` best items for ``query``: facts of the given scopes, entities and
-    relationships (hybrid: full text, vectors and the graph), and turns (full text, any
-    of the query's words, and vectors); each cites its source turn ids (the caller's
-    own ids when it gave them) and, for a turn or a fact of a shared scope, who said it
-    (``said_by``, stored user ids). Ranked by ``_rank``. Raw scope keys are looked up by
-    their stored ids. Without ``vector_search`` there is no vector channel; with it,
-    vectors of another model than its embedder's raise ``EmbeddingMismatch``. ``k`` is
-    1 to ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidCommand)."""
+    """The ``k`` best items for ``query`` of ``kinds`` (default: all of ``ITEM_KINDS``):
+    facts of the given scopes, entities and relationships (hybrid: full text, vectors
+    and the graph), and turns (full text, any of the query's words, and vectors).
+    Ranked by ``_rank``: evidence first. Each item cites at most ``MAX_CITED`` source
+    turns (the caller's own ids when it gave them), those the query's turn search found
+    first (``excerpts.best_cited``), and carries each one's speaker and time
+    (``cited``); a turn or a fact of a shared scope also says who said it (``said_by``,
+    stored user ids; ``speakers``, their names). Raw scope keys are looked up by their
+    stored ids. Without ``vector_search`` there is no vector channel; with it, vectors
+    of another model than its embedder's raise ``EmbeddingMismatch``. ``k`` is 1 to
+    ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidCommand), and
+    so is an unknown kind (InvalidIdentifier)."""
     check_identifier("tenant_id", tenant_id)
     check_text("query", query)
     if not 1 <= k <= MAX_K:
         raise InvalidCommand(f"k must be between 1 and {MAX_K}, not {k}")
+    wanted = check_kinds(kinds)
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
-    wanted = set(kinds) if kinds is not None else {"fact", "entity", "relationship", "turn"}
     embedded = wanted & EMBEDDED_KINDS
     # Embedding the query (the longest step) runs while the text and graph channels do.
     wait = vector_search.start(query) if vector_search is not None and embedded else None
     with db.reading(engine) as conn:
+        named = episodes.speakers_named(conn, tenant_id, query)
+        if named and wait is not None and vector_search is not None:  # who is asked about is not what
+            wait = vector_search.start(episodes.without_names(query, named.values()))
         pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)
-        if "turn" in wanted and (words := query_words(query)):
-            # Any of the words, best first: a question rarely has all its words in one turn.
-            found = turns.search(conn, tenant_id, words, limit=k * 2)
-            for rank, (turn_id, text) in enumerate(((t, x) for t, x, _ in found if _shareable(x)), start=1):
-                pool.append(Candidate(item=_turn_item(turn_id, text), ranks={"text": rank}))
+        near_turns: dict[str, float] = {}
         if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
             nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
-            pool = nearest.add(pool, vector, sorted(embedded), max(2 * k, candidates.PER_CHANNEL))
+            pool = nearest.add(pool, vector, sorted(embedded - {"turn"}), max(2 * k, candidates.PER_CHANNEL))
+            near_turns = nearest.turns(vector, max(k * 2, TURNS_READ)) if "turn" in wanted else {}
+        if "turn" in wanted:
+            # Any of the words, best first: a question rarely has all its words in one turn.
+            limit = max(k * 2, TURNS_READ)
+            found = episodes.rank_turns(
+                conn, tenant_id, query, near_turns, episodes.shareable, limit=limit, speakers=named
+            )
+            channels = ("text", "vector") if near_turns else ("text",)
+            pool += [
+                Candidate(item=_turn_item(turn_id, text), ranks=dict.fromkeys(channels, rank))
+                for rank, (turn_id, text) in enumerate(found, start=1)
+            ]
         shown = visibility.keep_visible(conn, tenant_id, scopes, [c for c in pool if c.item.kind in wanted])
         ranked = _rank(shown, query, datetime.now(UTC))
-        return list(speakers.attach(conn, tenant_id, [c.item for c in ranked[:k]]))
+        return list(speakers.attach(conn, tenant_id, [c.item for c in ranked[:k]], every=True))
+
+
+def check_kinds(kinds: Iterable[str] | None) -> set[str]:
+    """The item kinds asked for (None or empty: all); InvalidIdentifier for an unknown one."""
+    wanted = set(kinds or ())
+    for kind in sorted(wanted - set(ITEM_KINDS), key=str):
+        raise InvalidIdentifier("kind", str(kind), f"is not an item kind (the kinds are {', '.join(ITEM_KINDS)})")
+    return wanted or set(ITEM_KINDS)
+
+
+MAX_CITED = 3  # the most source turns a search result cites: evidence, not an item's history
+TURNS_READ = 40  # the turns the text channel reads at least: the ranks that choose what items cite
 
 
 EMBEDDED_KINDS = frozenset({"fact", "entity", "turn"})  # what the embeddings projector gives vectors
@@ -93,14 +120,6 @@ MAX_VECTOR_DISTANCE = candidates.MAX_VECTOR_DISTANCE
 # places from swamping what two channels agree on, which neither set tests much
 # (docs/benchmarks-context.md, "A held-out set").
 SEARCH_RRF_K = 10
-
-
-def _shareable(text: str) -> bool:
-    """Whether a turn may be shown by search: not one holding a credential. The secret
-    guard keeps such a turn out of memory; search would hand it whole to whoever asks
-    within its scopes (an organisation's members among them), and to their model. It
-    stays in the ledger, where provenance shows it to an auditor, and erasure removes it."""
-    return find_secret(text) is None
 
 
 def _turn_item(turn_id: str, text: str) -> SelectedItem:
@@ -120,13 +139,13 @@ class _Nearest:
     categories: Iterable[str] | None
 
     def add(self, pool: list[Candidate], query: QueryVector, kinds: list[str], k: int) -> list[Candidate]:
-        vector = [float(v) for v in query.literal[1:-1].split(",")]
-        found = embeddings.nearest(self.conn, self.tenant_id, vector, query.model, kinds=kinds, k=k)
+        """``pool`` with the facts and entities of ``kinds`` nearest ``query``."""
+        found = embeddings.nearest(self.conn, self.tenant_id, _floats(query), query.model, kinds=kinds, k=k)
         near = [n for n in found if n.distance <= MAX_VECTOR_DISTANCE]
         rank = {(n.item_kind, n.item_id): i for i, n in enumerate(near, start=1)}
         known = {(c.item.kind, c.item.item_id): c for c in pool}
         ids = {kind: {item_id for of, item_id in rank if of == kind} for kind in EMBEDDED_KINDS}
-        for cand in self._candidates(ids["fact"], ids["entity"], ids["turn"]):
+        for cand in self._candidates(ids["fact"], ids["entity"]):
             key = (cand.item.kind, cand.item.item_id)
             if key in known:
                 known[key].ranks.setdefault("vector", rank[key])
@@ -135,7 +154,12 @@ class _Nearest:
                 pool.append(cand)
         return pool
 
-    def _candidates(self, fact_ids: set[str], entity_ids: set[str], turn_ids: set[str]) -> Iterator[Candidate]:
+    def turns(self, query: QueryVector, k: int) -> dict[str, float]:
+        """The ``k`` turns nearest ``query`` within ``MAX_VECTOR_DISTANCE``: id to distance."""
+        found = embeddings.nearest(self.conn, self.tenant_id, _floats(query), query.model, kinds=["turn"], k=k)
+        return {n.item_id: n.distance for n in found if n.distance <= MAX_VECTOR_DISTANCE}
+
+    def _candidates(self, fact_ids: set[str], entity_ids: set[str]) -> Iterator[Candidate]:
         conn, tenant = self.conn, self.tenant_id
         visible = facts_queries.visible_by_ids(
             conn, tenant, self.scopes, fact_ids, min_confidence=self.min_confidence, categories=self.categories
@@ -144,23 +168,30 @@ class _Nearest:
             yield Candidate(item=fact_item(hit), key=hit.key, seen_at=hit.updated_at)
         for entity in graph_queries.entities_by_id(conn, tenant, entity_ids) if entity_ids else []:
             yield Candidate(item=entity_item(entity), seen_at=entity.last_seen_at)
-        for turn_id, text in turns.texts_by_id(conn, tenant, turn_ids).items():
-            if text.strip() and _shareable(text):  # a blank turn's vector is near every query
-                yield Candidate(item=_turn_item(turn_id, text))
+
+
+def _floats(query: QueryVector) -> list[float]:
+    return [float(v) for v in query.literal[1:-1].split(",")]
 
 
 def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
-    """A search's order: what the query itself found first, then the graph around it.
+    """A search's order: the evidence the query found first, then what it merely named,
+    then the graph around it; each item citing its best turns.
 
     Context selection and search share the channels but not the question. Here the
     recent channel, which knows nothing of the query, neither adds an item nor raises
-    one. And an edge reached only by walking from an entity the query names, whose
-    text shares no other word with the query ("alice USES Go" for "which CI builds
-    Phoenix?"), comes after every item with evidence of its own (a text match, the
-    named entity itself, or a shared word), in fused order within each group; else
-    the walk's hop boosts let dozens of neighbours outrank the matching turns. Last,
-    an item that cites only turns already cited above it goes after the rest
-    (``_new_evidence_first``).
+    one. Groups, in fused order within each:
+
+    1. evidence: facts and turns, and edges found by words or meaning or sharing a
+       word with the query beyond the names it holds;
+    2. entities: a person or thing the query names is no answer by itself, and a
+       speaker is named in hundreds of turns;
+    3. edges reached only by walking from a named entity ("alice USES Go" for "which
+       CI builds Phoenix?").
+
+    Each item then cites at most ``MAX_CITED`` of its turns, those the query's turn
+    channels ranked first; last, an item whose cited turns are all cited above it goes
+    after the rest of its group (``_new_evidence_first``).
     """
     for cand in pool:
         cand.ranks.pop("recent", None)
@@ -169,21 +200,27 @@ def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
     for cand in ranked:
         if cand.hops == 0:  # the named entity's own words are evidence of nothing else
             words -= set(query_words(cand.item.text.split(" (", 1)[0]))
+    turn_ranks = {c.item.item_id: i for i, c in enumerate((c for c in ranked if c.item.kind == "turn"), start=1)}
     evidenced: list[Candidate] = []
+    named: list[Candidate] = []
     walked: list[Candidate] = []
     for cand in ranked:
-        (evidenced if _has_evidence(cand, words) else walked).append(cand)
-    return _new_evidence_first(evidenced, walked)
+        if cand.item.kind != "turn":
+            cand.item = msgspec.structs.replace(
+                cand.item, source_turns=best_cited(cand.item.source_turns, turn_ranks, MAX_CITED)
+            )
+        if cand.item.kind == "entity":
+            named.append(cand)
+        else:
+            (evidenced if _has_evidence(cand, words) else walked).append(cand)
+    return _new_evidence_first(evidenced, named, walked)
 
 
 def _new_evidence_first(*groups: list[Candidate]) -> list[Candidate]:
     """Each group in turn, with every item whose turns are all cited by items above it
     moved after the group's others, in order: a fact and the turn it came from, both
     listed, say one thing twice and push out a turn that says another. Nothing is
-    dropped, and no item leaves its group: a fact the query matched, whose turn an entity
-    above it cites, still comes before an edge reached only by the walk.
-    recall@10: built set 0.919 -> 0.940, held-out 0.689 -> 0.705, and on a fresh set
-    measured only after this was decided, 0.674 -> 0.702 (docs/benchmarks-context.md)."""
+    dropped, and no item leaves its group."""
     cited: set[str] = set()
     out: list[Candidate] = []
     for group in groups:
@@ -200,7 +237,7 @@ def _new_evidence_first(*groups: list[Candidate]) -> list[Candidate]:
 
 
 def _has_evidence(cand: Candidate, words: set[str]) -> bool:
-    if cand.hops == 0 or set(cand.ranks) != {"graph"}:
+    if set(cand.ranks) - {"graph"}:
         return True
     return not words.isdisjoint(query_words(cand.item.text, limit=64))
 

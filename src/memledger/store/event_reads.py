@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -308,6 +309,44 @@ def _speakers_statement() -> sa.Select[Any]:
     payload = events.c.payload
     return sa.select(
         payload["turn_id"].astext, sa.func.coalesce(payload["subject"].astext, payload["scopes"]["user"].astext)
+    ).where(
+        events.c.tenant_id == sa.bindparam("tenant_id"),
+        events.c.event_id == sa.any_(sa.bindparam("event_ids", type_=ARRAY(sa.Text))),
+        events.c.event_type == codec.tag_of(TurnRecorded),
+    )
+
+
+class Voice(msgspec.Struct, frozen=True):
+    """Who said a turn and when: the stored user id (``subject``), their name if the
+    turn was recorded with one (None once erased), and the turn's time."""
+
+    subject: str | None
+    name: str | None
+    said_at: datetime
+
+
+def turn_voices(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, Voice]:
+    """``Voice`` of each of these turns, by turn id; turns the tenant lacks are left
+    out. Reads the payload's ids and the private part's name: no turn's text leaves
+    the table."""
+    ids = sorted({f"turn:{turn_id}" for turn_id in turn_ids})
+    if not ids:
+        return {}
+    params = {"tenant_id": check_identifier("tenant_id", tenant_id), "event_ids": ids}
+    return {
+        turn_id: Voice(subject or None, name or None, said_at)
+        for turn_id, subject, name, said_at in conn.execute(_voices_statement(), params).all()
+    }
+
+
+@functools.cache
+def _voices_statement() -> sa.Select[Any]:
+    payload = events.c.payload
+    return sa.select(
+        payload["turn_id"].astext,
+        sa.func.coalesce(payload["subject"].astext, payload["scopes"]["user"].astext),
+        events.c.private["speaker"].astext,
+        events.c.occurred_at,
     ).where(
         events.c.tenant_id == sa.bindparam("tenant_id"),
         events.c.event_id == sa.any_(sa.bindparam("event_ids", type_=ARRAY(sa.Text))),
