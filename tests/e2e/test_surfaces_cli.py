@@ -101,6 +101,8 @@ def run(surfaces: Surfaces) -> Run:
             ],
             [
                 ("search", ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--json"]),
+                ("search turns", ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--kind", "turn"]),
+                ("search unknown kind", ["search", "Condor", *t, "--kind", "memo"]),  # bad input: exit 2
                 ("graph", ["graph", "Condor", *t, "--json"]),
                 ("provenance", ["provenance", fact_id, *t, "--json"]),
                 ("graph any case", ["graph", "Condor", *t, "--relation", "uses", "--type", "TOOL", "--json"]),
@@ -159,6 +161,14 @@ def test_search_prints_the_fact_with_its_turns(run: Run) -> None:
     fact = next(i for i in items if i["item_id"] == run.fact_id)
     assert fact["text"] == STATEMENT
     assert fact["source_turns"] == [run.turn_id]
+
+
+def test_search_by_kind_prints_only_turns_each_with_its_day(run: Run) -> None:
+    lines = ok(run.results["search turns"]).splitlines()
+    assert lines and all(" turn " in line for line in lines)
+    assert any(line.split()[2] == f"{run.turn_id}:" and f"{run.turn_id} (" in line for line in lines)
+    refused = run.results["search unknown kind"]
+    assert refused.returncode == 2 and "memo" in refused.stderr
 
 
 def test_graph_prints_the_relationships_with_their_turns(run: Run) -> None:

@@ -27,7 +27,7 @@ from memledger.service import erasure
 from memledger.service.record import TurnInput
 from memledger.service.types import Scopes
 from tests.conftest import TestDatabase
-from tests.e2e.conftest import scratch_ledger
+from tests.e2e.conftest import scratch
 from tests.integration.test_scope_ids import find_anywhere
 
 PROJECT = "conv-lark"
@@ -67,11 +67,8 @@ QUESTION = "When did Rosalind go to the grief counselling circle?"
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
-    opened, drop = scratch_ledger(database, "conversation")
-    try:
+    with scratch(database, "conversation") as opened:
         yield opened
-    finally:
-        drop()
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +114,11 @@ def test_search_results_carry_each_cited_turns_speaker_and_time(ledger: MemoryLe
     [cited] = turn.cited
     assert (cited.turn_id, cited.speaker, cited.said_at) == ("lark-answer", "Rosalind", SAID_ON)
     assert turn.speakers == ("Rosalind",)
+
+
+def test_provenance_names_the_speaker_of_each_source_turn(ledger: MemoryLedger, tenant: str) -> None:
+    [turn] = ledger.provenance(tenant, "lark-answer").turns
+    assert (turn.speaker, turn.occurred_at) == ("Rosalind", SAID_ON)
 
 
 def test_search_by_kind_gives_only_that_kind_and_refuses_an_unknown_one(ledger: MemoryLedger, tenant: str) -> None:
@@ -186,8 +188,7 @@ def test_http_and_mcp_search_filter_by_kind_and_name_the_speaker(ledger: MemoryL
 
 
 def test_erasure_takes_the_quoted_turns_out_of_blocks_and_replays(database: TestDatabase) -> None:
-    opened, drop = scratch_ledger(database, "conversation-erasure")
-    try:
+    with scratch(database, "conversation-erasure") as opened:
         tenant = f"conversation-erase-{uuid.uuid4().hex[:8]}"
         opened.record_turns(tenant, _conversation())
         opened.process()
@@ -199,5 +200,18 @@ def test_erasure_takes_the_quoted_turns_out_of_blocks_and_replays(database: Test
         replayed = opened.replay(tenant, served.event_id)
         assert not replayed.matches and replayed.erasures_since == 1
         assert "lark-answer" in replayed.erased_items and "more than I expected" not in replayed.block.text
-    finally:
-        drop()
+
+
+def test_the_speaker_a_request_names_is_who_said_it_not_a_word_to_match(ledger: MemoryLedger) -> None:
+    tenant = f"conversation-named-{uuid.uuid4().hex[:8]}"
+    said = [
+        _turn("n-1", "Tobias", "We finally picked up a little budgie from the rescue, Rosalind!", SAID_ON),
+        _turn("n-2", "Rosalind", "We finally picked up a little budgie from the rescue.", SAID_ON),
+        *[_turn(f"n-f{i}", "Tobias", f"Take care, Rosalind! ({i})", SAID_ON) for i in range(8)],
+    ]
+    ledger.record_turns(tenant, said)
+    ledger.process()
+    found = ledger.search(tenant, "What bird did Rosalind get from the rescue?", scopes=ASKER, kinds=["turn"], k=5)
+    assert [item.item_id for item in found][:2] == ["n-2", "n-1"], "her own words first, then words naming her"
+    block = ledger.context(tenant, "Which bird did Rosalind adopt?", scopes=ASKER)
+    assert block.item_ids[0] == "n-2"

@@ -159,10 +159,12 @@ def search(
     limit: int = 10,
     match_cap: int = MATCH_CAP,
     until: tuple[int, datetime] | None = None,
+    seen_from: Sequence[tuple[str, str]] | None = None,
 ) -> list[Said]:
     """Turns holding any of ``words`` (full text), best first (``Said``);
     with ``until`` (a ledger position and a time of recording), only the turns
-    recorded by then, as a selection of that moment saw them.
+    recorded by then, as a selection of that moment saw them; with ``seen_from``
+    (scope, stored key pairs), only the turns seen from them (``_visible``).
 
     Scored by Okapi BM25 over the turns found: a word weighs more the fewer of them
     hold it, so "residency" counts for more than "keep", and a long turn is not
@@ -187,8 +189,31 @@ def search(
         "limit": limit,
         "until_position": until[0] if until else _LAST_POSITION,
         "until_time": until[1] if until else _END_OF_TIME,
+        **_seen_params(seen_from),
     }
     return [Said(r[0], r[1], float(r[2]), r[3]) for r in conn.execute(_SEARCH, params).all()]
+
+
+_KEYS = {
+    "session": turns.c.session_key,
+    "project": turns.c.project_key,
+    "user": turns.c.user_key,
+    "org": turns.c.org_key,
+}
+
+
+def _seen_params(seen_from: Sequence[tuple[str, str]] | None) -> dict[str, object]:
+    keys = dict(seen_from or ())
+    return {"seen_anywhere": not keys, **{f"seen_{scope}": keys.get(scope) for scope in _KEYS}}
+
+
+def _visible() -> sa.ColumnElement[bool]:
+    """A turn the request may see, as ``selection.visibility`` decides for the turns an
+    item cites: it shares a scope key with the request, has none (the tenant's), or the
+    request has none (an operator's: ``seen_anywhere``)."""
+    shares = [column == sa.bindparam(f"seen_{scope}", type_=sa.Text) for scope, column in _KEYS.items()]
+    unscoped = sa.and_(*(column.is_(None) for column in _KEYS.values()))
+    return sa.or_(sa.bindparam("seen_anywhere", type_=sa.Boolean), unscoped, *shares)
 
 
 def _search_statement() -> sa.Select[Any]:
@@ -209,6 +234,7 @@ def _search_statement() -> sa.Select[Any]:
             turns.c.tsv.op("@@")(operand),
             turns.c.position <= param("until_position", type_=sa.BigInteger),
             turns.c.recorded_at <= param("until_time", type_=sa.DateTime(timezone=True)),
+            _visible(),
         )
         .limit(param("per_word", type_=sa.Integer))
         .lateral("holding_word")
@@ -270,15 +296,23 @@ def _search_statement() -> sa.Select[Any]:
 _SEARCH = _search_statement()
 
 
-def texts_by_id(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, tuple[str, str | None]]:
-    """The text and speaker (stored user id) of each of these turns the tenant has, by turn id."""
+def texts_by_id(
+    conn: Connection, tenant_id: str, turn_ids: Iterable[str], seen_from: Sequence[tuple[str, str]] | None = None
+) -> dict[str, tuple[str, str | None]]:
+    """The text and speaker (stored user id) of each of these turns the tenant has, by
+    turn id; with ``seen_from``, of those seen from them (``_visible``)."""
     wanted = sorted(set(turn_ids))
     if not wanted:
         return {}
-    stmt = sa.select(turns.c.turn_id, turns.c.text, turns.c.subject).where(
-        turns.c.tenant_id == tenant_id, turns.c.turn_id.in_(wanted)
-    )
-    return {r[0]: (r[1], r[2]) for r in conn.execute(stmt).all()}
+    params = {"tenant_id": tenant_id, "turn_ids": wanted, **_seen_params(seen_from)}
+    return {r[0]: (r[1], r[2]) for r in conn.execute(_TEXTS, params).all()}
+
+
+_TEXTS = sa.select(turns.c.turn_id, turns.c.text, turns.c.subject).where(
+    turns.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
+    turns.c.turn_id == sa.any_(sa.bindparam("turn_ids", type_=ARRAY(sa.Text))),
+    _visible(),
+)
 
 
 def any_said(conn: Connection, tenant_id: str) -> bool:
@@ -289,20 +323,20 @@ def any_said(conn: Connection, tenant_id: str) -> bool:
 _ANY_SAID = sa.select(sa.literal(1)).where(turns.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text)).limit(1)
 
 
-def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[str]:
-    """Those of ``subjects`` (stored user ids) who said at least one of the tenant's turns."""
-    wanted = sorted(set(subjects))
-    if not wanted:
-        return set()
-    return {row[0] for row in conn.execute(_SPEAKERS, {"tenant_id": tenant_id, "subjects": wanted}).all()}
+def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[str] | None:
+    """Those of ``subjects`` (stored user ids) who said at least one of the tenant's
+    turns; None when the tenant has no turn at all. One statement."""
+    params = {"tenant_id": tenant_id, "subjects": sorted(set(subjects))}
+    said, spoke = conn.execute(_SPEAKERS, params).one()
+    return set(spoke or ()) if said else None
 
 
 def _speakers_statement() -> sa.Select[Any]:
+    tenant = sa.bindparam("tenant_id", type_=sa.Text)
     subject = sa.func.unnest(sa.bindparam("subjects", type_=ARRAY(sa.Text))).table_valued("subject").render_derived()
-    said = sa.select(turns.c.turn_id).where(
-        turns.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), turns.c.subject == subject.c.subject
-    )
-    return sa.select(subject.c.subject).where(said.exists())
+    by_them = sa.select(turns.c.turn_id).where(turns.c.tenant_id == tenant, turns.c.subject == subject.c.subject)
+    spoke = sa.select(sa.func.array_agg(subject.c.subject)).where(by_them.exists()).scalar_subquery()
+    return sa.select(sa.select(turns.c.turn_id).where(turns.c.tenant_id == tenant).exists(), spoke)
 
 
 _SPEAKERS = _speakers_statement()

@@ -186,14 +186,20 @@ def text_turns(
     *,
     limit: int = TURNS_PER_CHANNEL,
     until: tuple[int, datetime] | None = None,
+    scopes: Scopes | None = None,
 ) -> list[turns.Said]:
     """The ``limit`` turns best matching ``words`` (BM25, any of them), best first;
-    with ``until``, of those recorded by then."""
-    return turns.search(conn, tenant_id, words, limit=limit, until=until) if words else []
+    with ``until``, of those recorded by then; with ``scopes``, of those the request
+    may see (sharing a scope key with it)."""
+    if not words:
+        return []
+    seen_from = None if scopes is None else scope_pairs(scopes)
+    return turns.search(conn, tenant_id, words, limit=limit, until=until, seen_from=seen_from)
 
 
-def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[str]:
-    """Those of ``subjects`` (stored user ids) who said a turn (``turns.speakers_among``)."""
+def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[str] | None:
+    """Those of ``subjects`` (stored user ids) who said a turn; None when the tenant
+    has no turn (``turns.speakers_among``)."""
     return turns.speakers_among(conn, tenant_id, subjects)
 
 
@@ -209,6 +215,9 @@ def vector_turns(conn: Connection, tenant_id: str, query: QueryVector, k: int = 
     return {n.item_id: n.distance for n in found if n.distance <= MAX_VECTOR_DISTANCE}
 
 
-def turn_texts(conn: Connection, tenant_id: str, turn_ids: Iterable[str]) -> dict[str, tuple[str, str | None]]:
-    """The text and speaker of each of these turns, by id (``turns.texts_by_id``)."""
-    return turns.texts_by_id(conn, tenant_id, turn_ids)
+def turn_texts(
+    conn: Connection, tenant_id: str, turn_ids: Iterable[str], scopes: Scopes | None = None
+) -> dict[str, tuple[str, str | None]]:
+    """The text and speaker of each of these turns, by id; with ``scopes``, of those the
+    request may see (``turns.texts_by_id``)."""
+    return turns.texts_by_id(conn, tenant_id, turn_ids, None if scopes is None else scope_pairs(scopes))

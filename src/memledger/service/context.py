@@ -267,7 +267,11 @@ def _select(
         near = nearest(conn, query)
     candidates.add_vector_hits(found, near.facts)
     candidates.add_conflict_partners(conn, tenant, found)
-    said = episodes.turns_for(conn, tenant, scopes, request.request, near.turns, now, speakers=speakers)
+    said = (
+        []
+        if speakers is None
+        else episodes.turns_for(conn, tenant, scopes, request.request, near.turns, now, speakers=speakers)
+    )
     # Facts are chosen first, in the budget the best turns leave them; every fact
     # before any graph item: when the facts alone fill that budget, the graph could
     # add nothing, so it is not walked (same choice). Then the turns, in what is left.

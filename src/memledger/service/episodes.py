@@ -10,7 +10,7 @@ is who said it, not what was said: their name is left out of the words searched
 come first among equals. A speaker is recognised by their name's stored id, the one
 recording a turn with that name as its user key gave it; no name is stored for it.
 
-The block quotes the best of them, where the request may see them (``visibility``),
+The block quotes the best of them, where the request may see them (as ``visibility``),
 they hold no credential and do not read as orders, and what they said still stands.
 """
 
@@ -30,7 +30,7 @@ from memledger.formatting.neutralise import neutralise
 from memledger.projectors import facts_queries
 from memledger.projectors.facts_fold import FactRow
 from memledger.projectors.facts_queries import FactHit
-from memledger.selection import candidates, visibility
+from memledger.selection import candidates
 from memledger.selection.candidates import QueryVector
 from memledger.selection.excerpts import turn_item
 from memledger.selection.rank import Candidate, blend, fuse
@@ -84,22 +84,23 @@ def rank_turns(
     limit: int = candidates.TURNS_PER_CHANNEL,
     until: Cursor | datetime | None = None,
     speakers: Mapping[str, str] | None = None,
+    scopes: Scopes | None = None,
 ) -> list[tuple[str, str]]:
     """(turn id, text) of the turns for ``request``, best first: those its words find
     (recorded by ``until``, if given; a speaker's name is not searched as a word) and
-    ``near`` (found by meaning), whose text ``keep`` keeps, ordered by ``rank.blend``
-    with the turns of a speaker the request names (``speakers``, else looked up)
-    favoured."""
+    ``near`` (found by meaning), that ``scopes`` may see (if given) and whose text
+    ``keep`` keeps, ordered by ``rank.blend`` with the turns of a speaker the request
+    names (``speakers``, else looked up) favoured."""
     if speakers is None:
-        speakers = speakers_named(conn, tenant_id, request)
+        speakers = speakers_named(conn, tenant_id, request) or {}
     names = {word for name in speakers.values() for word in query_words(name)}
     words = [word for word in query_words(request) if word not in names]
     bound = None if until is None else _bound(until)
-    said = candidates.text_turns(conn, tenant_id, words, limit=limit, until=bound)
+    said = candidates.text_turns(conn, tenant_id, words, limit=limit, until=bound, scopes=scopes)
     found = {hit.turn_id: (hit.text, hit.subject) for hit in said}
     missing = [turn for turn in near if turn not in found]
     if missing:
-        found |= candidates.turn_texts(conn, tenant_id, missing)
+        found |= candidates.turn_texts(conn, tenant_id, missing, scopes)
     kept = {turn for turn, (text, _) in found.items() if keep(text)}
     scores = {hit.turn_id: hit.score for hit in said if hit.turn_id in kept}
     favoured = {turn for turn in kept if found[turn][1] in speakers}
@@ -119,11 +120,11 @@ def turns_for(
     facts_then: Mapping[str, FactRow] | None = None,
     speakers: Mapping[str, str] | None = None,
 ) -> list[SelectedItem]:
-    """The turns a block may quote for ``request``, best first (``rank_turns``). A turn
-    whose facts were all withdrawn (superseded or retracted: in ``facts_then``, the
-    facts as of ``until``, or else now) is not quoted: what it said no longer stands,
-    and its newer word is quoted instead."""
-    ranked = rank_turns(conn, tenant_id, request, near, quotable, until=until, speakers=speakers)
+    """The turns a block may quote for ``request``, best first (``rank_turns``, of those
+    ``scopes`` may see). A turn whose facts were all withdrawn (superseded or retracted:
+    in ``facts_then``, the facts as of ``until``, or else now) is not quoted: what it
+    said no longer stands, and its newer word is quoted instead."""
+    ranked = rank_turns(conn, tenant_id, request, near, quotable, until=until, speakers=speakers, scopes=scopes)
     ids = {turn for turn, _ in ranked}
     gone = _withdrawn(conn, tenant_id, ids) if facts_then is None else _withdrawn_then(facts_then, ids)
     channels = ("text", "vector") if near else ("text",)
@@ -131,8 +132,7 @@ def turns_for(
         Candidate(item=turn_item(turn, text, request), ranks=dict.fromkeys(channels, rank))
         for rank, (turn, text) in enumerate(((t, x) for t, x in ranked if t not in gone), start=1)
     ]
-    shown = visibility.keep_visible(conn, tenant_id, scopes, pool)
-    return [c.item for c in fuse(shown, now)]
+    return [c.item for c in fuse(pool, now)]
 
 
 def shareable(text: str) -> bool:
@@ -150,17 +150,17 @@ def quotable(text: str) -> bool:
     return shareable(text) and not neutralise(text).suspicious
 
 
-def speakers_named(conn: Connection, tenant_id: str, request: str) -> dict[str, str]:
-    """The speakers ``request`` names: stored user id to the name it used. One
-    statement, or none when the request has no capitalised word."""
+def speakers_named(conn: Connection, tenant_id: str, request: str) -> dict[str, str] | None:
+    """The speakers ``request`` names: stored user id to the name it used; None when
+    the tenant has no turn, so there is nothing to quote. One statement."""
     named: dict[str, str] = {}
     for match in _NAME.finditer(request):
         whole = _POSSESSIVE.sub("", match.group(0))
         for name in dict.fromkeys([whole, *whole.split()]):
             if len(named) < _MAX_NAMES and len(name) <= scope_ids.MAX_RAW_LENGTH:
                 named.setdefault(scope_ids.stored_id(conn, tenant_id, "user", name), name)
-    spoke = candidates.speakers_among(conn, tenant_id, named) if named else set()
-    return {stored: name for stored, name in named.items() if stored in spoke}
+    spoke = candidates.speakers_among(conn, tenant_id, named)
+    return None if spoke is None else {stored: name for stored, name in named.items() if stored in spoke}
 
 
 def without_names(request: str, names: Iterable[str]) -> str:

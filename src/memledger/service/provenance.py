@@ -41,7 +41,8 @@ class Step(msgspec.Struct, frozen=True):
 
 
 class SourceTurn(msgspec.Struct, frozen=True):
-    """A turn an item came from, as it was said."""
+    """A turn an item came from, as it was said, and by whom (their name, when the turn
+    was recorded with one)."""
 
     turn_id: str
     event_id: str
@@ -49,6 +50,7 @@ class SourceTurn(msgspec.Struct, frozen=True):
     role: str
     text: str
     occurred_at: datetime
+    speaker: str | None = None
 
 
 class Provenance(msgspec.Struct, frozen=True):
@@ -164,6 +166,7 @@ def _source_turn(rec: Recorded) -> SourceTurn:
         role=event.role,
         text=event.text,
         occurred_at=rec.occurred_at,
+        speaker=event.speaker,
     )
 
 

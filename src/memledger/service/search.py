@@ -78,11 +78,11 @@ def search(
             nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
             pool = nearest.add(pool, vector, sorted(embedded - {"turn"}), max(2 * k, candidates.PER_CHANNEL))
             near_turns = nearest.turns(vector, max(k * 2, TURNS_READ)) if "turn" in wanted else {}
-        if "turn" in wanted:
+        if "turn" in wanted and named is not None:
             # Any of the words, best first: a question rarely has all its words in one turn.
             limit = max(k * 2, TURNS_READ)
             found = episodes.rank_turns(
-                conn, tenant_id, query, near_turns, episodes.shareable, limit=limit, speakers=named
+                conn, tenant_id, query, near_turns, episodes.shareable, limit=limit, speakers=named, scopes=scopes
             )
             channels = ("text", "vector") if near_turns else ("text",)
             pool += [
