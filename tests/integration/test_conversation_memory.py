@@ -179,6 +179,12 @@ def test_http_and_mcp_search_filter_by_kind_and_name_the_speaker(ledger: MemoryL
         assert first["kind"] == "turn" and first["cited"][0]["speaker"] == "Rosalind"
         bad = http.get("/v1/search", params={"q": QUESTION, "kind": "memo"})
         assert bad.status_code == 422
+        turn = {"role": "user", "text": "Kiln firing went great on Thursday.", "turn_id": "lark-http", "speaker": "Roz"}
+        recorded = http.post("/v1/turns", json=turn | {"scopes": {"project": PROJECT, "user": "acct-77"}})
+        assert recorded.status_code == 202, recorded.text
+        ledger.process()
+        kiln = http.get("/v1/search", params={"q": "kiln firing", "project": PROJECT, "kind": "turn"}).json()
+        assert kiln[0]["item_id"] == "lark-http" and kiln[0]["speakers"] == ["Roz"]
     server = build_server(ledger.database, tenant_id=tenant)
     arguments = {"query": QUESTION, "project": PROJECT, "kinds": ["turn"]}
     result = anyio.run(server.call_tool, "memory_search", arguments)

@@ -59,7 +59,7 @@ def turn_item(turn_id: str, text: str, request: str, *, score: float = 0.0) -> S
 
 def best_cited(source_turns: Iterable[str], turn_ranks: dict[str, int], most: int) -> tuple[str, ...]:
     """At most ``most`` of an item's ``source_turns``: those the request's own turn
-    search found, best first, then the latest others (turns are cited oldest first)."""
+    search found, best first, then the others from the last cited back."""
     turns = list(dict.fromkeys(source_turns))
     found = sorted((t for t in turns if t in turn_ranks), key=lambda t: turn_ranks[t])
     rest = [t for t in reversed(turns) if t not in turn_ranks]
