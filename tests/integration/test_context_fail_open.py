@@ -197,3 +197,26 @@ def test_opening_the_library_starts_loading_the_model(library: MemoryLedger) -> 
             time.sleep(0.1)
             waited += 0.1
         assert embedder.loaded, "nothing loaded the model"
+
+
+def test_a_block_the_formatter_fails_on_is_served_empty_with_the_reason_and_recorded(
+    library: MemoryLedger, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in rendering a selection (once, a relative date the formatter misread) must not
+    reach the chat loop: the block fails open, says why, and is recorded as served."""
+    library.record_turn(tenant, "user", "Project Phoenix uses PostgreSQL.", scopes=SCOPES)
+    library.process()
+    render = context.render
+
+    def fails_on_items(selection: object, **options: object) -> object:
+        if getattr(selection, "items", ()):
+            raise AttributeError("'NoneType' object has no attribute 'lower'")
+        return render(selection, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(context, "render", fails_on_items)
+    block = library.context(tenant, REQUEST, scopes=SCOPES)
+    assert block.item_ids == ()
+    assert "memory unavailable (AttributeError" in block.text
+    assert block.event_id, "recorded"
+    monkeypatch.setattr(context, "render", render)
+    assert library.replay(tenant, block.event_id).matches

@@ -425,7 +425,7 @@ def build_context(
             selection = _failed_open(request, e)
             conn = _for_recording(conn)
     try:
-        block = block_of(selection)
+        selection, block = _rendered(request, selection, block_of)
         event_id = f"context:{uuid.uuid4()}"
         conn = conn or _connect(engine, request.tenant_id)
         recorded = conn is not None and _record(
@@ -436,6 +436,18 @@ def build_context(
             conn.close()
     # An id is given only for a block the ledger holds: a replay of it must find it.
     return ServedContext(block=block, selection=selection, event_id=event_id if recorded else "")
+
+
+def _rendered(
+    request: SelectRequest, selection: Selection, block_of: Callable[[Selection], Block]
+) -> tuple[Selection, Block]:
+    """``selection`` and its block; an empty one saying why if rendering it failed (a
+    formatting bug must not reach the chat loop)."""
+    try:
+        return selection, block_of(selection)
+    except Exception as e:  # noqa: BLE001 - fail open, as a selection does
+        failed = _failed_open(request, e)
+        return failed, block_of(failed)
 
 
 def _too_long(request: SelectRequest) -> tuple[SelectRequest, Selection]:
