@@ -155,7 +155,17 @@ def api_server(url: URL) -> Iterator[tuple[str, int]]:
     env = {**os.environ, "DATABASE_URL": url.render_as_string(hide_password=False)}
     with tempfile.TemporaryFile() as server_log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "memledger.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            [
+                sys.executable,
+                "-m",
+                "memledger.cli.main",
+                "serve",
+                "--no-workers",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
             env=env,
             stdout=server_log,
             stderr=subprocess.STDOUT,

@@ -231,7 +231,8 @@ class CliKey:
 @pytest.fixture(scope="session")
 def api_server(surfaces: Surfaces) -> Iterator[tuple[ApiServer, CliKey]]:
     """The HTTP API as a subprocess, with a key issued by the CLI meanwhile."""
-    server = start_server({**surfaces.env, "MEMLEDGER_MAX_REQUEST_BYTES": str(MAX_BODY_BYTES)})
+    # no workers: the tests extract and project when they choose (catch_up)
+    server = start_server({**surfaces.env, "MEMLEDGER_MAX_REQUEST_BYTES": str(MAX_BODY_BYTES)}, "--no-workers")
     try:
         tenant = f"cli-{uuid.uuid4().hex[:8]}"
         issued = issue_key_with_cli(surfaces.env, tenant)  # while the server starts

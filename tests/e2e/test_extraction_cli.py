@@ -224,7 +224,12 @@ def test_serve_with_workers_says_a_new_extractor_will_extract_the_past(database:
         assert "has not run here before: it extracts all 1 turns recorded so far" in first_line()
         assert "starts at the end of the ledger" in first_line("--from-now")
         refused = subprocess.run(
-            [*CLI, "serve", "--from-now"], env=env, capture_output=True, text=True, timeout=60, check=False
+            [*CLI, "serve", "--no-workers", "--from-now"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
         assert refused.returncode != 0
         assert "--from-now is for the extraction worker" in refused.stderr

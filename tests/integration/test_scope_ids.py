@@ -352,7 +352,7 @@ def test_tenants_with_scoped_events_before_the_upgrade_keep_raw_ids(database: Te
 def http(database: TestDatabase, ledger: MemoryLedger) -> Iterator[tuple[ApiServer, str, httpx.Client]]:
     """``memledger serve`` on this module's database (switch on), a tenant and its client."""
     url = ledger.database.url.render_as_string(hide_password=False)
-    server = start_server({**database.env, "DATABASE_URL": url})
+    server = start_server({**database.env, "DATABASE_URL": url}, "--no-workers")
     try:
         tenant = f"ids-http-{uuid.uuid4().hex[:8]}"
         _, key = ledger.create_key(tenant)

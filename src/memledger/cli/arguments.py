@@ -35,3 +35,28 @@ def nonblank(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"must not be blank (got {text!r})")
     return text
+
+
+SCOPE_HELP = {
+    "session": "the conversation's key, e.g. a chat or thread id (default: none)",
+    "project": "the project's key, e.g. a repository or workspace name (default: none)",
+    "user": "the person's key, e.g. an account id; 'me' in graph means them (default: none)",
+    "org": "the organisation's key, e.g. a team or company id (default: none)",
+}
+
+
+def add_tenant(parser: argparse.ArgumentParser, *, required: bool = True, about: str = "") -> None:
+    """``--tenant``: whose memory a command reads or writes (one tenant per API key)."""
+    need = "required" if required else "default: every tenant"
+    parser.add_argument("--tenant", required=required, help=f"the tenant whose memory to use{about} ({need})")
+
+
+def add_json(parser: argparse.ArgumentParser, what: str = "JSON") -> None:
+    """``--json``: machine-readable output for scripts."""
+    parser.add_argument("--json", action="store_true", help=f"print {what} for scripts (default: text for people)")
+
+
+def add_scopes(parser: argparse.ArgumentParser) -> None:
+    """The four scope keys a request may name; memory said under any of them is recalled."""
+    for scope, text in SCOPE_HELP.items():
+        parser.add_argument(f"--{scope}", metavar="KEY", help=text)

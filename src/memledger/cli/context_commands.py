@@ -6,14 +6,15 @@ row-level security (``bootstrap.Database.for_tenant``)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from memledger import bootstrap
-from memledger.cli.arguments import nonblank
-from memledger.cli.output import json_line
+from memledger.cli.arguments import add_json, add_scopes, add_tenant, nonblank
+from memledger.cli.output import edge_text, json_line, names_of
 from memledger.config import Settings
 from memledger.errors import InvalidCommand, NotFound
 from memledger.events.keys import normalise_name
@@ -23,62 +24,127 @@ from memledger.service.types import ITEM_KINDS, Scopes, SelectedItem, TurnRef
 
 
 def _scoped(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tenant", required=True, help="the tenant")
-    for scope in ("session", "project", "user", "org"):
-        parser.add_argument(f"--{scope}", help=f"the {scope} scope key")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_tenant(parser)
+    add_scopes(parser)
+    add_json(parser)
+
+
+REPLAY_USAGE = "memledger context replay EVENT_ID --tenant TENANT [--json]"
+REPLAY_HELP = f"""usage: {REPLAY_USAGE}
+
+Render a served context block again from the ledger and say whether it matches
+what was served (exit 1 when it does not).
+
+positional arguments:
+  EVENT_ID         the ContextServed event id that `memledger context` printed
+                   ("served as context:...")
+
+options:
+  --tenant TENANT  the tenant that was served the block (required)
+  --json           print one JSON object for scripts (default: text for people)
+"""
+
+
+def asks_replay_help(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is ``context ... replay ... --help``: argparse would print the
+    general context help, which offers options replay does not take."""
+    if not argv or argv[0] != "context" or not {"-h", "--help"} & set(argv):
+        return False
+    return any(word == "replay" and argv[at - 1] != "--request" for at, word in enumerate(argv) if at > 0)
 
 
 def register(commands: Any) -> None:
     """Add the agent and auditor commands to the parser."""
-    ctx = commands.add_parser("context", help="the memory block for a request (or: context replay EVENT_ID)")
-    ctx.add_argument("request", nargs="?", help="the request, or 'replay'")
-    ctx.add_argument("event_id", nargs="?", help="with replay: the ContextServed event id")
+    _register_context(commands)
+    _register_search(commands)
+    _register_graph(commands)
+    prov = commands.add_parser("provenance", help="the events and turns behind an item")
+    prov.add_argument("item_id", help="a fact, entity or relationship id, as a block or search cites it")
+    add_tenant(prov)
+    add_json(prov)
+    prov.set_defaults(handler=provenance_command)
+    hist = commands.add_parser("history", help="every fact ever stated on a key")
+    hist.add_argument("--key", required=True, type=nonblank, help="the fact's key, e.g. 'phoenix: database' (required)")
+    add_tenant(hist)
+    add_json(hist, "JSON lines")
+    hist.set_defaults(handler=history_command)
+
+
+def _register_context(commands: Any) -> None:
+    ctx = commands.add_parser(
+        "context",
+        help="the memory block for a request (or: context replay EVENT_ID)",
+        description="Print the read-only memory block an agent gets for a request, recorded in the ledger"
+        f" as a ContextServed event. To check a served block later: {REPLAY_USAGE}"
+        " (see `memledger context replay --help`).",
+    )
+    ctx.add_argument("request", nargs="?", help="what the agent is asked, quoted; or 'replay' (see above)")
+    ctx.add_argument("event_id", nargs="?", metavar="EVENT_ID", help="with replay: the ContextServed event id")
     ctx.add_argument(
-        "--request", dest="request_text", metavar="TEXT", help="the request, whatever it says (even 'replay')"
+        "--request",
+        dest="request_text",
+        metavar="TEXT",
+        help="the request, whatever it says, even 'replay' (default: the positional request)",
     )
     _scoped(ctx)
     ctx.add_argument(
         "--as-of",
         dest="as_of",
         help="memory as the ledger held it then: a ledger position, or a recorded time (ISO 8601 with a"
-        " timezone), meaning the events recorded by then, whatever time their turns say they happened",
+        " timezone), meaning the events recorded by then, whatever time their turns say they happened"
+        " (default: now)",
     )
-    ctx.add_argument("--style", choices=["text", "xml"], default="text")
-    ctx.add_argument("--budget", type=int, default=5000, help="character budget (default 5000)")
-    ctx.add_argument("--max-tokens", dest="max_tokens", type=int)
-    ctx.add_argument("--model", help="count tokens with this model's tokenizer")
+    ctx.add_argument(
+        "--style",
+        choices=["text", "xml"],
+        default="text",
+        help="the block's markup: plain text with headings, or XML tags (default: text)",
+    )
+    ctx.add_argument("--budget", type=int, default=5000, help="the block's size in characters (default: 5000)")
+    ctx.add_argument(
+        "--max-tokens",
+        dest="max_tokens",
+        type=int,
+        help="also keep the block within this many tokens (default: no token limit)",
+    )
+    ctx.add_argument("--model", help="count --max-tokens with this model's tokenizer (default: the built-in estimate)")
     ctx.set_defaults(handler=context_command)
+
+
+def _register_search(commands: Any) -> None:
     find = commands.add_parser("search", help="search a tenant's memory")
-    find.add_argument("query")
+    find.add_argument("query", help="what to look for, in words")
     _scoped(find)
-    find.add_argument("-k", type=int, default=10, help=f"how many items (1 to {search.MAX_K}; default 10)")
+    find.add_argument("-k", type=int, default=10, help=f"how many items (1 to {search.MAX_K}; default: 10)")
     find.add_argument(
         "--kind",
         dest="kinds",
         action="append",
         choices=list(ITEM_KINDS),
-        help="only items of this kind (repeatable; default: all)",
+        help="only items of this kind (repeatable; default: all kinds)",
     )
     find.set_defaults(handler=search_command)
-    graph = commands.add_parser("graph", help="relationships around an entity")
-    graph.add_argument("entity", help="an entity name or id, or 'me'")
+
+
+def _register_graph(commands: Any) -> None:
+    graph = commands.add_parser("graph", help="relationships around an entity (the whole tenant's)")
+    graph.add_argument("entity", help="an entity name or id, or 'me' (with --user)")
     _scoped(graph)
-    graph.add_argument("--depth", type=int, default=1, help=f"hops (1 to {search.MAX_DEPTH}; default 1)")
-    graph.add_argument("--relation", action="append", dest="relations", help="only this relation, e.g. USES (any case)")
+    graph.add_argument("--depth", type=int, default=1, help=f"hops (1 to {search.MAX_DEPTH}; default: 1)")
+    graph.add_argument(
+        "--relation",
+        action="append",
+        dest="relations",
+        help="only this relation, e.g. USES, any case (repeatable; default: all)",
+    )
     types = ", ".join(search.ENTITY_TYPES)
-    graph.add_argument("--type", action="append", dest="entity_types", help=f"only edges to this type: {types}")
+    graph.add_argument(
+        "--type",
+        action="append",
+        dest="entity_types",
+        help=f"only edges to this type: {types} (repeatable; default: all)",
+    )
     graph.set_defaults(handler=graph_command)
-    prov = commands.add_parser("provenance", help="the events and turns behind an item")
-    prov.add_argument("item_id")
-    prov.add_argument("--tenant", required=True)
-    prov.add_argument("--json", action="store_true")
-    prov.set_defaults(handler=provenance_command)
-    hist = commands.add_parser("history", help="every fact ever stated on a key")
-    hist.add_argument("--key", required=True, type=nonblank, help="the fact's key, e.g. 'phoenix: database'")
-    hist.add_argument("--tenant", required=True)
-    hist.add_argument("--json", action="store_true")
-    hist.set_defaults(handler=history_command)
 
 
 def scopes_of(args: argparse.Namespace) -> Scopes:
@@ -226,13 +292,15 @@ def search_command(args: argparse.Namespace) -> int:
         items = search.search(
             engine, args.tenant, scopes_of(args), args.query, k=args.k, kinds=args.kinds, vector_search=vectors
         )
+        names = names_of(engine, args.tenant, scopes_of(args), (item.text for item in items))
     finally:
         database.close()
     for item in items:
         if args.json:
             print(json_line(msgspec.to_builtins(item)))
         else:
-            print(f"{item.score:6.3f} {item.kind:12} {item.item_id}: {item.text} (turns: {_cited(item)})")
+            text = names.endpoints(item.kind, item.text)
+            print(f"{item.score:6.3f} {item.kind:12} {item.item_id}: {text} (turns: {_cited(item)})")
     return 0
 
 
@@ -249,8 +317,9 @@ def graph_command(args: argparse.Namespace) -> int:
     """Print the relationships around an entity."""
     database = bootstrap.connect(Settings())
     try:
+        engine = database.for_tenant(args.tenant)
         answer = search.query_graph(
-            database.for_tenant(args.tenant),
+            engine,
             args.tenant,
             args.entity,
             depth=args.depth,
@@ -258,6 +327,8 @@ def graph_command(args: argparse.Namespace) -> int:
             entity_types=args.entity_types,
             user=args.user,
         )
+        ends = [name for edge in answer.edges for name in (edge.source_name, edge.target_name)]
+        names = names_of(engine, args.tenant, scopes_of(args), ends)
     finally:
         database.close()
     if answer.entity is None and not _names_the_user(args):
@@ -269,7 +340,7 @@ def graph_command(args: argparse.Namespace) -> int:
     for edge in answer.edges:
         context_text = f" ({edge.context})" if edge.context else ""
         print(
-            f"hop {edge.hop}: {edge.source_name} {edge.relation} {edge.target_name}{context_text}"
+            f"hop {edge.hop}: {edge_text(names, edge.source_name, edge.relation, edge.target_name)}{context_text}"
             f"  [confidence {edge.confidence:.2f}; turns {', '.join(edge.source_turns)}]"
         )
     if not answer.edges:  # the entity is there, with no relationship (of those asked for)

@@ -1,13 +1,15 @@
-"""``memledger db status`` and ``memledger migrate``."""
+"""``memledger db status|start|stop|advance-ids`` and ``memledger migrate``."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from memledger import bootstrap
 from memledger.cli.output import json_line
 from memledger.config import Settings
+from memledger.errors import InvalidCommand
 from memledger.store import db, migrate, restored
 
 
@@ -16,8 +18,12 @@ def register(commands: Any) -> None:
     db_parser = commands.add_parser("db", help="the database memledger uses")
     db_sub = db_parser.add_subparsers(dest="db_command", required=True)
     status = db_sub.add_parser("status", help="which server, its versions, the migration head")
-    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status.add_argument("--json", action="store_true", help="print one JSON object (default: text for people)")
     status.set_defaults(handler=status_command)
+    start = db_sub.add_parser("start", help="start the embedded PostgreSQL (with no DATABASE_URL)")
+    start.set_defaults(handler=start_command)
+    stop = db_sub.add_parser("stop", help="stop the embedded PostgreSQL cleanly (with no DATABASE_URL)")
+    stop.set_defaults(handler=stop_command)
     advance = db_sub.add_parser(
         "advance-ids",
         help="after restoring a logical dump on another server: move the server's transaction ids past the ledger's",
@@ -28,8 +34,11 @@ def register(commands: Any) -> None:
 
 
 def status_command(args: argparse.Namespace) -> int:
-    """Print the server in use, PostgreSQL and pgvector versions, migrations, oldest writer."""
-    database = bootstrap.connect(Settings(), run_migrations=False)
+    """Print the server in use, PostgreSQL and pgvector versions, migrations, oldest writer;
+    with the embedded server, whether it was running (this command starts it) and its data."""
+    settings = Settings()
+    was_running = settings.database_url is None and db.embedded_pid(settings.pgdata) is not None
+    database = bootstrap.connect(settings, run_migrations=False)
     try:
         with database.engine.connect() as conn:
             server = db.server_status(conn)
@@ -37,6 +46,9 @@ def status_command(args: argparse.Namespace) -> int:
         report = {
             "server": database.describe(),
             "embedded": database.embedded,
+            "embedded_data": str(settings.pgdata) if database.embedded else None,
+            "embedded_was_running": was_running if database.embedded else None,
+            "embedded_pid": db.embedded_pid(settings.pgdata) if database.embedded else None,
             "postgres_version": server.server_version,
             "pgvector_version": server.pgvector_version,
             "database": server.database,
@@ -54,6 +66,38 @@ def status_command(args: argparse.Namespace) -> int:
         for key, value in report.items():
             print(f"{key:38} {value if value is not None else '-'}")
     return 0
+
+
+def start_command(args: argparse.Namespace) -> int:
+    """Start the embedded server (or find it running), and say where its data is."""
+    pgdata = _embedded_only("start")
+    was_running = db.embedded_pid(pgdata) is not None
+    db.start_embedded(pgdata)
+    state = "was already running" if was_running else "started"
+    print(f"embedded PostgreSQL {state} (pid {db.embedded_pid(pgdata)}); data in {pgdata}")
+    return 0
+
+
+def stop_command(args: argparse.Namespace) -> int:
+    """Stop the embedded server cleanly; commands that need it start it again."""
+    pgdata = _embedded_only("stop")
+    if db.stop_embedded(pgdata):
+        print(f"stopped the embedded PostgreSQL; data in {pgdata}")
+    else:
+        print(f"the embedded PostgreSQL was not running; data in {pgdata}")
+    return 0
+
+
+def _embedded_only(verb: str) -> Path:
+    """The embedded server's data directory; ``InvalidCommand`` when DATABASE_URL names
+    another server, which is its operator's to start and stop."""
+    settings = Settings()
+    if settings.database_url is not None:
+        raise InvalidCommand(
+            f"db {verb} manages only the embedded PostgreSQL, and DATABASE_URL is set: start and stop"
+            " that server with its own tools (unset DATABASE_URL to use the embedded one)"
+        )
+    return settings.pgdata
 
 
 def _ids_ahead(database: bootstrap.Database) -> int:

@@ -10,13 +10,18 @@ answer to a relationship question, and an auditor's provenance of one fact.
 from __future__ import annotations
 
 import argparse
+import shlex
+from collections import Counter
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
 from memledger import bootstrap
+from memledger.cli.output import edge_text, names_of
 from memledger.config import Settings
 from memledger.service import context, projections, provenance, search
 from memledger.service.record import TurnInput, record_turns
-from memledger.service.types import Scopes
+from memledger.service.types import Scopes, SelectedItem
 
 DEMO_TENANT = "demo"
 USER = Scopes(project="phoenix", user="alice", org="acme")
@@ -50,6 +55,8 @@ SESSIONS = (
         (("user", "I always run the Phoenix API tests against a fresh PostgreSQL database before merging."),),
     ),
 )
+ASKED = Scopes(session="demo-thursday", project=USER.project, user=USER.user, org=USER.org)
+PLURALS = {"fact": "facts", "entity": "entities", "relationship": "relationships", "turn": "turns"}
 REQUEST = "Which framework and database should I use to add an API endpoint to Phoenix?"
 QUESTION = "Phoenix"
 
@@ -78,39 +85,92 @@ def demo_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         engine = database.for_tenant(DEMO_TENANT)  # what an agent does runs fenced to its tenant
-        print(f"database: {database.describe()}\n")
-        results = record_turns(engine, DEMO_TENANT, _turns())
-        replayed = sum(len(r.positions) for r in results if r.replayed)
-        written = sum(len(r.positions) for r in results) - replayed
-        print(f"1. recorded {written} new turns in {len(SESSIONS)} sessions ({replayed} were already in the ledger)")
-        report = bootstrap.build_worker(database).drain()
-        print(f"2. extracted {report.turns} turns into {report.events} events (heuristic extractor)")
-        applied = projections.catch_up_all(database.engine)
-        print(f"3. projected: {', '.join(f'{n} +{a}' for n, a in applied.items())}\n")
-
-        scopes = Scopes(session="demo-thursday", project=USER.project, user=USER.user, org=USER.org)
-        request = context.SelectRequest(
-            tenant_id=DEMO_TENANT, scopes=scopes, request=REQUEST, deadline_ms=database.settings.context_deadline_ms
-        )
-        served = context.build_context(engine, request, vector_search=bootstrap.vector_search(database))
-        print(f"4. an agent asks: {REQUEST!r}\n")
-        print(served.block.text)
-        print(f"\n   (recorded as {served.event_id}; `memledger context replay {served.event_id} --tenant demo`)\n")
-
-        answer = search.query_graph(engine, DEMO_TENANT, QUESTION, depth=1)
-        print("5. the graph, asked what project Phoenix uses and depends on:")
-        for edge in answer.edges:
-            print(f"   {edge.source_name} {edge.relation} {edge.target_name}  (turns: {', '.join(edge.source_turns)})")
-
+        print(f"database: {database.describe()}")
+        print(f"tenant: {DEMO_TENANT}; Alice's scopes: {_options(USER)}; her colleague Bob: --user bob\n")
+        _record_and_project(database, engine)
+        served = _serve(database, engine)
+        _graph(engine)
         fact = next((item for item in served.selection.items if item.kind == "fact"), None)
         if fact is not None:
-            trail = provenance.provenance(engine, DEMO_TENANT, fact.item_id)
-            print(f"\n6. an auditor traces fact {fact.item_id} ({fact.text!r}):")
-            for step in trail.steps:
-                by = f" by {step.extractor}@{step.extractor_version}" if step.extractor else ""
-                print(f"   event #{step.position} {step.type}{by}")
-            for turn in trail.turns:
-                print(f"   <- turn {turn.turn_id} (#{turn.position}, {turn.role}): {turn.text}")
+            _trace(engine, fact)
+        _ask_yourself(served.event_id, fact)
     finally:
         database.close()
     return 0
+
+
+def _options(scopes: Scopes) -> str:
+    """``scopes`` as the command line's options."""
+    given = (("session", scopes.session), ("project", scopes.project), ("user", scopes.user), ("org", scopes.org))
+    return " ".join(f"--{kind} {shlex.quote(key)}" for kind, key in given if key)
+
+
+def _record_and_project(database: bootstrap.Database, engine: Engine) -> None:
+    """Steps 1 to 3: record the turns, extract them, bring the read models up to date."""
+    results = record_turns(engine, DEMO_TENANT, _turns())
+    replayed = sum(len(r.positions) for r in results if r.replayed)
+    written = sum(len(r.positions) for r in results) - replayed
+    print(f"1. recorded {written} new turns in {len(SESSIONS)} sessions ({replayed} were already in the ledger)")
+    report = bootstrap.build_worker(database).drain()
+    print(f"2. extracted {report.turns} turns into {report.events} events (heuristic extractor)")
+    # Events each read model applied, not its rows: an entity named in three turns is
+    # three events and one row; a fact stated twice is reinforced, not added.
+    applied = {name: count for name, count in projections.catch_up_all(database.engine).items() if count}
+    events = ", ".join(f"{name} {count}" for name, count in applied.items()) or "none new"
+    print(f"3. brought the read models up to date (events applied: {events})\n")
+
+
+def _serve(database: bootstrap.Database, engine: Engine) -> context.ServedContext:
+    """Step 4: the block an agent gets for ``REQUEST`` in Alice's Thursday session."""
+    request = context.SelectRequest(
+        tenant_id=DEMO_TENANT, scopes=ASKED, request=REQUEST, deadline_ms=database.settings.context_deadline_ms
+    )
+    served = context.build_context(engine, request, vector_search=bootstrap.vector_search(database))
+    print(f"4. an agent asks, in Alice's session ({_options(ASKED)}): {REQUEST!r}\n")
+    print(served.block.text)
+    print(f"\n   the block holds {_kinds(served)}: the most relevant of what these scopes may see")
+    print(f"   (recorded as {served.event_id})\n")
+    return served
+
+
+def _kinds(served: context.ServedContext) -> str:
+    """How many items of each kind the block shows, e.g. "7 facts, 1 entity"."""
+    shown = set(served.block.item_ids)
+    counts = Counter(item.kind for item in served.selection.items if item.item_id in shown)
+    parts = [f"{n} {PLURALS[kind] if n != 1 else kind}" for kind, n in counts.items()]
+    return ", ".join(parts) or "no items"
+
+
+def _graph(engine: Engine) -> None:
+    """Step 5: what the graph says project Phoenix uses and depends on."""
+    answer = search.query_graph(engine, DEMO_TENANT, QUESTION, depth=1)
+    ends = [name for edge in answer.edges for name in (edge.source_name, edge.target_name)]
+    names = names_of(engine, DEMO_TENANT, ASKED, ends)
+    print(f"5. the graph around {QUESTION} ({len(answer.edges)} relationships):")
+    for edge in answer.edges:
+        line = edge_text(names, edge.source_name, edge.relation, edge.target_name)
+        print(f"   {line}  (turns: {', '.join(edge.source_turns)})")
+
+
+def _trace(engine: Engine, fact: SelectedItem) -> None:
+    """Step 6: the events and turns behind one fact of the block."""
+    trail = provenance.provenance(engine, DEMO_TENANT, fact.item_id)
+    print(f"\n6. an auditor traces fact {fact.item_id} ({fact.text!r}):")
+    for step in trail.steps:
+        by = f" by {step.extractor}@{step.extractor_version}" if step.extractor else ""
+        print(f"   event #{step.position} {step.type}{by}")
+    for turn in trail.turns:
+        print(f"   <- turn {turn.turn_id} (#{turn.position}, {turn.role}): {turn.text}")
+
+
+def _ask_yourself(event_id: str, fact: SelectedItem | None) -> None:
+    """The commands that ask the same questions of the same memory."""
+    tenant = f"--tenant {DEMO_TENANT}"
+    print("\nask it yourself (facts are found only under the scopes they were said in):")
+    print(f"   memledger context {shlex.quote(REQUEST)} {tenant} {_options(ASKED)}")
+    print(f"   memledger search {QUESTION} {tenant} {_options(USER)}")
+    print(f"   memledger graph {QUESTION} {tenant}")
+    print(f"   memledger graph me {tenant} --user {USER.user}")
+    if fact is not None:
+        print(f"   memledger provenance {fact.item_id} {tenant}")
+    print(f"   memledger context replay {event_id} {tenant}")

@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from memledger import bootstrap
+from memledger.cli.arguments import add_json, add_tenant
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
@@ -22,21 +23,29 @@ def register(commands: Any) -> None:
         help="erase a person's words (--subject S), or everyone's in the tenant (--all-subjects), "
         "from the ledger and read models",
     )
-    erase.add_argument("--tenant", required=True, help="the tenant")
+    add_tenant(erase)
     whose = erase.add_mutually_exclusive_group()
     whose.add_argument(
         "--subject",
         help="the person: the subject their turns were recorded with (a turn's subject field, by default"
-        " its user scope), as sent",
+        " its user scope), as sent (give it or --all-subjects)",
     )
     whose.add_argument(
-        "--all-subjects", action="store_true", help="every person's words in the tenant (instead of --subject)"
+        "--all-subjects",
+        action="store_true",
+        help="every person's words in the tenant (default: off; instead of --subject)",
     )
-    erase.add_argument("--reason", default="", help="why, for the SubjectErased record (e.g. the request's reference)")
-    erase.add_argument("--actor", help="who asked for it")
-    erase.add_argument("--no-wait", action="store_true", help="do not catch the projections up afterwards")
-    erase.add_argument("--no-vacuum", action="store_true", help="do not VACUUM the tables afterwards")
-    erase.add_argument("--json", action="store_true")
+    erase.add_argument(
+        "--reason", default="", help="why, for the SubjectErased record, e.g. the request's reference (default: empty)"
+    )
+    erase.add_argument("--actor", help="who asked for it, for the record (default: none)")
+    erase.add_argument(
+        "--no-wait", action="store_true", help="do not catch the projections up afterwards (default: off, wait)"
+    )
+    erase.add_argument(
+        "--no-vacuum", action="store_true", help="do not VACUUM the tables afterwards (default: off, vacuum)"
+    )
+    add_json(erase, "one JSON object")
     erase.set_defaults(handler=erase_command)
 
 

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from memledger import bootstrap
-from memledger.cli.arguments import positive_int
+from memledger.cli.arguments import add_tenant, positive_int
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.service import ledger_pages
@@ -19,15 +19,26 @@ def register(commands: Any) -> None:
     events_parser = commands.add_parser("events", help="read the ledger")
     sub = events_parser.add_subparsers(dest="events_command", required=True)
     tail = sub.add_parser("tail", help="print events as JSON lines, in ledger order")
-    tail.add_argument("--tenant", help="only this tenant's events")
+    add_tenant(tail, required=False, about=" (its events only)")
     tail.add_argument(
         "--after",
         default="0",
         help="start after this position (N) or cursor (TX:POSITION); default: the beginning",
     )
-    tail.add_argument("--type", action="append", dest="types", help="only events of this type")
-    tail.add_argument("--limit", type=positive_int, default=None, help="stop after this many events")
-    tail.add_argument("--follow", action="store_true", help="keep printing new events")
+    tail.add_argument(
+        "--type",
+        action="append",
+        dest="types",
+        help="only events of this type, e.g. turn.recorded (repeatable; default: all types)",
+    )
+    tail.add_argument(
+        "--limit", type=positive_int, default=None, help="stop after this many events (default: no limit)"
+    )
+    tail.add_argument(
+        "--follow",
+        action="store_true",
+        help="keep printing new events until interrupted (default: off, stop at the end)",
+    )
     tail.set_defaults(handler=tail_command)
 
 

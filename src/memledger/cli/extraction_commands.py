@@ -18,7 +18,7 @@ from memledger.service.extraction import ExtractionWorker, WorkerLoop
 
 FROM_NOW_HELP = (
     "an extractor (or version) that never ran here starts at the end of the ledger: only turns"
-    " recorded from now on (without it, it extracts the whole past once, a model call per conversation)"
+    " recorded from now on (default: off, it extracts the whole past once, a model call per conversation)"
 )
 
 
@@ -47,13 +47,26 @@ def register(commands: Any) -> None:
         help="extract pending turns (--once), try another extractor in shadow read models "
         "(--extractor E --rebuild-into LABEL), or compare a shadow with the live models (diff LABEL)",
     )
-    extract.add_argument("action", nargs="?", choices=["diff", "drop"], help="diff or drop a shadow")
-    extract.add_argument("label", nargs="?", help="the shadow's label (a-z, 0-9, _)")
-    extract.add_argument("--once", action="store_true", help="process what is pending, then exit")
+    extract.add_argument("action", nargs="?", choices=["diff", "drop"], help="diff or drop a shadow (default: neither)")
+    extract.add_argument("label", nargs="?", help="the shadow's label, a-z, 0-9 and _ (required with diff and drop)")
+    extract.add_argument(
+        "--once", action="store_true", help="process what is pending, then exit (default: off, keep running)"
+    )
     extract.add_argument("--from-now", action="store_true", help=FROM_NOW_HELP)
-    extract.add_argument("--extractor", choices=["heuristic", "llm"], help="the extractor to try")
-    extract.add_argument("--rebuild-into", dest="rebuild_into", metavar="LABEL", help="shadow label")
-    extract.add_argument("--limit", type=positive_int, default=20, help="changes to print per kind (diff)")
+    extract.add_argument(
+        "--extractor",
+        choices=["heuristic", "llm"],
+        help="the extractor to run (default: MEMLEDGER_EXTRACTOR, heuristic)",
+    )
+    extract.add_argument(
+        "--rebuild-into",
+        dest="rebuild_into",
+        metavar="LABEL",
+        help="build shadow read models under this label instead of the live ones (default: live)",
+    )
+    extract.add_argument(
+        "--limit", type=positive_int, default=20, help="with diff: changes to print per kind (default: 20)"
+    )
     extract.set_defaults(handler=extract_command)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from memledger import bootstrap
+from memledger.cli.arguments import add_json, add_tenant
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.service import integrity
@@ -16,8 +17,8 @@ from memledger.service import integrity
 def register(commands: Any) -> None:
     """Add ``verify`` to the parser."""
     verify = commands.add_parser("verify", help="check the ledger's hash chains; name the first bad event")
-    verify.add_argument("--tenant", help="only this tenant's chain")
-    verify.add_argument("--json", action="store_true")
+    add_tenant(verify, required=False, about=" (its chain only)")
+    add_json(verify)
     verify.set_defaults(handler=verify_command)
 
 

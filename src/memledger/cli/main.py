@@ -51,11 +51,30 @@ EXIT_STDOUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports when the reader 
 
 Handler = Callable[[argparse.Namespace], int]
 
+DESCRIPTION = """\
+memledger keeps what your agents hear as an append-only ledger in PostgreSQL
+and gives it back as memory: a context block for a request, search, a graph of
+who uses what, and where every item came from. Without DATABASE_URL it starts
+an embedded PostgreSQL of its own (data in $MEMLEDGER_HOME).
+
+Start with `memledger demo`. Each command takes --help."""
+
+EPILOG = """\
+exit codes: 0 done; 1 a check failed; 2 bad arguments; 3 not found;
+4 a concurrent write came first; 5 the database is unavailable;
+6 memledger cannot start here (a setting, DATABASE_URL or MEMLEDGER_HOME);
+130 interrupted."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree."""
-    parser = argparse.ArgumentParser(prog="memledger", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="memledger",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(title="commands", dest="command", required=True, metavar="COMMAND")
     demo.register(commands)
     db_commands.register(commands)
     events_commands.register(commands)
@@ -91,8 +110,12 @@ def _discard_stdout() -> None:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if context_commands.asks_replay_help(words):
+        print(context_commands.REPLAY_HELP, end="")
+        return 0
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(words)
     late_id = extra and not extra[0].startswith("-") and getattr(args, "event_id", "") is None
     if late_id and getattr(args, "request", None) == "replay":
         # "context replay --tenant T ID": argparse hands out the positionals before the

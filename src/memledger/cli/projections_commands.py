@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from memledger import bootstrap
-from memledger.cli.arguments import positive_int
+from memledger.cli.arguments import add_json, positive_int
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.service import projections
@@ -22,24 +22,27 @@ def register(commands: Any) -> None:
     parser = commands.add_parser("projections", help="operate the read models")
     sub = parser.add_subparsers(dest="projections_command", required=True)
     status = sub.add_parser("status", help="version, position, lag and state of each projection")
-    status.add_argument("--json", action="store_true", help="one JSON object per line")
+    add_json(status, "one JSON object per projection")
     status.set_defaults(handler=status_command)
     run = sub.add_parser("run", help="follow the ledger live (until interrupted)")
     run.add_argument("names", nargs="*", help="projections to run (default: all)")
-    run.add_argument("--once", action="store_true", help="catch up, then exit")
+    run.add_argument("--once", action="store_true", help="catch up, then exit (default: off, keep following)")
     run.set_defaults(handler=run_command)
     rebuild = sub.add_parser("rebuild", help="rebuild beside the live copy, then swap")
-    rebuild.add_argument("names", nargs="+", help="projection names, or: all")
+    rebuild.add_argument("names", nargs="+", help="projection names, or: all (required)")
     rebuild.add_argument(
-        "--jobs", type=positive_int, default=1, help="rebuild this many projections at once, each in its own process"
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="rebuild this many projections at once, each in its own process (default: 1)",
     )
     rebuild.set_defaults(handler=rebuild_command)
     verify = sub.add_parser("verify", help="compare the live rows with a scratch rebuild")
-    verify.add_argument("names", nargs="+", help="projection names, or: all")
-    verify.add_argument("--json", action="store_true", help="one JSON object per table")
+    verify.add_argument("names", nargs="+", help="projection names, or: all (required)")
+    add_json(verify, "one JSON object per table")
     verify.set_defaults(handler=verify_command)
     retry = sub.add_parser("retry", help="let a failed projection try again")
-    retry.add_argument("name")
+    retry.add_argument("name", help="the failed projection (see projections status)")
     retry.set_defaults(handler=retry_command)
 
 

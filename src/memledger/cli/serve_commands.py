@@ -3,55 +3,79 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import logging.config
+import threading
 from typing import Any
 
 from memledger import bootstrap
-from memledger.cli.arguments import port
+from memledger.cli.arguments import add_json, add_tenant, port
 from memledger.cli.extraction_commands import FROM_NOW_HELP, announce_start
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
 from memledger.service import keys
+from memledger.store import db
 
 
 def register(commands: Any) -> None:
     """Add serve, mcp and keys to the parser."""
-    serve = commands.add_parser("serve", help="run the HTTP API (OpenAPI at /openapi.json)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=port, default=8765)
-    serve.add_argument("--workers", action="store_true", help="also run the projectors and the extraction worker")
-    serve.add_argument("--from-now", action="store_true", help=f"with --workers: {FROM_NOW_HELP}")
+    serve = commands.add_parser(
+        "serve",
+        help="run the HTTP API (OpenAPI at /openapi.json) with the extraction worker and projectors",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: %(default)s)")
+    serve.add_argument("--port", type=port, default=8765, help="the port to listen on (default: %(default)s)")
+    serve.add_argument(
+        "--no-workers",
+        action="store_true",
+        help="serve requests only: the extraction worker, projectors and sealer run elsewhere"
+        " (memledger worker, memledger projections run) (default: off, they run in this process)",
+    )
+    serve.add_argument("--workers", action="store_true", help=argparse.SUPPRESS)  # the default now; old scripts
+    serve.add_argument("--from-now", action="store_true", help=FROM_NOW_HELP)
+    serve.add_argument(
+        "--no-access-log", action="store_true", help="log no line per request (default: off, one line each)"
+    )
     serve.set_defaults(handler=serve_command)
     mcp = commands.add_parser("mcp", help="run the MCP server (stdio, or streamable HTTP)")
-    mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    mcp.add_argument("--host", default="127.0.0.1")
-    mcp.add_argument("--port", type=port, default=8766)
-    mcp.add_argument("--tenant", help="the tenant (stdio); over HTTP the API key decides")
+    mcp.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio for one agent process, http for many (default: %(default)s)",
+    )
+    mcp.add_argument("--host", default="127.0.0.1", help="with http: the address to bind (default: %(default)s)")
+    mcp.add_argument("--port", type=port, default=8766, help="with http: the port (default: %(default)s)")
+    mcp.add_argument("--tenant", help="the tenant (stdio: required); over HTTP the API key decides")
     mcp.set_defaults(handler=mcp_command)
     keys_parser = commands.add_parser("keys", help="API keys (each bound to one tenant)")
     sub = keys_parser.add_subparsers(dest="keys_command", required=True)
     create = sub.add_parser("create", help="issue a key; it is printed once")
-    create.add_argument("--tenant", required=True)
-    create.add_argument("--label", default="")
-    create.add_argument("--json", action="store_true")
+    add_tenant(create, about=" (the key reads and writes only it)")
+    create.add_argument("--label", default="", help="a note to tell keys apart, e.g. 'laptop' (default: none)")
+    add_json(create, "the key id, tenant and key as JSON")
     create.set_defaults(handler=create_key_command)
     listing = sub.add_parser("list", help="a tenant's keys (never the keys themselves)")
-    listing.add_argument("--tenant", required=True)
+    add_tenant(listing)
     listing.set_defaults(handler=list_keys_command)
     revoke = sub.add_parser("revoke", help="stop a key from working")
-    revoke.add_argument("key_id")
-    revoke.add_argument("--tenant", required=True)
+    revoke.add_argument("key_id", help="the key's id, as keys create or keys list printed it (k-…)")
+    add_tenant(revoke)
     revoke.set_defaults(handler=revoke_key_command)
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    """Serve the HTTP API until interrupted."""
+    """Serve the HTTP API until interrupted, with the workers unless ``--no-workers``."""
     import uvicorn
 
     from memledger.api.app import create_app
 
-    if args.from_now and not args.workers:
-        raise InvalidCommand("--from-now is for the extraction worker: say --workers too")
+    if args.no_workers and args.from_now:
+        raise InvalidCommand("--from-now is for the extraction worker, which --no-workers turns off")
+    if args.no_workers and args.workers:
+        raise InvalidCommand("--workers and --no-workers contradict each other")
+    logging.config.dictConfig(_log_config(access=not args.no_access_log))
     settings = Settings()
     database = bootstrap.connect(settings)
     try:
@@ -60,23 +84,91 @@ def serve_command(args: argparse.Namespace) -> int:
         database.close()
         raise
     bootstrap.preload_embedder(database)  # so no request waits for the model
-    background = None
-    if args.workers:
-        worker = bootstrap.build_worker(database)
-        announce_start(worker, args.from_now)
-        background = bootstrap.start_background(database, worker)
+    background = None if args.no_workers else _start_workers(database, args.from_now)
+    stop_watch = _watch_embedded(database)
+    _log.info("%s", _startup_line(args, database, background))
     try:
-        uvicorn.run(
-            create_app(database, max_body_bytes=settings.max_request_bytes),
-            host=args.host,
-            port=args.port,
-            log_level="warning",
-        )
+        app = create_app(database, max_body_bytes=settings.max_request_bytes)
+        uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=not args.no_access_log)
     finally:
+        stop_watch.set()
         if background is not None:
             background.stop()
         database.close()
     return 0
+
+
+_log = logging.getLogger("memledger.serve")
+
+# How often serve looks for the embedded server's process: a read of postmaster.pid.
+EMBEDDED_CHECK_S = 2.0
+
+# Common log format without the byte count, which uvicorn's access record lacks.
+_ACCESS_FORMAT = '%(client_addr)s - - [%(asctime)s] "%(request_line)s" %(status_code)s'
+
+
+def _log_config(*, access: bool) -> dict[str, Any]:
+    """Logging for ``serve``: memledger's lines and the access log on stderr, uvicorn's
+    own chatter (startup banners) only when something is wrong."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "plain": {"format": "%(asctime)s %(levelname)s %(message)s"},
+            "access": {
+                "()": "uvicorn.logging.AccessFormatter",
+                "fmt": _ACCESS_FORMAT,
+                "datefmt": "%d/%b/%Y:%H:%M:%S %z",
+                "use_colors": False,
+            },
+        },
+        "handlers": {
+            "plain": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"},
+            "access": {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stderr"},
+        },
+        "loggers": {
+            "memledger": {"handlers": ["plain"], "level": "INFO", "propagate": False},
+            "uvicorn.error": {"handlers": ["plain"], "level": "WARNING", "propagate": False},
+            "uvicorn.access": {"handlers": ["access"] if access else [], "level": "INFO", "propagate": False},
+        },
+    }
+
+
+def _start_workers(database: bootstrap.Database, from_now: bool) -> bootstrap.Background:
+    """The extraction worker, projectors and sealer, in threads beside the API."""
+    worker = bootstrap.build_worker(database)
+    announce_start(worker, from_now)
+    return bootstrap.start_background(database, worker)
+
+
+def _watch_embedded(database: bootstrap.Database) -> threading.Event:
+    """With the embedded server, a thread that starts it again if it dies; the event
+    stops the thread. An external server is its operator's to keep running."""
+    stop = threading.Event()
+    if database.embedded:
+        threading.Thread(
+            target=db.watch_embedded,
+            args=(database.settings.pgdata,),
+            kwargs={"should_stop": stop.is_set, "interval_s": EMBEDDED_CHECK_S},
+            name="memledger-embedded-watch",
+            daemon=True,
+        ).start()
+    return stop
+
+
+def _startup_line(
+    args: argparse.Namespace, database: bootstrap.Database, background: bootstrap.Background | None
+) -> str:
+    """The one line that says where the API is, on which database, extracted by what."""
+    where = (
+        f"embedded PostgreSQL in {database.settings.pgdata}"
+        if database.embedded
+        else database.url.render_as_string(hide_password=True)
+    )
+    if background is None:
+        return f"memledger serving http://{args.host}:{args.port} on {where}; no workers (--no-workers)"
+    chosen = background.loop.worker.extractor
+    return f"memledger serving http://{args.host}:{args.port} on {where}; extractor {chosen.name}@{chosen.version}"
 
 
 def mcp_command(args: argparse.Namespace) -> int:

