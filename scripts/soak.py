@@ -41,6 +41,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import shutil
 import socket
 import subprocess
@@ -119,8 +120,16 @@ def soak_database() -> Iterator[URL]:
         shutil.rmtree(pgdata.parent, ignore_errors=True)
 
 
+# The server's operator key, for /health's details (backlog and lags): public /health says up or down.
+OPERATOR_KEY = secrets.token_urlsafe(24)
+
+
 def env_for(url: URL) -> dict[str, str]:
-    return {**os.environ, "DATABASE_URL": url.render_as_string(hide_password=False)}
+    return {
+        **os.environ,
+        "DATABASE_URL": url.render_as_string(hide_password=False),
+        "MEMLEDGER_OPERATOR_KEY": OPERATOR_KEY,
+    }
 
 
 def free_port() -> int:
@@ -382,7 +391,10 @@ def process_sample(pid: int) -> tuple[float, int, int]:
 
 async def health(http: httpx.AsyncClient) -> tuple[int, dict[str, int]]:
     """The extraction backlog (turns) and each projection's lag (events)."""
-    report = (await http.get("/health", timeout=60)).json()
+    answer = await http.get(
+        "/health", params={"detail": "1"}, headers={"Authorization": f"Bearer {OPERATOR_KEY}"}, timeout=60
+    )
+    report = answer.json()
     lags = {name: int(p["lag_events"]) for name, p in report.get("projections", {}).items()}
     return int(report.get("worker", {}).get("pending_turns", -1)), lags
 

@@ -32,6 +32,10 @@ class Settings(BaseSettings):
     database_name: str = "memledger"
     max_payload_bytes: int = Field(default=1024 * 1024, gt=0)
     max_request_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
+    # The key that reads /health's details (every tenant's lag, the worker's backlog,
+    # database errors): GET /health?detail=1 with Authorization: Bearer <it>. Unset:
+    # nobody reads them over HTTP; `memledger projections status` still shows them.
+    operator_key: SecretStr | None = None
     idle_in_transaction_timeout_ms: int = Field(default=60_000, ge=0)
     poll_interval_s: float = Field(default=0.1, gt=0)
     notify_on_append: bool = False

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from memledger.bootstrap import build_worker
 from memledger.service import keys
 from tests.e2e.conftest import MAX_BODY_BYTES, ApiServer, Caller, CliKey, Surfaces
 
@@ -112,7 +113,7 @@ def conflicting(new_caller: NewCaller, surfaces: Surfaces) -> tuple[Caller, dict
 # -- recording turns -----------------------------------------------------------------------
 
 
-def test_one_turn_is_accepted_with_its_position_before_extraction(new_caller: NewCaller) -> None:
+def test_one_turn_is_accepted_with_its_position_before_extraction(new_caller: NewCaller, surfaces: Surfaces) -> None:
     caller = new_caller("one")
     response = caller.http.post("/v1/turns", json=turn("Project Lark uses Redis.", "lark", "lark-1"))
     assert response.status_code == 202
@@ -125,7 +126,7 @@ def test_one_turn_is_accepted_with_its_position_before_extraction(new_caller: Ne
     assert all_events(caller, type="fact.extracted") == []
     recorded = all_events(caller, type="turn.recorded")
     assert [e["position"] for e in recorded] == body["positions"]
-    assert caller.http.get("/health").json()["worker"]["pending_turns"] >= 1
+    assert build_worker(surfaces.ledger.database).pending() >= 1
 
 
 def test_a_batch_of_turns_gets_a_position_for_each_turn(new_caller: NewCaller) -> None:
@@ -447,20 +448,12 @@ def test_projections_report_version_position_lag_and_state(phoenix: Seeded) -> N
         assert {"version", "position", "lag_events", "lag_seconds"} <= set(row)
 
 
-def test_health_reports_database_migrations_projections_and_worker(server: ApiServer, surfaces: Surfaces) -> None:
+def test_public_health_says_up_or_down_only(server: ApiServer, surfaces: Surfaces) -> None:
+    """Its details (every tenant's lag and backlog) need the operator key: test_health_access.py."""
     surfaces.catch_up()
     response = httpx.get(f"{server.base_url}/health", timeout=30)  # no key needed
     assert response.status_code == 200, response.text
-    health = response.json()
-    assert health["ok"] is True
-    assert health["database"]["ok"] is True
-    assert health["database"]["postgres"]
-    assert health["database"]["pgvector"]
-    assert health["migrations"]["ok"] is True
-    assert health["migrations"]["current"] == health["migrations"]["head"]
-    assert {"turns", "facts", "entities", "relationships"} <= set(health["projections"])
-    assert all(p["ok"] and p["state"] == "live" for p in health["projections"].values())
-    assert health["worker"] == {"ok": True, "extractor": "extract:heuristic@1", "pending_turns": 0}
+    assert response.json() == {"status": "ok"}
 
 
 # -- tenant settings -----------------------------------------------------------------------------

@@ -2,10 +2,12 @@
 gathering chooses, and a served block is recorded so that a replay matches it.
 
 - The graph (entities named in the request and the edges around them) is walked
-  only when the facts leave room in the budget: every fact is chosen before any
-  graph item, so a walk could add nothing. Compared with gathering everything
-  first, on requests and budgets where the facts fill the block and where they
-  do not.
+  only when the facts leave room for its shortest item and the item cap is not
+  reached: every fact is chosen before any graph item, so otherwise a walk could
+  add nothing. Compared with gathering everything first, on requests and budgets
+  where the facts fill the block and where they do not.
+- An item that does not fit is skipped, not the end of the choice: one long
+  memory never hides the shorter ones ranked after it.
 - ``build_context`` reads the read models' cursors in the transaction that
   records ``ContextServed``; ``replay`` re-renders the same block from them.
 """
@@ -30,6 +32,7 @@ from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, facts_queries
 from memledger.selection import candidates, visibility
 from memledger.selection.rank import (
+    SMALLEST_LATER_ITEM,
     Candidate,
     choose,
     choose_until_full,
@@ -191,9 +194,20 @@ class Statements:
 
 
 @pytest.mark.parametrize("budget", [600, 2000, 5000, 20_000, 200_000])
-def test_select_chooses_what_gathering_everything_chooses(loaded: tuple[Engine, str, str], budget: int) -> None:
+def test_select_chooses_what_gathering_everything_chooses(
+    loaded: tuple[Engine, str, str], budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine, big, small = loaded
     walks = {big: 0, small: 0}
+    skipped = {big: 0, small: 0}  # walks skipped because the facts left no room for a graph item
+    fulls: list[bool] = []
+
+    def recorded(ranked: list[Candidate], *args: Any, **kwargs: Any) -> tuple[list[SelectedItem], bool]:
+        chosen, full = choose_until_full(ranked, *args, **kwargs)
+        fulls.append(full)
+        return chosen, full
+
+    monkeypatch.setattr(context, "choose_until_full", recorded)
     for tenant in (big, small):
         for i, text in enumerate(REQUESTS):
             request = context.SelectRequest(
@@ -204,16 +218,19 @@ def test_select_chooses_what_gathering_everything_chooses(loaded: tuple[Engine, 
                 min_confidence=(0.6, 0.7, 0.9)[i % 3],
                 deadline_ms=5000,
             )
+            fulls.clear()
             with Statements(engine) as sql:
                 selection = context.select(engine, request)
             assert selection.empty_reason is None, selection.empty_reason
             assert _shown(selection.items) == _shown(_reference(engine, request))
             walked = any("relationships" in s for s in sql)
             assert walked or all(item.kind == "fact" for item in selection.items)
+            assert walked is not fulls[0]  # the graph is walked exactly when the facts left room for it
             walks[tenant] += walked
+            skipped[tenant] += not walked
     assert walks[small] == len(REQUESTS)  # six facts never fill a block: the graph is always read
-    if budget <= 2000:  # the big tenant's facts fill these budgets: the graph is never read
-        assert walks[big] == 0
+    if budget == 2000:  # the big tenant's facts fill this budget to the last few characters for some requests
+        assert skipped[big] > 0
 
 
 def _candidate(item_id: str, kind: ItemKind, scope: ScopeKind | None, text_len: int, rank: int) -> Candidate:
@@ -225,8 +242,13 @@ def _candidate(item_id: str, kind: ItemKind, scope: ScopeKind | None, text_len: 
 
 
 def test_choose_until_full_says_whether_a_later_item_could_still_be_chosen() -> None:
+    """Full means no entity or relationship could still be chosen, so the graph walk
+    may be skipped: the item cap is reached, or the room the facts leave is below
+    SMALLEST_LATER_ITEM (what the shortest graph item costs). A fact that does not fit
+    no longer makes the choice full: it is skipped, and the room it leaves may still
+    hold a graph item."""
     facts = [_candidate(f"fact-{i}", "fact", "session", 60, i) for i in range(1, 6)]  # 5 x (60 + 6 + 40) = 530
-    graph = [_candidate(f"person:p{i}", "entity", None, 10, i) for i in range(1, 4)]
+    graph = [_candidate(f"person:p{i}", "entity", None, 10, i) for i in range(1, 4)]  # 3 x (10 + 9 + 40) = 59
     now = datetime.now(UTC)
 
     def pick(pool: list[Candidate], budget: int, max_items: int = 50) -> tuple[list[str], bool]:
@@ -235,13 +257,36 @@ def test_choose_until_full_says_whether_a_later_item_could_still_be_chosen() -> 
         )
         return [item.item_id for item in chosen], full
 
-    assert pick(facts, 400) == (["fact-1", "fact-2", "fact-3"], True)  # the 4th fact did not fit
+    first_three = ["fact-1", "fact-2", "fact-3"]
+    assert SMALLEST_LATER_ITEM == 42  # a one-character id and text, and the 40 of markers
+    assert pick(facts, 350) == (first_three, True)  # 318 used: 32 left is below any graph item
+    assert pick(facts, 400) == (first_three, False)  # the 4th fact did not fit, but 82 left may hold a graph item
     assert pick(facts, 1000) == ([f"fact-{i}" for i in range(1, 6)], False)  # room left: graph items may come
     assert pick(facts, 1000, max_items=5)[1] is True  # the item cap is reached: nothing more can come
-    for budget, cap in ((400, 50), (1000, 5)):  # full: graph candidates change nothing
+    for budget, cap in ((350, 50), (1000, 5)):  # full: graph candidates change nothing
         assert pick(facts + graph, budget, cap)[0] == pick(facts, budget, cap)[0]
+    assert pick(facts + graph, 400)[0] == [*first_three, "person:p1"]  # not full: one fits the 82 left
     with_graph, _ = pick(facts + graph, 1000)
     assert with_graph[:5] == [f"fact-{i}" for i in range(1, 6)] and len(with_graph) == 8  # not full: they come
+
+
+def test_an_item_that_does_not_fit_is_skipped_and_smaller_ones_after_it_are_chosen() -> None:
+    """Issue 26, item 5: one long fact ranked first used to stop the choice, leaving the
+    block empty; now it is skipped and the short facts ranked after it are chosen."""
+    now = datetime.now(UTC)
+    long = _candidate("fact-long", "fact", "session", 6000, 1)
+    short = [_candidate(f"fact-{i}", "fact", "session", 60, i) for i in range(2, 5)]  # 106 each
+    entity = _candidate("person:p1", "entity", None, 10, 1)
+
+    def pick(budget: int) -> tuple[list[str], bool]:
+        chosen, full = choose_until_full(
+            fuse([long, *short, entity], now), categories=None, min_confidence=0.5, budget_chars=budget
+        )
+        return [item.item_id for item in chosen], full
+
+    assert pick(20_000) == (["fact-long", "fact-2", "fact-3", "fact-4", "person:p1"], False)
+    assert pick(5_000) == (["fact-2", "fact-3", "fact-4", "person:p1"], False)  # the long one alone is left out
+    assert pick(250) == (["fact-2", "fact-3"], True)  # 212 used: 38 left holds no graph item
 
 
 def test_psycopg_caches_the_conversion_of_the_selector_statements(loaded: tuple[Engine, str, str]) -> None:
@@ -280,8 +325,8 @@ def test_the_sides_of_a_conflict_are_chosen_together_or_not_at_all() -> None:
         return [item.item_id for item in chosen]
 
     assert pick(1000) == ["fact-db-a", "fact-db-b", "fact-2", "fact-3", "fact-4"]  # together, at the best's rank
-    assert pick(150) == []  # the pair takes 212: neither side alone, and choosing stops there
-    assert pick(1000, max_items=1) == []  # two sides do not fit a cap of one
+    assert pick(150) == ["fact-2"]  # the pair takes 212: neither side alone; a plain fact after it fits
+    assert pick(1000, max_items=1) == ["fact-2"]  # two sides do not fit a cap of one, a plain fact does
     assert pick(1000, max_items=3) == ["fact-db-a", "fact-db-b", "fact-2"]
 
 

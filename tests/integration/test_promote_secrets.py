@@ -28,7 +28,7 @@ from memledger.events.envelope import NewEvent
 from memledger.events.keys import item_stream
 from memledger.library import MemoryLedger
 from memledger.mcp_server import build_server
-from memledger.service import memory
+from memledger.service import memory, scope_ids
 from memledger.service.types import Scopes
 from memledger.store import db, event_store
 from memledger.store.schema import events
@@ -155,3 +155,45 @@ def test_a_turn_holding_a_password_gives_no_memory_of_it(vault: Tenant) -> None:
     assert "Tr0ub4dor" not in block.text
     assert not [item for item in found if "Tr0ub4dor" in item.text]  # nor the turn itself (search)
     assert [item for item in vault.ledger.search(vault.tenant, "PostgreSQL", scopes=SCOPES) if item.kind == "turn"]
+
+
+# -- issue 26, item 3: a card number split by no-break spaces ------------------------------------
+
+CARD = "4111\u00a01111\u00a01111\u00a01111"  # neutralisation shows it as "4111 1111 1111 1111"
+
+
+def test_a_card_number_split_by_no_break_spaces_is_not_promoted(vault: Tenant) -> None:
+    before = vault.written()
+    with pytest.raises(InvalidCommand, match=r"statement looks like it holds a credential \(payment card number"):
+        vault.ledger.promote(vault.tenant, **_promote(statement=f"Sam's card number is {CARD}."))
+    assert vault.written() == before
+
+
+def test_a_stored_fact_the_guard_refuses_once_rendered_is_never_shown(vault: Tenant) -> None:
+    """A fact stored before the guard normalised separators: the block leaves it out."""
+    project = scope_ids.stored_id(vault.ledger.engine, vault.tenant, "project", "vault")
+    facts = [
+        FactExtracted(
+            memory_id=f"fact-00000000000000{suffix}",
+            scope="project",
+            scope_key=project,
+            key=key,
+            statement=statement,
+            category="technical_fact",
+            confidence=0.9,
+        )
+        for suffix, key, statement in [
+            ("c1", "card number", f"Sam's company card number is {CARD}."),
+            ("c2", "card bank", "Sam's company card is a Visa from Acme Bank."),
+        ]
+    ]
+    with db.begin(vault.ledger.engine) as tx:
+        for fact in facts:
+            new = NewEvent(event=fact, event_id=f"old:{uuid.uuid4()}", occurred_at=datetime.now(UTC))
+            event_store.append(tx, vault.tenant, item_stream(fact.memory_id), [new], None)
+    vault.ledger.process()
+    block = vault.ledger.context(vault.tenant, "What is Sam's company card number?", scopes=SCOPES)
+    assert "Acme Bank" in block.text  # the clean fact beside it is served
+    assert facts[0].memory_id not in block.item_ids
+    for shown in ("4111 1111 1111 1111", CARD, "1111"):
+        assert shown not in block.text

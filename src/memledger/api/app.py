@@ -2,33 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memledger.api import errors, routes_memory, routes_ops
+from memledger.api.intake import Intake
 from memledger.api.schemas import ErrorOut
 from memledger.bootstrap import Database
 from memledger.errors import LedgerError
+from memledger.service import keys
 
 DEFAULT_MAX_BODY = 2 * 1024 * 1024
 
 
-def create_app(database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY) -> FastAPI:
-    """The HTTP API over ``database``. Every request but /health needs an API key."""
+def _operator_key_of(database: Database) -> str | None:
+    secret = database.settings.operator_key
+    return None if secret is None else secret.get_secret_value()
+
+
+def create_app(
+    database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY, operator_key: str | None = None
+) -> FastAPI:
+    """The HTTP API over ``database``. Every request but /health needs an API key, and
+    /health's details need the operator key (default: ``MEMLEDGER_OPERATOR_KEY``)."""
     errors_documented: dict[int | str, dict[str, Any]] = {
         status: {"model": ErrorOut, "description": description}
         for status, description in (
-            (400, "an unknown event type"),
-            (401, "no valid API key"),
+            (400, "an unknown event type, or both Transfer-Encoding and Content-Length"),
+            (401, "no valid API key (a request with a body is refused before its body is read)"),
             (403, "refused by the tenant's switches (e.g. capture is off)"),
             (404, "no such item for this tenant"),
             (409, "a concurrency conflict"),
-            (413, "the request body is too large"),
+            (413, "the request body is too large (counted as it arrives)"),
             (422, "the request is invalid: code invalid_request, naming the field when it is one"),
             (503, "the database is unavailable"),
         )
@@ -46,19 +55,8 @@ def create_app(database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY) ->
     app.add_exception_handler(RequestValidationError, errors.validation_error)
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
-            return errors.error_response(413, "body_too_large", f"request bodies are limited to {max_body_bytes} bytes")
-        if length is None and request.method in {"POST", "PUT", "PATCH"}:
-            body = await request.body()
-            if len(body) > max_body_bytes:
-                return errors.error_response(
-                    413, "body_too_large", f"request bodies are limited to {max_body_bytes} bytes"
-                )
-        return await call_next(request)
-
+    app.state.operator_key = operator_key if operator_key is not None else _operator_key_of(database)
+    app.add_middleware(Intake, max_body_bytes=max_body_bytes, lookup=lambda key: keys.holder_for(database.engine, key))
     app.include_router(routes_memory.router)
     app.include_router(routes_ops.router)
     return app

@@ -10,6 +10,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
+from memledger.api.intake import HOLDER_STATE
 from memledger.bootstrap import Database
 from memledger.errors import DatabaseUnavailable, Unauthorized
 from memledger.service import keys
@@ -34,16 +35,26 @@ def api_key(
     return bearer.credentials if bearer is not None else header
 
 
+def _holder(request: Request, key: str | None) -> tuple[str, str] | None:
+    """The key's tenant and id: as ``intake.Intake`` found them before reading the
+    body, or looked up now (a request without a body)."""
+    checked = getattr(request.state, HOLDER_STATE, None)
+    if checked is not None and checked[0] == key:
+        found: tuple[str, str] = checked[1]
+        return found
+    return keys.holder_for(database_of(request).engine, key) if key else None
+
+
 def tenant(request: Request, key: Annotated[str | None, Depends(api_key)]) -> str:
     """The tenant the request's API key is bound to; 401 without a valid key.
 
     The lookup runs as the owner: finding which tenant a key belongs to is the one
     question asked across tenants (by the key's hash, which reveals nothing else).
     """
-    found = keys.tenant_for(database_of(request).engine, key) if key else None
+    found = _holder(request, key)
     if found is None:
         raise Unauthorized(_NO_KEY)
-    return found
+    return found[0]
 
 
 def tenant_engine(request: Request, tenant_id: Annotated[str, Depends(tenant)]) -> Engine:
@@ -78,7 +89,7 @@ def context_reader(request: Request, key: Annotated[str | None, Depends(api_key)
     any tenant, so answering it before the key is checked leaks nothing. A key that
     the database rejects is still 401."""
     try:
-        found = keys.holder_for(database_of(request).engine, key) if key else None
+        found = _holder(request, key)
     except sa_exc.DBAPIError as e:
         if isinstance(db.translate(e), DatabaseUnavailable):
             return None

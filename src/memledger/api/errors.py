@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import re
+
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -28,6 +31,13 @@ from memledger.store import db
 # The one code for "your input is wrong", whether the request fails its schema or a
 # check behind it (an identifier, an event's field, a command): a client handles one.
 INVALID_REQUEST = "invalid_request"
+
+# When the database is down a client is told why (its disk is full, it is read-only),
+# but not where it is: socket paths, data directories, URLs and hosts are the
+# operator's, and the server's log has the whole reason.
+_WHERE = re.compile(r"""["']?(?:[a-z][\w+.-]*://\S+|/[^\s"',;:]+|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)["']?""")
+
+_log = logging.getLogger("memledger.api")
 
 STATUS: tuple[tuple[type[LedgerError], int, str], ...] = (
     (Unauthorized, 401, "unauthorized"),
@@ -68,6 +78,9 @@ async def ledger_error(request: Request, error: Exception) -> JSONResponse:
     status, code = next((s, c) for kind, s, c in STATUS if isinstance(error, kind))
     if isinstance(error, Refused):
         code = error.code
+    if isinstance(error, DatabaseUnavailable):
+        _log.warning("answered 503: %s", error)
+        return error_response(status, code, unplaced(str(error)))
     field = getattr(error, "field", None)
     return error_response(status, code, str(error), field if isinstance(field, str) else None)
 
@@ -104,3 +117,8 @@ async def http_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, StarletteHTTPException)
     code = _HTTP_CODES.get(error.status_code, "http_error")
     return error_response(error.status_code, code, str(error.detail))
+
+
+def unplaced(reason: str) -> str:
+    """``reason`` without where the database is (paths, URLs, hosts): each becomes "…"."""
+    return _WHERE.sub("\u2026", reason)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -12,6 +13,7 @@ from fastapi.responses import JSONResponse
 from memledger.api.deps import Fenced, Tenant, database_of
 from memledger.api.schemas import EventsPage
 from memledger.bootstrap import build_worker
+from memledger.errors import Unauthorized
 from memledger.service import health, ledger_pages, projections
 
 router = APIRouter()
@@ -55,8 +57,26 @@ def get_projections(engine: Fenced) -> list[dict[str, Any]]:
 
 
 @router.get("/health", tags=["operators"])
-def get_health(request: Request) -> JSONResponse:
-    """Database, migrations, projector lag and the extraction worker's backlog. 503 if unhealthy."""
+def get_health(request: Request, detail: bool = False) -> JSONResponse:
+    """Up or down for anyone: 200 ``{"status": "ok"}`` or 503 ``{"status": "unavailable"}``.
+
+    With ``detail=1`` and ``Authorization: Bearer <operator key>`` (MEMLEDGER_OPERATOR_KEY):
+    the database, migrations, every projection's lag and the worker's backlog, across
+    tenants, which is why a tenant's key does not read them."""
+    if detail and not _is_operator(request):
+        raise Unauthorized("the health details need the operator key (Authorization: Bearer <MEMLEDGER_OPERATOR_KEY>)")
     database = database_of(request)
     report = health.check(database.engine, build_worker(database), datetime.now(UTC))
-    return JSONResponse(status_code=200 if report["ok"] else 503, content=report)
+    status = 200 if report["ok"] else 503
+    if detail:
+        return JSONResponse(status_code=status, content=report)
+    return JSONResponse(status_code=status, content={"status": "ok" if report["ok"] else "unavailable"})
+
+
+def _is_operator(request: Request) -> bool:
+    """Whether the request carries the operator key, compared in constant time."""
+    expected: str | None = request.app.state.operator_key
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if not expected or scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), expected.encode())

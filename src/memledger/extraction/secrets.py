@@ -6,7 +6,12 @@ than a key copied into every future prompt.
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
+from collections import Counter
+
+from memledger.extraction.secret_rules import GENERIC_KEY_WORDS, GENERIC_MIN_ENTROPY, RULES
 
 # A credential keyword (possibly inside a name like DB_PASSWORD) followed by a value:
 # "= value" / ": value" unless the value is a reference (os.environ, ${VAR}, <placeholder>),
@@ -84,6 +89,35 @@ _PASSWORD_PLAIN = (
     + r"[A-Za-z]{6,40}['\"]?[^\S\n]*(?:$|[.!,;)]|\s+(?:and|but|so|or)\b)"
 )
 
+# A password key inside a longer name, assigned: "PGPASSWORD=...", "DB_PASS=...",
+# "MYSQL_PWD=..." (the rules above want no letter before the keyword). A bare "pass"
+# only after no letter ("bypass=true" passes), and only with "=": "Hall pass: ..." is prose.
+_PASSWORD_ASSIGNED = (
+    r"(?:passw(?:or)?d|passwort|passphrase|pwd|(?<![a-z])pass)s?(?![a-z])[\w.-]{0,20}['\"]?[^\S\n]{0,3}"
+    r"(?:=|:=|=>)[^\S\n]{0,3}['\"]?" + _REFERENCE + r"[^\s'\"]{4,}"
+)
+
+# A passphrase of several plain words: "My password is correct horse battery staple."
+# Three to six words, none of them a word prose about a password is made of ("The
+# password is stored with bcrypt.", "... is not long enough."), ending the sentence.
+_FUNCTION_WORDS = (
+    r"the|a|an|to|of|in|on|at|by|for|with|from|into|about|as|is|are|was|were|be|been|being|and|or|but|nor|so|"
+    r"not|no|now|still|just|only|very|too|also|always|never|often|usually|already|then|than|that|this|these|"
+    r"those|it|its|their|our|your|my|his|her|we|they|you|he|she|i|me|us|them|who|what|which|when|where|how|"
+    r"why|all|any|some|every|each|both|more|most|less|least|much|many|few|such|own|if|unless|until|while|"
+    r"because|since|after|before|during|without|within|across|over|under|again|ever|even|enough|quite|"
+    r"rather|really|set|stored|kept|saved|sent|changed|reset|required|needed|used|managed|enforced|checked|"
+    r"hashed|expired|expires|rotated|characters?|letters?|digits?|numbers?|symbols?|long|short|case|"
+    r"sensitive|insensitive|valid|invalid|wrong|incorrect|strong|weak|same|different|here|there|"
+    r"(?:" + _RULE_WORDS + r")(?<!correct)(?<!right)"
+)
+_PASSPHRASE_WORD = r"(?!(?:" + _FUNCTION_WORDS + r")\b)[^\W\d_]{2,20}"
+_PASSPHRASE = (
+    r"(?<![A-Za-z0-9])(?:password|passphrase|pass phrase|passwort|kennwort)\s+(?:is|was|will be|ist)\s*:?\s+"
+    r"['\"]?(?![a-z]{0,40}?(?:ed|ing|ly)\b)" + _PASSPHRASE_WORD + r"(?:[ -]" + _PASSPHRASE_WORD + r"){2,5}"
+    r"['\"]?[^\S\n]*(?:$|[.!;)])"
+)
+
 # Each kind, its pattern, and words one of which every match holds (case-folded): a text
 # holding none of them is not searched. Most text holds no credential, and a substring
 # test costs a fraction of a search (the searches were ~0.3 ms of every turn's extraction,
@@ -133,6 +167,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
     ),
     ("password", re.compile(_PASSWORD_BARE, re.IGNORECASE), _PASSWORD_WORDS),
     ("password", re.compile(_PASSWORD_PLAIN, re.IGNORECASE | re.MULTILINE), _PASSWORD_WORDS),
+    ("password", re.compile(_PASSWORD_ASSIGNED, re.IGNORECASE), _PASSWORD_WORDS),
+    ("password", re.compile(_PASSPHRASE, re.IGNORECASE | re.MULTILINE), _PASSWORD_WORDS),
     (
         "credentials",
         re.compile(r"\bcred(?:ential)?s?\b\W{0,3}[^\s:]{1,64}:(?!//)\S{4,}", re.IGNORECASE),
@@ -149,7 +185,39 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
     ),
 )
 
-_ANY_NEED = re.compile("|".join(sorted({re.escape(need) for _, _, needs in _PATTERNS for need in needs})))
+_ANY_NEED = re.compile(
+    "|".join(
+        sorted(
+            {re.escape(need) for _, _, needs in _PATTERNS for need in needs}
+            | {re.escape(need) for rule in RULES for need in rule.needs}
+            | {re.escape(word) for word in GENERIC_KEY_WORDS}
+        )
+    )
+)
+
+# An assignment of a long random value to a secret-like key (gitleaks' generic-api-key
+# rule; secret_rules.py): "TOKEN=3f9a8c1d2e4b5a69", "client_secret: 'k8Jd...'". The
+# value must look random: a digit and a letter, and GENERIC_MIN_ENTROPY bits a character.
+_ASSIGNED = re.compile(
+    r"(?:access|auth|api|credential|creds|key|passw(?:or)?d|passphrase|pwd|secret|token)[\w.-]{0,20}['\"]?"
+    r"[^\S\n]{0,3}(?:=|:=|=>|:|\|\|)[^\S\n]{0,3}['\"`]?" + _REFERENCE + r"([\w.=+/~-]{12,150})(?=['\"`\s;,)]|$)",
+    re.IGNORECASE,
+)
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[A-Za-z]")
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits a character of ``value`` carries, from its characters' frequencies."""
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in Counter(value).values()) if size else 0.0
+
+
+def _random_value_assigned(text: str) -> bool:
+    return any(
+        _DIGIT.search(value) and _LETTER.search(value) and shannon_entropy(value) >= GENERIC_MIN_ENTROPY
+        for value in (match.group(1) for match in _ASSIGNED.finditer(text))
+    )
 
 
 # Format characters (zero-width spaces and joiners, soft hyphens, bidi controls) are
@@ -157,17 +225,48 @@ _ANY_NEED = re.compile("|".join(sorted({re.escape(need) for _, _, needs in _PATT
 # so they are looked through.
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
 
+# After NFKC (which makes no-break, figure and thin spaces plain spaces, and full-width
+# digits and letters ASCII), the dashes and minus signs are hyphens, the other spaces
+# spaces, fraction and division slashes slashes, and Cyrillic and Greek letters that look
+# like Latin ones those letters: "4111\u20131111\u2013..." is a card number, "p\u0430ssword" a password.
+# Cyrillic and Greek letters drawn as Latin ones, and those Latin letters.
+_LOOKALIKE_LETTERS = (
+    "\u0430\u0432\u0435\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u0456\u0458\u0455\u0501"
+    "\u051b\u051d\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
+    "\u03b1\u03b5\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u0391\u0392\u0395\u0396\u0397\u0399"
+    "\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
+)
+_LATIN_LETTERS = "abekmhopctyxijsdqwABEKMHOPCTXIJSaeikvoptuxABEZHIKMNOPTYX"
+_SEPARATORS = str.maketrans(
+    {
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d", "-"),
+        **dict.fromkeys("\u1680\u180e\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2008\u205f\u3000", " "),
+        **dict.fromkeys("\u2044\u2215\u29f8", "/"),
+        **dict(zip(_LOOKALIKE_LETTERS, _LATIN_LETTERS, strict=True)),
+    }
+)
 
-# A payment card's number: 13-19 digits, in groups of digits split by single spaces or
-# hyphens, or in four groups of four split by dots ("4111.1111.1111.1111"; other dotted
-# digits are versions and amounts), starting as the networks' numbers do (Visa 4,
+
+def normalise(text: str) -> str:
+    """``text`` as the guard reads it: without invisible characters, in NFKC, with
+    Unicode dashes, spaces, slashes and look-alike letters made ASCII. ASCII text is
+    already so (most text: one check, in C)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_SEPARATORS)
+
+
+# A payment card's number: 13-19 digits, in groups of digits split by single spaces,
+# hyphens or slashes (no-break spaces and en dashes too, after :func:`normalise`), or in
+# four groups of four split by dots ("4111.1111.1111.1111"; other dotted digits are
+# versions and amounts), starting as the networks' numbers do (Visa 4,
 # Mastercard 51-55 and 22-27, American Express 34 and 37, Diners 30, 36 and 38, JCB 35,
 # Discover and UnionPay 60, 62, 64 and 65; not 20, so no timestamp "2024..."), standing
 # alone (not inside a hex string or an id), that pass the Luhn check. An order number or
 # a phone number passes the check one time in ten, and is then refused: the guard errs on
 # that side.
 _CARD = re.compile(
-    r"(?<![\w.,-])(?=4|5[1-5]|2[2-7]|3[0-8]|6[0245])(?:\d(?:[ -]?\d){12,18}|\d{4}(?:\.\d{4}){3})(?![\w-]|[.,]\d)"
+    r"(?<![\w.,-])(?=4|5[1-5]|2[2-7]|3[0-8]|6[0245])(?:\d(?:[ /-]?\d){12,18}|\d{4}(?:\.\d{4}){3})(?![\w-]|[.,]\d)"
 )
 # A US social security number in its written form, or nine digits a few words after the
 # words for it ("my SSN is 123456789").
@@ -180,7 +279,7 @@ _SSN = re.compile(
 
 def find_secret(text: str) -> str | None:
     """The kind of credential ``text`` seems to hold, or None if it looks clean."""
-    visible = _INVISIBLE.sub("", text)
+    visible = normalise(text)
     # Case-folded as the patterns' IGNORECASE matches: the long s (U+017F) is "s", the Kelvin
     # sign "k"; the dotless i (U+0131) matches "i" there, and folds to itself here.
     folded = visible.casefold().replace("\u0131", "i")
@@ -188,6 +287,11 @@ def find_secret(text: str) -> str | None:
         for kind, pattern, needs in _PATTERNS:
             if any(need in folded for need in needs) and pattern.search(visible):
                 return kind
+        for rule in RULES:
+            if any(need in folded for need in rule.needs) and rule.pattern.search(visible):
+                return rule.kind
+        if any(word in folded for word in GENERIC_KEY_WORDS) and _random_value_assigned(visible):
+            return "generic secret"
     if any(_luhn(match.group()) for match in _CARD.finditer(visible)):
         return "payment card number"
     if _SSN.search(visible):

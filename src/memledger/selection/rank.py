@@ -147,6 +147,12 @@ def estimate_chars(item: SelectedItem) -> int:
     return len(item.text) + len(item.item_id) + 40
 
 
+LATER_GROUP = "other"  # entities, relationships and facts without a scope, after every scope's facts
+# What the shortest entity or relationship costs (a one-character id and text): when
+# less room is left, nothing the graph walk could add would fit.
+SMALLEST_LATER_ITEM = estimate_chars(SelectedItem(item_id="x", kind="entity", text="x", confidence=1.0, score=0.0))
+
+
 def choose(
     ranked: Sequence[Candidate],
     *,
@@ -157,8 +163,9 @@ def choose(
 ) -> list[SelectedItem]:
     """Pick items scope by scope (session first), most relevant first within a scope,
     skipping facts shadowed by a narrower scope's fact on the same key and facts
-    quoting the same text as one already chosen, while the budget has room.
-    Entities, relationships and turns come after the facts."""
+    quoting the same text as one already chosen, and items that do not fit the room
+    left (a smaller one ranked lower still may). Entities, relationships and turns
+    come after the facts."""
     return choose_until_full(
         ranked, categories=categories, min_confidence=min_confidence, budget_chars=budget_chars, max_items=max_items
     )[0]
@@ -172,28 +179,29 @@ def choose_until_full(
     budget_chars: int,
     max_items: int = 50,
 ) -> tuple[list[SelectedItem], bool]:
-    """``choose``, and whether it stopped full: an item did not fit the budget, or
-    ``max_items`` were chosen. Then any item that would be ranked in a later group
-    (entities, relationships and turns come after every fact) could not be chosen:
-    adding such candidates to ``ranked`` would not change the choice."""
+    """``choose``, and whether it ended full: no item ranked in a later group could
+    still be chosen, so adding such candidates to ``ranked`` would not change the
+    choice. Entities and relationships come after every fact (in the last group);
+    full means that when that group began, ``max_items`` were chosen or the room left
+    was below ``SMALLEST_LATER_ITEM``, what the shortest entity or relationship costs.
+
+    An item (or a conflict's sides, which go together or not at all) that does not
+    fit the budget or the item cap is skipped, and choosing goes on with the next:
+    one long memory never hides the shorter ones ranked after it."""
     chosen: list[SelectedItem] = []
     used = 0
+    full = False
     taken: dict[str, str] = {}  # fact key -> the scope that answered it
-    by_scope: dict[str, list[Candidate]] = {}
-    sides: dict[str, list[Candidate]] = {}  # conflict id -> its sides, best first
-    for cand in ranked:
-        item = cand.item
-        if item.confidence < min_confidence:
-            continue
-        if item.kind == "fact" and categories is not None and item.category not in categories:
-            continue
-        by_scope.setdefault(item.scope if item.kind == "fact" and item.scope else "other", []).append(cand)
-        if item.kind == "fact" and item.conflicted and item.conflict_id:
-            sides.setdefault(item.conflict_id, []).append(cand)
+    by_scope, sides = _groups(ranked, categories, min_confidence)
     done: set[str] = set()
     quoted: set[str] = set()  # the texts of the facts chosen
-    for scope in (*SCOPE_ORDER, "other"):
+    for scope in (*SCOPE_ORDER, LATER_GROUP):
+        if scope == LATER_GROUP:
+            # Measured where the later group begins: an item added to it could come first.
+            full = len(chosen) >= max_items or budget_chars - used < SMALLEST_LATER_ITEM
         for cand in by_scope.get(scope, []):
+            if len(chosen) >= max_items:
+                break
             if cand.item.item_id in done:
                 continue  # a side of a conflict chosen with its best side
             key = _slot_key(cand.key) if cand.key else None
@@ -207,14 +215,33 @@ def choose_until_full(
             unit = sides.get(cand.item.conflict_id or "", [cand]) if cand.item.conflicted else [cand]
             cost = sum(estimate_chars(side.item) for side in unit)
             if used + cost > budget_chars or len(chosen) + len(unit) > max_items:
-                return chosen, True
+                continue  # too big for what is left: a smaller item ranked lower may still fit
             chosen += [side.item for side in unit]
             done.update(side.item.item_id for side in unit)
             quoted.update(side.item.text for side in unit if side.item.kind == "fact")
             used += cost
             if key is not None:
                 taken.setdefault(key, scope)
-    return chosen, len(chosen) >= max_items
+    return chosen, full
+
+
+def _groups(
+    ranked: Sequence[Candidate], categories: frozenset[str] | None, min_confidence: float
+) -> tuple[dict[str, list[Candidate]], dict[str, list[Candidate]]]:
+    """The candidates that may be chosen, by group (a fact's scope, else ``LATER_GROUP``),
+    and the sides of each conflict among them (conflict id -> its sides), best first."""
+    by_scope: dict[str, list[Candidate]] = {}
+    sides: dict[str, list[Candidate]] = {}
+    for cand in ranked:
+        item = cand.item
+        if item.confidence < min_confidence:
+            continue
+        if item.kind == "fact" and categories is not None and item.category not in categories:
+            continue
+        by_scope.setdefault(item.scope if item.kind == "fact" and item.scope else LATER_GROUP, []).append(cand)
+        if item.kind == "fact" and item.conflicted and item.conflict_id:
+            sides.setdefault(item.conflict_id, []).append(cand)
+    return by_scope, sides
 
 
 def _said_already(item: SelectedItem, quoted: set[str]) -> bool:

@@ -25,7 +25,9 @@ from memledger.errors import InvalidCommand, LedgerError
 from memledger.events import codec
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.events.envelope import Cursor, Metadata, NewEvent
+from memledger.extraction.secrets import find_secret
 from memledger.formatting import FORMATTER_VERSION, Block, render
+from memledger.formatting.neutralise import neutralise
 from memledger.formatting.tokens import estimate, litellm_counter
 from memledger.projectors import checkpoints
 from memledger.selection import candidates, from_state, speakers, visibility
@@ -299,6 +301,9 @@ def _choose(
 
 
 def _selection(conn: Connection, request: SelectRequest, items: list[SelectedItem], as_of: str | None) -> Selection:
+    # Defence in depth: no item is rendered whose shown form the guard refuses (a fact
+    # stored before the guard knew its kind; a form neutralisation makes: issue 26).
+    items = [item for item in items if find_secret(neutralise(item.text).text) is None]
     if not items:
         return Selection(request=request.request, empty_reason="no memory matches this request", as_of=as_of)
     chosen = speakers.attach(conn, request.tenant_id, items)

@@ -230,6 +230,8 @@ def promote(
         raise InvalidCommand(f"scope must be one of {', '.join(scope_ids.KINDS)}, not {scope!r}")
     if memory_id is not None:
         check_identifier("memory_id", memory_id)
+    if statement is not None:
+        _check_statement_length(statement)  # first: a long text need not be scanned for secrets
     for field, text in (("statement", statement), ("key", key)):
         if text is not None:
             check_text(field, text)
@@ -259,6 +261,7 @@ def promote(
         source_turns = tuple(fact.source_turns)
     if not statement or not statement.strip():
         raise InvalidCommand("promotion needs a memory_id or a statement")
+    _check_statement_length(statement)  # again: a fact's own words, for one stored before the cap
     key = key or derived_key(kind, statement)
     _check_no_secret("statement", statement)  # again: a fact stored before the guard knew its kind
     _check_no_secret("key", key)
@@ -278,6 +281,19 @@ def promote(
 
 
 _PRIVATE = ("session", "user")  # scopes whose facts only their own requests read
+
+# The longest statement a promotion stores: what the LLM extractor lets a fact say, so
+# any extracted fact can be promoted. A promoted memory is served in every later context
+# of its scope, and one of 6,000 characters would take most of a block's budget.
+MAX_PROMOTED_STATEMENT = 2000
+
+
+def _check_statement_length(statement: str) -> None:
+    if len(statement) > MAX_PROMOTED_STATEMENT:
+        raise InvalidCommand(
+            f"statement is {len(statement):,} characters long, above the {MAX_PROMOTED_STATEMENT:,} a promoted "
+            "memory may hold: promote a shorter statement"
+        )
 
 
 def _check_no_secret(field: str, text: str) -> None:

@@ -7,6 +7,12 @@ import re
 from memledger.errors import InvalidCommand, InvalidIdentifier
 
 MAX_IDENTIFIER_LENGTH = 256
+TENANT_ID_FIELD = "tenant_id"
+# A tenant id names a whole ledger in logs, keys, commands and URLs, where an invisible
+# (U+200B) or bidirectional (U+202E) character makes two ids look alike or one read
+# backwards. So it is held to ASCII letters, digits and these five marks.
+TENANT_ID_MARKS = "-_.:@"
+_TENANT_ID_OUTSIDE = re.compile(r"[^A-Za-z0-9\-_.:@]")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode category Cc, exactly
 _SURROGATE = re.compile("[\ud800-\udfff]")  # Unicode category Cs
 
@@ -16,7 +22,8 @@ def check_identifier(field: str, value: object, *, max_length: int = MAX_IDENTIF
 
     Usable: a non-blank string of at most ``max_length`` characters (256 unless a
     longer id is known to be usable) with no control characters and no lone
-    surrogate (which UTF-8, and so PostgreSQL, cannot take).
+    surrogate (which UTF-8, and so PostgreSQL, cannot take). A tenant id (``field``
+    ``"tenant_id"``) must also hold only ASCII letters, digits and ``-_.:@``.
     """
     if not isinstance(value, str):
         raise InvalidIdentifier(field, repr(value), f"must be a string, not {type(value).__name__}")
@@ -31,7 +38,20 @@ def check_identifier(field: str, value: object, *, max_length: int = MAX_IDENTIF
     if surrogate is not None:
         reason = f"holds the lone surrogate {surrogate.group()!r}, which UTF-8 cannot encode"
         raise InvalidIdentifier(field, value, reason)
+    if field == TENANT_ID_FIELD:
+        _check_tenant_characters(field, value)
     return value
+
+
+def _check_tenant_characters(field: str, value: str) -> None:
+    """Refuse a tenant id holding anything beyond ASCII letters, digits and ``-_.:@``,
+    naming the first such character by its code point (it may be invisible)."""
+    outside = _TENANT_ID_OUTSIDE.search(value)
+    if outside is not None:
+        shown = f"U+{ord(outside.group()):04X}"
+        allowed = f"a tenant id may hold only ASCII letters, digits and {TENANT_ID_MARKS}"
+        reason = f"holds {shown} at index {outside.start()}; {allowed}"
+        raise InvalidIdentifier(field, value, reason)
 
 
 def check_text(field: str, text: str) -> str:
