@@ -11,6 +11,8 @@ every test decides when memory learns; the server runs no workers.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -35,6 +37,7 @@ from memledger.events.catalogue import Scopes
 from memledger.library import MemoryLedger
 from memledger.selection.types import Selection
 from memledger.service import context
+from memledger.store import db
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
@@ -303,3 +306,16 @@ def select_with_vectors(
     channel = bootstrap.vector_search(library.database)
     getattr(channel.embedder, "load", lambda: None)()
     return context.select(engine, context.SelectRequest(tenant, scopes, request), vector_search=channel)
+
+
+@pytest.fixture
+def embedded_home(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """An environment with no DATABASE_URL and a scratch MEMLEDGER_HOME (not the session's
+    server); its embedded server is stopped and its data deleted afterwards."""
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    env["MEMLEDGER_HOME"] = str(tmp_path / "home")
+    try:
+        yield env
+    finally:
+        db.stop_embedded(tmp_path / "home" / "pgdata")
+        shutil.rmtree(tmp_path / "home", ignore_errors=True)

@@ -4,9 +4,6 @@ MEMLEDGER_HOME, never the test session's server), and their refusal with DATABAS
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -19,42 +16,30 @@ from tests.e2e.conftest import run_cli
 USAGE_EXIT = 2
 
 
-@pytest.fixture
-def embedded_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """No DATABASE_URL and a scratch MEMLEDGER_HOME; its server is stopped and deleted after."""
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    env["MEMLEDGER_HOME"] = str(tmp_path / "home")
-    try:
-        yield env
-    finally:
-        db.stop_embedded(tmp_path / "home" / "pgdata")
-        shutil.rmtree(tmp_path / "home", ignore_errors=True)
-
-
 def test_db_stop_then_start_stops_the_embedded_server_cleanly_and_brings_it_back(
-    embedded_env: dict[str, str],
+    embedded_home: dict[str, str],
 ) -> None:
-    pgdata = Path(embedded_env["MEMLEDGER_HOME"]) / "pgdata"
-    started = run_cli(embedded_env, "db", "start", timeout=240)
+    pgdata = Path(embedded_home["MEMLEDGER_HOME"]) / "pgdata"
+    started = run_cli(embedded_home, "db", "start", timeout=240)
     assert started.returncode == 0, started.stderr
     first = db.embedded_pid(pgdata)
     assert first is not None and f"started (pid {first}); data in {pgdata}" in started.stdout
 
-    stopped = run_cli(embedded_env, "db", "stop")
+    stopped = run_cli(embedded_home, "db", "stop")
 
     assert stopped.returncode == 0, stopped.stderr
     assert f"stopped the embedded PostgreSQL; data in {pgdata}" in stopped.stdout
     assert not (pgdata / "postmaster.pid").exists(), "pg_ctl stop leaves no postmaster.pid"
     assert not _alive(first)
     assert "shut down" in (pgdata / "log").read_text()  # a clean shutdown, not a crash
-    again = run_cli(embedded_env, "db", "stop")
+    again = run_cli(embedded_home, "db", "stop")
     assert again.returncode == 0 and "was not running" in again.stdout
 
-    restarted = run_cli(embedded_env, "db", "start")
+    restarted = run_cli(embedded_home, "db", "start")
 
     assert restarted.returncode == 0, restarted.stderr
     assert db.embedded_pid(pgdata) not in {None, first}
-    status = run_cli(embedded_env, "db", "status", "--json")
+    status = run_cli(embedded_home, "db", "status", "--json")
     assert status.returncode == 0, status.stderr
     report = json.loads(status.stdout)
     assert report["embedded_was_running"] is True

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import time
 import uuid
@@ -82,19 +81,6 @@ def test_serve_no_workers_leaves_turns_to_other_processes_and_logs_no_requests(
     assert "Phoenix uses PostgreSQL" not in http.get("/v1/memory/context", params=CONTEXT).json()["block"]
     assert "no workers (--no-workers)" in server.log_text()
     assert "/v1/turns" not in server.log_text()
-
-
-@pytest.fixture
-def embedded_home(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """An environment with no DATABASE_URL and a scratch MEMLEDGER_HOME (not the session's
-    server); its embedded server is stopped and its data deleted afterwards."""
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    env["MEMLEDGER_HOME"] = str(tmp_path / "home")
-    try:
-        yield env
-    finally:
-        db.stop_embedded(tmp_path / "home" / "pgdata")
-        shutil.rmtree(tmp_path / "home", ignore_errors=True)
 
 
 def test_serve_starts_the_embedded_server_again_when_it_dies(embedded_home: dict[str, str]) -> None:

@@ -184,6 +184,7 @@ GENERIC_KEY_WORDS: Final = (
     "secret",
     "token",
 )
-# gitleaks' generic-api-key uses 3.5 bits per character; detect-secrets' hex strings
-# 3.0. A value must reach this and hold a digit and a letter (secrets.py).
+# The entropy a generic "secret key = value" value must reach, in bits per character, in
+# the range gitleaks' and detect-secrets' generic checks use (their thresholds: docs/security.md);
+# it must also hold a digit and a letter (secrets.py).
 GENERIC_MIN_ENTROPY: Final = 3.0

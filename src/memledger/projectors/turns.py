@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import TurnRecorded
 from memledger.events.codec import tag_of
-from memledger.events.envelope import Recorded
+from memledger.events.envelope import Cursor, Recorded
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
 
@@ -158,11 +158,11 @@ def search(
     *,
     limit: int = 10,
     match_cap: int = MATCH_CAP,
-    until: tuple[int, datetime] | None = None,
+    until: Cursor | datetime | None = None,
     seen_from: Sequence[tuple[str, str]] | None = None,
 ) -> list[Said]:
     """Turns holding any of ``words`` (full text), best first (``Said``);
-    with ``until`` (a ledger position and a time of recording), only the turns
+    with ``until`` (a ledger cursor or a time of recording), only the turns
     recorded by then, as a selection of that moment saw them; with ``seen_from``
     (scope, stored key pairs), only the turns seen from them (``_visible``).
 
@@ -187,8 +187,8 @@ def search(
         "words": " ".join(distinct),
         "per_word": max(1, match_cap // len(distinct)),
         "limit": limit,
-        "until_position": until[0] if until else _LAST_POSITION,
-        "until_time": until[1] if until else _END_OF_TIME,
+        "until_position": until.position if isinstance(until, Cursor) else _LAST_POSITION,
+        "until_time": until if isinstance(until, datetime) else _END_OF_TIME,
         **_seen_params(seen_from),
     }
     return [Said(r[0], r[1], float(r[2]), r[3]) for r in conn.execute(_SEARCH, params).all()]
@@ -313,14 +313,6 @@ _TEXTS = sa.select(turns.c.turn_id, turns.c.text, turns.c.subject).where(
     turns.c.turn_id == sa.any_(sa.bindparam("turn_ids", type_=ARRAY(sa.Text))),
     _visible(),
 )
-
-
-def any_said(conn: Connection, tenant_id: str) -> bool:
-    """Whether the tenant has any turn (one index probe)."""
-    return conn.execute(_ANY_SAID, {"tenant_id": tenant_id}).first() is not None
-
-
-_ANY_SAID = sa.select(sa.literal(1)).where(turns.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text)).limit(1)
 
 
 def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) -> set[str] | None:

@@ -10,6 +10,7 @@ import msgspec
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Scopes
+from memledger.events.envelope import Cursor
 from memledger.events.keys import entity_id
 from memledger.projectors import embeddings, facts_queries, graph_queries, turns
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
@@ -100,6 +101,10 @@ class QueryVector(msgspec.Struct, frozen=True):
     dim: int
     literal: str
 
+    def floats(self) -> list[float]:
+        """The vector's numbers, read back from its text form."""
+        return [float(v) for v in self.literal[1:-1].split(",")]
+
 
 def vector_facts(
     conn: Connection,
@@ -185,7 +190,7 @@ def text_turns(
     words: Sequence[str],
     *,
     limit: int = TURNS_PER_CHANNEL,
-    until: tuple[int, datetime] | None = None,
+    until: Cursor | datetime | None = None,
     scopes: Scopes | None = None,
 ) -> list[turns.Said]:
     """The ``limit`` turns best matching ``words`` (BM25, any of them), best first;
@@ -205,13 +210,12 @@ def speakers_among(conn: Connection, tenant_id: str, subjects: Iterable[str]) ->
 
 def vector_turns(conn: Connection, tenant_id: str, query: QueryVector, k: int = TURNS_PER_CHANNEL) -> dict[str, float]:
     """The tenant's ``k`` turns nearest ``query`` within ``MAX_VECTOR_DISTANCE``,
-    nearest first: turn id to cosine distance. A tenant with no turn is not searched:
-    the index, shared by every tenant and kind, would be scanned for vectors none of
-    which is one."""
-    if query.dim != EMBEDDING_DIM or not turns.any_said(conn, tenant_id):
+    nearest first: turn id to cosine distance. Ask only of a tenant that has turns: the
+    index, shared by every tenant and kind, would be scanned for vectors none of which
+    is one."""
+    if query.dim != EMBEDDING_DIM:
         return {}
-    vector = [float(v) for v in query.literal[1:-1].split(",")]
-    found = embeddings.nearest(conn, tenant_id, vector, query.model, kinds=["turn"], k=k)
+    found = embeddings.nearest(conn, tenant_id, query.floats(), query.model, kinds=["turn"], k=k)
     return {n.item_id: n.distance for n in found if n.distance <= MAX_VECTOR_DISTANCE}
 
 

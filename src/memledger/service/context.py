@@ -253,7 +253,9 @@ def _select(
         wait = vector_search.start(_storable(episodes.without_names(request.request, speakers.values())))
 
     def nearest(on: Connection, query: QueryVector) -> episodes.Nearby:
-        return episodes.nearby(on, tenant, scopes, query, min_confidence=min_conf, categories=categories)
+        return episodes.nearby(
+            on, tenant, scopes, query, min_confidence=min_conf, categories=categories, with_turns=speakers is not None
+        )
 
     # the nearest facts and turns beside the facts statement, on a connection of their
     # own, when the process selects nothing else (nearest_aside); else after it, on this one
@@ -302,7 +304,7 @@ def _choose(
 
 def _selection(conn: Connection, request: SelectRequest, items: list[SelectedItem], as_of: str | None) -> Selection:
     # Defence in depth: no item is rendered whose shown form the guard refuses (a fact
-    # stored before the guard knew its kind; a form neutralisation makes: issue 26).
+    # stored before the guard knew its kind, or a form that neutralisation makes).
     items = [item for item in items if find_secret(neutralise(item.text).text) is None]
     if not items:
         return Selection(request=request.request, empty_reason="no memory matches this request", as_of=as_of)

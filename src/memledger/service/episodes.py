@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 
 import msgspec
 from sqlalchemy.engine import Connection
@@ -39,8 +39,6 @@ from memledger.selection.words import query_words
 from memledger.service import scope_ids
 
 STANDING = frozenset({"active", "low_confidence"})  # a fact's statuses that still stand
-_LAST_POSITION = 2**63 - 1
-_END_OF_TIME = datetime(9999, 12, 31, tzinfo=UTC)
 # A capitalised word, maybe followed by others: the names a request may call a speaker by.
 _NAME = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)?")
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
@@ -65,13 +63,14 @@ def nearby(
     *,
     min_confidence: float,
     categories: Iterable[str] | None,
+    with_turns: bool,
 ) -> Nearby:
-    """The visible facts (``candidates.vector_facts``) and the turns nearest ``query``:
-    two statements."""
+    """The visible facts (``candidates.vector_facts``) and, ``with_turns`` (the tenant
+    has some: ``speakers_named``), the turns nearest ``query``: one or two statements."""
     facts = candidates.vector_facts(
         conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories
     )
-    return Nearby(facts, candidates.vector_turns(conn, tenant_id, query))
+    return Nearby(facts, candidates.vector_turns(conn, tenant_id, query) if with_turns else {})
 
 
 def rank_turns(
@@ -95,8 +94,7 @@ def rank_turns(
         speakers = speakers_named(conn, tenant_id, request) or {}
     names = {word for name in speakers.values() for word in query_words(name)}
     words = [word for word in query_words(request) if word not in names]
-    bound = None if until is None else _bound(until)
-    said = candidates.text_turns(conn, tenant_id, words, limit=limit, until=bound, scopes=scopes)
+    said = candidates.text_turns(conn, tenant_id, words, limit=limit, until=until, scopes=scopes)
     found = {hit.turn_id: (hit.text, hit.subject) for hit in said}
     missing = [turn for turn in near if turn not in found]
     if missing:
@@ -183,10 +181,3 @@ def _withdrawn_then(facts: Mapping[str, FactRow], turn_ids: set[str]) -> set[str
     standing = {t for f in facts.values() if f.status in STANDING for t in f.source_turns}
     cited = {t for f in facts.values() for t in f.source_turns if t in turn_ids}
     return cited - standing
-
-
-def _bound(until: Cursor | datetime) -> tuple[int, datetime]:
-    """A selection's moment as the turns table bounds it: a position or a time."""
-    if isinstance(until, Cursor):
-        return until.position, _END_OF_TIME
-    return _LAST_POSITION, until

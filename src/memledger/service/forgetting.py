@@ -140,11 +140,11 @@ def _unprojected(conn: Connection, tenant_id: str) -> list[Event]:
 def _said_by(conn: Connection, turn: TurnText, candidates: dict[str, tuple[str, ...]]) -> list[str]:
     """The candidates whose every source turn is the speaker's (a promotion citing no
     turn is nobody's: left alone). A turn naming nobody is nobody's either."""
-    speakers = event_reads.turn_speakers(conn, turn.tenant_id, {t for ts in candidates.values() for t in ts})
+    voices = event_reads.turn_voices(conn, turn.tenant_id, {t for ts in candidates.values() for t in ts})
     return sorted(
         memory_id
         for memory_id, source_turns in candidates.items()
-        if source_turns and all(speakers.get(t) == turn.speaker for t in source_turns)
+        if source_turns and all(t in voices and voices[t].subject == turn.speaker for t in source_turns)
     )
 
 

@@ -284,7 +284,7 @@ _PRIVATE = ("session", "user")  # scopes whose facts only their own requests rea
 
 # The longest statement a promotion stores: what the LLM extractor lets a fact say, so
 # any extracted fact can be promoted. A promoted memory is served in every later context
-# of its scope, and one of 6,000 characters would take most of a block's budget.
+# of its scope: a much longer one would take most of a block's budget.
 MAX_PROMOTED_STATEMENT = 2000
 
 

@@ -77,7 +77,8 @@ def search(
         if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
             nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
             pool = nearest.add(pool, vector, sorted(embedded - {"turn"}), max(2 * k, candidates.PER_CHANNEL))
-            near_turns = nearest.turns(vector, max(k * 2, TURNS_READ)) if "turn" in wanted else {}
+            if "turn" in wanted and named is not None:  # None: the tenant has no turn
+                near_turns = candidates.vector_turns(conn, tenant_id, vector, max(k * 2, TURNS_READ))
         if "turn" in wanted and named is not None:
             # Any of the words, best first: a question rarely has all its words in one turn.
             limit = max(k * 2, TURNS_READ)
@@ -140,7 +141,7 @@ class _Nearest:
 
     def add(self, pool: list[Candidate], query: QueryVector, kinds: list[str], k: int) -> list[Candidate]:
         """``pool`` with the facts and entities of ``kinds`` nearest ``query``."""
-        found = embeddings.nearest(self.conn, self.tenant_id, _floats(query), query.model, kinds=kinds, k=k)
+        found = embeddings.nearest(self.conn, self.tenant_id, query.floats(), query.model, kinds=kinds, k=k)
         near = [n for n in found if n.distance <= MAX_VECTOR_DISTANCE]
         rank = {(n.item_kind, n.item_id): i for i, n in enumerate(near, start=1)}
         known = {(c.item.kind, c.item.item_id): c for c in pool}
@@ -154,11 +155,6 @@ class _Nearest:
                 pool.append(cand)
         return pool
 
-    def turns(self, query: QueryVector, k: int) -> dict[str, float]:
-        """The ``k`` turns nearest ``query`` within ``MAX_VECTOR_DISTANCE``: id to distance."""
-        found = embeddings.nearest(self.conn, self.tenant_id, _floats(query), query.model, kinds=["turn"], k=k)
-        return {n.item_id: n.distance for n in found if n.distance <= MAX_VECTOR_DISTANCE}
-
     def _candidates(self, fact_ids: set[str], entity_ids: set[str]) -> Iterator[Candidate]:
         conn, tenant = self.conn, self.tenant_id
         visible = facts_queries.visible_by_ids(
@@ -168,10 +164,6 @@ class _Nearest:
             yield Candidate(item=fact_item(hit), key=hit.key, seen_at=hit.updated_at)
         for entity in graph_queries.entities_by_id(conn, tenant, entity_ids) if entity_ids else []:
             yield Candidate(item=entity_item(entity), seen_at=entity.last_seen_at)
-
-
-def _floats(query: QueryVector) -> list[float]:
-    return [float(v) for v in query.literal[1:-1].split(",")]
 
 
 def _rank(pool: list[Candidate], query: str, now: datetime) -> list[Candidate]:
