@@ -12,11 +12,13 @@ from sqlalchemy.engine import Engine
 from memledger.errors import NotFound
 from memledger.events.catalogue import ApiKeyIssued, ApiKeyRevoked
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.projectors import api_keys, registry, runner
+from memledger.projectors import api_keys
+from memledger.service.memory import read_model_through
 from memledger.store import db, event_store
 from memledger.store.identifiers import check_identifier
 
 KEYS_STREAM = "tenant:keys"
+KEY_READY_S = 10.0  # how long issuing or revoking a key waits for the key lookup to show it
 PREFIX = "mlk_"
 
 
@@ -50,7 +52,9 @@ def _append(engine: Engine, tenant_id: str, event: ApiKeyIssued | ApiKeyRevoked,
     )
     with db.begin(engine) as tx:
         event_store.append(tx, tenant_id, KEYS_STREAM, [new], None)
-    runner.catch_up(engine, registry.by_name(api_keys.NAME))  # read-your-writes: usable at once
+    # Usable at once: caught up through the new event even while another process's
+    # open transaction keeps it from gap-safe readers for a moment.
+    read_model_through(engine, tenant_id, api_keys.NAME, KEYS_STREAM, timeout_s=KEY_READY_S)
 
 
 def tenant_for(engine: Engine, key: str) -> str | None:

@@ -81,16 +81,25 @@ log = logging.getLogger(__name__)
 def read_your_write(
     owner: Engine, tenant_id: str, kind: str, stream: str, *, timeout_s: float = READ_YOUR_WRITE_S
 ) -> bool:
-    """Bring ``kind``'s read model up to the last event of the tenant's ``stream`` (the
+    """Bring ``kind``'s read model up to the last event of the tenant's ``stream``
+    (``read_model_through``)."""
+    return read_model_through(owner, tenant_id, READ_MODEL[kind], stream, timeout_s=timeout_s)
+
+
+def read_model_through(
+    owner: Engine, tenant_id: str, name: str, stream: str, *, timeout_s: float = READ_YOUR_WRITE_S
+) -> bool:
+    """Bring the read model ``name`` up to the last event of the tenant's ``stream`` (the
     command just appended); True once it shows it, False if that did not happen within
-    ``timeout_s`` (a long backlog, a worker holding the batch, a failed projection).
+    ``timeout_s`` (a long backlog, a worker holding the batch, a failed projection, or a
+    writer anywhere on the server holding gap-safe readers back).
 
     ``owner`` is the owner's engine: projecting writes every tenant's rows. Idempotent:
     applying is exactly once (the runner's checkpoint), so racing a worker is harmless.
     The bound is checked between batches: a batch under way (ours, or a worker's whose
     checkpoint lock ours waits for) finishes first, so it may overrun by one batch.
     """
-    projector = registry.by_name(READ_MODEL[kind])
+    projector = registry.by_name(name)
     deadline = time.monotonic() + timeout_s
     try:
         runner.install(owner, projector)
