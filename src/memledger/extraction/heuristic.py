@@ -8,8 +8,11 @@ Relationships come from clauses: a clause's subject (the speaker for "I"/"we"/
 "our", or a named entity), a trigger ("use", "prefer", "decided to go with",
 "depends on", "switched from ... to") and the named objects after it, typed by
 what the trigger allows ("uses" wants a tool, "works on" a project or team).
-Hedged sentences get lower confidence; questions and small talk (thanks, greetings,
-compliments, wishes: ``speech_acts``) give entities only.
+Sentence shapes the triggers miss come from ``frames`` (passive, "is where",
+appositions); names no list knows are typed by their slot (``slots``); a clause that
+asserts nothing now (negated, rejected, hypothetical, past only: ``polarity``) states
+no relationship. Hedged sentences get lower confidence; questions and small talk
+(thanks, greetings, compliments, wishes: ``speech_acts``) give entities only.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from itertools import pairwise
 
 from memledger.events.keys import normalise_name, speaker_prefix
 from memledger.extraction import gazetteer as gz
+from memledger.extraction import polarity
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
 from memledger.extraction.directives import asks_to_forget, directive_content
+from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
 from memledger.extraction.patterns import (
@@ -170,6 +175,8 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 clauses = sentence_clauses(sentence)
                 edges.extend(clause_relations(found.speaker(), sentence, clauses))
                 edges.extend(_terse_relations(found.speaker(), sentence, clauses))
+            edges.extend(frame_edges(found.speaker(), sentence.lows, sentence.mentions))
+        edges = _asserted(sentence, edges)
         for edge in edges:
             found.apply(edge)
         if stating:
@@ -178,6 +185,22 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     for edge in _labelled_edges(found.speaker(), labelled):
         found.apply(edge)
     return found.result()
+
+
+def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
+    """The edges whose object the sentence asserts now (``polarity``); withdrawals stay."""
+    scope = polarity.unasserted(sentence.lows)
+    if not scope:
+        return edges
+    kept: list[Edge] = []
+    for edge in edges:
+        reasons = [scope.get(m.start) for m in sentence.mentions if m.name == edge.target.name]
+        unsaid = bool(reasons) and all(
+            reason is not None and not (reason == "past" and edge.relation in polarity.TIMELESS) for reason in reasons
+        )
+        if edge.retracted or not unsaid:
+            kept.append(edge)
+    return kept
 
 
 def _quoted(sentence: Sentence) -> Sentence:

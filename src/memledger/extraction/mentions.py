@@ -10,6 +10,7 @@ as DESIGN.md asks.
 from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
+from memledger.extraction import slots
 from memledger.extraction.patterns import (
     BUILT,
     CALLED_ORG,
@@ -116,6 +117,7 @@ def find_mentions(words: list[str], lows: list[str], project: str = "") -> list[
     _find_teams(finder)
     _find_known(finder)
     unknown = _find_capitalised(finder)
+    slots.type_by_slot(words, lows, unknown, finder.add, finder.initial, finder.taken)
     _find_lowercase_projects(finder)
     _find_lowercase_people(finder)
     _propagate_lists(finder, unknown)
@@ -160,20 +162,43 @@ def _longest_known(f: _Finder, i: int) -> tuple[int, Mention] | None:
     low = f.lows[i]
     if f.taken[i]:
         return None
-    longest = gz.FIRST_WORDS.get(low, 0)
-    for length in range(min(longest, len(f.lows) - i), 0, -1):
+    for length in gz.known_lengths(f.lows, i):
         phrase = " ".join(f.lows[i : i + length]) if length > 1 else low
-        if not _is_known(phrase) or any(f.taken[i : i + length]):
+        if any(f.taken[i : i + length]):
             continue
         surface = " ".join(f.words[i : i + length])
         if phrase in gz.NEEDS_CAPITAL and not _capital_ok(f, i, length, surface):
             continue
-        return length, _known_mention(f, phrase, surface, i, i + length)
+        mention = _known_mention(f, phrase, surface, i, i + length)
+        if mention.entity_type == "tool" and surface[:1].isupper():
+            mention = _extended(f, mention)
+        return mention.end - i, mention
     if "-" in low:
         head, _, tail = low.partition("-")
         if tail in HYPHEN_SUFFIXES and _is_known(head):
             return 1, _known_mention(f, head, f.words[i].split("-")[0], i, i + 1)
     return None
+
+
+def _extended(f: _Finder, mention: Mention) -> Mention:
+    """A known name followed by capitalised words no list knows is one longer name:
+    "AWS Secrets Manager", not "AWS"."""
+    end = mention.end
+    while end < len(f.words) and end - mention.end < 3 and not f.taken[end]:
+        word, low = f.words[end], f.lows[end]
+        if not word[:1].isupper() or _common(low) or _is_known(low) or gz.is_given_name(low) or low in gz.PLACES:
+            break
+        end += 1
+    while end > mention.end and _plural(f.lows[end - 1]):
+        end -= 1  # "Kubernetes Deployments": a common noun after the name
+    if end == mention.end:
+        return mention
+    name = " ".join(f.words[mention.start : end])
+    return Mention(name, mention.entity_type, mention.confidence, mention.start, end, kind=mention.kind)
+
+
+def _plural(low: str) -> bool:
+    return low.endswith("s") and not low.endswith(("ss", "us", "is"))
 
 
 def _is_known(phrase: str) -> bool:
@@ -204,6 +229,8 @@ def _known_mention(f: _Finder, phrase: str, surface: str, start: int, end: int) 
 
 def _person_cue(f: _Finder, start: int, end: int) -> bool:
     before = f.prev(start)
+    if before == "." and f.prev(start, 2) in HONORIFICS:
+        before = f.prev(start, 2)  # "Dr. Oyelaran"
     return (
         before in PERSON_PREV
         or before in gz.ROLES
@@ -232,11 +259,12 @@ def _find_capitalised(f: _Finder) -> list[tuple[int, int]]:
     unknown: list[tuple[int, int]] = []
     i = 0
     while i < len(f.words):
-        if f.taken[i] or not _name_like(f.words[i]) or f.lows[i] in gz.NOT_NAMES:
+        if f.taken[i] or not _name_like(f.words[i]) or _common(f.lows[i]):
             i += 1
             continue
         end = _chunk_end(f, i)
         if i in f.initial and end - i > 1 and not _known_word(f.lows[i]):
+            unknown.append((i, end))  # named only if its slot says so ("Hollow Pine is where ...")
             i += 1  # "Tell Fatima": an imperative verb, capitalised because it opens the sentence
             continue
         mention = _classify(f, i, end)
@@ -246,6 +274,11 @@ def _find_capitalised(f: _Finder) -> list[tuple[int, int]]:
             unknown.append((i, end))
         i = end
     return unknown
+
+
+def _common(low: str) -> bool:
+    """A word that is no name, in the singular or plural: "Fridays", "Mondays"."""
+    return low in gz.NOT_NAMES or (low.endswith("s") and low[:-1] in gz.NOT_NAMES)
 
 
 def _known_word(low: str) -> bool:
@@ -318,6 +351,8 @@ def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
         return f"{lows[j - 1]} {lows[j]}", j - 1
     if j >= 0 and lows[j] in gz.ROLES:
         return lows[j], j
+    if j >= 0 and lows[j].endswith("s") and lows[j][:-1] in gz.ROLES:
+        return lows[j][:-1], j  # "my cousins Ana and Bo"
     return None, j
 
 
@@ -350,8 +385,18 @@ def _role_after(f: _Finder, end: int) -> tuple[str | None, bool]:
     for width in (2, 1):
         phrase = " ".join(lows[j : j + width])
         if phrase in gz.ROLES or phrase.rstrip("s") in gz.ROLES:
+            if not _role_ends_here(f, j + width):
+                return None, False
             return phrase.rstrip("s") if phrase not in gz.ROLES else phrase, True
     return None, False
+
+
+def _role_ends_here(f: _Finder, after: int) -> bool:
+    """Whether a role word closes the phrase: not "my daughter's teacher" (the daughter's)
+    nor "Tallyfin, my partner Graciela" (Graciela's: a role names the name that follows)."""
+    if after >= len(f.words):
+        return True
+    return f.lows[after] != "'s" and not f.words[after][:1].isupper()
 
 
 def _as_project(f: _Finder, name: str, start: int, end: int) -> Mention | None:
@@ -448,7 +493,8 @@ def _find_lowercase_people(f: _Finder) -> None:
 
 
 def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:
-    """An unexplained name listed beside a typed one ("Wei and Fatima") takes its type."""
+    """An unexplained name listed beside a typed one ("Wei and Fatima") takes its type;
+    one typed this way types the next ("runs Zephyr, Quoll and Brindle")."""
     by_end = {m.end: m for m in f.found}
     by_start = {m.start: m for m in f.found}
     for start, end in unknown:
@@ -459,4 +505,6 @@ def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:
         neighbour = left or right
         if neighbour is not None and neighbour.entity_type != "concept":
             name = " ".join(f.words[start:end])
-            f.add(Mention(name, neighbour.entity_type, 0.7, start, end))
+            mention = Mention(name, neighbour.entity_type, 0.7, start, end)
+            f.add(mention)
+            by_end[end] = by_start[start] = mention

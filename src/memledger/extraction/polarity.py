@@ -1,0 +1,134 @@
+"""Which parts of a sentence assert something now. Pure.
+
+A relationship holds only where the sentence asserts it: not inside a negated
+clause ("we are not adopting GraphQL", "it's not true that Atlas depends on
+Spark"), a rejection ("decided against Snowflake"), a hypothetical ("if we moved
+to Azure, we would ..."), a plan under evaluation ("we're looking at Linear") or
+a statement about the past only ("i kinda miss writing ruby", "back in college I
+used Matlab"). Scope is the clause: the tokens between two boundaries (a comma,
+a conjunction that opens a clause, the end of the sentence); a complement
+clause ("that ...") takes the scope of the clause it completes.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction.patterns import word_set
+from memledger.extraction.triggers import is_filler
+
+NEGATORS: Final = word_set(
+    "not never no nobody nothing neither nor none don't dont doesn't doesnt didn't didnt "
+    "won't wont isn't isnt aren't arent wasn't wasnt weren't werent can't cant cannot "
+    "couldn't shouldn't wouldn't haven't hasn't hadn't ain't n't"
+)
+# "not only", "not just", "not sure": the clause still asserts (or only hedges) what it says.
+_NOT_NEGATING: Final = word_set("only just sure certain that too")
+# Words that reject what follows them in the clause.
+REJECTIONS: Final = word_set("rejected vetoed declined")
+# "against" rejects only as the complement of a choice ("decided against X"), not in
+# "run the tests against a fresh database".
+_CHOOSING: Final = word_set(
+    "decided decide decides decision voted vote argued argue leaning lean advised advise chose choose went"
+)
+REJECTION_PHRASES: Final = (("ruled", "out"), ("passed", "on"), ("said", "no"), ("turned", "down"))
+# Words that make the rest of the clause hypothetical or still under evaluation.
+UNSETTLED: Final = word_set(
+    "if unless whether suppose supposing imagine considering evaluating exploring "
+    "debating researching comparing weighing pondering trialing trialling hypothetically"
+)
+UNSETTLED_PHRASES: Final = (
+    ("looking", "at"),
+    ("looking", "into"),
+    ("thinking", "about"),
+    ("thinking", "of"),
+    ("deciding", "between"),
+    ("in", "case"),
+    ("what", "if"),
+)
+# Words that put the clause in the past only, or in longing for it.
+PAST_ONLY: Final = word_set("miss missed previously formerly")
+PAST_PHRASES: Final = (
+    ("used", "to"),
+    ("back", "in"),
+    ("years", "ago"),
+    ("no", "longer"),
+    ("my", "previous"),
+    ("my", "last"),
+)
+CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though while whereas so yet since instead -") | {
+    "\u2014",
+    "\u2013",
+}
+_SUBJECTS: Final = word_set("i i'm i've i'd we we're we've we'd he she they it you")
+_DOUBLE_NEGATIVE: Final = word_set("without")
+_WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
+TIMELESS: Final = frozenset(("KNOWS",))
+"""Relations the past does not end: one still knows a friend one misses."""
+
+
+def unasserted(lows: list[str]) -> dict[int, str]:
+    """The tokens in clauses that assert nothing now, each with why: "negated",
+    "rejected", "unsettled" or "past"."""
+    out: dict[int, str] = {}
+    previous: str | None = None
+    for start, end in _clauses(lows):
+        found = _reason(lows[start:end])
+        if found is None and previous is not None and lows[start] == "that":
+            found = (0, previous)
+        reason = found[1] if found else None
+        if found is not None:
+            first = start if found[1] in _WHOLE_CLAUSE else start + found[0]
+            out.update(dict.fromkeys(range(first, _scope_end(lows, first, end, found[1])), found[1]))
+        previous = reason
+    return out
+
+
+def _scope_end(lows: list[str], first: int, end: int, reason: str) -> int:
+    """Where a cue's scope ends: the clause's end, or for a rejection or an evaluation
+    the next subject ("after comparing A and B we went with B")."""
+    if reason in _WHOLE_CLAUSE:
+        return end
+    for i in range(first + 1, end):
+        if lows[i] in _SUBJECTS:
+            return i
+    return end
+
+
+def _clauses(lows: list[str]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for i, low in enumerate(lows):
+        opens = low in CLAUSE_BREAKS or (low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact"))
+        joined = low in ("and", "or") and _subject_follows(lows, i + 1)
+        if opens or joined:
+            if i > start:
+                spans.append((start, i))
+            start = i + 1 if low != "that" else i
+    if start < len(lows):
+        spans.append((start, len(lows)))
+    return spans
+
+
+def _subject_follows(lows: list[str], i: int) -> bool:
+    """Whether a subject opens at ``i``, after any adverbs ("and honestly I'm ...")."""
+    while i < len(lows) and is_filler(lows[i]):
+        i += 1
+    return i < len(lows) and lows[i] in _SUBJECTS
+
+
+def _reason(words: list[str]) -> tuple[int, str] | None:
+    """Where the clause's first cue is, and what it says."""
+    for i, word in enumerate(words):
+        following = words[i + 1] if i + 1 < len(words) else ""
+        pair = (word, following)
+        if word in NEGATORS and following not in _NOT_NEGATING and not _DOUBLE_NEGATIVE & set(words[i:]):
+            return i, "negated"
+        chosen_against = word in _CHOOSING and following == "against"
+        if word in REJECTIONS or pair in REJECTION_PHRASES or chosen_against:
+            return i, "rejected"
+        if word in UNSETTLED or pair in UNSETTLED_PHRASES:
+            return i, "unsettled"
+        if word in PAST_ONLY or pair in PAST_PHRASES:
+            return i, "past"
+    return None

@@ -1,0 +1,115 @@
+"""The heuristic extractor reads sentence shapes, not only listed names: unknown names
+typed by their slot, passive and "is where" frames, appositions, and clauses that
+assert nothing now (negated, rejected, hypothetical, under evaluation, past only).
+
+Every name below is invented for this file; none is in the extractor's word lists,
+so each case fails if the rule it names is removed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memledger.extraction import polarity
+from memledger.extraction.heuristic import extract_text
+from memledger.extraction.patterns import tokenize
+
+Edge = tuple[str, str, str]
+
+
+def edges(text: str) -> set[Edge]:
+    found = extract_text(text, "user")
+    return {(r.source_name, r.relation, r.target_name) for r in found.relationships}
+
+
+def entities(text: str) -> set[tuple[str, str]]:
+    return {(e.name, e.entity_type) for e in extract_text(text, "user").entities}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "entity_type"),
+    [
+        ("Quorvane is written in Rust.", "Quorvane", "project"),
+        ("Tsiry is on the billing team.", "Tsiry", "person"),
+        ("Velmora Works is where Tsiry works.", "Velmora Works", "organization"),
+        ("We adopted Prillo last spring.", "Prillo", "tool"),
+        ("I keep all my notes in Drovel now.", "Drovel", "tool"),
+        ("Quorvane is maintained by Ysolde Brack.", "Ysolde Brack", "person"),
+        ("We use Kestrow, Pavlune and Ombrix in production.", "Pavlune", "tool"),
+    ],
+)
+def test_an_unknown_name_takes_the_type_its_slot_wants(text: str, name: str, entity_type: str) -> None:
+    assert (name, entity_type) in entities(text)
+
+
+def test_a_name_in_a_slot_no_frame_explains_stays_unnamed() -> None:
+    assert entities("Honestly Quelmar was fine.") == set()
+    assert entities("On Fridays we deploy.") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Kafka is used by the ingestion jobs.", ("user", "USES", "Kafka")),
+        ("Payments are handled by Stripe.", ("user", "USES", "Stripe")),
+        ("Quorvane is maintained by Ysolde Brack.", ("Ysolde Brack", "WORKS_ON", "Quorvane")),
+        ("Velmora Works is where Tsiry works.", ("Tsiry", "PART_OF", "Velmora Works")),
+        ("Quorvane is written in Rust.", ("Quorvane", "USES", "Rust")),
+        ("My physio, Dr. Oyelaran Bisi, sent me new exercises.", ("user", "KNOWS", "Oyelaran Bisi")),
+        ("My cousins Amadou and Teodric are visiting.", ("user", "KNOWS", "Teodric")),
+    ],
+)
+def test_passive_copula_and_appositive_frames_state_relationships(text: str, edge: Edge) -> None:
+    assert edge in edges(text)
+
+
+def test_a_role_names_the_name_after_it_not_the_one_before() -> None:
+    found = edges("My invoices go through Drovel, my partner Graciana keeps the budget.")
+    assert ("user", "KNOWS", "Graciana") in found
+    assert all(target != "Drovel" or relation == "USES" for _, relation, target in found)
+    assert not any(target == "Obrecht" for _, _, target in edges("Mr. Obrecht is my son's maths teacher."))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We are not moving to Kubernetes this year.",
+        "We decided against Cassandra.",
+        "i kinda miss writing Haskell",
+        "It's not true that Quorvane depends on Kafka.",
+        "If we moved to Azure, would the bill drop?",
+        "We're looking at Terraform for the new setup.",
+        "Back in college I used Matlab for everything.",
+    ],
+)
+def test_a_clause_that_asserts_nothing_now_states_no_relationship(text: str) -> None:
+    assert edges(text) == set()
+
+
+def test_the_asserting_clause_of_a_sentence_keeps_its_relationship() -> None:
+    assert ("user", "USES", "Podman") in edges("We use Podman, not Docker.")
+    assert ("user", "USES", "Podman") in edges("We don't use Docker anymore, we use Podman.")
+    assert ("user", "DECIDED", "Vue") in edges("After comparing React and Vue we went with Vue.")
+    assert ("user", "KNOWS", "Teodric") in edges("I really miss my brother Teodric.")
+    assert ("user", "USES", "PostgreSQL") in edges("We run the tests against a fresh PostgreSQL database.")
+
+
+@pytest.mark.parametrize(
+    ("text", "unsaid", "reason"),
+    [
+        ("we are not adopting GraphQL", "graphql", "negated"),
+        ("we voted against Snowflake", "snowflake", "rejected"),
+        ("we are considering Linear", "linear", "unsettled"),
+        ("i used to love Perl", "perl", "past"),
+    ],
+)
+def test_polarity_names_why_a_token_is_not_asserted(text: str, unsaid: str, reason: str) -> None:
+    lows = [word.lower() for word in tokenize(text)]
+    assert polarity.unasserted(lows).get(lows.index(unsaid)) == reason
+
+
+def test_polarity_scope_ends_at_the_clause() -> None:
+    lows = [word.lower() for word in tokenize("we don't use Docker, we use Podman")]
+    scope = polarity.unasserted(lows)
+    assert lows.index("docker") in scope
+    assert lows.index("podman") not in scope
