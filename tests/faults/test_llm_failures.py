@@ -20,6 +20,7 @@ from memledger import bootstrap
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.events.catalogue import EntityObserved
 from memledger.extraction.heuristic import HeuristicExtractor
+from memledger.extraction.modes import ModeSwitch
 from memledger.service import projections
 from memledger.service.extraction import ExtractionWorker, turn_stream
 from memledger.service.record import TurnInput, record_turns
@@ -88,8 +89,15 @@ def llm_worker(database: bootstrap.Database, provider: FakeProvider, *script: Re
     provider.script = list(script)
     provider.requests.clear()
     worker = bootstrap.build_worker(database)
-    assert isinstance(worker.extractor, LlmExtractor), worker.extractor
+    assert isinstance(worker.extractor, ModeSwitch), worker.extractor  # per-tenant modes, the default llm
+    assert isinstance(worker.extractor.default, LlmExtractor), worker.extractor.default
     return worker
+
+
+def model_of(worker: ExtractionWorker) -> LlmExtractor:
+    """The worker's default extractor, the configured model."""
+    assert isinstance(worker.extractor, ModeSwitch) and isinstance(worker.extractor.default, LlmExtractor)
+    return worker.extractor.default
 
 
 def results(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: list[str]) -> dict[str, list[object]]:
@@ -141,7 +149,7 @@ def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_eve
     start = time.monotonic()
     report = worker.drain()
     took = time.monotonic() - start
-    llm = worker.extractor
+    llm = model_of(worker)
     assert isinstance(llm, LlmExtractor)
 
     batches = -(-len(turn_ids) // BATCH)
@@ -178,7 +186,7 @@ def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table
     ]
     worker = llm_worker(database, provider, *garbage)
     report = worker.drain()
-    llm = worker.extractor
+    llm = model_of(worker)
     assert isinstance(llm, LlmExtractor)
 
     assert report.turns == len(turn_ids)
@@ -207,7 +215,7 @@ def test_once_the_provider_recovers_the_next_batch_uses_the_model_with_no_restar
     )
     worker = llm_worker(database, provider, status(503), status(503), valid)
     worker.drain()
-    llm = worker.extractor
+    llm = model_of(worker)
     assert isinstance(llm, LlmExtractor)
 
     assert len(provider.requests) == RETRIES + 1

@@ -11,7 +11,10 @@ whose frame fails the schema (not JSON, no turns, a field the schema lacks), or
 whose every item does, is refused (logged) and the call retried with
 exponential backoff, as are errors and timeouts; when the retries are spent,
 those turns go to the fallback (heuristic) extractor. The model's answer is data: it passes the same policy
-(thresholds, limits, secret guard, name cleaning) as any other extractor's.
+(thresholds, limits, secret guard, name cleaning) as any other extractor's. A turn whose
+text holds a credential is never sent: the policy would refuse all it yields, and the
+credential must not leave for a provider. The prompt and the answer schema are described
+in docs/llm-extraction.md.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from memledger.extraction.protocol import (
     TurnExtraction,
     TurnText,
 )
+from memledger.extraction.secrets import find_secret
 
 log = logging.getLogger(__name__)
 
@@ -138,13 +142,19 @@ class LlmExtractor:
         self.refused_answers = 0
         self.refused_items = 0
         self.fallbacks = 0
+        self.calls = 0  # model calls made (each attempt counts)
+        self.turns_sent = 0  # turns in those calls
+        self.withheld = 0  # turns not sent because their text holds a credential
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """One model call per conversation of ``turns``; for each, the fallback's
         answer if every attempt fails."""
         out: dict[str, TurnExtraction] = {}
         for conversation in conversations(turns):
-            out.update(self._extract(conversation))
+            sendable = [t for t in conversation if find_secret(t.text) is None]
+            self.withheld += len(conversation) - len(sendable)
+            if sendable:
+                out.update(self._extract(sendable))
         return out
 
     def _extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
@@ -194,6 +204,8 @@ class LlmExtractor:
                 {"role": "user", "content": msgspec.json.encode({"turns": payload}).decode()},
             ],
         }
+        self.calls += 1
+        self.turns_sent += len(turns)
         response = litellm.completion(**call)
         content = response.choices[0].message.content
         if not isinstance(content, str):

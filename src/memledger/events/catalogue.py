@@ -221,6 +221,9 @@ class SubjectErased(Event, tag="subject.erased", frozen=True):
     erased_events: int = 0
 
 
+ExtractionMode = Literal["heuristic", "llm", "hybrid"]
+
+
 class TenantSettingsChanged(Event, tag="tenant.settings_changed", frozen=True):
     """A tenant's switches changed; fields left None keep their previous value."""
 
@@ -229,6 +232,8 @@ class TenantSettingsChanged(Event, tag="tenant.settings_changed", frozen=True):
     auto_promote: bool | None = None
     broad_scope_writes: bool | None = None
     changed_by: Name | None = None
+    # Added later with a default, so events written before it still decode (no version bump).
+    extraction_mode: ExtractionMode | None = None
 
 
 class ApiKeyIssued(Event, tag="api_key.issued", frozen=True):

@@ -14,6 +14,7 @@ import msgspec
 
 from memledger.events.catalogue import (
     EntityType,
+    ExtractionMode,
     FactCategory,
     PromotionKind,
     Role,
@@ -38,6 +39,9 @@ class TurnText(msgspec.Struct, frozen=True, kw_only=True):
     # The project's name as the text says it ("atlas"), when its scope key is stored as a
     # keyed hash that a word of the text hashes to (``service.extraction.project_names``).
     project_name: str | None = None
+    # The tenant's extraction mode (``TenantSettingsChanged.extraction_mode``), filled in by
+    # the worker; None: the configured default. Only ``extraction.modes`` reads it.
+    mode: ExtractionMode | None = None
 
     @property
     def speaker(self) -> str | None:
@@ -118,6 +122,11 @@ class TurnExtraction(msgspec.Struct, frozen=True, kw_only=True):
     # (name, version) of the extractor that proposed these when it is not the one
     # asked (a fallback answered); their events' metadata names it.
     answered_by: tuple[str, str] | None = None
+    # Spans of the text the extractor judged worth remembering but could not settle: a
+    # name it could neither type nor place in a relationship or fact, a relation trigger
+    # missing an end ("switched to" and no target), a clause it read only in part. Never
+    # stored; a hybrid extractor sends a turn with any to the model (docs/llm-extraction.md).
+    unsettled: tuple[str, ...] = ()
 
 
 class Extractor(Protocol):

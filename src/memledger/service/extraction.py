@@ -143,6 +143,16 @@ def _with_project_name(conn: Connection, turn: TurnText) -> TurnText:
     return turn
 
 
+def with_modes(conn: Connection, turns: Sequence[TurnText]) -> list[TurnText]:
+    """``turns``, each with its tenant's extraction mode (``extraction.modes``), if it chose one."""
+    if not turns:
+        return []
+    settings = tenant_settings.load_many(conn, {t.tenant_id for t in turns})
+    return [
+        msgspec.structs.replace(t, mode=mode) if (mode := settings[t.tenant_id].extraction_mode) else t for t in turns
+    ]
+
+
 @dataclass
 class ExtractionWorker:
     """Runs one extractor over the ledger's turns, a batch at a time."""
@@ -237,7 +247,7 @@ class ExtractionWorker:
         # A turn erased before its extraction reads "[erased]": nothing to extract, and
         # no text for a model to be paid for (or to make something up from).
         with _transaction(conn):
-            turns = project_names(conn, [to_turn_text(rec) for rec in page if not rec.erased])
+            turns = with_modes(conn, project_names(conn, [to_turn_text(rec) for rec in page if not rec.erased]))
         found = extract_per_tenant(self.extractor, turns) if turns else {}  # outside any transaction
         with _transaction(conn):
             now = checkpoints.lock(conn, self.name)

@@ -10,29 +10,33 @@ import msgspec
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand
-from memledger.events.catalogue import TenantSettingsChanged
+from memledger.events.catalogue import ExtractionMode, TenantSettingsChanged
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.store import db, event_reads, event_store
 
 SETTINGS_STREAM = "tenant:settings"
 SWITCHES = ("capture", "recall", "auto_promote", "broad_scope_writes")
+EXTRACTION_MODES: tuple[ExtractionMode, ...] = ("heuristic", "llm", "hybrid")
+FIELDS = (*SWITCHES, "extraction_mode")  # every setting a change may name
 
 
 class TenantSettings(msgspec.Struct, frozen=True):
     """The switches in force. Defaults: capture and recall on; automatic promotion
-    from directives off; user and org scopes written only by promotion."""
+    from directives off; user and org scopes written only by promotion; extraction by
+    the configured extractor (``extraction_mode`` None: ``MEMLEDGER_EXTRACTOR``)."""
 
     capture: bool = True
     recall: bool = True
     auto_promote: bool = False
     broad_scope_writes: bool = False
+    extraction_mode: ExtractionMode | None = None
 
 
 def fold(events: list[TenantSettingsChanged]) -> TenantSettings:
     """The settings after a sequence of changes. Pure."""
     current = TenantSettings()
     for change in events:
-        updates = {name: value for name in SWITCHES if (value := getattr(change, name)) is not None}
+        updates = {name: value for name in FIELDS if (value := getattr(change, name)) is not None}
         current = msgspec.structs.replace(current, **updates)
     return current
 
@@ -63,13 +67,16 @@ def load_many(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, TenantSe
 
 
 def switches_change(switches: Mapping[str, object]) -> TenantSettingsChanged:
-    """The change ``switches`` ask for (switch name -> True/False); ``InvalidCommand``
-    naming an unknown switch or a value that is not a bool."""
-    unknown = sorted(set(switches) - set(SWITCHES))
+    """The change ``switches`` ask for (switch name -> True/False, ``extraction_mode`` ->
+    one of ``EXTRACTION_MODES``); ``InvalidCommand`` naming an unknown setting or a bad value."""
+    unknown = sorted(set(switches) - set(FIELDS))
     if unknown:
-        raise InvalidCommand(f"unknown switch {unknown[0]!r}: the switches are {', '.join(SWITCHES)}")
+        raise InvalidCommand(f"unknown switch {unknown[0]!r}: the switches are {', '.join(FIELDS)}")
     for name, value in switches.items():
-        if not isinstance(value, bool):
+        if name == "extraction_mode":
+            if value not in EXTRACTION_MODES:
+                raise InvalidCommand(f"extraction_mode must be one of {', '.join(EXTRACTION_MODES)}, not {value!r}")
+        elif not isinstance(value, bool):
             raise InvalidCommand(f"switch {name!r} must be True or False, not {value!r}")
     return TenantSettingsChanged(**switches)  # type: ignore[arg-type]
 
@@ -77,8 +84,8 @@ def switches_change(switches: Mapping[str, object]) -> TenantSettingsChanged:
 def change(engine: Engine, tenant_id: str, change: TenantSettingsChanged, actor: str | None = None) -> TenantSettings:
     """Append a change of switches and return the settings now in force. A change
     naming no switch is refused (``InvalidCommand``): it would record nothing but noise."""
-    if all(getattr(change, name) is None for name in SWITCHES):
-        raise InvalidCommand(f"a settings change names at least one switch: {', '.join(SWITCHES)}")
+    if all(getattr(change, name) is None for name in FIELDS):
+        raise InvalidCommand(f"a settings change names at least one switch: {', '.join(FIELDS)}")
     new = NewEvent(
         event=change,
         event_id=f"settings:{uuid.uuid4()}",
