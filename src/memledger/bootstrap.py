@@ -13,7 +13,11 @@ from memledger.adapters.embedding import Embedder, LitellmEmbedder, MiniLmEmbedd
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.config import Settings
 from memledger.errors import DatabaseUnavailable, InvalidCommand
+from memledger.events.catalogue import ExtractionMode
+from memledger.extraction.hybrid import HybridExtractor
+from memledger.extraction.modes import ModeSwitch
 from memledger.extraction.protocol import Extractor
+from memledger.formatting import tokens
 from memledger.projectors import registry
 from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import integrity, projections, scope_ids, turns, vector_channel
@@ -124,21 +128,26 @@ def app_url(settings: Settings, owner_url: URL) -> URL:
 
 
 def build_extractor(settings: Settings) -> Extractor:
-    """The extractor the settings ask for; the LLM one falls back to the heuristic one."""
+    """The configured extractor, switching per tenant (``extraction.modes``): heuristic
+    always; llm and hybrid when a model is configured (the llm one falls back to the
+    heuristic one). The default mode, ``settings.extractor``, names the worker."""
     from memledger.extraction.heuristic import HeuristicExtractor  # noqa: PLC0415 - large; load on use
 
     heuristic = HeuristicExtractor()
-    if settings.extractor == "heuristic":
-        return heuristic
-    if not settings.llm_model:
-        raise InvalidCommand("MEMLEDGER_EXTRACTOR=llm needs MEMLEDGER_LLM_MODEL")
-    return LlmExtractor(
-        settings.llm_model,
-        heuristic,
-        options=settings.llm_options,
-        retries=settings.llm_retries,
-        timeout_s=settings.llm_timeout_s,
-    )
+    by_mode: dict[ExtractionMode, Extractor] = {"heuristic": heuristic}
+    if settings.llm_model:
+        llm = LlmExtractor(
+            settings.llm_model,
+            heuristic,
+            options=settings.llm_options,
+            retries=settings.llm_retries,
+            timeout_s=settings.llm_timeout_s,
+        )
+        by_mode["llm"] = llm
+        by_mode["hybrid"] = HybridExtractor(heuristic, llm, sample_every=settings.hybrid_sample_every)
+    elif settings.extractor != "heuristic":
+        raise InvalidCommand(f"MEMLEDGER_EXTRACTOR={settings.extractor} needs MEMLEDGER_LLM_MODEL")
+    return ModeSwitch(by_mode[settings.extractor], by_mode)
 
 
 def build_worker(database: Database, extractor: Extractor | None = None) -> ExtractionWorker:
@@ -193,6 +202,29 @@ def preload_embedder(database: Database) -> None:
     chosen = build_embedder(database.settings)
     if isinstance(chosen, MiniLmEmbedder):
         chosen.load()
+
+
+def names_a_model(settings: Settings) -> bool:
+    """Whether the settings name a litellm model (the LLM extractor's, which a tenant can
+    switch to, or an embedding model other than the offline one): litellm will load anyway."""
+    litellm_embedding = settings.embedding_model not in ("minilm", "minilm-float32")
+    return settings.llm_model is not None or litellm_embedding
+
+
+def warm_tokenizers(settings: Settings) -> bool:
+    """Start importing litellm in the background when the settings name a model, so the
+    first context request naming one counts by its tokenizer; whether it started. Until
+    then requests count by the estimate (``context.request_counter``)."""
+    if not names_a_model(settings):
+        return False
+    tokens.TOKENIZERS.warm()
+    return True
+
+
+def load_tokenizers() -> None:
+    """Import litellm now, in the caller's thread: a one-shot command naming a model has
+    no deadline to keep and should count by that model's tokenizer."""
+    tokens.TOKENIZERS.load()
 
 
 class Background:

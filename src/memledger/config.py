@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     # database errors): GET /health?detail=1 with Authorization: Bearer <it>. Unset:
     # nobody reads them over HTTP; `memledger projections status` still shows them.
     operator_key: SecretStr | None = None
+    # Set: an HTTP request (API or MCP) naming a user must carry a signed scope assertion
+    # (X-Memledger-Scope) the app minted with its tenant's secret derived from this one
+    # (service/scope_assertions.py), so an API key alone names nobody. Unset: not asked.
+    scope_secret: SecretStr | None = None
     idle_in_transaction_timeout_ms: int = Field(default=60_000, ge=0)
     poll_interval_s: float = Field(default=0.1, gt=0)
     notify_on_append: bool = False
@@ -50,7 +54,11 @@ class Settings(BaseSettings):
     # core; 0: no limit.
     context_concurrency: int | None = Field(default=None, ge=0)
     pool_size: int = Field(default=5, ge=1)
-    extractor: Literal["heuristic", "llm"] = "heuristic"
+    # The default extraction mode; a tenant may choose its own (``memledger settings``).
+    # llm and hybrid need llm_model (docs/llm-extraction.md).
+    extractor: Literal["heuristic", "llm", "hybrid"] = "heuristic"
+    # Hybrid mode also sends every n-th user turn to the model, as a sample (0: none).
+    hybrid_sample_every: int = Field(default=0, ge=0)
     llm_model: str | None = None
     llm_options: dict[str, Any] = Field(default_factory=dict)
     llm_timeout_s: float = Field(default=30.0, gt=0)

@@ -31,6 +31,19 @@ class InvalidIdentifier(InvalidCommand):
 
 
 @dataclass
+class InvalidField(InvalidCommand):
+    """One field of a command is wrong (a time without a timezone, an id given twice, a
+    statement holding a credential); ``field`` names it as the caller sent it
+    (``turns.2.occurred_at``). Nothing was written."""
+
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field} {self.message}"
+
+
+@dataclass
 class PayloadTooLarge(InvalidCommand):
     """An event's encoded payload is above the configured limit."""
 

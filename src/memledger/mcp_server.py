@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -23,7 +24,7 @@ from memledger import bootstrap
 from memledger.bootstrap import Database
 from memledger.errors import InvalidCommand, LedgerError, Unauthorized
 from memledger.formatting.names import names_for
-from memledger.service import context, keys, memory, provenance, scope_ids, search
+from memledger.service import context, keys, memory, provenance, scope_assertions, scope_ids, search
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
 from memledger.store import outage
@@ -98,6 +99,16 @@ def _explained(tool: Callable[..., T]) -> Callable[..., T]:
     return run
 
 
+def _check_scope(database: Database, ctx: Context, tenant_id: str, user: str | None, *, fixed: bool) -> None:
+    """Refused unless the HTTP request asserts ``user`` (``MEMLEDGER_SCOPE_SECRET`` set)."""
+    secret = database.settings.scope_secret
+    if fixed or secret is None or not user:
+        return
+    request = getattr(ctx.request_context, "request", None)
+    header = (getattr(request, "headers", {}) or {}).get(scope_assertions.HEADER.lower())
+    scope_assertions.check(secret.get_secret_value(), tenant_id, [user], header, now=int(time.time()))
+
+
 def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServer:
     """The MCP server over ``database``: a fixed tenant (stdio) or one per API key (HTTP)."""
     server = MCPServer(name="memledger", instructions=INSTRUCTIONS, version="1")
@@ -113,9 +124,13 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
             raise Unauthorized(NO_KEY)
         return found
 
-    def caller(ctx: Context) -> tuple[str, Engine]:
-        """The caller's tenant, and the application role's engine fenced to it."""
+    def caller(ctx: Context, user: str | None = None) -> tuple[str, Engine]:
+        """The caller's tenant, and the application role's engine fenced to it. Over
+        HTTP with ``MEMLEDGER_SCOPE_SECRET`` set, a call naming ``user`` needs the app's
+        signed assertion for that user in the request's ``X-Memledger-Scope``: the model
+        picks a tool's arguments, the app's assertion decides whom it may name."""
         found = tenant(ctx)
+        _check_scope(database, ctx, found, user, fixed=tenant_id is not None)
         return found, database.for_tenant(found)
 
     @server.tool()
@@ -139,7 +154,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         It fits `budget_chars` and, if given, `max_tokens` (counted with `model`'s tokenizer when
         named, else estimated). Past `deadline_ms` (default: the server's) it is empty. An empty
         block says why nothing applies."""
-        caller_tenant, engine = caller(ctx)
+        caller_tenant, engine = caller(ctx, user)
         context.check_agent_request(request, budget_chars)  # as over HTTP
         select = context.SelectRequest(
             tenant_id=caller_tenant,
@@ -176,7 +191,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         ["turn"]). Each result has an id, its text, a score, the turns it came from (each
         with its speaker and time, best first) and, for a past turn or a shared fact, who
         said it (a name, "the user", or "another user (…)": then its "I" is that person)."""
-        caller_tenant, engine = caller(ctx)
+        caller_tenant, engine = caller(ctx, user)
         scopes, vectors = _scopes(session, project, user, org), bootstrap.vector_search(database)
         found = search.search(engine, caller_tenant, scopes, query, k=k, kinds=kinds, vector_search=vectors)
         names = names_for(scope_ids.stored_scopes(engine, caller_tenant, scopes))
@@ -216,7 +231,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         conversation's scopes (`session`, `project`, `user`, `org`): only what was said where they
         share one is answered, as in memory_context. A depth out of range, a relation that cannot be
         one or an unknown entity type is an error."""
-        caller_tenant, engine = caller(ctx)
+        caller_tenant, engine = caller(ctx, user)
         scopes = _scopes(session, project, user, org)
         answer = search.query_graph(
             engine,
@@ -249,7 +264,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         `speaker`'s name when several people talk (default: `user`, if it is a name)."""
         scopes = _scopes(session, project, user, org)
         turn = TurnInput(role=role, text=text, scopes=scopes, turn_id=turn_id, speaker=speaker)
-        caller_tenant, engine = caller(ctx)
+        caller_tenant, engine = caller(ctx, user)
         results = record_turns(engine, caller_tenant, [turn])
         return {"positions": [p for r in results for p in r.positions], "replayed": all(r.replayed for r in results)}
 
@@ -271,7 +286,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         Use when the user says "remember that..." or a decision is made."""
         if statement is None and memory_id is None:
             raise InvalidCommand("give a statement or a memory_id")
-        caller_tenant, engine = caller(ctx)
+        caller_tenant, engine = caller(ctx, user)
         new_id = memory.promote(
             engine,
             caller_tenant,
@@ -298,7 +313,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         version) and the conversation turns behind it. Give the conversation's scopes (`session`,
         `project`, `user`, `org`): only a memory this conversation could be shown is answered, with
         only the turns it may see, as in memory_context; another is not found."""
-        caller_tenant, engine = caller(ctx)
+        caller_tenant, engine = caller(ctx, user)
         scopes = _scopes(session, project, user, org)
         found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, caller_tenant, item_id, scopes))
         return found

@@ -463,7 +463,13 @@ def test_with_capture_off_turns_are_refused_and_nothing_is_written(new_caller: N
     caller = new_caller("capture")
     switched = caller.http.post("/v1/settings", json={"capture": False})
     assert switched.status_code == 200
-    assert switched.json() == {"capture": False, "recall": True, "auto_promote": False, "broad_scope_writes": False}
+    assert switched.json() == {
+        "capture": False,
+        "recall": True,
+        "auto_promote": False,
+        "broad_scope_writes": False,
+        "extraction_mode": None,
+    }
     assert caller.http.get("/v1/settings").json()["capture"] is False
     refused = caller.http.post("/v1/turns", json=turn("Project Kite uses Redis.", "kite"))
     assert "capture" in error_of(refused, 403, "capture_off")["message"]

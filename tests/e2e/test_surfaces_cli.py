@@ -25,6 +25,7 @@ from tests.e2e.conftest import ApiServer, Done, Surfaces, run_cli_chains
 STATEMENT = "Project Condor uses PostgreSQL."
 SCOPE_ARGS = ["--project", "condor", "--session", "c1", "--user", "erin"]
 REQUEST = "Which database does Condor use?"
+MODEL_ARGS = ["--max-tokens", "300", "--json"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ def run(surfaces: Surfaces) -> Run:
                 ("as of the turn", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(turn_position), "--json"]),
                 ("as of the fact", ["context", REQUEST, *t, *SCOPE_ARGS, "--as-of", str(fact_position), "--json"]),
                 ("request saying replay", ["context", "--request", "replay", *t, *SCOPE_ARGS, "--json"]),
+                ("by a model", ["context", REQUEST, *t, *SCOPE_ARGS, "--model", "gpt-4o", *MODEL_ARGS]),
             ],
             [
                 ("search", ["search", "Condor PostgreSQL", *t, *SCOPE_ARGS, "--json"]),
@@ -252,3 +254,10 @@ def test_a_bad_argument_exits_2_with_a_message(run: Run, name: str, message: str
     assert done.returncode == 2
     assert message in done.stderr
     assert done.stdout == ""
+
+
+def test_context_naming_a_model_counts_by_its_tokenizer(run: Run) -> None:
+    """A one-shot command has no deadline: it loads the model's tokenizer, not the estimate."""
+    answer = json.loads(ok(run.results["by a model"]))
+    assert answer["tokens_estimated"] is False
+    assert "Condor" in answer["block"]

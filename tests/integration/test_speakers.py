@@ -80,14 +80,19 @@ def test_the_http_selection_gives_the_speakers(ledger: MemoryLedger, tenant: str
         answer = http.post("/v1/memory/select", json=body)
     assert answer.status_code == 200, answer.text
     [vim] = [item for item in answer.json()["items"] if item["text"] == VIM]
-    assert vim["said_by"] == [scope_ids.stored_id(ledger.engine, tenant, "user", "grace")]
+    grace = scope_ids.stored_id(ledger.engine, tenant, "user", "grace")
+    assert vim["said_by"] == [f"another user ({grace.rsplit('.', 1)[-1][:8]})"]  # not an id Ada could name
+    assert grace not in answer.text
 
 
 def test_search_says_who_said_a_shared_fact_and_a_turn(ledger: MemoryLedger, tenant: str) -> None:
     grace = scope_ids.stored_id(ledger.engine, tenant, "user", "grace")
     found = {item.kind: item for item in ledger.search(tenant, "Vim over Emacs", scopes=ADA) if VIM in item.text}
     assert set(found) == {"fact", "turn"}
-    assert found["fact"].said_by == found["turn"].said_by == (grace,)
+    # another user by their id's first digits, never the whole id (it would name their memory)
+    assert found["fact"].said_by == found["turn"].said_by == (f"another user ({grace[9:17]})",)
+    graces = {item.kind: item for item in ledger.search(tenant, "Vim over Emacs", scopes=GRACE) if VIM in item.text}
+    assert graces["fact"].said_by == (grace,)  # her own id, which she named
 
 
 def test_the_mcp_search_says_in_words_who_said_it(ledger: MemoryLedger, tenant: str) -> None:

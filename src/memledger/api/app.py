@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
@@ -9,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from memledger import bootstrap
 from memledger.api import errors, routes_memory, routes_ops
 from memledger.api.intake import Intake
 from memledger.api.schemas import ErrorOut
@@ -24,6 +27,16 @@ def _operator_key_of(database: Database) -> str | None:
     return None if secret is None else secret.get_secret_value()
 
 
+def _lifespan(database: Database) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # At once, in the background: ready to serve before litellm is imported.
+        bootstrap.warm_tokenizers(database.settings)
+        yield
+
+    return lifespan
+
+
 def create_app(
     database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY, operator_key: str | None = None
 ) -> FastAPI:
@@ -36,6 +49,7 @@ def create_app(
             (401, "no valid API key (a request with a body is refused before its body is read)"),
             (403, "refused by the tenant's switches (e.g. capture is off)"),
             (404, "no such item for this tenant"),
+            (408, "the request body came too slowly (request_timeout)"),
             (409, "a concurrency conflict"),
             (413, "the request body is too large (counted as it arrives)"),
             (422, "the request is invalid: code invalid_request, naming the field when it is one"),
@@ -48,6 +62,7 @@ def create_app(
         version="1",
         description="An event-sourced memory ledger for LLM agents. Every request is authenticated with an "
         "API key bound to one tenant (Authorization: Bearer <key>, or X-API-Key).",
+        lifespan=_lifespan(database),
     )
     app.state.database = database
     app.add_exception_handler(LedgerError, errors.ledger_error)

@@ -1,9 +1,12 @@
-"""Request dependencies: the database, the tenant of the caller's API key, and the key
-itself as the actor of every write."""
+"""Request dependencies: the database, the tenant of the caller's API key, the key
+itself as the actor of every write, and (when the deployment asks for them) the signed
+scope assertions that let a request name a user."""
 
 from __future__ import annotations
 
-from typing import Annotated, NamedTuple
+import json
+import time
+from typing import Annotated, Any, NamedTuple
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -13,7 +16,7 @@ from sqlalchemy.engine import Engine
 from memledger.api.intake import HOLDER_STATE
 from memledger.bootstrap import Database
 from memledger.errors import DatabaseUnavailable, Unauthorized
-from memledger.service import keys
+from memledger.service import keys, scope_assertions
 from memledger.store import db
 
 _bearer = HTTPBearer(auto_error=False)
@@ -45,8 +48,45 @@ def _holder(request: Request, key: str | None) -> tuple[str, str] | None:
     return keys.holder_for(database_of(request).engine, key) if key else None
 
 
-def tenant(request: Request, key: Annotated[str | None, Depends(api_key)]) -> str:
-    """The tenant the request's API key is bound to; 401 without a valid key.
+async def named_users(request: Request) -> tuple[str, ...]:
+    """The users a request names (``user=`` in its query, ``scopes.user`` in its body or
+    in each of its turns), read only when the deployment asks for scope assertions. The
+    body was read (and is kept) before dependencies run, so nothing is read twice."""
+    if database_of(request).settings.scope_secret is None:
+        return ()
+    users = [u for u in request.query_params.getlist("user") if u]
+    if request.method in ("POST", "PUT", "PATCH"):
+        try:
+            body = json.loads(await request.body() or b"null")
+        except ValueError:
+            body = None  # the route refuses it (422)
+        users += _body_users(body)
+    return tuple(users)
+
+
+def _body_users(body: Any) -> list[str]:
+    """``scopes.user`` of a body, and of each of its ``turns``."""
+    turns = body.get("turns") if isinstance(body, dict) else None
+    parts: list[Any] = turns if isinstance(turns, list) else [body]
+    found = [p.get("scopes") for p in parts if isinstance(p, dict)]
+    return [s["user"] for s in found if isinstance(s, dict) and isinstance(s.get("user"), str) and s["user"]]
+
+
+def _check_scope(request: Request, tenant_id: str, users: tuple[str, ...]) -> None:
+    """403 unless each user the request names is asserted by the app (when asked for)."""
+    secret = database_of(request).settings.scope_secret
+    if secret is not None and users:
+        header = request.headers.get(scope_assertions.HEADER)
+        scope_assertions.check(secret.get_secret_value(), tenant_id, users, header, now=int(time.time()))
+
+
+def tenant(
+    request: Request,
+    key: Annotated[str | None, Depends(api_key)],
+    users: Annotated[tuple[str, ...], Depends(named_users)],
+) -> str:
+    """The tenant the request's API key is bound to; 401 without a valid key, 403 when
+    it names a user the app has not asserted (``MEMLEDGER_SCOPE_SECRET`` set).
 
     The lookup runs as the owner: finding which tenant a key belongs to is the one
     question asked across tenants (by the key's hash, which reveals nothing else).
@@ -54,6 +94,7 @@ def tenant(request: Request, key: Annotated[str | None, Depends(api_key)]) -> st
     found = _holder(request, key)
     if found is None:
         raise Unauthorized(_NO_KEY)
+    _check_scope(request, found[0], users)
     return found[0]
 
 
@@ -82,7 +123,11 @@ class Reader(NamedTuple):
     actor: str
 
 
-def context_reader(request: Request, key: Annotated[str | None, Depends(api_key)]) -> Reader | None:
+def context_reader(
+    request: Request,
+    key: Annotated[str | None, Depends(api_key)],
+    users: Annotated[tuple[str, ...], Depends(named_users)],
+) -> Reader | None:
     """``tenant`` and ``tenant_engine`` for the context endpoints, which never fail the
     agent's chat loop: None when the database cannot look the key up (it is down), so
     the route answers an empty block that says why. An empty block holds nothing of
@@ -99,6 +144,7 @@ def context_reader(request: Request, key: Annotated[str | None, Depends(api_key)
     if found is None:
         raise Unauthorized(_NO_KEY)
     tenant_id, key_id = found
+    _check_scope(request, tenant_id, users)
     return Reader(tenant_id, database_of(request).for_tenant(tenant_id), f"api:key:{key_id}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
@@ -112,9 +113,29 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
 _HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
 
 
+def unparsable(cause: BaseException | None) -> str | None:
+    """Why a body FastAPI could not parse (it answers 400 "There was an error parsing
+    the body", the reason in its ``__cause__``) is wrong input, said as such; None for
+    any other cause."""
+    if isinstance(cause, UnicodeDecodeError):
+        return f"the request body is not valid UTF-8 (byte {cause.start} cannot be decoded)"
+    if isinstance(cause, RecursionError):
+        return "the request body is not valid JSON here: it is nested too deeply"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        limit = sys.get_int_max_str_digits()
+        return f"the request body is not valid JSON here: it holds an integer of more than {limit} digits"
+    if isinstance(cause, ValueError):
+        return f"the request body could not be parsed: {cause}"
+    return None
+
+
 async def http_error(request: Request, error: Exception) -> JSONResponse:
-    """Starlette's own errors (unknown route, wrong method) in the same JSON shape."""
+    """Starlette's own errors (unknown route, wrong method) in the same JSON shape; a
+    body that could not be parsed as ``invalid_request``, saying why."""
     assert isinstance(error, StarletteHTTPException)
+    reason = unparsable(error.__cause__) if error.status_code == 400 else None
+    if reason is not None:
+        return error_response(422, INVALID_REQUEST, reason)
     code = _HTTP_CODES.get(error.status_code, "http_error")
     return error_response(error.status_code, code, str(error.detail))
 

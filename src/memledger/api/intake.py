@@ -9,6 +9,8 @@ hold hundreds of megabytes before being told 401.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Awaitable, Callable
 
 from sqlalchemy import exc as sa_exc
@@ -24,6 +26,14 @@ from memledger.errors import DatabaseUnavailable
 HOLDER_STATE = "key_holder"
 
 Lookup = Callable[[str], tuple[str, str] | None]
+
+# How long a body may take: BODY_TIMEOUT_S from the first read, one second more per
+# MIN_BODY_RATE bytes received (mod_reqtimeout's rule). Uvicorn has no timeout while a
+# body arrives, so a client that stalls, or trickles a byte a minute, would hold its
+# connection and the request's thread for ever. A client sending at 500 B/s or more
+# never meets it.
+BODY_TIMEOUT_S = 15.0
+MIN_BODY_RATE = 500
 
 
 def key_of(headers: Headers) -> str | None:
@@ -53,15 +63,26 @@ class Intake:
     - a request with a body and no valid key (401; ``lookup`` finds the key's holder).
 
     Then count the body's bytes as the application receives them and answer 413 as
-    soon as they pass the limit, without reading the rest. A key the database cannot
+    soon as they pass the limit, without reading the rest, or 408 when the body comes
+    too slowly (``BODY_TIMEOUT_S``, ``MIN_BODY_RATE``). A key the database cannot
     check (it is down) is left to the route, which answers 503 or, for context, an
     empty block; the body it reads is still limited.
     """
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, lookup: Lookup) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int,
+        lookup: Lookup,
+        body_timeout_s: float = BODY_TIMEOUT_S,
+        min_body_rate: int = MIN_BODY_RATE,
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.lookup = lookup
+        self.body_timeout_s = body_timeout_s
+        self.min_body_rate = min_body_rate
         self.too_large = f"request bodies are limited to {max_body_bytes} bytes"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -110,7 +131,9 @@ class _Counted:
         self.intake, self.scope, self.receive, self.send = intake, scope, receive, send
         self.received = 0
         self.started = False  # the application began its response
-        self.refused = False  # we answered 413 ourselves
+        self.refused = False  # we answered 413 or 408 ourselves
+        self.first_read: float | None = None
+        self.body_done = False  # the whole body came: later reads wait for a disconnect, untimed
 
     async def run(self) -> None:
         await self.intake.app(self.scope, self._receive, self._send)
@@ -118,15 +141,38 @@ class _Counted:
     async def _receive(self) -> Message:
         if self.refused:
             return {"type": "http.disconnect"}
-        message = await self.receive()
+        if self.body_done:
+            return await self.receive()
+        try:
+            message = await asyncio.wait_for(self.receive(), self._time_left())
+        except TimeoutError:
+            return await self._refuse(408, "request_timeout", self._too_slow())
         if message["type"] != "http.request":
             return message
+        self.body_done = not message.get("more_body", False)
         self.received += len(message.get("body", b""))
         if self.received <= self.intake.max_body_bytes:
             return message
+        return await self._refuse(413, "body_too_large", self.intake.too_large)
+
+    def _time_left(self) -> float:
+        now = time.monotonic()
+        if self.first_read is None:
+            self.first_read = now
+        allowed = self.intake.body_timeout_s + self.received / self.intake.min_body_rate
+        return max(self.first_read + allowed - now, 0.0)
+
+    def _too_slow(self) -> str:
+        took = time.monotonic() - (self.first_read or 0.0)
+        return (
+            f"the request body came too slowly: {self.received} bytes in {took:.0f} s "
+            f"(bodies get {self.intake.body_timeout_s:g} s, and 1 s more per {self.intake.min_body_rate} bytes)"
+        )
+
+    async def _refuse(self, status: int, code: str, message: str) -> Message:
         self.refused = True
         if not self.started:  # else the application answered already, without the body
-            await _refusal(413, "body_too_large", self.intake.too_large)(self.scope, self.receive, self.send)
+            await _refusal(status, code, message)(self.scope, self.receive, self.send)
         # The application sees the client gone: it stops reading and what it then
         # answers is dropped by _send.
         return {"type": "http.disconnect"}

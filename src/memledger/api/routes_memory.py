@@ -6,7 +6,7 @@ import uuid
 from typing import Annotated, Any, Literal
 
 import msgspec
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from memledger.api.deps import Actor, ContextReader, Fenced, Tenant, database_of
 from memledger.api.schemas import (
@@ -27,13 +27,14 @@ from memledger.api.schemas import (
     TurnIn,
     TurnsAccepted,
     TurnsIn,
+    storable_text,
 )
 from memledger.bootstrap import vector_search
 from memledger.service import context, memory, provenance, search, tenant_settings
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes, Selection, TenantSettingsChanged
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(storable_text)])  # one rule for text (schemas.storable_text)
 
 # What a command's answer means: 200 when the read models show the change before the
 # answer (the next context call does), 202 when it is recorded but they had not caught
@@ -109,7 +110,10 @@ def post_turns(
         for t in turns
     ]
     database = database_of(request)
-    results = record_turns(engine, tenant_id, inputs, max_payload_bytes=database.settings.max_payload_bytes)
+    batch = isinstance(body, TurnsIn)  # a bad turn is named as sent: turns.2.occurred_at, or occurred_at
+    results = record_turns(
+        engine, tenant_id, inputs, max_payload_bytes=database.settings.max_payload_bytes, indexed=batch
+    )
     positions = [p for r in results for p in r.positions]
     replayed = sum(r.appended_before for r in results)
     return TurnsAccepted(positions=sorted(positions), turn_ids=[t.turn_id or "" for t in inputs], replayed=replayed)
@@ -186,9 +190,11 @@ def post_select(body: SelectIn, request: Request, reader: ContextReader) -> Sele
         deadline_ms=body.deadline_ms or database.settings.context_deadline_ms,
     )
     selection = context.select(engine, select, vector_search=vector_search(database))
+    own = selection.scopes.user if selection.scopes else None
+    unnamed = msgspec.structs.replace(selection, items=tuple(search.others_unnamed(i, own) for i in selection.items))
     return SelectionOut(
         request=selection.request,
-        items=_items(selection),
+        items=_items(unnamed),
         empty_reason=selection.empty_reason,
         as_of=selection.as_of,
     )

@@ -7,16 +7,16 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from memledger.api.deps import Fenced, Tenant, database_of
-from memledger.api.schemas import EventsPage
+from memledger.api.schemas import EventsPage, storable_text
 from memledger.bootstrap import build_worker
 from memledger.errors import Unauthorized
 from memledger.service import health, ledger_pages, projections
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(storable_text)])  # one rule for text (schemas.storable_text)
 
 
 @router.get("/v1/events", response_model=EventsPage, tags=["auditors"])

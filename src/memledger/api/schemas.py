@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from memledger.errors import InvalidIdentifier
 from memledger.service.context import MAX_BUDGET_CHARS, MAX_DEADLINE_MS, MAX_REQUEST_CHARS, MIN_BUDGET_CHARS
 from memledger.service.ledger_pages import MAX_POSITION, position_of
+from memledger.service.memory import MAX_PROMOTED_STATEMENT
 from memledger.store.identifiers import check_identifier
 
 Scope = Literal["session", "project", "user", "org"]
@@ -64,20 +68,62 @@ def _in_utc_range(moment: datetime | None) -> datetime | None:
     return moment
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-def _storable(text: str | None) -> str | None:
-    """Text the ledger can store, else a validation error naming the caller's field:
-    PostgreSQL cannot store NUL, and UTF-8 cannot encode a lone surrogate (which a
-    JSON escape such as \\ud800 gives). Checked here, not when the event is encoded,
-    so the error names the field sent (turns.0.text), not the event's ($.text)."""
-    if text is not None:
-        if "\x00" in text:
-            raise PydanticCustomError("storable", "holds a NUL character, which PostgreSQL cannot store")
-        if _SURROGATE.search(text):
-            raise PydanticCustomError("storable", "holds a lone surrogate, which UTF-8 cannot encode")
-    return text
+def _unstorable(text: str) -> str | None:
+    """Why the ledger cannot store ``text``, or None: PostgreSQL cannot store NUL, and
+    UTF-8 cannot encode a lone surrogate (which a JSON escape such as \\ud800 gives)."""
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return None
+    if found.group() == "\x00":
+        return "holds a NUL character, which PostgreSQL cannot store"
+    return "holds a lone surrogate, which UTF-8 cannot encode"
+
+
+def _refuse_unstorable(location: tuple[str | int, ...], text: str, body: object = None) -> None:
+    reason = _unstorable(text)
+    if reason is not None:
+        raise RequestValidationError([{"type": "storable", "loc": location, "msg": reason}], body=body)
+
+
+async def storable_text(request: Request) -> None:
+    """The one rule for text, a dependency of every route: a path parameter, query
+    parameter or string of the JSON body (a key too) that the ledger cannot store is
+    refused (422 ``invalid_request``) naming the caller's field (``turns.1.subject``,
+    ``q``), before any use case sees it; none replaces it (context did, with U+FFFD) or
+    names the event's field (``$.text``) instead. A route's body was read and parsed
+    by FastAPI before its dependencies run, and the request keeps both: neither is done
+    again."""
+    for name, value in request.path_params.items():
+        if isinstance(value, str):
+            _refuse_unstorable(("path", name), value)
+    for name, value in request.query_params.multi_items():
+        _refuse_unstorable(("query", name), value)
+    if not await request.body():
+        return
+    try:
+        parsed = await request.json()
+    except (ValueError, RecursionError):
+        return  # not JSON (a body of another type): the route's schema refuses it
+    _walk_body(parsed)
+
+
+def _walk_body(parsed: object) -> None:
+    """Refuse the first unstorable string of a parsed body, breadth first (without
+    recursion: a body may be nested as deep as the JSON parser allows)."""
+    queue: deque[tuple[tuple[str | int, ...], object]] = deque([(("body",), parsed)])
+    while queue:
+        location, value = queue.popleft()
+        if isinstance(value, str):
+            _refuse_unstorable(location, value, parsed)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                _refuse_unstorable((*location, str(key)), str(key), parsed)
+                queue.append(((*location, str(key)), item))
+        elif isinstance(value, list):
+            queue.extend(((*location, index), item) for index, item in enumerate(value))
 
 
 def _identifier(value: str | None) -> str | None:
@@ -91,7 +137,6 @@ def _identifier(value: str | None) -> str | None:
     return value
 
 
-Storable = AfterValidator(_storable)
 Identifier = AfterValidator(_identifier)
 
 
@@ -110,7 +155,7 @@ class ScopesIn(Strict):
 
 class TurnIn(Strict):
     role: Literal["user", "assistant", "system", "tool"]
-    text: Annotated[str, Storable] = Field(max_length=200_000)
+    text: str = Field(max_length=200_000)
     scopes: ScopesIn = ScopesIn()
     turn_id: Annotated[str | None, Identifier] = Field(default=None, min_length=1, max_length=200)
     occurred_at: Annotated[datetime | None, AfterValidator(_in_utc_range)] = None
@@ -160,7 +205,10 @@ class Item(BaseModel):
     conflict_id: str | None = None
     source_turns: list[str] = []
     reasons: list[str] = []
-    said_by: list[str] = Field(default=[], description="a fact of a shared scope: its speakers' stored user ids")
+    said_by: list[str] = Field(
+        default=[],
+        description="a fact of a shared scope: who said it: the request's own stored user id, else 'another user (…)'",
+    )
     speakers: list[str] = Field(default=[], description="their names, where their turns were recorded with one")
     cited: list[CitedTurn] = Field(default=[], description="each cited turn: its id, speaker and time (search)")
 
@@ -188,8 +236,8 @@ class PromoteIn(Strict):
     scope: Scope
     scopes: ScopesIn
     memory_id: Annotated[str | None, Identifier] = Field(default=None, max_length=200)
-    statement: Annotated[str | None, Storable] = Field(default=None, max_length=5000)
-    key: Annotated[str | None, Storable] = Field(default=None, max_length=1000)
+    statement: str | None = Field(default=None, max_length=MAX_PROMOTED_STATEMENT)
+    key: str | None = Field(default=None, max_length=1000)
 
 
 class PromoteOut(BaseModel):
@@ -197,7 +245,7 @@ class PromoteOut(BaseModel):
 
 
 class ReasonIn(Strict):
-    reason: Annotated[str, Storable] = Field(default="", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class ChangedOut(BaseModel):
@@ -209,7 +257,7 @@ class ChangedOut(BaseModel):
 
 class ResolveIn(Strict):
     chosen_memory_id: Annotated[str, Identifier] = Field(min_length=1, max_length=200)
-    reason: Annotated[str, Storable] = Field(default="", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class ResolvedOut(BaseModel):
@@ -222,6 +270,9 @@ class SettingsIn(Strict):
     recall: bool | None = None
     auto_promote: bool | None = None
     broad_scope_writes: bool | None = None
+    extraction_mode: Literal["heuristic", "llm", "hybrid"] | None = Field(
+        default=None, description="how this tenant's turns are extracted from now on (docs/llm-extraction.md)"
+    )
 
 
 class SettingsOut(BaseModel):
@@ -229,6 +280,9 @@ class SettingsOut(BaseModel):
     recall: bool
     auto_promote: bool
     broad_scope_writes: bool
+    extraction_mode: Literal["heuristic", "llm", "hybrid"] | None = Field(
+        default=None, description="None: the server's configured extractor (MEMLEDGER_EXTRACTOR)"
+    )
 
 
 class EventsPage(BaseModel):

@@ -226,6 +226,8 @@ def context_command(args: argparse.Namespace) -> int:
             as_of=parse_as_of(args.as_of),
             deadline_ms=database.settings.context_deadline_ms,
         )
+        if args.model:
+            bootstrap.load_tokenizers()
         served = context.build_context(
             database.for_tenant(args.tenant),
             request,
@@ -242,6 +244,7 @@ def context_command(args: argparse.Namespace) -> int:
                 {
                     "block": served.block.text,
                     "event_id": served.event_id,
+                    "tokens_estimated": served.tokens_estimated,
                     "selection": msgspec.to_builtins(served.selection),
                 }
             )

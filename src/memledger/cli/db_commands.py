@@ -1,15 +1,19 @@
-"""``memledger db status|start|stop|advance-ids`` and ``memledger migrate``."""
+"""``memledger db status|start|stop|advance-ids|compact`` and ``memledger migrate``."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from memledger import bootstrap
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
+from memledger.service import compaction
 from memledger.store import db, migrate, restored
 
 
@@ -29,6 +33,16 @@ def register(commands: Any) -> None:
         help="after restoring a logical dump on another server: move the server's transaction ids past the ledger's",
     )
     advance.set_defaults(handler=advance_ids_command)
+    compact = db_sub.add_parser(
+        "compact",
+        help="after erasures: rewrite the tables and indexes holding erasable text (VACUUM FULL, then"
+        " CHECKPOINT), so erased text leaves PostgreSQL's files; locks each table exclusively while it runs:"
+        " a maintenance window's step",
+    )
+    compact.add_argument(
+        "--json", action="store_true", help="print one JSON object (default: a line per table for people)"
+    )
+    compact.set_defaults(handler=compact_command)
     mig = commands.add_parser("migrate", help="run the ledger's migrations up to head")
     mig.set_defaults(handler=migrate_command)
 
@@ -126,3 +140,30 @@ def migrate_command(args: argparse.Namespace) -> int:
     finally:
         database.close()
     return 0
+
+
+def compact_command(args: argparse.Namespace) -> int:
+    """Rewrite every erasable table and its indexes, then CHECKPOINT; exit 1 when the
+    checkpoint was refused (the old files then go at the server's next one)."""
+    print(
+        "compacting: each table is locked exclusively while it is rewritten (reads and writes wait)",
+        file=sys.stderr,
+    )
+    database = bootstrap.connect(Settings(), run_migrations=False)
+    try:
+        report = compaction.compact(database.engine)
+    finally:
+        database.close()
+    if args.json:
+        print(json_line(msgspec.to_builtins(report)))
+        return 0 if report.checkpoint else 1
+    for table in report.rewritten:
+        print(f"rewrote {table.table}: {table.bytes_before} -> {table.bytes_after} bytes in {table.seconds:.3f} s")
+    if report.checkpoint:
+        print(f"checkpoint done; {len(report.rewritten)} table(s) compacted in {report.seconds:.3f} s")
+        return 0
+    print(
+        "WARNING: CHECKPOINT refused (needs superuser or pg_checkpoint): the old files stay on disk"
+        " until the server's next checkpoint"
+    )
+    return 1

@@ -25,7 +25,9 @@ from memledger.cli import (
     extraction_commands,
     integrity_commands,
     projections_commands,
+    scope_commands,
     serve_commands,
+    settings_commands,
     startup,
 )
 from memledger.errors import (
@@ -84,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve_commands.register(commands)
     integrity_commands.register(commands)
     erasure_commands.register(commands)
+    settings_commands.register(commands)
+    scope_commands.register(commands)
     return parser
 
 

@@ -83,6 +83,7 @@ def serve_command(args: argparse.Namespace) -> int:
     except BaseException:
         database.close()
         raise
+    bootstrap.warm_tokenizers(settings)  # litellm's import starts now, in the background
     bootstrap.preload_embedder(database)  # so no request waits for the model
     background = None if args.no_workers else _start_workers(database, args.from_now)
     stop_watch = _watch_embedded(database)

@@ -26,9 +26,9 @@ from memledger.events import codec
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.extraction.secrets import find_secret
-from memledger.formatting import FORMATTER_VERSION, Block, render
+from memledger.formatting import FORMATTER_VERSION, Block, render, tokens
 from memledger.formatting.neutralise import neutralise
-from memledger.formatting.tokens import estimate, litellm_counter
+from memledger.formatting.tokens import TokenCounter, estimate, litellm_counter
 from memledger.projectors import checkpoints
 from memledger.selection import candidates, from_state, speakers, visibility
 from memledger.selection.candidates import QueryVector
@@ -351,6 +351,9 @@ class ServedContext:
     block: Block
     selection: Selection
     event_id: str
+    # A model was named but its tokenizer was still loading: the estimate counted the
+    # block's tokens, and the record says so (its token_model is None), for replays.
+    tokens_estimated: bool = False
 
 
 class ServedBlock(Block, frozen=True, kw_only=True):
@@ -377,8 +380,22 @@ def check_agent_request(request: str, budget_chars: int) -> None:
 
 
 def token_counter(model: str | None) -> Callable[[str], int]:
-    """The model's tokenizer through litellm when a model is named, an estimate otherwise."""
+    """The model's tokenizer through litellm when a model is named (imported now if need
+    be: for replays and commands), an estimate otherwise."""
     return litellm_counter(model) if model else estimate
+
+
+def request_counter(model: str | None) -> tuple[TokenCounter, str | None]:
+    """The counter of a request with a deadline, and the model it counts by: the
+    model's tokenizer if litellm is loaded, else the estimate (None) while it loads in
+    the background; the import takes seconds, never a request's."""
+    if model is None:
+        return estimate, None
+    ready = tokens.TOKENIZERS.counter_if_ready(model)
+    if ready is None:
+        log.warning("tokens estimated, not counted by %s: its tokenizer is still loading", model)
+        return estimate, None
+    return ready, model
 
 
 def build_context(
@@ -402,10 +419,12 @@ def build_context(
     if request.budget_chars < MIN_BUDGET_CHARS:
         raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
     _check_scopes(request.scopes)
+    count, counted_by = request_counter(token_model)  # recorded: a replay counts as this block did
+    estimated = counted_by != token_model
 
     def block_of(selection: Selection) -> Block:
         budget = {"max_chars": request.budget_chars, "max_tokens": max_tokens}
-        return render_block(selection, style=style, count_tokens=token_counter(token_model), **budget)
+        return render_block(selection, style=style, count_tokens=count, **budget)
 
     try:  # select and record by the stored ids (select, given them, keeps them as they are)
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
@@ -414,7 +433,7 @@ def build_context(
     except LedgerError as e:  # fail open, as select does; without the ids nothing can be recorded
         log.warning("context for tenant %s failed open: %s", request.tenant_id, e)
         failed = Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
-        return ServedContext(block=block_of(failed), selection=failed, event_id="")
+        return ServedContext(block=block_of(failed), selection=failed, event_id="", tokens_estimated=estimated)
     started, asked_at = time.monotonic(), datetime.now(UTC)  # asked before its transaction began
     conn: Connection | None = None
     if len(request.request) > MAX_REQUEST_CHARS:  # the caller's data, not its bug: fail open, recorded
@@ -436,13 +455,15 @@ def build_context(
         event_id = f"context:{uuid.uuid4()}"
         conn = conn or _connect(engine, request.tenant_id)
         recorded = conn is not None and _record(
-            conn, event_id, request, selection, block, style, max_tokens, token_model, actor, asked_at
+            conn, event_id, request, selection, block, style, max_tokens, counted_by, actor, asked_at
         )
     finally:
         if conn is not None:
             conn.close()
     # An id is given only for a block the ledger holds: a replay of it must find it.
-    return ServedContext(block=block, selection=selection, event_id=event_id if recorded else "")
+    return ServedContext(
+        block=block, selection=selection, event_id=event_id if recorded else "", tokens_estimated=estimated
+    )
 
 
 def _rendered(

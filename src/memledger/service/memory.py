@@ -18,7 +18,7 @@ import msgspec
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand, NotFound, ProjectionFailed
+from memledger.errors import InvalidCommand, InvalidField, NotFound, ProjectionFailed
 from memledger.events.catalogue import (
     MAX_SLOT_ID,
     ConflictResolved,
@@ -270,10 +270,11 @@ def promote(
         source_turns = tuple(fact.source_turns)
     if not statement or not statement.strip():
         raise InvalidCommand("promotion needs a memory_id or a statement")
-    _check_statement_length(statement)  # again: a fact's own words, for one stored before the cap
+    of_fact = memory_id is not None  # what fails now is the fact's, named by the memory_id sent
+    _check_statement_length(statement, of_fact=of_fact)  # again: a fact's own words, stored before the cap
     key = key or derived_key(kind, statement)
-    _check_no_secret("statement", statement)  # again: a fact stored before the guard knew its kind
-    _check_no_secret("key", key)
+    _check_no_secret("statement", statement, of_fact=of_fact)  # again: stored before the guard knew its kind
+    _check_no_secret("key", key, of_fact=of_fact)
     new_id = "promoted-" + short_hash(scope, scope_key, key, statement)
     event = MemoryPromoted(
         memory_id=new_id,
@@ -297,21 +298,29 @@ _PRIVATE = ("session", "user")  # scopes whose facts only their own requests rea
 MAX_PROMOTED_STATEMENT = 2000
 
 
-def _check_statement_length(statement: str) -> None:
+def _check_statement_length(statement: str, *, of_fact: bool = False) -> None:
     if len(statement) > MAX_PROMOTED_STATEMENT:
-        raise InvalidCommand(
-            f"statement is {len(statement):,} characters long, above the {MAX_PROMOTED_STATEMENT:,} a promoted "
+        said = (
+            f"is {len(statement):,} characters long, above the {MAX_PROMOTED_STATEMENT:,} a promoted "
             "memory may hold: promote a shorter statement"
         )
+        raise _refusal("statement", said, of_fact=of_fact)
 
 
-def _check_no_secret(field: str, text: str) -> None:
-    """InvalidCommand if ``text`` looks like a credential. A promoted memory is served at
+def _check_no_secret(field: str, text: str, *, of_fact: bool = False) -> None:
+    """InvalidField if ``text`` looks like a credential. A promoted memory is served at
     full confidence in every later context of its scope, so promotion gets the same guard
     as extraction; the message names the kind, never the value."""
     kind = find_secret(text)
     if kind is not None:
-        raise InvalidCommand(f"{field} looks like it holds a credential ({kind}); secrets are not stored as memories")
+        said = f"looks like it holds a credential ({kind}); secrets are not stored as memories"
+        raise _refusal(field, said, of_fact=of_fact)
+
+
+def _refusal(field: str, said: str, *, of_fact: bool) -> InvalidField:
+    """``field`` ``said``, naming the field sent: the ``memory_id`` when the text is the
+    fact's (promoted by id), not the caller's."""
+    return InvalidField("memory_id", f"names a fact whose {field} {said}") if of_fact else InvalidField(field, said)
 
 
 # A derived key is a short label of the statement: a long first word (a URL, a pasted

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -10,7 +11,7 @@ from datetime import UTC, datetime
 import msgspec
 from sqlalchemy.engine import Engine
 
-from memledger.errors import InvalidIdentifier, Refused
+from memledger.errors import InvalidField, InvalidIdentifier, Refused
 from memledger.events.catalogue import Role, Scopes, TurnRecorded
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.service import scope_ids, tenant_settings
@@ -89,6 +90,37 @@ def stored_turn(key: scope_ids.TenantKey, turn: TurnInput) -> TurnInput:
     return msgspec.structs.replace(turn, scopes=scopes, subject=subject)
 
 
+def check_turns(turns: Sequence[TurnInput], *, indexed: bool | None = None) -> None:
+    """Refuse turns with a bad one, naming its field as the caller sent it: with
+    ``indexed`` (default: when there is more than one turn) as ``turns.<index>.<field>``,
+    the index in ``turns`` (the store numbers its events per stream, and would name
+    ``events[1].event_id`` for ``turns.3.turn_id``), else as ``<field>``."""
+    if indexed is None:
+        indexed = len(turns) > 1
+    first_of: dict[str, int] = {}
+    for index, turn in enumerate(turns):
+        try:
+            _check_turn(turn)
+        except (InvalidIdentifier, InvalidField) as e:
+            if not indexed:
+                raise
+            raise dataclasses.replace(e, field=f"turns.{index}.{e.field}") from None
+        if turn.turn_id is not None:
+            first = first_of.setdefault(turn.turn_id, index)
+            if first != index:
+                raise InvalidField(f"turns.{index}.turn_id", f"{turn.turn_id!r} is also the id of turns.{first}")
+
+
+def _check_turn(turn: TurnInput) -> None:
+    scope_ids.check_scopes(turn.scopes)
+    if turn.subject:
+        scope_ids.check_raw("subject", turn.subject)
+    if turn.speaker is not None:
+        scope_ids.check_raw("speaker", turn.speaker)
+    if turn.occurred_at is not None and turn.occurred_at.utcoffset() is None:
+        raise InvalidField("occurred_at", "needs a timezone (e.g. 2026-11-21T10:42:00+00:00)")
+
+
 def record_turns(
     engine: Engine,
     tenant_id: str,
@@ -96,6 +128,7 @@ def record_turns(
     *,
     max_payload_bytes: int = event_store.DEFAULT_MAX_PAYLOAD_BYTES,
     notify: bool = False,
+    indexed: bool | None = None,
 ) -> list[AppendResult]:
     """Append turns, one conversation stream per session, in one transaction.
 
@@ -103,14 +136,10 @@ def record_turns(
     recorded before under the same ids (a client resending its buffer with new turns
     after a timeout) keep their positions, and only the new ones are appended. Scope keys
     and subjects are stored as the tenant stores them (``scope_ids``): the session's
-    stored id names the stream, and the subject defaults to the stored user.
+    stored id names the stream, and the subject defaults to the stored user. A bad
+    turn's error names its field as ``check_turns`` does (``indexed``).
     """
-    for turn in turns:  # refuse a bad id before the tenant's key is looked up (or made)
-        scope_ids.check_scopes(turn.scopes)
-        if turn.subject:
-            scope_ids.check_raw("subject", turn.subject)
-        if turn.speaker is not None:
-            scope_ids.check_raw("speaker", turn.speaker)
+    check_turns(turns, indexed=indexed)  # before the tenant's key is looked up (or made)
     key = scope_ids.key_for(engine, tenant_id)
     now = datetime.now(UTC)
     by_stream: dict[str, list[NewEvent]] = {}

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
+from memledger.formatting.names import Names
 from memledger.projectors import embeddings, facts_queries, graph_queries
 from memledger.projectors.graph_queries import Edge, EntityHit
 from memledger.selection import candidates, speakers, visibility
@@ -53,8 +54,10 @@ def search(
     Ranked by ``_rank``: evidence first. Each item cites at most ``MAX_CITED`` source
     turns (the caller's own ids when it gave them), those the query's turn search found
     first (``excerpts.best_cited``), and carries each one's speaker and time
-    (``cited``); a turn or a fact of a shared scope also says who said it (``said_by``,
-    stored user ids; ``speakers``, their names). Raw scope keys are looked up by their
+    (``cited``); a turn or a fact of a shared scope also says who said it (``said_by``:
+    the request's own stored user id, else "another user" and maybe its first digits,
+    never another user's id, which would name their memory; ``speakers``, their names).
+    Raw scope keys are looked up by their
     stored ids. Without ``vector_search`` there is no vector channel; with it, vectors
     of another model than its embedder's raise ``EmbeddingMismatch``. ``k`` is 1 to
     ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidCommand), and
@@ -92,7 +95,25 @@ def search(
             ]
         shown = visibility.keep_visible(conn, tenant_id, scopes, [c for c in pool if c.item.kind in wanted])
         ranked = _rank(shown, query, datetime.now(UTC))
-        return list(speakers.attach(conn, tenant_id, [c.item for c in ranked[:k]], every=True))
+        attached = speakers.attach(conn, tenant_id, [c.item for c in ranked[:k]], every=True)
+        return [others_unnamed(item, scopes.user) for item in attached]
+
+
+def others_unnamed(item: SelectedItem, user: str | None) -> SelectedItem:
+    """``item`` whose ``said_by`` keeps the request's own user id and puts any other in
+    words: a stored user id named as ``user=`` reads that user's memory."""
+    if not item.said_by or all(speaker == user for speaker in item.said_by):
+        return item
+    return msgspec.structs.replace(item, said_by=tuple(speaker_label(s, user) for s in item.said_by))
+
+
+def speaker_label(speaker: str, user: str | None) -> str:
+    """A speaker as an answer to ``user`` shows them: their own id as it is; another's
+    stored id by its kind and first 8 digits (as a block does: not usable as a key);
+    another's raw key (a tenant that does not hash) as "another user"."""
+    if speaker == user:
+        return speaker
+    return Names().label(speaker) if scope_ids.is_stored(speaker) else "another user"
 
 
 def check_kinds(kinds: Iterable[str] | None) -> set[str]:
