@@ -253,7 +253,11 @@ def broken(database: TestDatabase, tmp_path_factory: pytest.TempPathFactory) -> 
     ("name", "code", "message"),
     [
         ("pool size", SETUP_EXIT, "ValidationError: MEMLEDGER_POOL_SIZE='abc': Input should be a valid integer"),
-        ("extractor", SETUP_EXIT, "ValidationError: MEMLEDGER_EXTRACTOR='bogus': Input should be 'heuristic', 'llm' or 'hybrid'"),
+        (
+            "extractor",
+            SETUP_EXIT,
+            "ValidationError: MEMLEDGER_EXTRACTOR='bogus': Input should be 'heuristic', 'llm' or 'hybrid'",
+        ),
         ("deadline", SETUP_EXIT, "ValidationError: MEMLEDGER_CONTEXT_DEADLINE_MS='0': Input should be greater than"),
         ("url", SETUP_EXIT, "ArgumentError: DATABASE_URL is not a database URL"),
         ("refused", UNAVAILABLE_EXIT, "DatabaseUnavailable: could not connect to PostgreSQL: "),

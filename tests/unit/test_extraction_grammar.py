@@ -113,3 +113,49 @@ def test_polarity_scope_ends_at_the_clause() -> None:
     scope = polarity.unasserted(lows)
     assert lows.index("docker") in scope
     assert lows.index("podman") not in scope
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("My friend Ilario designs every bracket in Fabrikon.", ("Ilario", "USES", "Fabrikon")),
+        ("We schedule crews in Tavrik and track hours in Clockwise.", ("user", "USES", "Tavrik")),
+        ("I do my lecture notes in Quilldesk and flashcards in Memora.", ("user", "USES", "Memora")),
+        ("Jorunn is the warehouse lead for Veltfrakt Logistics.", ("Jorunn", "PART_OF", "Veltfrakt Logistics")),
+        ("Jorunn is the depot manager, and she's my direct supervisor.", ("user", "WORKS_WITH", "Jorunn")),
+        ("Mr. Quell is Dr. Anwe's husband.", ("Quell", "KNOWS", "Anwe")),
+        ("At Brannick Press we typeset in Folio.", ("user", "PART_OF", "Brannick Press")),
+        ("The Fennel greenhouse controller depends on Zorvik.", ("Fennel", "DEPENDS_ON", "Zorvik")),
+        ("Ask Stavros from Calloway & Finch about the invoice.", ("Stavros", "PART_OF", "Calloway & Finch")),
+        ("Wulan and Budi, my old school friends, visited.", ("user", "KNOWS", "Wulan")),
+        ("Gritstone is where my brother Tamati works.", ("Tamati", "PART_OF", "Gritstone")),
+    ],
+)
+def test_instrument_workplace_and_kin_frames_state_relationships(text: str, edge: Edge) -> None:
+    assert edge in edges(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "entity_type"),
+    [
+        ("Bartosz, who maintains the billing service, is on leave.", "Bartosz", "person"),
+        ("The schema changes are reviewed by Vojtek.", "Vojtek", "person"),
+        ("Our landlord Cengiz fixed the boiler.", "Cengiz", "person"),
+        ("We had to switch the booking sheet to Rotamo.", "Rotamo", "tool"),
+    ],
+)
+def test_more_slots_type_unknown_names(text: str, name: str, entity_type: str) -> None:
+    assert (name, entity_type) in entities(text)
+
+
+def test_the_agent_of_a_verb_of_use_is_not_taken_for_a_person() -> None:
+    assert ("Kestrow", "person") not in entities("Nightly exports are handled by Kestrow.")
+    assert ("Vojtek", "person") in entities("Nightly exports are reviewed by Vojtek.")
+
+
+def test_file_paths_tickets_and_exceptions_are_not_names() -> None:
+    assert entities("The job failed with ValueError while reading config/settings.toml, see OPS-1234.") == set()
+
+
+def test_a_place_where_someone_runs_something_is_not_a_tool() -> None:
+    assert not any(t == "tool" for _, t in entities("My cousin runs a coffee farm in Minas Gerais."))

@@ -11,26 +11,31 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
-from memledger.extraction.triggers import is_filler
+from memledger.extraction.slots import USED_BY, finite_verb_before
+from memledger.extraction.triggers import NOT_WORKPLACE, find_triggers, is_filler
 
 FRAME_CONFIDENCE = 0.8
+INSTRUMENT_CONFIDENCE = 0.75
+KNOWN_CONFIDENCE = 0.9
+_DETERMINERS: Final = word_set("a an the my our his her their its some")
+_INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 
 _BE: Final = word_set("is are was were be been being 's")
-# Participles of verbs whose subject uses (or, for a person, works on) their object.
-_USED_BY: Final = word_set(
-    "used handled managed powered run served backed stored processed orchestrated scheduled "
-    "deployed monitored hosted driven done"
-)
+# Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
 MADE_BY: Final = word_set("maintained owned led built developed written run managed designed created started")
+_AT_WORK: Final = word_set("at for with")
+_DESCRIBING: Final = word_set("the a an who our")
+_NOT_WORKPLACE: Final = NOT_WORKPLACE | word_set("met meet lunch dinner coffee bank banks shop shops customer")
 _WORKS: Final = word_set("works worked work working studies studied teaches taught volunteers interns")
 _NOT_ROLE_NOUNS: Final = word_set("own favourite favorite go-to usual main only")
 
 
-def frame_edges(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: list[Mention]) -> list[Edge]:
     """The edges the passive, "is where" and appositive frames of a sentence state."""
     by_start = {m.start: m for m in mentions}
     by_end = {m.end: m for m in mentions}
@@ -38,7 +43,97 @@ def frame_edges(speaker: Party, lows: list[str], mentions: list[Mention]) -> lis
     edges.extend(_passive(speaker, lows, by_start, by_end))
     edges.extend(_where(lows, by_start, by_end))
     edges.extend(_appositions(speaker, lows, mentions, by_start))
+    edges.extend(_instruments(speaker, words, lows, mentions, by_end))
+    edges.extend(_workplaces(lows, mentions))
+    edges.extend(_kin(lows, mentions))
+    edges.extend(_pronoun_roles(speaker, lows, mentions))
+    edges.extend(_at_our_workplace(speaker, lows, by_start))
     return edges
+
+
+def _kin(lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Nino is Giorgi's wife": a person named as another's relative knows them."""
+    edges: list[Edge] = []
+    for first, second in pairwise(mentions):
+        if first.entity_type != "person" or second.entity_type != "person":
+            continue
+        between = [w for w in lows[first.end : second.start] if w not in HONORIFICS and w != "."]
+        if between in (["is"], ["was"]) and lows[second.end : second.end + 1] == ["'s"]:
+            role = lows[second.end + 1] if second.end + 1 < len(lows) else ""
+            if role in gz.PERSONAL_ROLES:
+                edges.append(Edge(Party.of(first), "KNOWS", Party.of(second), FRAME_CONFIDENCE, role))
+    return edges
+
+
+def _at_our_workplace(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
+    """ "At Quillfeather Press we typeset in ...": the speaker works where "we" are."""
+    start = 1 if lows[:1] == ["at"] else None
+    org = by_start.get(start) if start is not None else None
+    if org is None or org.entity_type != "organization":
+        return []
+    following = lows[org.end : org.end + 2]
+    if following[:1] in (["we"], ["i"]) or following in ([",", "we"], [",", "i"]):
+        return [Edge(speaker, "PART_OF", Party.of(org), FRAME_CONFIDENCE)]
+    return []
+
+
+def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Joost is the warehouse lead for Orrin Freight", "Bence, a paramedic with
+    Tidewater Ambulance", "Rosalinda, who leads QA at Lumenfold": a person described
+    by their job at an organization is part of it."""
+    edges: list[Edge] = []
+    for person, org in pairwise(mentions):
+        if person.entity_type != "person" or org.entity_type != "organization":
+            continue
+        between = lows[person.end : org.start]
+        if not 3 <= len(between) <= 8 or between[0] not in ("is", "was", ",") or between[-1] not in _AT_WORK:
+            continue
+        described = any(word in _DESCRIBING for word in between[1:3])
+        if described and not _NOT_WORKPLACE & set(between):
+            edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
+    return edges
+
+
+def _instruments(
+    speaker: Party, words: list[str], lows: list[str], mentions: list[Mention], by_end: dict[int, Mention]
+) -> list[Edge]:
+    """ "Keoni designs every frame in FreeCAD": the subject of a verb uses the tool
+    its instrument phrase names."""
+    edges: list[Edge] = []
+    in_phrases = {i for t in find_triggers(lows) for i in range(t.start, t.end)}
+    for tool in mentions:
+        if tool.entity_type != "tool":
+            continue
+        p = tool.start - 1
+        while p > 0 and lows[p] in _DETERMINERS:
+            p -= 1
+        if p < 1 or lows[p] not in _INSTRUMENT_PREPOSITIONS or p in in_phrases:
+            continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
+        if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
+            continue  # "with Farrukh": a name only its slot typed may be a person
+        verb = finite_verb_before(words, lows, p)
+        if verb is None or verb in in_phrases:
+            continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
+        subject = _subject_of(speaker, lows, verb, by_end)
+        if subject is not None:
+            edges.append(Edge(subject, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
+    return edges
+
+
+def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Mention]) -> Party | None:
+    """Who does what the verb at ``verb`` says: "I"/"we", or a name ending right before
+    it (past "is" and one comma: "Our podcast, Night Ferry, is recorded in ...")."""
+    k = verb
+    if k > 0 and lows[k - 1] in _BE:
+        k -= 1
+    if k > 0 and lows[k - 1] == ",":
+        k -= 1
+    if k > 0 and lows[k - 1] in ("i", "we"):
+        return speaker
+    named = by_end.get(k)
+    if named is None or named.entity_type not in ("person", "project", "organization"):
+        return None
+    return Party.of(named)
 
 
 def _passive(
@@ -63,11 +158,11 @@ def _passive(
 
 
 def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Mention | None) -> Edge | None:
-    if verb in _USED_BY and agent is not None and agent.entity_type == "tool":
+    if verb in USED_BY and agent is not None and agent.entity_type == "tool":
         user = speaker if patient is None or patient.entity_type == "tool" else Party.of(patient)
         if user.kind in ("user", "project", "organization", "person"):
             return Edge(user, "USES", Party.of(agent), FRAME_CONFIDENCE)
-    if verb in _USED_BY and patient is not None and patient.entity_type == "tool":
+    if verb in USED_BY and patient is not None and patient.entity_type == "tool":
         if agent is None:
             return Edge(speaker, "USES", Party.of(patient), FRAME_CONFIDENCE)
         if agent.entity_type in ("project", "organization", "person"):
@@ -96,7 +191,8 @@ def _where(lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Ment
     for i, low in enumerate(lows):
         if low != "where" or i < 2 or lows[i - 1] not in ("is", "was"):
             continue
-        place, person = by_end.get(i - 1), by_start.get(i + 1)
+        place = by_end.get(i - 1)
+        person = next((by_start[j] for j in range(i + 1, min(i + 5, len(lows))) if j in by_start), None)
         if place is None or person is None or person.entity_type != "person":
             continue
         verb = lows[person.end] if person.end < len(lows) else ""
@@ -114,7 +210,7 @@ def _appositions(
             continue
         if mention.role and mention.mine:
             relation = "KNOWS" if mention.role in gz.PERSONAL_ROLES else "WORKS_WITH"
-            for listed in _listed_after(lows, mention, by_start):
+            for listed in [*_listed_after(lows, mention, by_start), *_listed_before(lows, mention, mentions)]:
                 edges.append(Edge(speaker, relation, Party.of(listed), FRAME_CONFIDENCE, mention.role))
             continue
         noun = None if mention.role else _owned_noun(lows, mention.start)
@@ -143,6 +239,41 @@ def _owned_noun(lows: list[str], start: int) -> str | None:
 
 def _work_noun(noun: str) -> bool:
     return noun in gz.WORK_ROLES or noun.rstrip("s") in gz.WORK_ROLES
+
+
+def _listed_before(lows: list[str], last: Mention, mentions: list[Mention]) -> list[Mention]:
+    """People listed before ``last`` when the role follows the list: "Wulan and Budi, my
+    old school friends"."""
+    if lows[last.end : last.end + 2] != [",", "my"] and lows[last.end : last.end + 2] != [",", "our"]:
+        return []
+    listed: list[Mention] = []
+    start = last.start
+    for mention in reversed([m for m in mentions if m.end <= last.start]):
+        if mention.entity_type != "person" or lows[mention.end : start] not in (["and"], [","], ["&"]):
+            break
+        listed.append(mention)
+        start = mention.start
+    return listed
+
+
+def _pronoun_roles(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Joost is the warehouse lead, and he's my direct supervisor": a role said of
+    "he" or "she" belongs to the last person named before it."""
+    edges: list[Edge] = []
+    for i, low in enumerate(lows):
+        if low not in ("he", "she", "he's", "she's"):
+            continue
+        j = i + 1 if low.endswith("'s") else i + 2
+        if low in ("he", "she") and lows[i + 1 : i + 2] not in (["is"], ["was"], ["'s"]):
+            continue
+        if lows[j : j + 1] != ["my"]:
+            continue
+        role = next((word for word in lows[j + 1 : j + 4] if word in gz.ROLES), "")
+        named = [m for m in mentions if m.end <= i and m.entity_type == "person"]
+        if named and role:
+            relation = "KNOWS" if role in gz.PERSONAL_ROLES else "WORKS_WITH"
+            edges.append(Edge(speaker, relation, Party.of(named[-1]), FRAME_CONFIDENCE, role))
+    return edges
 
 
 def _listed_after(lows: list[str], first: Mention, by_start: dict[int, Mention]) -> list[Mention]:

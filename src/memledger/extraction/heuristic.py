@@ -133,7 +133,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "1"
+    version = "2"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -175,7 +175,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 clauses = sentence_clauses(sentence)
                 edges.extend(clause_relations(found.speaker(), sentence, clauses))
                 edges.extend(_terse_relations(found.speaker(), sentence, clauses))
-            edges.extend(frame_edges(found.speaker(), sentence.lows, sentence.mentions))
+            edges.extend(frame_edges(found.speaker(), sentence.words, sentence.lows, sentence.mentions))
         edges = _asserted(sentence, edges)
         for edge in edges:
             found.apply(edge)

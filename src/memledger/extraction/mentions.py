@@ -9,6 +9,8 @@ as DESIGN.md asks.
 
 from __future__ import annotations
 
+import re
+
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import slots
 from memledger.extraction.patterns import (
@@ -117,7 +119,7 @@ def find_mentions(words: list[str], lows: list[str], project: str = "") -> list[
     _find_teams(finder)
     _find_known(finder)
     unknown = _find_capitalised(finder)
-    slots.type_by_slot(words, lows, unknown, finder.add, finder.initial, finder.taken)
+    slots.type_by_slot(words, lows, unknown, finder.add, finder.initial, finder.taken, finder.found)
     _find_lowercase_projects(finder)
     _find_lowercase_people(finder)
     _propagate_lists(finder, unknown)
@@ -287,9 +289,21 @@ def _known_word(low: str) -> bool:
 
 def _name_like(word: str) -> bool:
     first = word[0]
-    if not first.isalpha():
+    if not first.isalpha() or _not_a_name(word):
         return False
     return first.isupper() or _odd_shape(word)
+
+
+_FILE = re.compile(
+    r"[\w.-]*/[\w./-]*|[\w-]+\.(?:py|js|ts|tsx|jsx|json|ya?ml|toml|ini|cfg|conf|md|txt|csv|log|sh|sql|xml|html?|lock)",
+    re.IGNORECASE,
+)
+_TICKET_OR_EXCEPTION = re.compile(r"[A-Z]{2,}-\d{2,}|\w+(?:Error|Exception|Warning)")
+
+
+def _not_a_name(word: str) -> bool:
+    """A file path, a file name, a ticket id or an exception class: text, not a name."""
+    return _FILE.fullmatch(word) is not None or _TICKET_OR_EXCEPTION.fullmatch(word) is not None
 
 
 def _odd_shape(word: str) -> bool:
@@ -308,6 +322,9 @@ def _chunk_end(f: _Finder, i: int) -> int:
     end = i + 1
     while end < len(f.words) and end - i < 4 and not f.taken[end]:
         word, low = f.words[end], f.lows[end]
+        if word == "&" and end + 1 < len(f.words) and f.words[end + 1][:1].isupper():
+            end += 1  # "Calloway & Finch": one firm's name
+            continue
         if not word[0].isupper():
             break
         if low in gz.NOT_NAMES and not _closing_noun(low):
@@ -323,6 +340,8 @@ def _closing_noun(low: str) -> bool:
 def _classify(f: _Finder, start: int, end: int) -> Mention | None:
     name = " ".join(f.words[start:end])
     last = f.lows[end - 1]
+    if "&" in f.words[start:end]:
+        return Mention(name, "organization", 0.8, start, end)
     if end - start > 1 and last in gz.ORG_SUFFIXES:
         return Mention(name, "organization", 0.85, start, end)
     if end - start > 1 and last in PROJECT_NOUNS:
@@ -382,12 +401,16 @@ def _role_after(f: _Finder, end: int) -> tuple[str | None, bool]:
     j += 1
     while j < len(lows) and lows[j] in ROLE_ADJECTIVES:
         j += 1
-    for width in (2, 1):
-        phrase = " ".join(lows[j : j + width])
-        if phrase in gz.ROLES or phrase.rstrip("s") in gz.ROLES:
-            if not _role_ends_here(f, j + width):
-                return None, False
-            return phrase.rstrip("s") if phrase not in gz.ROLES else phrase, True
+    for skip in range(3):  # past up to two modifiers: "my old school friends"
+        k = j + skip
+        if k >= len(lows) or (k > j and not (lows[k - 1].isalpha() and lows[k - 1] not in gz.NOT_NAMES)):
+            break
+        for width in (2, 1):
+            phrase = " ".join(lows[k : k + width])
+            if phrase in gz.ROLES or phrase.rstrip("s") in gz.ROLES:
+                if not _role_ends_here(f, k + width):
+                    return None, False
+                return phrase.rstrip("s") if phrase not in gz.ROLES else phrase, True
     return None, False
 
 
@@ -498,11 +521,13 @@ def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:
     by_end = {m.end: m for m in f.found}
     by_start = {m.start: m for m in f.found}
     for start, end in unknown:
-        if any(f.taken[start:end]) or start in f.initial:
+        if any(f.taken[start:end]):
             continue
         left = by_end.get(start - 1) if f.prev(start) in LIST_JOINERS else None
         right = by_start.get(end + 1) if f.next(end) in LIST_JOINERS else None
         neighbour = left or right
+        if start in f.initial and not (right is not None and right.entity_type == "person" and f.next(end) == "and"):
+            continue  # an opening word is listed only as "Wulan and Budi ..."
         if neighbour is not None and neighbour.entity_type != "concept":
             name = " ".join(f.words[start:end])
             mention = Mention(name, neighbour.entity_type, 0.7, start, end)

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from typing import Final
 
 from memledger.events.catalogue import EntityType
-from memledger.extraction.patterns import TEAM_NOUNS, Mention, word_set
-from memledger.extraction.triggers import Trigger, find_triggers, is_filler
+from memledger.extraction import gazetteer as gz
+from memledger.extraction.patterns import POSSESSIVES, ROLE_ADJECTIVES, TEAM_NOUNS, Mention, word_set
+from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 
@@ -41,6 +42,11 @@ _NOT_ALONE: Final = word_set("run runs running pick log logs store stores track 
 _OBJECT_GAP: Final = word_set("the a an my our their his her its some new old")
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
 _SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
+USED_BY: Final = word_set(
+    "used handled managed powered run served backed stored processed orchestrated scheduled "
+    "deployed monitored hosted driven done controlled"
+)
+"""Participles whose subject uses their agent: "billing is handled by Stripe"."""
 LED: Final = word_set("maintained led")
 """Participles whose agent is a person: "maintained by Osric Vale" (a company would "develop")."""
 _BUILT_FRAMES: Final = frozenset(
@@ -62,6 +68,17 @@ _BUILT_FRAMES: Final = frozenset(
     )
 )
 _WORKS: Final = word_set("works worked studies studied teaches taught volunteers")
+_SUBJECT_DETERMINERS: Final = word_set("the our my their")
+_PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
+_BE_FORMS: Final = word_set("is are was were")
+# Closed-class words that are never the verb of "subject verb ... in X".
+_NOT_VERBS: Final = word_set(
+    "the a an my our your their his her its this that these those some all every each any "
+    "also always still just really often usually never not too very much more most and or "
+    "but with for from into onto over about than then there here what which who whom whose "
+    "was were are has have had been being does did will would can could should might must "
+    "really only even ever already soon now today yesterday tomorrow"
+)
 _ALWAYS_INSTRUMENTS: Final = word_set("via using through")
 _INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using into onto")
 _CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
@@ -75,6 +92,7 @@ def type_by_slot(
     add: Callable[[Mention], None],
     initial: set[int],
     taken: list[bool],
+    found: list[Mention],
 ) -> None:
     """Add a mention for each unknown span (in order; ``taken`` marks tokens already
     named) whose slot decides its type."""
@@ -83,24 +101,37 @@ def type_by_slot(
     triggers = find_triggers(lows)
     ends = {trigger.end: trigger for trigger in triggers}
     starts = {trigger.start: trigger for trigger in triggers}
+    orgs = {m.start for m in found if m.entity_type == "organization"}
     for start, end in unknown:
         if any(taken[start:end]):
             continue
-        kind = _object_slot(lows, start, ends) if start not in initial else None
+        kind = _object_slot(words, lows, start, end, ends) if start not in initial else None
+        if kind is None and start not in initial and lows[end : end + 1] == ["from"] and end + 1 in orgs:
+            kind = "person"  # "Radka from Brantwood Analytics"
         kind = kind or _subject_slot(lows, start, end, starts)
         if kind is not None:
             add(Mention(" ".join(words[start:end]), kind, SLOT_CONFIDENCE, start, end))
 
 
-def _object_slot(lows: list[str], start: int, ends: dict[int, Trigger]) -> EntityType | None:
+def _object_slot(
+    words: list[str], lows: list[str], start: int, end: int, ends: dict[int, Trigger]
+) -> EntityType | None:
     if start >= 2 and lows[start - 1] == "by" and lows[start - 2] in LED:
         return "person"  # "maintained by Osric Vale"
+    agent = start >= 3 and lows[start - 1] == "by" and lows[start - 3] in _BE_FORMS
+    if agent and end - start == 1 and lows[start - 2] not in USED_BY:
+        return "person"  # "reviewed by Vojtěch" (but "handled by Kestra": a tool's work)
+    owned = start >= 2 and lows[start - 2] in POSSESSIVES and lows[start - 1] not in ROLE_ADJECTIVES
+    if owned and _common_noun(lows[start - 1]):
+        return "person"  # "my physio Tewodros", "our landlord Cengiz"
     j = start
     while j > 0 and (lows[j - 1] in _OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
         j -= 1
+    if j >= 2 and lows[j - 1] in ("at", "for", "with") and _job_before(lows, j - 1):
+        return "organization"  # "the warehouse lead for Orrin Freight", "a paramedic with Tidewater"
     trigger = ends.get(j)
     if trigger is None:
-        return _instrument(lows, j, ends)
+        return _instrument(words, lows, j, ends)
     phrase = " ".join(lows[trigger.start : trigger.end])
     if phrase in _PERSON_OBJECT:
         return "person"
@@ -111,13 +142,19 @@ def _object_slot(lows: list[str], start: int, ends: dict[int, Trigger]) -> Entit
     return _OBJECT_TYPE.get(trigger.kind)
 
 
-def _instrument(lows: list[str], j: int, ends: dict[int, Trigger]) -> EntityType | None:
+def _instrument(words: list[str], lows: list[str], j: int, ends: dict[int, Trigger]) -> EntityType | None:
     """ "keep our recipes in Paprika", "train on Zwift": the object of an instrument
     preposition after a verb of use, in the same clause, is what is used."""
+    if j >= 1 and lows[j - 1] in ("to", "onto") and _switched_before(lows, j - 1, ends):
+        return "tool"  # "switch the booking sheet to Teamup"
     if j < 1 or lows[j - 1] not in _INSTRUMENT_PREPOSITIONS:
         return None
     if lows[j - 1] in _ALWAYS_INSTRUMENTS:
         return "tool"  # "paid via Quillpay", "sent through Tallyfin"
+    by_verb = lows[j - 1] != "with"
+    verb = finite_verb_before(words, lows, j - 1) if by_verb else None
+    if verb is not None and lows[verb] not in _NOT_ALONE:
+        return "tool"  # "Keoni designs every frame in FreeCAD", "is recorded in Zencastr"
     for k in range(j - 1, max(0, j - 9), -1):
         if lows[k - 1] in _CLAUSE_ENDS:
             return None
@@ -127,6 +164,69 @@ def _instrument(lows: list[str], j: int, ends: dict[int, Trigger]) -> EntityType
             placed = phrase in _NOT_ALONE  # "runs a farm in Minas Gerais": where, not with what
             return None if placed or phrase.endswith((" by", " in", " on", " at")) else "tool"
     return None
+
+
+def _job_before(lows: list[str], k: int, since: int | None = None) -> bool:
+    """Whether a job or role noun is among the three tokens before ``k`` (from ``since``)."""
+    start = max(since if since is not None else 0, k - 3)
+    return any(word in JOBS or word in gz.WORK_ROLES for word in lows[start:k])
+
+
+def _after_head_nouns(lows: list[str], end: int, starts: dict[int, Trigger]) -> int:
+    """ "The Fennel greenhouse controller depends on ...": past up to three lower-case
+    head nouns to the trigger the modified name's phrase is the subject of."""
+    for j in range(end + 1, min(end + 4, len(lows)) + 1):
+        if not all(word.isalpha() and word not in _NOT_VERBS for word in lows[end:j]):
+            break
+        trigger = starts.get(j)
+        if trigger is not None and trigger.kind in ("DEPEND", "USE"):
+            return j
+    return end
+
+
+def _switched_before(lows: list[str], k: int, ends: dict[int, Trigger]) -> bool:
+    """Whether a verb of switching opens the clause before token ``k``."""
+    for i in range(k, max(0, k - 8), -1):
+        if lows[i - 1] in _CLAUSE_ENDS:
+            return False
+        trigger = ends.get(i)
+        if trigger is not None and trigger.kind == "SWITCH":
+            return True
+    return False
+
+
+def _common_noun(low: str) -> bool:
+    """A lower-case word that can head a noun phrase: not a closed-class word, not a
+    verb form in -ed or -ing."""
+    return (
+        low.isalpha()
+        and len(low) > 2
+        and low not in _NOT_VERBS
+        and low not in _PRONOUN_SUBJECTS
+        and not low.endswith(("ed", "ing", "ly"))
+    )
+
+
+def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | None:
+    """The index of the clause's verb before token ``prep``, when the clause reads
+    subject-verb: a verb right after "I"/"we"/"she" (past adverbs and auxiliaries), one
+    in -s or -ed right after a name, or a participle after "is"/"are" ("is recorded")."""
+    k = prep - 1
+    while k > 0 and prep - k < 12 and (lows[k - 1] not in _CLAUSE_ENDS or _coordinated(lows, k - 1)):
+        low, before = lows[k], lows[k - 1]
+        if low.isalpha() and len(low) > 1 and low not in _NOT_VERBS:
+            after_pronoun = before in _PRONOUN_SUBJECTS
+            inflected = low.endswith(("s", "ed")) and not low.endswith("ss")
+            if after_pronoun or (inflected and (before in _BE_FORMS or words[k - 1][:1].isupper())):
+                return k
+        k -= 1
+    return None
+
+
+def _coordinated(lows: list[str], k: int) -> bool:
+    """An "and" joining two objects of one verb ("notes in Goodnotes and flashcards in
+    Anki"), not two clauses ("and we ...")."""
+    return lows[k] == "and" and k + 1 < len(lows) and lows[k + 1] not in _PRONOUN_SUBJECTS
 
 
 def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigger]) -> EntityType | None:
@@ -140,6 +240,14 @@ def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigg
         return "person"  # "... is where Tsiry works"
     if lows[end : end + 2] == ["is", "where"]:
         return "organization"
+    described = lows[end : end + 1] in (["is"], ["was"]) and lows[end + 1 : end + 2] in (["the"], ["a"], ["an"])
+    if described and _job_before(lows, min(end + 5, len(lows)), since=end + 2):
+        return "person"  # "Joost is the warehouse lead for ..."
+    if lows[end : end + 2] == [",", "who"] and end - start <= 3:
+        return "person"  # "Bartosz, who maintains ...": "who" refers to people
+    modified = start and lows[start - 1] in _SUBJECT_DETERMINERS
+    if modified and j == end:
+        j = _after_head_nouns(lows, end, starts)
     if lows[end : end + 2] in (["is", "on"], ["was", "on"], ["'s", "on"]) and TEAM_NOUNS & set(following):
         return "person"
     trigger = starts.get(j)
