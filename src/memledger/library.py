@@ -143,7 +143,8 @@ class MemoryLedger:
         """The read-only memory block for ``request``; never raises into your chat loop (an
         empty block says why: past ``deadline_ms``, default the setting
         ``context_deadline_ms``, it is empty; so it is for a request over 10,000
-        characters, which HTTP and MCP refuse). Arguments that are wrong (a budget below the
+        characters or holding a NUL or a lone surrogate, which HTTP and MCP refuse, the
+        reason naming ``request``). Arguments that are wrong (a budget below the
         block's frame, an unknown style, a malformed scope key or ``as_of``) raise
         ``InvalidCommand``. Each served block is recorded: ``replay(tenant_id,
         block.event_id)`` renders it again from the ledger and checks its hash."""
@@ -191,7 +192,8 @@ class MemoryLedger:
     ) -> list[SelectedItem]:
         """Hybrid search over facts, entities, relationships and turns (``kinds``: only
         those), evidence first; each item cites its best few turns, each with its speaker
-        and time (``cited``). While the database is unavailable it raises
+        and time (``cited``). A query holding a NUL or a lone surrogate raises
+        ``InvalidField`` naming ``query``; while the database is unavailable it raises
         ``DatabaseUnavailable``."""
         vectors = bootstrap.vector_search(self.database)
         with _database_errors():
@@ -204,7 +206,8 @@ class MemoryLedger:
     ) -> GraphAnswer:
         """Relationships around an entity (or "me"), with the turns behind each. With
         ``scopes`` (an agent asking for a conversation), only those said where one of them
-        is shared, as ``context`` shows; without, the whole tenant's (an inspection)."""
+        is shared, as ``context`` shows; without, the whole tenant's (an inspection). Of the
+        users' own entities, only that of ``user`` (or ``scopes``' user) is shown."""
         with _database_errors():
             return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user, scopes=scopes)
 

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from memledger.bootstrap import build_worker
+from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.service import keys
 from tests.e2e.conftest import MAX_BODY_BYTES, ApiServer, Caller, CliKey, Surfaces
 
@@ -258,7 +259,8 @@ def test_provenance_goes_from_the_fact_back_to_its_turn(phoenix: Seeded) -> None
     assert response.status_code == 200
     chain = response.json()
     step = chain["steps"][0]
-    assert (step["type"], step["extractor"], step["extractor_version"]) == ("fact.extracted", "heuristic", "1")
+    expected = ("fact.extracted", "heuristic", HeuristicExtractor.version)
+    assert (step["type"], step["extractor"], step["extractor_version"]) == expected
     assert step["caused_by"] == f"turn:{phoenix.turn_ids[0]}"
     assert [(t["turn_id"], t["text"]) for t in chain["turns"]] == [
         (phoenix.turn_ids[0], "Project Phoenix uses PostgreSQL.")

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import anyio
+import msgspec
 import pytest
 from fastapi.testclient import TestClient
 
@@ -104,9 +106,6 @@ def test_search_of_a_tenant_that_does_not_hash_never_shows_another_users_key(led
         }
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a graph item about a person is keyed and named by their stored id (user:hid.user.…)"
-)
 def test_no_http_answer_to_one_user_holds_another_users_stored_id_anywhere(ledger: MemoryLedger, tenant: str) -> None:
     grace = scope_ids.stored_id(ledger.engine, tenant, "user", "grace")
     with _http(ledger, tenant) as http:
@@ -118,3 +117,31 @@ def test_no_http_answer_to_one_user_holds_another_users_stored_id_anywhere(ledge
         ]
     assert all(answer.status_code == 200 for answer in answers)
     assert not [answer.request.url.path for answer in answers if grace in answer.text]
+
+
+def test_graph_answers_keep_the_users_own_edges_and_no_one_elses(ledger: MemoryLedger) -> None:
+    tenant = f"others-own-{uuid.uuid4().hex[:8]}"
+    ledger.record_turn(tenant, "user", "I use Neovim for Apollo.", scopes=GRACE)
+    ledger.record_turn(tenant, "user", "I use Emacs for Apollo.", scopes=ADA)
+    ledger.process()
+    grace = scope_ids.stored_id(ledger.engine, tenant, "user", "grace")
+    ada = scope_ids.stored_id(ledger.engine, tenant, "user", "ada")
+    mine = ledger.graph(tenant, "me", user="ada")
+    assert ("USES", "Emacs") in {(e.relation, e.target_name) for e in mine.edges}
+    around = json.dumps(msgspec.to_builtins(ledger.graph(tenant, "Apollo", depth=2, user="ada")))
+    assert ada in around and grace not in around
+    named_by_id = ledger.graph(tenant, f"user:{grace}", user="ada")
+    assert named_by_id.entity is None and named_by_id.edges == []
+    nobody = json.dumps(msgspec.to_builtins(ledger.graph(tenant, "Apollo", depth=2)))
+    assert "hid.user." not in nobody and "Apollo" in nobody
+
+
+def test_mcp_graph_and_a_past_block_hold_only_the_users_own_id(ledger: MemoryLedger, tenant: str) -> None:
+    grace = scope_ids.stored_id(ledger.engine, tenant, "user", "grace")
+    server = build_server(ledger.database, tenant_id=tenant)
+    scopes = {"session": ADA.session, "project": ADA.project, "user": ADA.user}
+    answer = anyio.run(server.call_tool, "query_graph", {"entity": "Neovim", "depth": 2, **scopes})
+    assert not answer.is_error, answer.content
+    assert "Apollo" in json.dumps(answer.structured_content) and grace not in json.dumps(answer.structured_content)
+    past = ledger.context(tenant, ASKED, scopes=ADA, as_of=datetime.now(UTC))
+    assert past.text and grace not in past.text

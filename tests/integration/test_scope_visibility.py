@@ -66,7 +66,9 @@ def test_members_of_one_organisation_share_each_others_words(ledger: MemoryLedge
     colleague = Scopes(session="s2", project="p2", user="u2", org="acme")
 
     assert any("therapist" in hit for hit in _found(ledger, tenant, "therapist", colleague))
-    assert any("Priya" in item for item in _graph_items(ledger, tenant, colleague))
+    shared = _graph_items(ledger, tenant, colleague)
+    assert any("Django" in item for item in shared)
+    assert not [item for item in shared if "hid.user." in item], "u1's own edges (u1 WORKS_WITH Priya) are u1's"
 
 
 def test_a_search_with_no_scope_sees_the_whole_tenant(ledger: MemoryLedger) -> None:
@@ -80,11 +82,12 @@ def test_the_graph_asked_with_scopes_answers_only_from_turns_sharing_one(ledger:
     it answered for the whole tenant, and u2's agent read u1's edges."""
     tenant = _said(ledger, U1)
 
-    def edges(scopes: Scopes | None) -> list[str]:
-        answer = search.query_graph(ledger.engine, tenant, "Priya", scopes=scopes)
+    def edges(scopes: Scopes | None, *, every_user: bool = False) -> list[str]:
+        answer = search.query_graph(ledger.engine, tenant, "Priya", scopes=scopes, every_user=every_user)
         return [f"{e.source_name} {e.relation} {e.target_name}" for e in answer.edges]
 
-    assert edges(U1) and edges(None) == edges(U1), "the controls: u1 and an operator see it"
+    assert edges(U1) and edges(None, every_user=True) == edges(U1), "the controls: u1 and an operator see it"
+    assert edges(None) == [], "an edge of u1's is not shown to a request naming no user"
     assert edges(U2) == []
     assert edges(Scopes(org="acme", user="u2")) == []
     hidden = ledger.graph(tenant, "Priya", scopes=U2)  # the library's, the same

@@ -28,7 +28,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from memledger.api.app import create_app
 from memledger.cli.context_commands import parse_as_of
 from memledger.config import Settings
-from memledger.errors import InvalidCommand, InvalidIdentifier
+from memledger.errors import InvalidCommand, InvalidField, InvalidIdentifier
 from memledger.library import MemoryLedger
 from memledger.mcp_server import build_server
 from memledger.service import memory, search
@@ -274,7 +274,8 @@ def test_the_cli_refuses_an_as_of_that_is_no_position_nor_time(text: str, reason
 
 
 def test_an_id_with_a_slash_reaches_provenance_retract_and_restore(seeded: Seeded) -> None:
-    found = seeded.http.get("/v1/search", params={"q": "CI/CD GitHub Actions", "kind": "relationship"}).json()
+    asked = {"q": "CI/CD GitHub Actions", "kind": "relationship", "user": SCOPES.user}  # the edge is Dana's
+    found = seeded.http.get("/v1/search", params=asked).json()
     item_id = next(i["item_id"] for i in found if "/" in i["item_id"])  # user:…|USES|concept:ci/cd
     path = quote(item_id, safe="")
     chain = seeded.http.get(f"/v1/provenance/{path}")
@@ -323,6 +324,19 @@ def test_a_lone_surrogate_in_an_id_is_refused_naming_it(seeded: Seeded, call: An
     with pytest.raises(InvalidIdentifier, match="lone surrogate") as refusal:
         call(seeded.ledger.database.for_tenant(seeded.tenant), seeded.tenant)
     assert refusal.value.field == field
+
+
+@pytest.mark.parametrize("text", ["Docker?\x00", "Docker?\ud800"], ids=["nul", "lone surrogate"])
+def test_the_library_applies_the_one_rule_for_text_naming_the_field(seeded: Seeded, text: str) -> None:
+    """As over HTTP and MCP: a search is refused naming ``query``; a context block, which
+    never raises into the chat loop, is empty and says which field it could not use."""
+    with pytest.raises(InvalidField) as refusal:
+        seeded.ledger.search(seeded.tenant, text, scopes=SCOPES)
+    assert refusal.value.field == "query"
+    served = seeded.ledger.context(seeded.tenant, text, scopes=SCOPES)
+    what = "a NUL character" if "\x00" in text else "a lone surrogate"
+    assert f"request holds {what}" in served.text
+    assert served.event_id and seeded.ledger.replay(seeded.tenant, served.event_id).matches  # recorded as served
 
 
 # -- the graph's filters ---------------------------------------------------------------------------
@@ -375,6 +389,9 @@ def test_the_graph_refuses_a_relation_that_cannot_be_one_and_an_unknown_entity_t
         ("memory_context", {"request": ""}, "request must not be empty or blank"),
         ("memory_context", {"request": "x" * 10_001}, "above 10000"),
         ("memory_context", {"request": "Docker?", "budget_chars": 100_000_000}, "budget_chars must be 600 to 200000"),
+        ("memory_context", {"request": "Docker?\x00"}, "InvalidField: request holds a NUL character"),
+        ("memory_context", {"request": "Docker?\ud800"}, "InvalidField: request holds a lone surrogate"),
+        ("memory_search", {"query": "Docker\x00"}, "InvalidField: query holds a NUL character"),
         ("record_turn", {"role": "user", "text": "hi", "turn_id": ""}, "invalid turn_id ''"),  # a retry would double
     ],
 )

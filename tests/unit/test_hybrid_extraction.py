@@ -116,7 +116,8 @@ def test_when_the_model_fails_hybrid_keeps_the_heuristics_answer() -> None:
     t = turn("a", "Kenji, my teammate, set up the CI pipeline on GitHub Actions yesterday.")
     found = hybrid.extract([t])
     assert llm.fallbacks == 1 and hybrid.fallbacks == 1
-    assert found["a"] == msgspec.structs.replace(heuristic.extract([t])["a"], answered_by=("heuristic", "1"))
+    by = (heuristic.name, heuristic.version)
+    assert found["a"] == msgspec.structs.replace(heuristic.extract([t])["a"], answered_by=by)
 
 
 def test_the_mode_switch_routes_each_turn_and_keeps_the_defaults_name() -> None:

@@ -329,6 +329,7 @@ def graph_command(args: argparse.Namespace) -> int:
             relations=args.relations,
             entity_types=args.entity_types,
             user=args.user,
+            every_user=True,  # an operator's inspection, which reads every scope anyway
         )
         ends = [name for edge in answer.edges for name in (edge.source_name, edge.target_name)]
         names = names_of(engine, args.tenant, scopes_of(args), ends)

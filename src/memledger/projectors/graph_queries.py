@@ -3,7 +3,7 @@ names, and the graph around them (symmetric relations read both ways)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -15,11 +15,29 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.types import NullType
 
 from memledger.errors import InvalidCommand
-from memledger.events.keys import normalise_name
+from memledger.events.keys import entity_id, normalise_name
 from memledger.projectors.entities import entities
 from memledger.projectors.relationships import relationships
 
 MAX_DEPTH = 3
+USER_NODE = "user:"  # how the id of a user's entity starts (keys.entity_id("user", ...))
+
+
+def users_shown(user: str | None) -> frozenset[str]:
+    """The user entities an answer to ``user`` (a stored id; None: a request naming no
+    user) may hold: their own, and "user:user", the speaker of turns that named no
+    user (nobody's id). Another user's entity is keyed by their stored id, which read
+    as ``user=`` reads their memory, and its edges are their personal memory anyway."""
+    shown = {entity_id("user", "user")}
+    if user:
+        shown.add(entity_id("user", user))
+    return frozenset(shown)
+
+
+def shows(node_ids: Iterable[str], users: Collection[str] | None) -> bool:
+    """Whether an answer may hold an item on these entities: unless one is a user entity
+    outside ``users`` (``users_shown``; None: every user's, as an operator inspects)."""
+    return users is None or all(not node.startswith(USER_NODE) or node in users for node in node_ids)
 
 
 def check_depth(depth: int) -> int:
@@ -93,8 +111,17 @@ _EDGE_COLUMNS = (
 )
 
 
-def named_in(conn: Connection, tenant_id: str, words: Sequence[str], text: str, *, limit: int = 20) -> list[EntityHit]:
-    """Active entities whose name or an alias appears, as whole words, in ``text``."""
+def named_in(
+    conn: Connection,
+    tenant_id: str,
+    words: Sequence[str],
+    text: str,
+    *,
+    limit: int = 20,
+    users: Collection[str] | None = None,
+) -> list[EntityHit]:
+    """Active entities whose name or an alias appears, as whole words, in ``text``; of
+    the user entities, only ``users`` (``shows``)."""
     if not words:
         return []
     haystack = f" {normalise_name(text)} "
@@ -103,7 +130,7 @@ def named_in(conn: Connection, tenant_id: str, words: Sequence[str], text: str, 
     for row in conn.execute(_NAMED_IN, params).all():
         hit = EntityHit(*row)
         names = [hit.name, *hit.aliases]
-        if any(f" {n} " in haystack for n in map(normalise_name, names) if n):
+        if any(f" {n} " in haystack for n in map(normalise_name, names) if n) and shows([hit.entity_id], users):
             hits.append(hit)
     return hits[:limit]
 
@@ -130,9 +157,11 @@ _NAMED_IN = (
 )
 
 
-def entities_by_id(conn: Connection, tenant_id: str, entity_ids: Iterable[str]) -> list[EntityHit]:
-    """Entities by id (active or not)."""
-    ids = sorted(set(entity_ids))
+def entities_by_id(
+    conn: Connection, tenant_id: str, entity_ids: Iterable[str], *, users: Collection[str] | None = None
+) -> list[EntityHit]:
+    """Entities by id (active or not); of the user entities, only ``users`` (``shows``)."""
+    ids = sorted(i for i in set(entity_ids) if shows([i], users))
     if not ids:
         return []
     stmt = sa.select(*_ENTITY_COLUMNS).where(entities.c.tenant_id == tenant_id, entities.c.entity_id.in_(ids))
@@ -148,17 +177,19 @@ def walk(
     relations: Iterable[str] | None = None,
     entity_types: Iterable[str] | None = None,
     limit_per_hop: int = 200,
+    users: Collection[str] | None = None,
 ) -> list[Edge]:
     """Active edges reachable from the ``start`` entity ids within ``depth`` hops
     (1 to 3: ``check_depth``), each edge once at the hop it was first reached. Edges are
-    followed in both directions; ``entity_types`` filters the far end of an edge.
+    followed in both directions; ``entity_types`` filters the far end of an edge, and
+    ``users`` the user entities an edge may touch (``shows``): no walk passes another's.
 
     Each hop reads the ``limit_per_hop`` most confident edges touching its frontier.
     The first two hops are read in one statement (the second hop's frontier worked
     out in SQL exactly as below), so a 2-hop walk costs one round trip, not two.
     """
     depth = check_depth(depth)
-    frontier = set(start)
+    frontier = {node for node in start if shows([node], users)}
     seen_nodes = set(frontier)
     seen_edges: set[str] = set()
     found: list[Edge] = []
@@ -166,7 +197,7 @@ def walk(
     wanted_types = sorted(set(entity_types)) if entity_types is not None else None
     read: dict[int, list[Any]] = {}
     if depth >= 2 and frontier:
-        read = _two_hops(conn, tenant_id, frontier, wanted_relations, wanted_types, limit_per_hop)
+        read = _two_hops(conn, tenant_id, frontier, wanted_relations, wanted_types, limit_per_hop, users)
     for hop in range(1, depth + 1):
         if not frontier:
             break
@@ -179,6 +210,8 @@ def walk(
             far = edge.target_entity_id if edge.source_entity_id in frontier else edge.source_entity_id
             far_type = edge.target_type if far == edge.target_entity_id else edge.source_type
             if wanted_types is not None and far_type not in wanted_types:
+                continue
+            if not shows([far], users):  # the near end is in the frontier: shown already
                 continue
             seen_edges.add(edge.relationship_key)
             found.append(edge)
@@ -229,6 +262,7 @@ def _two_hops(
     relations: Sequence[str] | None,
     entity_types: Sequence[str] | None,
     limit: int,
+    users: Collection[str] | None,
 ) -> dict[int, list[Any]]:
     """The rows hop 1 and hop 2 of ``walk`` read, in their order, in one statement."""
     params = {
@@ -237,18 +271,21 @@ def _two_hops(
         "relations": relations,
         "types": entity_types,
         "limit": limit,
+        "users": None if users is None else sorted(users),
     }
     out: dict[int, list[Any]] = {1: [], 2: []}
-    for row in conn.execute(_two_hops_statement(relations is not None, entity_types is not None), params).all():
+    statement = _two_hops_statement(relations is not None, entity_types is not None, users is not None)
+    for row in conn.execute(statement, params).all():
         out[row[0]].append(row[1:])
     return out
 
 
-@lru_cache(maxsize=4)
-def _two_hops_statement(relations: bool, entity_types: bool) -> sa.Executable:
+@lru_cache(maxsize=8)
+def _two_hops_statement(relations: bool, entity_types: bool, users: bool) -> sa.Executable:
     """Hop 2's frontier is the far ends of hop 1's edges (the far end is the target
     when the source is a start node, else the source), of a wanted type, that are
-    not start nodes: what ``walk``'s loop computes from the same rows."""
+    not start nodes (nor, with ``users``, other user entities): what ``walk``'s loop
+    computes from the same rows."""
     r = relationships.c
     nodes = sa.bindparam("start", type_=ARRAY(sa.Text))
     order = (r.confidence.desc(), r.relationship_key)
@@ -259,6 +296,9 @@ def _two_hops_statement(relations: bool, entity_types: bool) -> sa.Executable:
     reached = sa.select(far.label("node")).where(far != sa.all_(nodes)).distinct()
     if entity_types:
         reached = reached.where(far_type == sa.any_(sa.bindparam("types", type_=ARRAY(sa.Text))))
+    if users:
+        shown = sa.bindparam("users", type_=ARRAY(sa.Text))
+        reached = reached.where(sa.or_(sa.not_(far.startswith(USER_NODE)), far == sa.any_(shown)))
     frontier = reached.cte("frontier")
     # The edges touching the frontier, found by joining it with each end's index. (An
     # "= ANY (array built in the statement)" test is not a leakproof qual under

@@ -171,15 +171,17 @@ def add_graph(
     them (and of the user, when the request speaks of "I"/"my"), the
     ``edges_per_hop`` most confident of each hop. Entity ids ("type:name") and
     relationship keys ("a|REL|b") never equal a fact's memory id, so this adds
-    candidates and changes none that ``gather_facts`` found."""
+    candidates and changes none that ``gather_facts`` found. Of the user entities, only
+    the request's own user's is shown or walked through (``graph_queries.users_shown``)."""
     words = query_words(request)
-    named = graph_queries.named_in(conn, tenant_id, words, request)
+    users = graph_queries.users_shown(scopes.user)
+    named = graph_queries.named_in(conn, tenant_id, words, request, users=users)
     start = {hit.entity_id for hit in named}
     for rank, hit in enumerate(named, start=1):
         _add(pool, entity_item(hit), "graph", rank, hops=0, seen_at=hit.last_seen_at)
     if speaks_of_self(request) and scopes.user:
         start.add(entity_id("user", scopes.user))
-    walked = graph_queries.walk(conn, tenant_id, start, depth=2, limit_per_hop=edges_per_hop)
+    walked = graph_queries.walk(conn, tenant_id, start, depth=2, limit_per_hop=edges_per_hop, users=users)
     for rank, edge in enumerate(walked, start=1):
         _add(pool, edge_item(edge), "graph", rank, hops=edge.hop, seen_at=edge.last_seen_at)
 

@@ -14,6 +14,7 @@ from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.projectors.entities import EntityRow
 from memledger.projectors.facts_fold import FactRow
+from memledger.projectors.graph_queries import shows, users_shown
 from memledger.projectors.relationships import RelationshipRow
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import Candidate, conflict_ranks
@@ -38,7 +39,8 @@ def gather(
     categories: Iterable[str] | None,
 ) -> list[Candidate]:
     """Facts of the request's scopes ranked by word overlap (then recency), and the
-    graph around the entities the request names."""
+    graph around the entities the request names (of the user entities, only the
+    request's own user's, as the live path)."""
     wanted = {(s, k) for s in ("session", "project", "user", "org") if (k := getattr(scopes, s))}
     cats = None if categories is None else set(categories)
     words = query_words(request)
@@ -57,10 +59,12 @@ def gather(
         pool[row.memory_id] = Candidate(item=fact_item(row), key=row.key, ranks={channel: rank})
     _add_conflict_partners(facts, pool)
     haystack = f" {normalise_name(request)} "
+    users = users_shown(scopes.user)
     named = [
         e
         for e in entities.values()
         if e.status == "active"
+        and shows([e.entity_id], users)
         and any(f" {normalise_name(n)} " in haystack for n in (e.name, *e.aliases) if normalise_name(n))
     ]
     start = {e.entity_id for e in named}
@@ -68,7 +72,7 @@ def gather(
         pool[e.entity_id] = Candidate(item=entity_item(e), ranks={"graph": rank}, hops=0)
     if speaks_of_self(request) and scopes.user:
         start.add(entity_id("user", scopes.user))
-    _walk(edges, start, pool)
+    _walk(edges, start, pool, users)
     return list(pool.values())
 
 
@@ -82,13 +86,17 @@ def _add_conflict_partners(facts: Mapping[str, FactRow], pool: dict[str, Candida
             pool[row.memory_id] = Candidate(item=item, key=row.key, ranks={"conflict": best[row.slot_id]})
 
 
-def _walk(edges: Mapping[str, RelationshipRow], start: set[str], pool: dict[str, Candidate]) -> None:
+def _walk(
+    edges: Mapping[str, RelationshipRow], start: set[str], pool: dict[str, Candidate], users: frozenset[str]
+) -> None:
     frontier, seen = set(start), set(start)
     rank = 0
     for hop in (1, 2):
         reached: set[str] = set()
         for row in sorted(edges.values(), key=lambda r: (-r.confidence, r.relationship_key)):
             if row.status != "active" or row.relationship_key in pool:
+                continue
+            if not shows((row.source_entity_id, row.target_entity_id), users):
                 continue
             if row.source_entity_id in frontier or row.target_entity_id in frontier:
                 rank += 1

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand, LedgerError
+from memledger.errors import InvalidCommand, InvalidField, LedgerError
 from memledger.events import codec
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.events.envelope import Cursor, Metadata, NewEvent
@@ -46,7 +46,7 @@ from memledger.selection.rank import (
 from memledger.selection.types import SelectedItem, Selection
 from memledger.service import episodes, history, nearest_aside, scope_ids, tenant_settings, turns
 from memledger.store import db, event_reads, event_store
-from memledger.store.identifiers import check_identifier
+from memledger.store.identifiers import check_identifier, check_text
 
 log = logging.getLogger(__name__)
 
@@ -370,7 +370,9 @@ def served_block(served: ServedContext) -> ServedBlock:
 
 def check_agent_request(request: str, budget_chars: int) -> None:
     """``InvalidCommand`` for what an agent surface refuses: a blank request, one over
-    ``MAX_REQUEST_CHARS``, a budget outside ``MIN_BUDGET_CHARS``..``MAX_BUDGET_CHARS``."""
+    ``MAX_REQUEST_CHARS``, one the ledger cannot store (``InvalidField``, as HTTP refuses
+    it), a budget outside ``MIN_BUDGET_CHARS``..``MAX_BUDGET_CHARS``."""
+    check_text("request", request)
     if not request.strip():
         raise InvalidCommand("request must not be empty or blank")
     if len(request) > MAX_REQUEST_CHARS:
@@ -436,8 +438,9 @@ def build_context(
         return ServedContext(block=block_of(failed), selection=failed, event_id="", tokens_estimated=estimated)
     started, asked_at = time.monotonic(), datetime.now(UTC)  # asked before its transaction began
     conn: Connection | None = None
-    if len(request.request) > MAX_REQUEST_CHARS:  # the caller's data, not its bug: fail open, recorded
-        request, selection = _too_long(request)
+    unusable = _unusable(request)
+    if unusable is not None:  # the caller's data, not its bug: fail open, recorded
+        request, selection = unusable
     else:
         try:  # select and record in one transaction of one connection: fewer round trips
             with turns.selections().turn(_remaining_s(request, started)):
@@ -486,6 +489,20 @@ def _too_long(request: SelectRequest) -> tuple[SelectRequest, Selection]:
     cut = replace(request, request=request.request[:MAX_REQUEST_CHARS])
     reason = f"request too long ({length} characters, above {MAX_REQUEST_CHARS}): ask with the question alone"
     return cut, Selection(request=cut.request, empty_reason=reason)
+
+
+def _unusable(request: SelectRequest) -> tuple[SelectRequest, Selection] | None:
+    """An empty selection for a request text HTTP and MCP refuse (too long, or breaking
+    the rule all text follows: ``check_text``, as search refuses its query), saying why
+    and naming the field; None for one that can be served."""
+    if len(request.request) > MAX_REQUEST_CHARS:
+        return _too_long(request)
+    try:
+        check_text("request", request.request)
+    except InvalidField as e:
+        log.warning("context request for tenant %s not served: %s", request.tenant_id, e)
+        return request, Selection(request=request.request, empty_reason=str(e))
+    return None
 
 
 def _connect(engine: Engine, tenant_id: str) -> Connection | None:

@@ -60,8 +60,9 @@ def search(
     Raw scope keys are looked up by their
     stored ids. Without ``vector_search`` there is no vector channel; with it, vectors
     of another model than its embedder's raise ``EmbeddingMismatch``. ``k`` is 1 to
-    ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidCommand), and
-    so is an unknown kind (InvalidIdentifier)."""
+    ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidField naming
+    ``query``), and so is an unknown kind (InvalidIdentifier). Of the users' own
+    entities and edges, only the request's user's are found (``graph_queries.users_shown``)."""
     check_identifier("tenant_id", tenant_id)
     check_text("query", query)
     if not 1 <= k <= MAX_K:
@@ -78,7 +79,8 @@ def search(
         pool = candidates.gather(conn, tenant_id, scopes, query, min_confidence=min_confidence, categories=categories)
         near_turns: dict[str, float] = {}
         if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
-            nearest = _Nearest(conn, tenant_id, candidates.scope_pairs(scopes), min_confidence, categories)
+            pairs, users = candidates.scope_pairs(scopes), graph_queries.users_shown(scopes.user)
+            nearest = _Nearest(conn, tenant_id, pairs, users, min_confidence, categories)
             pool = nearest.add(pool, vector, sorted(embedded - {"turn"}), max(2 * k, candidates.PER_CHANNEL))
             if "turn" in wanted and named is not None:  # None: the tenant has no turn
                 near_turns = candidates.vector_turns(conn, tenant_id, vector, max(k * 2, TURNS_READ))
@@ -152,11 +154,13 @@ def _turn_item(turn_id: str, text: str) -> SelectedItem:
 class _Nearest:
     """The vector channel of search: the tenant's items nearest the query, ranked by
     their place among all found; a fact only if the request may see it (as the text
-    channel would), an entity or a turn of the tenant as found."""
+    channel would), an entity or a turn of the tenant as found (of the user entities,
+    only ``users``: ``graph_queries.users_shown``)."""
 
     conn: Connection
     tenant_id: str
     scopes: list[tuple[str, str]]
+    users: frozenset[str]
     min_confidence: float
     categories: Iterable[str] | None
 
@@ -183,7 +187,7 @@ class _Nearest:
         )
         for hit in visible:
             yield Candidate(item=fact_item(hit), key=hit.key, seen_at=hit.updated_at)
-        for entity in graph_queries.entities_by_id(conn, tenant, entity_ids) if entity_ids else []:
+        for entity in graph_queries.entities_by_id(conn, tenant, entity_ids, users=self.users) if entity_ids else []:
             yield Candidate(item=entity_item(entity), seen_at=entity.last_seen_at)
 
 
@@ -272,11 +276,16 @@ def query_graph(
     entity_types: Iterable[str] | None = None,
     user: str | None = None,
     scopes: Scopes | None = None,
+    every_user: bool = False,
 ) -> GraphAnswer:
     """Relationships around ``entity`` (a name, an entity id, or "user"/"me" for the
     speaker, given ``user``, raw or stored), up to ``depth`` hops (1 to 3), read both ways.
     With ``scopes`` (an agent's request), only the edges one of whose source turns shares
-    a scope key with them, as a context block shows; without, the whole tenant's.
+    a scope key with them, as a context block shows; without, the whole tenant's. Of
+    the user entities, only the asking user's (``scopes``' user, else ``user``) is shown
+    or walked through: another user's is keyed by their stored id, which reads their
+    memory (``graph_queries.users_shown``); ``every_user`` (an operator's command line,
+    which reads every scope anyway) shows all.
 
     ``relations`` are upper-cased (``uses`` is USES) and ``entity_types`` lower-cased
     (``TOOL`` is tool); one that cannot be a relation, or a type not in ``ENTITY_TYPES``,
@@ -289,13 +298,15 @@ def query_graph(
     if user:
         user = scope_ids.stored_id(engine, tenant_id, "user", user)
     stored = scope_ids.stored_scopes(engine, tenant_id, scopes) if scopes is not None else None
+    users = None if every_user else graph_queries.users_shown(stored.user if stored and stored.user else user)
     with db.reading(engine) as conn:
         if normalise_name(entity) in {"user", "me", "i", "myself"} and user:
             start = [entity_id("user", user)]
             found: EntityHit | None = None
         else:
-            hits = graph_queries.entities_by_id(conn, tenant_id, [entity]) or graph_queries.named_in(
-                conn, tenant_id, [w for w in normalise_name(entity).split() if w.isalnum()], entity
+            words = [w for w in normalise_name(entity).split() if w.isalnum()]
+            hits = graph_queries.entities_by_id(conn, tenant_id, [entity], users=users) or graph_queries.named_in(
+                conn, tenant_id, words, entity, users=users
             )
             if stored is not None:  # an entity only the request's scopes have heard of
                 hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for h in hits for t in h.source_turns))
@@ -306,7 +317,9 @@ def query_graph(
             if found is None:
                 return GraphAnswer(entity=None, edges=[])
             start = [found.entity_id]
-        edges = graph_queries.walk(conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types)
+        edges = graph_queries.walk(
+            conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types, users=users
+        )
         if stored is not None:
             hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for e in edges for t in e.source_turns))
             edges = [edge for edge in edges if visibility.shown(edge.source_turns, hidden)]

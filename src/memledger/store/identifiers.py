@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memledger.errors import InvalidCommand, InvalidIdentifier
+from memledger.errors import InvalidField, InvalidIdentifier
 
 MAX_IDENTIFIER_LENGTH = 256
 TENANT_ID_FIELD = "tenant_id"
@@ -55,11 +55,12 @@ def _check_tenant_characters(field: str, value: str) -> None:
 
 
 def check_text(field: str, text: str) -> str:
-    """``text`` if the ledger can store it and a tokenizer read it, else InvalidCommand
-    naming ``field``: PostgreSQL cannot store NUL, and UTF-8 cannot encode a lone
-    surrogate (as a command line's undecodable bytes become)."""
+    """``text`` if the ledger can store it and a tokenizer read it, else InvalidField
+    naming ``field`` (the rule HTTP applies to every text: ``api.schemas.storable_text``):
+    PostgreSQL cannot store NUL, and UTF-8 cannot encode a lone surrogate (as a command
+    line's undecodable bytes become)."""
     if "\x00" in text:
-        raise InvalidCommand(f"{field} holds a NUL character, which PostgreSQL cannot store")
+        raise InvalidField(field, "holds a NUL character, which PostgreSQL cannot store")
     if _SURROGATE.search(text):
-        raise InvalidCommand(f"{field} holds a lone surrogate, which UTF-8 cannot encode")
+        raise InvalidField(field, "holds a lone surrogate, which UTF-8 cannot encode")
     return text
