@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.mentions import role_words
 from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
+from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
     BE_FORMS,
     CONDITIONAL_LEADS,

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from importlib import resources
 from typing import Final
 
-LEXICON: Final = resources.files("memledger.extraction") / "lexicon"
+from memledger.extraction import lexicon
+
+LEXICON: Final = lexicon.LEXICON
 
 # Every data file the module reads; a test checks each ships with the package.
 LEXICON_FILES: Final[tuple[str, ...]] = (
@@ -44,8 +45,7 @@ LEXICON_FILES: Final[tuple[str, ...]] = (
 
 def read_entries(name: str) -> list[str]:
     """The entries of one lexicon file, in order: each non-blank line not starting with ``#``."""
-    text = (LEXICON / name).read_text(encoding="utf-8")
-    return [line for line in (raw.strip() for raw in text.splitlines()) if line and not line.startswith("#")]
+    return lexicon.entries(name)
 
 
 def _marks(entries: Iterable[str]) -> dict[str, bool]:
@@ -55,16 +55,7 @@ def _marks(entries: Iterable[str]) -> dict[str, bool]:
 
 def read_tool_kinds(name: str = "tools.txt") -> dict[str, list[str]]:
     """The ``[kind]`` sections of the tools file: kind -> its entries, ``~`` kept."""
-    kinds: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for entry in read_entries(name):
-        if entry.startswith("[") and entry.endswith("]"):
-            current = kinds.setdefault(entry[1:-1], [])
-        elif current is None:
-            raise ValueError(f"lexicon/{name}: {entry!r} comes before any [kind] header")
-        else:
-            current.append(entry)
-    return kinds
+    return lexicon.sections(name)
 
 
 def _tool_table() -> tuple[dict[str, str], frozenset[str]]:

@@ -9,8 +9,6 @@ as DESIGN.md asks.
 
 from __future__ import annotations
 
-import re
-
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import slots
 from memledger.extraction.patterns import (
@@ -31,11 +29,9 @@ from memledger.extraction.patterns import (
     ORG_PREV,
     PERSON_NEXT,
     PERSON_PREV,
-    POSSESSIVES,
     PROJECT_CUES,
     PROJECT_NOUNS,
     PROJECT_VERBS,
-    ROLE_ADJECTIVES,
     SWITCH_VERBS,
     TEAM_NOUNS,
     TEAM_OWNERS,
@@ -49,6 +45,8 @@ from memledger.extraction.patterns import (
     is_question,
     tokenize,
 )
+from memledger.extraction.roles import role_after, role_before
+from memledger.extraction.shapes import common_word, name_like, odd_shape
 
 MAX_SENTENCE_TOKENS = 256
 """Tokens of a sentence that are read. Reading a clause looks back from each trigger,
@@ -188,7 +186,7 @@ def _extended(f: _Finder, mention: Mention) -> Mention:
     end = mention.end
     while end < len(f.words) and end - mention.end < 3 and not f.taken[end]:
         word, low = f.words[end], f.lows[end]
-        if not word[:1].isupper() or _common(low) or _is_known(low) or gz.is_given_name(low) or low in gz.PLACES:
+        if not word[:1].isupper() or common_word(low) or _is_known(low) or gz.is_given_name(low) or low in gz.PLACES:
             break
         end += 1
     while end > mention.end and _plural(f.lows[end - 1]):
@@ -261,7 +259,7 @@ def _find_capitalised(f: _Finder) -> list[tuple[int, int]]:
     unknown: list[tuple[int, int]] = []
     i = 0
     while i < len(f.words):
-        if f.taken[i] or not _name_like(f.words[i]) or _common(f.lows[i]):
+        if f.taken[i] or not name_like(f.words[i]) or common_word(f.lows[i]):
             i += 1
             continue
         end = _chunk_end(f, i)
@@ -278,44 +276,8 @@ def _find_capitalised(f: _Finder) -> list[tuple[int, int]]:
     return unknown
 
 
-def _common(low: str) -> bool:
-    """A word that is no name, in the singular or plural: "Fridays", "Mondays"."""
-    return low in gz.NOT_NAMES or (low.endswith("s") and low[:-1] in gz.NOT_NAMES)
-
-
 def _known_word(low: str) -> bool:
     return gz.is_given_name(low) or low in gz.FIRST_WORDS or low in gz.ORG_SUFFIXES
-
-
-def _name_like(word: str) -> bool:
-    first = word[0]
-    if not first.isalpha() or _not_a_name(word):
-        return False
-    return first.isupper() or _odd_shape(word)
-
-
-_FILE = re.compile(
-    r"[\w.-]*/[\w./-]*|[\w-]+\.(?:py|js|ts|tsx|jsx|json|ya?ml|toml|ini|cfg|conf|md|txt|csv|log|sh|sql|xml|html?|lock)",
-    re.IGNORECASE,
-)
-_TICKET_OR_EXCEPTION = re.compile(r"[A-Z]{2,}-\d{2,}|\w+(?:Error|Exception|Warning)")
-
-
-def _not_a_name(word: str) -> bool:
-    """A file path, a file name, a ticket id or an exception class: text, not a name."""
-    return _FILE.fullmatch(word) is not None or _TICKET_OR_EXCEPTION.fullmatch(word) is not None
-
-
-def _odd_shape(word: str) -> bool:
-    """CamelCase (nRF52, macOS), versioned (GPT-4) or dotted (fly.io)."""
-    if word.islower() and "." not in word:
-        return False  # most words: no capital inside, none first (for a digit to count), no dot
-    if word[-1] == "s" and word[:-1].isupper():
-        return False  # a plural acronym: "SLAs", "APIs"
-    inner_upper = any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
-    has_digit = any(c.isdigit() for c in word) and word[0].isupper()
-    dotted = "." in word.strip(".") and word.rsplit(".", 1)[-1].isalpha()
-    return inner_upper or has_digit or dotted
 
 
 def _chunk_end(f: _Finder, i: int) -> int:
@@ -354,72 +316,12 @@ def _classify(f: _Finder, start: int, end: int) -> Mention | None:
 
 
 def _as_person_by_role(f: _Finder, name: str, start: int, end: int) -> Mention | None:
-    role, mine = _role_before(f, start)
+    role, mine = role_before(f.lows, start)
     if role is None:
-        role, mine = _role_after(f, end)
+        role, mine = role_after(f.words, f.lows, end)
     if role is None:
         return None
     return Mention(name, "person", 0.9, start, end, role=role, mine=mine)
-
-
-def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
-    """The role ending at token ``j`` ("manager", "tech lead") and where it starts."""
-    if j >= len(lows):
-        return None, j
-    if j >= 1 and f"{lows[j - 1]} {lows[j]}" in gz.ROLES:
-        return f"{lows[j - 1]} {lows[j]}", j - 1
-    if j >= 0 and lows[j] in gz.ROLES:
-        return lows[j], j
-    if j >= 0 and lows[j].endswith("s") and lows[j][:-1] in gz.ROLES:
-        return lows[j][:-1], j  # "my cousins Ana and Bo"
-    return None, j
-
-
-def _owner_before(lows: list[str], j: int) -> bool:
-    while j >= 0 and lows[j] in ROLE_ADJECTIVES:
-        j -= 1
-    return j >= 0 and lows[j] in POSSESSIVES
-
-
-def _role_before(f: _Finder, start: int) -> tuple[str | None, bool]:
-    j = start - 1
-    while j >= 0 and (f.lows[j] in HONORIFICS or f.lows[j] in (",", ".")):
-        j -= 1
-    role, role_start = role_words(f.lows, j)
-    if role is None:
-        return None, False
-    return role, _owner_before(f.lows, role_start - 1)
-
-
-def _role_after(f: _Finder, end: int) -> tuple[str | None, bool]:
-    lows = f.lows
-    j = end
-    if j < len(lows) and lows[j] in (",", "is", "are", "was", "-", "("):
-        j += 1
-    if j >= len(lows) or lows[j] not in POSSESSIVES:
-        return None, False
-    j += 1
-    while j < len(lows) and lows[j] in ROLE_ADJECTIVES:
-        j += 1
-    for skip in range(3):  # past up to two modifiers: "my old school friends"
-        k = j + skip
-        if k >= len(lows) or (k > j and not (lows[k - 1].isalpha() and lows[k - 1] not in gz.NOT_NAMES)):
-            break
-        for width in (2, 1):
-            phrase = " ".join(lows[k : k + width])
-            if phrase in gz.ROLES or phrase.rstrip("s") in gz.ROLES:
-                if not _role_ends_here(f, k + width):
-                    return None, False
-                return phrase.rstrip("s") if phrase not in gz.ROLES else phrase, True
-    return None, False
-
-
-def _role_ends_here(f: _Finder, after: int) -> bool:
-    """Whether a role word closes the phrase: not "my daughter's teacher" (the daughter's)
-    nor "Tallyfin, my partner Graciela" (Graciela's: a role names the name that follows)."""
-    if after >= len(f.words):
-        return True
-    return f.lows[after] != "'s" and not f.words[after][:1].isupper()
 
 
 def _as_project(f: _Finder, name: str, start: int, end: int) -> Mention | None:
@@ -477,7 +379,7 @@ def _as_person(f: _Finder, name: str, start: int, end: int) -> Mention | None:
 def _as_tool(f: _Finder, name: str, start: int, end: int) -> Mention | None:
     if name.lower() in gz.PLACES:
         return None
-    if _odd_shape(f.words[start]) and end - start == 1:
+    if odd_shape(f.words[start]) and end - start == 1:
         return Mention(name, "tool", 0.75, start, end)
     before, before2 = f.prev(start), f.prev(start, 2)
     cued = (

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from memledger.events.catalogue import EntityType
+from memledger.extraction import lexicon
 from memledger.extraction.protocol import SourceType
 
 
@@ -26,14 +27,17 @@ _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 # scanned once, not once per character (quadratic, for a hostile turn).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[*•-])|(?<!\s)\s*\n\s*|;\s+")
 _TOKEN = re.compile(r"(?:St|Mt|Ft)\.(?= [A-Z])|[^\W_](?:[\w'.+#&/-]*[\w+#])?|->|=>|→|\S")
-_ABBREVIATIONS: Final = word_set("mr mrs ms dr prof st vs etc inc ltd jr sr no e.g i.e")
+# The content word lists (lexicon/cue_words.txt); the small closed-class sets left in
+# code (wh-words and auxiliaries, pronouns, possessives, list joiners) are grammar.
+_CUES: Final = lexicon.sections("cue_words.txt")
+_ABBREVIATIONS: Final = frozenset(_CUES["ABBREVIATIONS"])
 _CONTRACTED: Final = word_set("it he she that what there here who let where how")
 _QUESTION_START: Final = word_set(
     "how what why which who whom whose where when should shall can could would will do "
     "does did is are was were have has any anyone anybody is there isn't aren't doesn't "
     "don't won't wouldn't shouldn't can't couldn't"
 )
-_REQUEST_LEADS: Final = ("remember that", "keep in mind that", "note that", "make a note that")
+_REQUEST_LEADS: Final = tuple(_CUES["REQUEST_LEADS"])
 HEDGES: Final = re.compile(
     r"\b(?:i think|i guess|i believe|i suppose|i assume|maybe|perhaps|probably|possibly|"
     r"might|not sure|unsure|could be|likely|iirc|i reckon|seems like)\b"
@@ -135,70 +139,34 @@ class Edge:
 
 
 # --- cue words for the mention finder ---------------------------------------------
+# (POSSESSIVES, TEAM_OWNERS and LIST_JOINERS are closed-class grammar, kept in code.)
 
-HONORIFICS: Final = word_set("mr mrs ms miss dr prof sir")
+HONORIFICS: Final = frozenset(_CUES["HONORIFICS"])
 POSSESSIVES: Final = word_set("my our")
-ROLE_ADJECTIVES: Final = word_set(
-    "old new former ex current best dear little older younger big twin main favourite "
-    "favorite lovely amazing great awesome wonderful long-time longtime"
-)
-PROJECT_NOUNS: Final = word_set(
-    "deploy deployment integration redesign upgrade outage incident "
-    "project projects repo repository codebase service app application frontend backend "
-    "api sdk platform program programme initiative launch roadmap timeline migration "
-    "dashboard release firmware pipeline website site module library plugin package "
-    "rewrite monorepo microservice bot cli milestone epic workstream beta mvp prototype "
-    "pilot"
-)
-PROJECT_CUES: Final = word_set("project codename repo repository program programme initiative")
-WORKED: Final = word_set("work works working worked lead leads leading")
-LOOKING: Final = word_set("look looking looked glance good great bad better best aim")
-CAME: Final = word_set("came comes coming hired poached recruited")
-PROJECT_VERBS: Final = word_set("depends relies ships launched launches")
-CALLED_PROJECT: Final = word_set(
-    "project app bot cli tool library service repo package script game site website plugin product extension framework"
-)
-CALLED_ORG: Final = word_set(
-    "startup company firm agency business studio nonprofit bank employer client customer vendor shop lab"
-)
-NOT_PROJECT_NAMES: Final = word_set(
-    "management manager managers plan plans planning timeline deadline scope lead leads work "
-    "status update updates board budget meeting meetings kickoff files folder structure root "
-    "settings proposal goals requirements docs documentation team teams name names page pages "
-    "overview description template templates directory dir manager's roadmap ideas idea owner "
-    "members member level file based related specific"
-)
-TEAM_NOUNS: Final = word_set("team squad guild tribe department crew")
-TEAM_SKIP: Final = word_set(
-    "whole entire same other small big large new old full rest my our your their his her "
-    "the a an this that every each one two three"
-)
+ROLE_ADJECTIVES: Final = frozenset(_CUES["ROLE_ADJECTIVES"])
+PROJECT_NOUNS: Final = frozenset(_CUES["PROJECT_NOUNS"])
+PROJECT_CUES: Final = frozenset(_CUES["PROJECT_CUES"])
+WORKED: Final = frozenset(_CUES["WORKED"])
+LOOKING: Final = frozenset(_CUES["LOOKING"])
+CAME: Final = frozenset(_CUES["CAME"])
+PROJECT_VERBS: Final = frozenset(_CUES["PROJECT_VERBS"])
+CALLED_PROJECT: Final = frozenset(_CUES["CALLED_PROJECT"])
+CALLED_ORG: Final = frozenset(_CUES["CALLED_ORG"])
+NOT_PROJECT_NAMES: Final = frozenset(_CUES["NOT_PROJECT_NAMES"])
+TEAM_NOUNS: Final = frozenset(_CUES["TEAM_NOUNS"])
+TEAM_SKIP: Final = frozenset(_CUES["TEAM_SKIP"])
 TEAM_OWNERS: Final = word_set("the our my their his her 's on")
-HYPHEN_SUFFIXES: Final = word_set(
-    "related based powered native backed compatible specific like style friendly heavy only first centric"
-)
-PERSON_NEXT: Final = word_set(
-    "said says told tells asked asks thinks thought suggested suggests mentioned reviewed "
-    "wrote owns maintains manages leads reports introduced joined left insists swears "
-    "wants prefers recommended recommends approved agreed emailed texted pinged replied "
-    "explained noticed handles signs"
-)
-PERSON_PREV: Final = word_set(
-    "met meet meeting told tell asked ask emailed email pinged ping called texted text "
-    "thanks thank introduced hired cc messaged invited visited visiting hey hi hello dear"
-)
-TO_PERSON: Final = word_set("me reports report reporting talked spoke talking speaking emailed wrote sent married")
-COMMON_GIVEN: Final = word_set("mark bill frank jack dev grace will may june max ray can sunny chase drew rose hope")
-LOWER_PERSON_NEXT: Final = PERSON_NEXT | word_set("uses prefers works from is said")
-ORG_PREV: Final = word_set("at joined join joining")
-WORK_FOR: Final = word_set("work works working worked")
-CLIENT_NOUNS: Final = word_set("client customer vendor investor competitor")
-TOOL_PREV: Final = word_set("use uses using adopt adopted adopting install installed prefer prefers")
-SWITCH_VERBS: Final = word_set("switched switching switch moved moving move migrated migrating migrate")
-BUILT: Final = word_set("written built coded code developed made trained implemented write writing")
-INITIAL_OK: Final = word_set(
-    "is was has had does did can could will would should and or , 's uses runs keeps "
-    "supports handles seems works feels makes lets gives just still also now vs + / - -> "
-    ": for with on"
-)
+HYPHEN_SUFFIXES: Final = frozenset(_CUES["HYPHEN_SUFFIXES"])
+PERSON_NEXT: Final = frozenset(_CUES["PERSON_NEXT"])
+PERSON_PREV: Final = frozenset(_CUES["PERSON_PREV"])
+TO_PERSON: Final = frozenset(_CUES["TO_PERSON"])
+COMMON_GIVEN: Final = frozenset(_CUES["COMMON_GIVEN"])
+LOWER_PERSON_NEXT: Final = PERSON_NEXT | frozenset(_CUES["LOWER_PERSON_NEXT"])
+ORG_PREV: Final = frozenset(_CUES["ORG_PREV"])
+WORK_FOR: Final = frozenset(_CUES["WORK_FOR"])
+CLIENT_NOUNS: Final = frozenset(_CUES["CLIENT_NOUNS"])
+TOOL_PREV: Final = frozenset(_CUES["TOOL_PREV"])
+SWITCH_VERBS: Final = frozenset(_CUES["SWITCH_VERBS"])
+BUILT: Final = frozenset(_CUES["BUILT"])
+INITIAL_OK: Final = frozenset(_CUES["INITIAL_OK"])
 LIST_JOINERS: Final = word_set(", and or & + /")

@@ -2,7 +2,8 @@
 
 A trigger is a phrase ("use", "switched", "depends on", "introduced me to") and
 a *kind* saying what the named objects after it become; the relation depends on
-the object's type as well (``RELATIONS``).
+the object's type as well (``RELATIONS``). The phrases and the content word lists
+live in ``lexicon/trigger_phrases.txt`` and ``lexicon/clause_words.txt``.
 """
 
 from __future__ import annotations
@@ -10,81 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from memledger.extraction import lexicon
 from memledger.extraction.patterns import Mention, Sentence, word_set
 
 Item = str | Mention
 
-_PHRASES: Final[dict[str, str]] = {
-    "USE": (
-        "use, uses, using, utilise, utilize, utilising, utilizing, run, runs, running, write, "
-        "writes, writing, written in, code in, coding in, program in, programming in, work in, "
-        "works in, working in, develop in, built with, built in, built on, build with, "
-        "building with, made with, trained with, trained on, deployed on, deployed to, "
-        "deployed via, deploy to, deploy on, deploys to, deploy, host on, hosted on, "
-        "hosting on, hosted at, host, hosts, hosted, powered by, handled by, managed by, go through, goes through, "
-        "log, logs, store, stores, track, tracks, invoice with, pay, orchestrate, "
-        "containerise, containerize, lives in, live in, talk over, prototype in, added, "
-        "adopt, adopted, adopting, swear by, swears by, stack, all-in on, will use, follow, "
-        "follows, practice, practise, practices, practises, users of, user of, reach for, "
-        "train, trains, trained, training"
-    ),
-    "BE": "is, are",
-    "PREFER": ("prefer, prefers, preferred, preferring, rather, favorite, favourite, go-to, fan of, pick"),
-    "LIKE": "like, likes, love, loves",
-    "DECIDE": (
-        "decided, decide, decided on, chose, chosen, choose, picked, went with, go with, "
-        "going with, settled on, opted for, opt for, standardising on, standardizing on, "
-        "standardised on, standardized on, standardise on, standardize on, let's use, "
-        "lets use, let's go with, agreed on, decision, selected, committed to"
-    ),
-    "KEEP": "keep, keeping, stick with, sticking with, stay with, stay on, staying with",
-    "WORK_ON": (
-        "work on, works on, working on, worked on, lead, leads, leading, led, co-lead, "
-        "co-leads, co-leading, maintain, maintains, maintaining, own, owns, contribute to, "
-        "contributes to, contributing to, in charge of, responsible for, pm for, lead on, "
-        "tech lead on"
-    ),
-    "BUILD": (
-        "build, building, built, builds, rewrote, rewrite, rewriting, rewritten, ported, "
-        "porting, implemented, implementing, wrote"
-    ),
-    "WORK_WITH": (
-        "work with, works with, working with, worked with, pair with, pairing with, "
-        "paired with, pairs with, collaborate with, collaborating with, collaborates with, "
-        "collaborated with, reports to, report to, reporting to, mentoring, "
-        "manages, manage, managing, team up with, teamed up with"
-    ),
-    "KNOW": (
-        "know, knows, met, meet, lunch with, dinner with, coffee with, drinks with, "
-        "friends with, married to, dating, hang out with, hung out with, catch up with, "
-        "caught up with"
-    ),
-    "INTRO": "introduced me to",
-    "DEPEND": ("depends on, depend on, relies on, rely on, relying on, requires, require, built on top of"),
-    "DEPENDED": "is a dependency of, a dependency of, dependency of",
-    "PART": (
-        "part of, member of, joined, join, joining, belongs to, belong to, a module of, "
-        "module of, component of, subproject of"
-    ),
-    "AT": (
-        "work at, works at, working at, worked at, work for, works for, working for, "
-        "worked for, started at, employed at, employed by, intern at, at"
-    ),
-    "ON": "on",
-    "LEAVE": "left, leaving, quit",
-    "RETRACT": (
-        "stopped using, stop using, stopped, dropped, drop, dropping, ditched, ditch, "
-        "got rid of, get rid of, moved off, move off, moving off, moved away from, "
-        "moving away from, abandoned, gave up, give up, used to use, used to, uninstalled, "
-        "removed, deprecated, sunset, sunsetting, phased out, phasing out, retired, replaced, "
-        "replace, replacing, swapped, swap, swapping, traded, ripped out"
-    ),
-    "SWITCH": (
-        "switched, switching, switch, moved, moving, move, migrated, migrating, migrate, "
-        "migration, changed, transitioned, transitioning, went back to, go back to, "
-        "going back to, back to, upgraded, upgrading, converted"
-    ),
+# The phrases of each kind, in file order (lexicon/trigger_phrases.txt).
+_PHRASES: Final[dict[str, tuple[str, ...]]] = {
+    kind: tuple(phrases) for kind, phrases in lexicon.sections("trigger_phrases.txt").items()
 }
+# The content word lists (lexicon/clause_words.txt); the small closed-class sets below
+# (pronouns, determiners, prepositions, negators, conjunctions, BE forms, punctuation)
+# stay in code as grammar.
+_WORDS: Final = lexicon.sections("clause_words.txt")
 
 # What an object of each type becomes, per trigger kind.
 RELATIONS: Final[dict[str, dict[str, str]]] = {
@@ -141,21 +80,12 @@ NEGATIONS: Final = word_set(
     "not never no don't dont doesn't doesnt didn't didnt won't wont isn't isnt aren't "
     "arent wasn't can't cant cannot shouldn't haven't hasn't nobody"
 )
-MODALS: Final = word_set("should could would might may maybe want wants plan planning considering")
-# Wishes and duties are not facts: "we should use X", "I want to learn Y", "need to port".
-INTENTS: Final = word_set("should could would need needs want wants plan plans planning hope")
-SLOT_GAP: Final = word_set("the project our my their")
-DECISION_WORDS: Final = word_set("decided decide decision agreed settled chose")
-FILLERS: Final = word_set(
-    "also still now mostly mainly currently usually primarily heavily just really already "
-    "only always actually honestly basically totally definitely both finally even "
-    "generally typically normally lately recently closely kinda pretty very quite then "
-    "again officially"
-)
-_LY_WORDS: Final = word_set(
-    "family fly only reply supply apply italy rely early daily weekly monthly yearly july "
-    "holy ugly belly bully jelly lily emily molly holly sally kelly billy ally"
-)
+MODALS: Final = frozenset(_WORDS["MODALS"])
+INTENTS: Final = frozenset(_WORDS["INTENTS"])
+SLOT_GAP: Final = frozenset(_WORDS["SLOT_GAP"])
+DECISION_WORDS: Final = frozenset(_WORDS["DECISION_WORDS"])
+FILLERS: Final = frozenset(_WORDS["FILLERS"])
+_LY_WORDS: Final = frozenset(_WORDS["LY_WORDS"])
 ARROWS: Final = frozenset(("->", "=>", "→"))
 BE_FORMS: Final = word_set("i'm im we're is are am was were")
 SELF: Final = frozenset(("me", "us"))
@@ -173,7 +103,7 @@ class Trigger:
 def _table() -> dict[str, list[tuple[tuple[str, ...], str]]]:
     table: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for kind, phrases in _PHRASES.items():
-        for phrase in phrases.split(","):
+        for phrase in phrases:
             words = tuple(phrase.split())
             table.setdefault(words[0], []).append((words, kind))
     for entries in table.values():
@@ -215,31 +145,12 @@ def _match_at(words: list[str], i: int) -> Trigger | None:
     return None
 
 
-CLAUSE_VERBS = word_set(
-    "is are was were felt feels seems seemed keeps kept has had does did works worked can "
-    "could will would should won't wasn't isn't"
-)
-HEAD_NOUNS = word_set(
-    "app apps service services cluster clusters chart charts code tests test jobs job org "
-    "config setup instance instances database db server servers team project repo module "
-    "plugin pipeline workflow workflows suite bot sdk api"
-)
-JOBS = word_set(
-    "engineer developer designer researcher scientist manager lead intern student "
-    "professor vp director head cto ceo cfo founder analyst consultant nurse doctor "
-    "teacher sre pm architect team engineering design product marketing sales research "
-    "job role position started employed officer partner teaches teach teaching studies "
-    "study studying interns volunteers"
-)
-# "- Backend: Go", "DB: Postgres": a note's labels that name a slot of a stack.
-STACK_LABELS: Final = word_set(
-    "stack frontend backend db database language languages lang framework frameworks ui api "
-    "hosting host cloud infra infrastructure ci cd ci/cd cache queue broker auth monitoring "
-    "logging orm editor ide os tooling tools deploy deployment storage search analytics "
-    "mobile web server runtime testing tests"
-)
-OWNER_LABELS: Final = word_set("owner owners lead leads maintainer maintainers pm dri assignee")
-PROJECT_LABELS: Final = word_set("repo repository project codename service app")
+CLAUSE_VERBS: Final = frozenset(_WORDS["CLAUSE_VERBS"])
+HEAD_NOUNS: Final = frozenset(_WORDS["HEAD_NOUNS"])
+JOBS: Final = frozenset(_WORDS["JOBS"])
+STACK_LABELS: Final = frozenset(_WORDS["STACK_LABELS"])
+OWNER_LABELS: Final = frozenset(_WORDS["OWNER_LABELS"])
+PROJECT_LABELS: Final = frozenset(_WORDS["PROJECT_LABELS"])
 MODIFIER_KINDS = frozenset(("USE", "KEEP", "DECIDE", "PREFER", "LIKE", "SWITCH", "RETRACT", "BUILD", "DEPEND"))
 
 
@@ -262,13 +173,9 @@ def is_purpose(gap: list[str]) -> bool:
     return not any(word in (",", "and", "&", "+") for word in after)
 
 
-ELLIPTIC = word_set(
-    "big huge been just finally yesterday today lately also currently now recently - * • : decision note ps"
-)
-JOINT_VERBS = word_set("lead leading run runs founded pair share")
-NOT_WORKPLACE = word_set(
-    "meetup conference event talk party dinner lunch met meet visit visited went booth summit hackathon workshop office"
-)
+ELLIPTIC: Final = frozenset(_WORDS["ELLIPTIC"])
+JOINT_VERBS: Final = frozenset(_WORDS["JOINT_VERBS"])
+NOT_WORKPLACE: Final = frozenset(_WORDS["NOT_WORKPLACE"])
 
 
 def switch_side(kind: str, side: str, gap: list[str]) -> str:
