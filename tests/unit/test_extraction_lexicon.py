@@ -9,14 +9,15 @@ from types import ModuleType
 
 import pytest
 
+from memledger.extraction import frames, lexicon, patterns, polarity, slots, triggers
 from memledger.extraction import gazetteer as gz
-from memledger.extraction import lexicon, patterns, triggers
 
 # Listed here, not taken from the modules, so a file dropped from both still fails.
 SECTIONED_FILES = {
     "trigger_phrases.txt": triggers,
     "clause_words.txt": triggers,
     "cue_words.txt": patterns,
+    "frame_words.txt": frames,
 }
 HEADER = re.compile(r"\[[A-Z_]+\]")
 # LEAVE is not in RELATIONS or STRENGTH: clauses.py reads it as leaving an organization.
@@ -70,6 +71,15 @@ def test_each_word_list_section_feeds_the_list_of_its_name(name: str) -> None:
             assert loaded == patterns.PERSON_NEXT | frozenset(entries)
         else:
             assert loaded == frozenset(entries), section
+
+
+def test_frame_words_feed_the_frames_slots_and_polarity() -> None:
+    words = lexicon.sections("frame_words.txt")
+    assert frozenset(words["USED_BY"]) == slots.USED_BY and frozenset(words["LED"]) == slots.LED
+    assert frozenset(words["MADE_BY"]) == frames.MADE_BY
+    assert frozenset(words["UNSETTLED"]) == polarity.UNSETTLED
+    assert ("ruled", "out") in polarity.REJECTION_PHRASES
+    assert all(len(entry.split()) == 2 for entry in words["PAST_PHRASES"])
 
 
 def test_trigger_kinds_are_the_handled_ones() -> None:

@@ -15,11 +15,13 @@ from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
+from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
 from memledger.extraction.slots import USED_BY, finite_verb_before
 from memledger.extraction.triggers import NOT_WORKPLACE, find_triggers, is_filler
 
 FRAME_CONFIDENCE = 0.8
+_WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
 KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
@@ -27,12 +29,12 @@ _INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 
 _BE: Final = word_set("is are was were be been being 's")
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
-MADE_BY: Final = word_set("maintained owned led built developed written run managed designed created started")
+MADE_BY: Final = frozenset(_WORDS["MADE_BY"])
 _AT_WORK: Final = word_set("at for with")
 _DESCRIBING: Final = word_set("the a an who our")
-_NOT_WORKPLACE: Final = NOT_WORKPLACE | word_set("met meet lunch dinner coffee bank banks shop shops customer")
-_WORKS: Final = word_set("works worked work working studies studied teaches taught volunteers interns")
-_NOT_ROLE_NOUNS: Final = word_set("own favourite favorite go-to usual main only")
+_NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
+_WORKS: Final = frozenset(_WORDS["WORKS"])
+_NOT_ROLE_NOUNS: Final = frozenset(_WORDS["NOT_ROLE_NOUNS"])
 
 
 def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: list[Mention]) -> list[Edge]:

@@ -14,8 +14,17 @@ from __future__ import annotations
 
 from typing import Final
 
+from memledger.extraction import lexicon
 from memledger.extraction.patterns import word_set
 from memledger.extraction.triggers import is_filler
+
+_WORDS: Final = lexicon.sections("frame_words.txt")
+
+
+def _pairs(name: str) -> frozenset[tuple[str, str]]:
+    """A list of two-word phrases as (first, second) pairs."""
+    return frozenset((first, second) for first, second in (entry.split() for entry in _WORDS[name]))
+
 
 NEGATORS: Final = word_set(
     "not never no nobody nothing neither nor none don't dont doesn't doesnt didn't didnt "
@@ -25,37 +34,17 @@ NEGATORS: Final = word_set(
 # "not only", "not just", "not sure": the clause still asserts (or only hedges) what it says.
 _NOT_NEGATING: Final = word_set("only just sure certain that too")
 # Words that reject what follows them in the clause.
-REJECTIONS: Final = word_set("rejected vetoed declined")
+REJECTIONS: Final = frozenset(_WORDS["REJECTIONS"])
 # "against" rejects only as the complement of a choice ("decided against X"), not in
 # "run the tests against a fresh database".
-_CHOOSING: Final = word_set(
-    "decided decide decides decision voted vote argued argue leaning lean advised advise chose choose went"
-)
-REJECTION_PHRASES: Final = (("ruled", "out"), ("passed", "on"), ("said", "no"), ("turned", "down"))
+_CHOOSING: Final = frozenset(_WORDS["CHOOSING"])
+REJECTION_PHRASES: Final = _pairs("REJECTION_PHRASES")
 # Words that make the rest of the clause hypothetical or still under evaluation.
-UNSETTLED: Final = word_set(
-    "if unless whether suppose supposing imagine considering evaluating exploring "
-    "debating researching comparing weighing pondering trialing trialling hypothetically"
-)
-UNSETTLED_PHRASES: Final = (
-    ("looking", "at"),
-    ("looking", "into"),
-    ("thinking", "about"),
-    ("thinking", "of"),
-    ("deciding", "between"),
-    ("in", "case"),
-    ("what", "if"),
-)
+UNSETTLED: Final = frozenset(_WORDS["UNSETTLED"])
+UNSETTLED_PHRASES: Final = _pairs("UNSETTLED_PHRASES")
 # Words that put the clause in the past only, or in longing for it.
-PAST_ONLY: Final = word_set("miss missed previously formerly")
-PAST_PHRASES: Final = (
-    ("used", "to"),
-    ("back", "in"),
-    ("years", "ago"),
-    ("no", "longer"),
-    ("my", "previous"),
-    ("my", "last"),
-)
+PAST_ONLY: Final = frozenset(_WORDS["PAST_ONLY"])
+PAST_PHRASES: Final = _pairs("PAST_PHRASES")
 CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though while whereas so yet since instead -") | {
     "\u2014",
     "\u2013",

@@ -16,10 +16,12 @@ from typing import Final
 
 from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
+from memledger.extraction import lexicon
 from memledger.extraction.patterns import POSSESSIVES, ROLE_ADJECTIVES, TEAM_NOUNS, Mention, word_set
 from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
+_WORDS: Final = lexicon.sections("frame_words.txt")
 
 # What the object of each trigger kind is, when the verb alone decides it.
 _OBJECT_TYPE: Final[dict[str, EntityType]] = {
@@ -36,38 +38,18 @@ _OBJECT_TYPE: Final[dict[str, EntityType]] = {
     "PART": "organization",
 }
 # Phrases of those kinds whose object is a person, not what the kind usually wants.
-_PERSON_OBJECT: Final = word_set("manages manage managing mentoring lead leads leading led")
-_NOT_ALONE: Final = word_set("run runs running pick log logs store stores track tracks follow follows host hosts")
+_PERSON_OBJECT: Final = frozenset(_WORDS["PERSON_OBJECT"])
+_NOT_ALONE: Final = frozenset(_WORDS["NOT_ALONE"])
 # Between a verb and its object: "use the new Zephyr", "joined our Quillon".
 _OBJECT_GAP: Final = word_set("the a an my our their his her its some new old")
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
 _SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
-USED_BY: Final = word_set(
-    "used handled managed powered run served backed stored processed orchestrated scheduled "
-    "deployed monitored hosted driven done controlled"
-)
+USED_BY: Final = frozenset(_WORDS["USED_BY"])
 """Participles whose subject uses their agent: "billing is handled by Stripe"."""
-LED: Final = word_set("maintained led")
+LED: Final = frozenset(_WORDS["LED"])
 """Participles whose agent is a person: "maintained by Osric Vale" (a company would "develop")."""
-_BUILT_FRAMES: Final = frozenset(
-    (
-        "written in",
-        "built with",
-        "built in",
-        "built on",
-        "powered by",
-        "hosted on",
-        "deployed on",
-        "deployed to",
-        "depends on",
-        "depend on",
-        "relies on",
-        "rely on",
-        "requires",
-        "built on top of",
-    )
-)
-_WORKS: Final = word_set("works worked studies studied teaches taught volunteers")
+_BUILT_FRAMES: Final = frozenset(_WORDS["BUILT_FRAMES"])
+_WORKS: Final = frozenset(_WORDS["WORKS_BARE"])
 _SUBJECT_DETERMINERS: Final = word_set("the our my their")
 _PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
 _BE_FORMS: Final = word_set("is are was were")
