@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from sqlalchemy.engine import URL, Engine
 
 from memledger.adapters.embedding import Embedder, LitellmEmbedder, MiniLmEmbedder, offline
 from memledger.adapters.llm_extractor import LlmExtractor
+from memledger.adapters.model_ping import PING_TIMEOUT_S, ping
 from memledger.config import Settings
 from memledger.errors import DatabaseUnavailable, InvalidCommand
 from memledger.events.catalogue import ExtractionMode
@@ -20,7 +22,7 @@ from memledger.extraction.protocol import Extractor
 from memledger.formatting import tokens
 from memledger.projectors import registry
 from memledger.selection.candidates import PER_CHANNEL
-from memledger.service import integrity, projections, scope_ids, turns, vector_channel
+from memledger.service import check, integrity, projections, scope_ids, turns, vector_channel
 from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
 from memledger.service.vector_channel import VectorChannel
 from memledger.store import db, migrate, restored, row_security
@@ -225,6 +227,41 @@ def load_tokenizers() -> None:
     """Import litellm now, in the caller's thread: a one-shot command naming a model has
     no deadline to keep and should count by that model's tokenizer."""
     tokens.TOKENIZERS.load()
+
+
+# How long ``memledger check`` waits for a server that does not answer, when the
+# database URL sets no connect_timeout of its own (libpq waits for the kernel's, minutes).
+CHECK_CONNECT_TIMEOUT_S = 5
+
+
+def check_settings(settings: Settings) -> Settings:
+    """``settings`` with a connect timeout on ``DATABASE_URL``, unless it names one."""
+    if not settings.database_url:
+        return settings
+    url = db.to_psycopg_url(settings.database_url)
+    if "connect_timeout" in url.query:
+        return settings
+    timed = url.update_query_dict({"connect_timeout": str(CHECK_CONNECT_TIMEOUT_S)})
+    return settings.model_copy(update={"database_url": timed.render_as_string(hide_password=False)})
+
+
+def check_probes(database: Database) -> check.Probes:
+    """What ``service.check`` uses on ``database``: its engines, worker, embedder, and
+    a one-token request to the configured model (none without ``MEMLEDGER_LLM_MODEL``)."""
+    settings = database.settings
+    ping_model = None
+    if settings.llm_model:
+        timeout_s = min(settings.llm_timeout_s, PING_TIMEOUT_S)
+        ping_model = functools.partial(ping, settings.llm_model, settings.llm_options, timeout_s=timeout_s)
+    return check.Probes(
+        engine=database.engine,
+        for_tenant=database.for_tenant,
+        build_worker=lambda: build_worker(database),
+        embedder=build_embedder(settings),
+        vector_search=vector_search(database),
+        ping_model=ping_model,
+        model=settings.llm_model,
+    )
 
 
 class Background:

@@ -12,7 +12,7 @@ from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memledger import bootstrap
-from memledger.api import errors, routes_memory, routes_ops
+from memledger.api import errors, routes_airi, routes_check, routes_memory, routes_ops
 from memledger.api.intake import Intake
 from memledger.api.schemas import ErrorOut
 from memledger.bootstrap import Database
@@ -74,4 +74,6 @@ def create_app(
     app.add_middleware(Intake, max_body_bytes=max_body_bytes, lookup=lambda key: keys.holder_for(database.engine, key))
     app.include_router(routes_memory.router)
     app.include_router(routes_ops.router)
+    app.include_router(routes_airi.router)  # AIRI's memory-service routes (docs/airi-api.md)
+    app.include_router(routes_check.router)
     return app

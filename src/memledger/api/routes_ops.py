@@ -63,7 +63,7 @@ def get_health(request: Request, detail: bool = False) -> JSONResponse:
     With ``detail=1`` and ``Authorization: Bearer <operator key>`` (MEMLEDGER_OPERATOR_KEY):
     the database, migrations, every projection's lag and the worker's backlog, across
     tenants, which is why a tenant's key does not read them."""
-    if detail and not _is_operator(request):
+    if detail and not is_operator(request):
         raise Unauthorized("the health details need the operator key (Authorization: Bearer <MEMLEDGER_OPERATOR_KEY>)")
     database = database_of(request)
     report = health.check(database.engine, build_worker(database), datetime.now(UTC))
@@ -73,7 +73,7 @@ def get_health(request: Request, detail: bool = False) -> JSONResponse:
     return JSONResponse(status_code=status, content={"status": "ok" if report["ok"] else "unavailable"})
 
 
-def _is_operator(request: Request) -> bool:
+def is_operator(request: Request) -> bool:
     """Whether the request carries the operator key, compared in constant time."""
     expected: str | None = request.app.state.operator_key
     scheme, _, given = request.headers.get("authorization", "").partition(" ")

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from memledger.cli import (
+    check_commands,
     context_commands,
     db_commands,
     demo,
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     erasure_commands.register(commands)
     settings_commands.register(commands)
     scope_commands.register(commands)
+    check_commands.register(commands)
     return parser
 
 

@@ -121,7 +121,7 @@ def erase(
         now = datetime.now(UTC)
         new = NewEvent(event=record, event_id=f"erase:{uuid.uuid4()}", occurred_at=now, metadata=Metadata(actor=actor))
         position = event_store.append(tx, tenant_id, ERASURE_STREAM, [new], None).positions[0]
-    refreshed = _refresh(engine, position, timeout_s) if refresh else {}
+    refreshed = catch_up_through(engine, position, timeout_s) if refresh else {}
     vacuumed = vacuum(engine, _touched_tables(refreshed)) if vacuum_after else []
     return msgspec.structs.replace(
         report,
@@ -181,8 +181,9 @@ def _record(subject: str | None, scope: erasure_scope.Scope, erased: int, reason
     )
 
 
-def _refresh(engine: Engine, position: int, timeout_s: float) -> dict[str, bool]:
-    """Catch every installed projection up past the record; whether each got there."""
+def catch_up_through(engine: Engine, position: int, timeout_s: float) -> dict[str, bool]:
+    """Catch every installed projection up past ``position`` (up to ``timeout_s`` each);
+    whether each got there."""
     with engine.connect() as conn:
         target = event_reads.cursor_at(conn, position)
         installed = {cp.name for cp in checkpoints.all_checkpoints(conn)}

@@ -191,12 +191,13 @@ class ExtractionWorker:
             checkpoints.advance(tx, self.name, event_reads.visible_head(tx), 0)
         return True
 
-    def pending(self) -> int:
-        """Turns recorded and not yet extracted by this extractor version."""
+    def pending(self, tenant_id: str | None = None) -> int:
+        """Turns recorded and not yet extracted by this extractor version (of one
+        tenant's, when ``tenant_id`` is given; else of every tenant)."""
         with self.engine.connect() as conn:
             cp = checkpoints.get(conn, self.name)
             after = cp.cursor if cp else Cursor(0, 0)
-            return event_reads.count_after(conn, after, types=[TURN_TAG])
+            return event_reads.count_after(conn, after, tenant_id=tenant_id, types=[TURN_TAG])
 
     def run_once(self) -> BatchReport:
         """Extract one batch, unless another worker of this extractor is busy."""
@@ -412,9 +413,9 @@ class WorkerLoop:
     dies: the watcher waits with backoff, and after a drain that failed the next one
     waits too (each attempt runs the extractor, perhaps a paid model). Any other
     failure of a drain (an extractor that raises, a batch the policy cannot store)
-    is logged and waited out the same way, up to ``MAX_ERROR_WAIT_S``: before, the
-    watcher woke the next drain at once, and a failing batch was sent to the model
-    five times a second. Nothing is lost meanwhile: the turns stay past the
+    is logged and waited out the same way, up to ``MAX_ERROR_WAIT_S``, so a watcher
+    waking the next drain at once cannot send a failing batch to the model again and
+    again. Nothing is lost meanwhile: the turns stay past the
     checkpoint until a batch commits.
     """
 
