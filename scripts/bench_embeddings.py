@@ -5,7 +5,7 @@
 1. Model: load time; throughput in texts/s in batches of 64, shortest first as the
    projector does, for each ``--threads`` value, on two corpora: short sentences
    (about 12 tokens) and ``--texts`` distinct workload texts (turns, facts, entities
-   of ``memledger.workload``: chat turns, about 60 tokens on average); single-query
+   of ``tests.support.workload``: chat turns, about 60 tokens on average); single-query
    latency (one short request per call, p50/p99). The load average is printed too:
    the figures are CPU-bound and only mean something on a quiet machine.
 2. Projector (on a fresh database on the embedded server, or DATABASE_URL's, dropped
@@ -22,21 +22,28 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
-from memledger import bootstrap, workload
-from memledger.adapters.embedding import MiniLmEmbedder
-from memledger.config import Settings
-from memledger.events.envelope import START, Metadata, Recorded
-from memledger.projectors import rebuild, runner
-from memledger.projectors.embeddings import EMBED_BATCH, EmbeddingsProjector, texts_of
-from memledger.store import db, event_reads, migrate
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support.workload: the workload generator
+
+from tests.support import workload  # noqa: E402
+
+from memledger import bootstrap  # noqa: E402
+from memledger.adapters.embedding import MiniLmEmbedder  # noqa: E402
+from memledger.config import Settings  # noqa: E402
+from memledger.events.envelope import START, Metadata, Recorded  # noqa: E402
+from memledger.projectors import rebuild, runner  # noqa: E402
+from memledger.projectors.embeddings import EMBED_BATCH, EmbeddingsProjector, texts_of  # noqa: E402
+from memledger.store import db, event_reads, migrate  # noqa: E402
 
 QUERIES = [
     "what database do we use",

@@ -3,7 +3,7 @@ delay from a turn being recorded to its facts being visible in the read models.
 
     python scripts/bench_extraction.py [--quick] [--batch-turns N]
 
-1. Throughput: N realistic user turns (from memledger.workload) are recorded, then
+1. Throughput: N realistic user turns (from tests.support.workload) are recorded, then
    timed: the worker reads them, extracts (heuristic), appends the results, and the
    read models (turns, facts, entities, relationships) project them. The embeddings
    projection is left out: it is measured in scripts/bench_context.py. Besides wall
@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -39,15 +40,19 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY
 
-from memledger import bootstrap
-from memledger.config import Settings
-from memledger.events.catalogue import TurnRecorded
-from memledger.projectors import registry, runner
-from memledger.service.extraction import WorkerLoop
-from memledger.service.record import TurnInput, record_turns
-from memledger.service.types import Scopes
-from memledger.store import db, migrate
-from memledger.workload import generate
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support.workload: the workload generator
+
+from tests.support.workload import generate  # noqa: E402
+
+from memledger import bootstrap  # noqa: E402
+from memledger.config import Settings  # noqa: E402
+from memledger.events.catalogue import TurnRecorded  # noqa: E402
+from memledger.projectors import registry, runner  # noqa: E402
+from memledger.service.extraction import WorkerLoop  # noqa: E402
+from memledger.service.record import TurnInput, record_turns  # noqa: E402
+from memledger.service.types import Scopes  # noqa: E402
+from memledger.store import db, migrate  # noqa: E402
 
 READ_MODELS = ("turns", "facts", "entities", "relationships")
 

@@ -6,7 +6,7 @@ Creates a fresh database (``memledger_bench_<random>``) on the embedded server
 under ``MEMLEDGER_HOME`` (or on ``DATABASE_URL``'s server if set), migrates it,
 measures, and drops it at the end, so user data is never touched.
 
-1. Load: ``memledger.workload.generate`` (seed 20250101, 100 tenants) makes about
+1. Load: ``tests.support.workload.generate`` (seed 20250101, 100 tenants) makes about
    ``--events`` events of mixed, realistic traffic (1,000,000; 50,000 with
    ``--quick``); ``workload.append_all`` appends them, 1,000 appends per
    transaction, from ``--loaders`` processes (each takes a share of the tenants,
@@ -57,19 +57,25 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
-from memledger import bootstrap, workload
-from memledger.config import Settings
-from memledger.events import FactExtracted, NewEvent, TurnRecorded
-from memledger.events.envelope import START
-from memledger.projectors import rebuild, registry, runner
-from memledger.projectors.base import Projector
-from memledger.service import projections
-from memledger.store import db, event_reads, event_store, migrate
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support.workload: the workload generator
+
+from tests.support import workload  # noqa: E402
+
+from memledger import bootstrap  # noqa: E402
+from memledger.config import Settings  # noqa: E402
+from memledger.events import FactExtracted, NewEvent, TurnRecorded  # noqa: E402
+from memledger.events.envelope import START  # noqa: E402
+from memledger.projectors import rebuild, registry, runner  # noqa: E402
+from memledger.projectors.base import Projector  # noqa: E402
+from memledger.service import projections  # noqa: E402
+from memledger.store import db, event_reads, event_store, migrate  # noqa: E402
 
 TARGETS = {"rebuild_eps": 25_000.0, "rebuild_vs_raw": 0.3}
 LAG_TARGET_P99_MS = 1000.0

@@ -5,7 +5,7 @@
 1. Database: a fresh one (``memledger_soak_<random>``) on ``DATABASE_URL``'s server if set, else on
    an embedded server of this run alone (as ``scripts/bench_api.py``); dropped at the end.
 2. Tenants: ``--tenants`` (50), one API key each (the library's ``create_key``). What they say is
-   the turns of ``memledger.workload`` (realistic chat: facts, entities, relationships, small talk),
+   the turns of ``tests.support.workload`` (realistic chat: facts, entities, relationships, small talk),
    with its roles, scopes and subjects.
 3. Server: ``memledger serve --workers``: the HTTP API, and in its background threads the
    projectors, the hash-chain sealer and the extraction worker (heuristic), so facts appear.
@@ -63,12 +63,17 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
-from memledger import bootstrap, workload
-from memledger.config import Settings
-from memledger.events.catalogue import TurnRecorded
-from memledger.library import MemoryLedger
-from memledger.store import db
-from memledger.store.schema import events
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support.workload: the workload generator
+
+from tests.support import workload  # noqa: E402
+
+from memledger import bootstrap  # noqa: E402
+from memledger.config import Settings  # noqa: E402
+from memledger.events.catalogue import TurnRecorded  # noqa: E402
+from memledger.library import MemoryLedger  # noqa: E402
+from memledger.store import db  # noqa: E402
+from memledger.store.schema import events  # noqa: E402
 
 CLI = [sys.executable, "-m", "memledger.cli.main"]
 OPS = ("turns", "context", "search", "retract", "restore")

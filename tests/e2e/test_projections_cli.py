@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger import workload
 from memledger.projectors import registry
 from memledger.service import projections as service
 from tests.integration.test_projections_support import (
@@ -24,6 +23,7 @@ from tests.integration.test_projections_support import (
     fresh_database,
     url_of,
 )
+from tests.support import workload
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.store import db
 from tests.conftest import TestDatabase
 
@@ -33,5 +34,5 @@ def test_readme_example_runs_and_prints_a_cited_memory_block(
     assert "BEGIN PERSISTENT MEMORY" in out
     assert "Phoenix uses PostgreSQL" in out
     assert "\nTrue\n" in out  # the served block, replayed by its event id, matches its hash
-    assert "fact.extracted heuristic 1" in out
+    assert f"fact.extracted heuristic {HeuristicExtractor.version}" in out
     assert "USES" in out

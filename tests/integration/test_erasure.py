@@ -20,7 +20,6 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from memledger import workload
 from memledger.errors import InvalidIdentifier, NotFound
 from memledger.events import codec
 from memledger.events.catalogue import Scopes, SubjectErased, TurnRecorded
@@ -39,6 +38,7 @@ from tests.integration.test_projections_support import (
     fresh_database,
     url_of,
 )
+from tests.support import workload
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase

@@ -17,7 +17,6 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from memledger import workload
 from memledger.events.envelope import START, Recorded
 from memledger.projectors import checkpoints, rebuild, registry, runner
 from memledger.projectors import replay as replaying
@@ -26,6 +25,7 @@ from memledger.projectors.facts import FactsProjector
 from memledger.projectors.turns import TurnsReplay
 from memledger.store import db, event_reads, migrate
 from tests.conftest import TestDatabase
+from tests.support import workload
 
 T0 = datetime(2025, 2, 3, 9, 0, tzinfo=UTC)
 BATCH = 700  # small, so that a few thousand events make many batches

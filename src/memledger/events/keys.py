@@ -35,9 +35,9 @@ def speaker_prefix(user: str) -> str:
 def key_words(key: str) -> str:
     """``key`` without a hashed speaker's prefix: the part of a key that means
     something, for the text a fact is embedded by. The prefix is a keyed hash that
-    differs from one database to the next, and it moved a fact's vector as far as
-    real words do: "What is the capital of Mongolia?" was 0.80 to 0.89 (cosine) from
-    one allergy fact under 40 prefixes, so whether it matched was chance."""
+    differs from one database to the next, and it would move a fact's vector as far
+    as real words do, so whether an unrelated request matched the fact would be
+    chance."""
     prefix = _HASHED_SPEAKER.match(key)
     return key[prefix.end() :] if prefix else key
 

@@ -86,7 +86,7 @@ _FORGET_LEAD = re.compile(
 
 def asks_to_forget(sentence: str) -> bool:
     """Whether a sentence asks the assistant to forget something: what it says is
-    not to become memory (before: "Forget that I use Vim." stored that Ada uses Vim)."""
+    not to become memory ("Forget that I use Vim." must not store that Ada uses Vim)."""
     return _FORGET.match(sentence.strip()) is not None
 
 

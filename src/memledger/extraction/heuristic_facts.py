@@ -187,7 +187,7 @@ _DECISION = re.compile(
 # Words one of which every match of a pattern contains, read off the pattern: a sentence
 # holding none of them is not searched. Most sentences state no rule, plan, preference
 # or personal fact, and a substring test costs a fraction of a search (the searches
-# were a quarter of the extractor's time).
+# are a large share of the extractor's time).
 _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
     _PREFERS: ("prefer", "like", "love", "want", "hate", "can't", "please", "always"),
     _PROJECT_RULE: (

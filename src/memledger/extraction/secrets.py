@@ -120,8 +120,8 @@ _PASSPHRASE = (
 
 # Each kind, its pattern, and words one of which every match holds (case-folded): a text
 # holding none of them is not searched. Most text holds no credential, and a substring
-# test costs a fraction of a search (the searches were ~0.3 ms of every turn's extraction,
-# run again on each of its entities and facts).
+# test costs a fraction of a search (which runs on every turn, and again on each of its
+# entities and facts).
 _PASSWORD_WORDS = ("pass", "pwd", "kennwort", "contrase")
 _PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
     (

@@ -6,12 +6,11 @@ data, not instructions; apart from any other retrieved context), then the items
 grouped by scope (session, project, user, org, then any other) and, within a
 scope, by scope key, then how many items were left out for the budget. Each
 item cites its id and source turns, carries its kind and confidence, and a
-conflicted item starts with :data:`CONFLICT_FLAG` (``CONFLICT_FLAG_V2`` before version 4). Every stored string has been
+conflicted item starts with :data:`CONFLICT_FLAG`. Every stored string has been
 through :func:`~memledger.formatting.neutralise.clean`, except the cited ids (item
-ids, source turns), which from version 5 go through
-:func:`~memledger.formatting.neutralise.cite` instead, so they stay exact; from
-version 6 the other ids and keys a caller may choose (who said it, a heading's
-scope key, a conflict's id) are percent-encoded the same way
+ids, source turns), which go through :func:`~memledger.formatting.neutralise.cite`
+instead, so they stay exact; the other ids and keys a caller may choose (who said
+it, a heading's scope key, a conflict's id) are percent-encoded the same way
 (:meth:`~memledger.formatting.names.Names.label`), so no stored string outside a
 quotation can close an item's metadata or start a heading. Item texts are wrapped
 in curly quotes, so they read as quotations.
@@ -34,23 +33,11 @@ from memledger.selection.types import SelectedItem
 
 FORMATTER_VERSION: Final = "8"
 """Bumped whenever the same selection would render differently. Blocks served by
-an earlier version still in ``FORMATTER_VERSIONS`` are rendered by it again (a
-replay must give the hash that was recorded)."""
+any version in ``FORMATTER_VERSIONS`` are rendered by it again (a replay must give
+the hash that was recorded)."""
 FORMATTER_VERSIONS: Final = ("2", "3", "4", "5", "6", "7", "8")
-"""2: stored scope ids shown as stored. 3: put in words (``names``). 4: a fact of a
-shared scope said by others than the request's user says by whom (``said_by``), and
-the conflict flag no longer says that the user said both sides. 5: item ids and
-source turns cited exactly at any length (``cite``: before, cleaned and cut at 64
-characters), and a conflict's id put in words like the scopes. 6: only the stored ids
-naming a graph item's ends put in words, never those inside a statement; who said
-it, a heading's scope key, a conflict's id and a category percent-encoded like a
-cited id (``Names.label``), so a raw id cannot close the metadata or start a heading.
-7: an item of up to twice ``MIN_CUT_CHARS`` characters is never cut to its share of
-the budget, and a longer one keeps at least ``MIN_CUT_CHARS``; else it is shown whole
-or left out (before: "Deploy Phoenix to…" of a sentence saying that deploying then is
-forbidden). 8: who said an item is named when every speaker's turns carry a name
-(``speakers``), and a quoted turn shows the day it was said and what its relative
-dates meant then (``dates``)."""
+"""The versions this module still renders, each as ``prepare`` and the layouts
+describe; what each one changed: CHANGELOG.md."""
 
 MIN_CUT_CHARS: Final = 80
 """Version 7 on: the least a cut item keeps; a text of up to twice this is never cut."""

@@ -1,13 +1,13 @@
 """Set-wise reads and writes of read-model rows: one statement per table per batch.
 
 Rows travel as one JSON text parameter expanded by ``jsonb_to_recordset``
-(much faster than executemany; PERFORMANCE-NOTES.md), then upsert on the
+(one statement, not one per row as with executemany), then upsert on the
 table's primary key. Generated columns and columns the rows don't carry are
 left alone.
 
 Rows are read back the same way round: ``load_keys`` sends the wanted keys as
 one JSON parameter joined to the table (a statement that is compiled once and
-cached, where an ``IN`` list of thousands of tuples was compiled and parsed
+cached, where an ``IN`` list of thousands of tuples would be compiled and parsed
 anew for every batch), and the server returns the matching rows as one JSON
 array that msgspec decodes straight into the row Structs (no per-column
 result processing in Python).
@@ -34,7 +34,7 @@ _encoder = msgspec.json.Encoder()
 @cache
 def _recordset(table: sa.Table, fields: tuple[str, ...]) -> Any:
     # json, not jsonb: the rows are read once, and parsing the text straight into
-    # records measured ~25 % cheaper for the server than building jsonb first.
+    # records is cheaper for the server than building jsonb first.
     return (
         sa.func.json_to_recordset(sa.cast(sa.bindparam("rows", type_=sa.Text), JSON))
         .table_valued(*(sa.column(f, table.c[f].type) for f in fields))

@@ -380,8 +380,8 @@ def check_model(conn: Connection, tenant_id: str, model: str, dim: int) -> None:
 def to_literal(vector: Sequence[float]) -> str:
     """pgvector's text form of ``vector``: each number to 9 significant digits, which
     give back every float32 exactly (the column's precision; a provider's float64 may
-    rarely land one float32 step from its nearest). A request's vector is written so
-    once per request: 0.1 ms for 384 numbers, against 0.36 ms in the shortest form."""
+    rarely land one float32 step from its nearest). A fixed-width format is cheaper to
+    write once per request than the shortest form of each number."""
     return _literal_format(len(vector)) % tuple(vector)
 
 

@@ -62,76 +62,13 @@ _TESTED = (facts.c.tenant_id, facts.c.status)
 _MATCH_CAP = 2000  # ranking every OR match is what makes OR queries slow; bound it
 
 
-def _visible(
-    tenant_id: str, scopes: Sequence[tuple[str, str]], min_confidence: float, categories: Iterable[str] | None
-) -> list[sa.ColumnElement[bool]]:
-    where = [
-        facts.c.tenant_id == tenant_id,
-        sa.tuple_(facts.c.scope, facts.c.scope_key).in_(list(scopes)),
-        facts.c.status.in_(["active", "low_confidence"]),
-        facts.c.confidence >= min_confidence,
-    ]
-    if categories is not None:
-        where.append(facts.c.category.in_(sorted(categories)))
-    return where
-
-
 def _hits(conn: Connection, stmt: sa.Select[Any]) -> list[FactHit]:
     rows = conn.execute(stmt).all()
     return [FactHit(*row[:12], rank=i) for i, row in enumerate(rows, start=1)]  # type: ignore[misc]
 
 
-def search_text(
-    conn: Connection,
-    tenant_id: str,
-    scopes: Sequence[tuple[str, str]],
-    words: Sequence[str],
-    *,
-    min_confidence: float,
-    categories: Iterable[str] | None,
-    limit: int,
-) -> list[FactHit]:
-    """Facts whose text matches any of ``words`` (full text), best ts_rank first.
-
-    Matches are capped before ranking so a common word cannot make the query slow.
-    """
-    if not words or not scopes:
-        return []
-    query = sa.func.to_tsquery("english", " | ".join(words))
-    matched = (
-        sa.select(*_HIT_COLUMNS, facts.c.tsv)
-        .where(*_visible(tenant_id, scopes, min_confidence, categories), facts.c.tsv.op("@@")(query))
-        .limit(_MATCH_CAP)
-        .subquery()
-    )
-    rank = sa.func.ts_rank(matched.c.tsv, query)
-    stmt = sa.select(*(matched.c[c.name] for c in _HIT_COLUMNS)).order_by(rank.desc(), matched.c.memory_id).limit(limit)
-    return _hits(conn, stmt)
-
-
-def recent(
-    conn: Connection,
-    tenant_id: str,
-    scopes: Sequence[tuple[str, str]],
-    *,
-    min_confidence: float,
-    categories: Iterable[str] | None,
-    limit: int,
-) -> list[FactHit]:
-    """The most recently learned or reinforced facts of the scopes."""
-    if not scopes:
-        return []
-    stmt = (
-        sa.select(*_HIT_COLUMNS)
-        .where(*_visible(tenant_id, scopes, min_confidence, categories))
-        .order_by(facts.c.updated_at.desc(), facts.c.memory_id)
-        .limit(limit)
-    )
-    return _hits(conn, stmt)
-
-
 class FactChannels(msgspec.Struct, frozen=True):
-    """What ``search_text`` and ``recent`` return, fetched together."""
+    """The text channel's hits and the recent channel's hits of one request."""
 
     text: list[FactHit]
     recent: list[FactHit]
@@ -148,12 +85,13 @@ def channels(
     text_limit: int,
     recent_limit: int,
 ) -> FactChannels:
-    """``search_text`` and ``recent`` in one statement: the same rows in the same
-    order as the two calls, for one round trip instead of two (a request's latency is
-    mostly round trips and their scheduling on a busy server). The statement is built
+    """The text channel (facts matching any of ``words`` in full text, best ts_rank
+    first, matches capped before ranking so a common word cannot make the query slow)
+    and the recent channel (the most recently learned or reinforced facts of the
+    scopes) in one statement, so a request pays one round trip. The statement is built
     once per shape (scopes, words, categories present) and takes everything else as
-    parameters. A ``recent_limit`` of 0 leaves ``recent`` out (as no words leave
-    ``search_text`` out). The vector channel is ``nearest``.
+    parameters. A ``recent_limit`` of 0 leaves the recent channel out (as no words
+    leave the text channel out). The vector channel is ``nearest``.
     """
     scopes = list(scopes)
     text, recent = bool(words and scopes), bool(scopes and recent_limit > 0)
@@ -230,7 +168,7 @@ def _channels_statement(pairs: int, text: bool, recent: bool, categories: bool, 
 def _text_part(
     where: list[sa.ColumnElement[bool]], query: sa.ColumnElement[Any], scoped: sa.ColumnElement[bool] | None
 ) -> sa.Select[Any]:
-    """``search_text``'s rows, numbered in its order. With ``scoped`` (``_scoped_words``),
+    """The text channel's rows, best ts_rank first, numbered in that order. With ``scoped`` (``_scoped_words``),
     the facts holding a request's word in one of its scopes are found by
     ``facts_scoped_words`` first, then matched as before."""
     if scoped is None:
@@ -289,7 +227,7 @@ def _scoped_words(pairs: int) -> sa.ColumnElement[bool]:
 
 
 def _recent_part(pairs: int, categories: bool) -> sa.Select[Any]:
-    """``recent``'s rows, numbered in its order: the latest of each scope pair (read
+    """The recent channel's rows, newest first, numbered in that order: the latest of each scope pair (read
     in order from ``facts_recent``), then the latest of those."""
     limit = sa.bindparam("recent_limit", type_=sa.Integer)
     order = (facts.c.updated_at.desc(), facts.c.memory_id)
@@ -371,7 +309,7 @@ def _nearest_statement(pairs: int, categories: bool, k: int) -> sa.Select[Any]:
     """The statement of ``nearest``. The tenant, model, kind and ``k`` of the index scan
     are written into the statement, not bound: psycopg prepares a statement run often,
     and in PostgreSQL's generic plan, not knowing how many vectors the tenant has, it
-    sorted them all instead of reading the HNSW index (2 -> 270 ms for 5,500 vectors)."""
+    would sort them all instead of reading the HNSW index."""
     e = embeddings
     # The request's vector is parsed once per execution (a scalar subquery): in a
     # generic plan a cast of the parameter is evaluated for every distance computed.
@@ -389,8 +327,8 @@ def _nearest_statement(pairs: int, categories: bool, k: int) -> sa.Select[Any]:
         .subquery("near")
     )
     # Joined by primary key only, whether the request may see each fact is a column:
-    # with the visibility filter in the join, a generic plan read every visible fact
-    # of the scopes (estimated as one) and compared each with the k (2 -> 15 ms).
+    # with the visibility filter in the join, a generic plan would read every visible
+    # fact of the scopes (estimated as one) and compare each with the k.
     by_key = sa.and_(facts.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text), facts.c.memory_id == near.c.item_id)
     visible = sa.func.coalesce(sa.and_(*_visible_where(pairs, categories)), False).label("visible")
     joined = sa.select(near.c.item_id, near.c.distance, visible, *_HIT_COLUMNS).select_from(

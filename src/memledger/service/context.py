@@ -51,12 +51,8 @@ from memledger.store.identifiers import check_identifier, check_text
 log = logging.getLogger(__name__)
 
 _REASON_LIMIT = 300
-# 2: a fact quoting the same text as one already chosen is left out;
-# 3: a chosen fact of a shared scope carries who said it (selection.speakers);
-# 4: turns, entities and relationships only from turns sharing a scope key with the request;
-# a request with both coding and formatting words wants both kinds of facts (before: the more);
-# 5: a general request not about the person takes no fact found only for being recent (rank.relevant)
-# 6: the turns that speak to the request are quoted in what the facts leave (service.episodes)
+# Recorded with each served context; bumped whenever the same request and ledger would
+# select differently. What each version changed: CHANGELOG.md.
 SELECTOR_VERSION = "6"
 MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
 # What the agent surfaces (HTTP, MCP) accept: a request is a message, not a document.
@@ -65,24 +61,23 @@ MAX_BUDGET_CHARS = 200_000
 MAX_REQUEST_CHARS = 10_000
 RECORD_TIMEOUT_MS = "5000"  # recording a failed-open block: its own bound, not the missed deadline
 # Each served context is a stream of its own, named by its event id: concurrent
-# requests of a tenant never queue on one stream's append lock. (Before, all went
-# to one stream, "context:served"; ``find_served`` reads both by event id.)
+# requests of a tenant never queue on one stream's append lock. ``find_served`` reads
+# by event id, so it also finds contexts in the shared "context:served" stream.
 CONTEXT_STREAM_PREFIX = "context:served:"
 READ_MODELS = ("facts", "entities", "relationships")
 # For every statement of a selection's transaction: iterative HNSW scans, so the
 # tenant filter does not starve the nearest facts; and generic plans. A selection
 # ends with COMMIT (it writes nothing): psycopg deallocates a connection's prepared
-# statements at every ROLLBACK, so selections that rolled back never ran prepared and
-# PostgreSQL parsed and planned every statement of every request. Prepared, with
-# generic plans, the same selections took 7.4 ms of PostgreSQL's CPU instead of 10.7
-# at 100k facts. Each statement's plan is fixed by its shape (index reads fenced by
-# OFFSET 0 or LIMIT; the nearest facts' vector is a scalar subquery, parsed once), and
+# statements at every ROLLBACK, so selections that rolled back would never run
+# prepared and PostgreSQL would parse and plan every statement of every request.
+# Each statement's plan is fixed by its shape (index reads fenced by OFFSET 0 or
+# LIMIT; the nearest facts' vector is a scalar subquery, parsed once), and
 # tests/integration/test_prepared_selections.py checks they choose what custom plans
-# do. (Before facts v5, the text channel's generic plan read every visible fact: a
-# live v4 copy is ~20 % slower until rebuilt.)
-# A selection shows at most 50 items (``choose``'s cap), so it reads the 50 most
-# confident edges of each hop, not 200: a hub's 2-hop walk at 100k facts took 20 ms
-# (p99 70 ms) for 237 edges, and takes 11 ms (p99 25 ms) for 76.
+# do. A live facts copy older than v5 has no scoped-words index, so its text channel
+# reads every visible fact until rebuilt.
+# A selection shows at most 50 items (``choose``'s cap), so it reads only the 50 most
+# confident edges of each hop: more would make a hub's 2-hop walk slower and add
+# nothing that can be shown.
 EDGES_PER_HOP = 50
 DEFAULT_DEADLINE_MS = 750
 MAX_DEADLINE_MS = 60_000

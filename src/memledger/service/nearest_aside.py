@@ -5,11 +5,11 @@ statement, then the nearest facts once the request's vector is ready. When the
 process selects nothing else and the pool has a free connection, the nearest facts
 are read on a second connection instead, as soon as the vector is ready, while the
 facts statement runs: PostgreSQL works on both cores and the selection waits
-for the longer of the two, not their sum (one caller: p50 -3 ms).
+for the longer of the two, not their sum.
 
 When other selections run, it is not done. The second transaction costs CPU, a
-checkout, setting the tenant and ending the transaction, and with eight callers on two cores
-that made the p99 271 ms instead of 204 (docs/benchmarks-context.md, twelfth round).
+checkout, setting the tenant and ending the transaction, which under contention
+costs the slowest requests more than the overlap saves (docs/benchmarks-context.md).
 The statement and its answer are the same either way: each statement of a selection
 reads its own snapshot (READ COMMITTED), on this connection or that one.
 """

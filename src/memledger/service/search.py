@@ -135,14 +135,11 @@ VECTOR_WAIT_S = 30.0  # a provider's embedding may be slow; the offline model ta
 # Nearest neighbours always exist: beyond this cosine distance an item is not taken
 # as related to the query, so a query about nothing the tenant said finds nothing.
 MAX_VECTOR_DISTANCE = candidates.MAX_VECTOR_DISTANCE
-# Reciprocal rank fusion's constant for search (context selection keeps 60). With 60,
-# an item 40th by words and 12th by meaning outscored the one a channel put first
-# (0.30 + 0.42 against 0.49): every weak word match rode up with the vector channel.
-# Measured on two conversation sets, the built one and a held-out one written apart
-# from the tuning: recall@10 0.909 / 0.658 with 60, 0.916-0.919 / 0.686-0.689 with 10.
-# Both rise a little more down to 5 (0.925 / 0.699); 10 keeps one channel's first
-# places from swamping what two channels agree on, which neither set tests much
-# (docs/benchmarks-context.md, "A held-out set").
+# Reciprocal rank fusion's constant for search (context selection keeps 60). A large
+# constant lets an item ranked low by both channels outscore the one a channel put
+# first, so every weak word match rides up with the vector channel; a small one lets
+# one channel's first places swamp what two channels agree on. The choice and its
+# recall figures: docs/benchmarks-context.md, "A held-out set".
 SEARCH_RRF_K = 10
 
 

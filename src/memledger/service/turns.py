@@ -3,10 +3,9 @@ once, and the others wait in the order they came, each within its own deadline.
 
 A selection is CPU work on both sides: the caller's Python (one GIL for all its
 threads), the query embedding and PostgreSQL's. When more callers than cores select at
-once, each of them gets a slice and all of them finish late: on two cores, eight
-callers at once gave a p99 of ~1.9 times the median. Taking turns keeps the work
-that runs short and lets the rest start in order, so the slowest waits least (the
-p99 fell by 15-20 % in the same run, at the same throughput; docs/benchmarks-context.md).
+once, each of them gets a slice and all of them finish late, the slowest far behind
+the median. Taking turns keeps the work that runs short and lets the rest start in
+order, so the slowest waits least at the same throughput (docs/benchmarks-context.md).
 
 The turns are first come, first served: a turn given back goes to the longest
 waiter, never to a caller that comes later (``threading.Semaphore`` lets a thread

@@ -1,7 +1,7 @@
 """The vector channel of retrieval: the request embedded off the caller's thread.
 
-Embedding a request costs about as much as all of the selector's SQL (~10 ms of
-one core for the offline model), so ``start`` hands it to a small pool of threads
+Embedding a request costs about as much CPU as all of the selector's SQL, so
+``start`` hands it to a small pool of threads
 (onnxruntime and the providers' HTTP clients release the GIL) and the selector
 runs its other statements meanwhile; the search waits for the vector only when
 it needs it. Vectors of requests are kept per process: agents often ask again.

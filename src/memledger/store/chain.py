@@ -241,12 +241,6 @@ def tenants(conn: Connection) -> list[str]:
     return [r[0] for r in conn.execute(sa.select(event_chain.c.tenant_id).distinct().order_by(event_chain.c.tenant_id))]
 
 
-def chain_length(conn: Connection, tenant_id: str) -> int:
-    """How many of the tenant's events are sealed."""
-    stmt = sa.select(sa.func.count()).where(event_chain.c.tenant_id == tenant_id)
-    return int(conn.execute(stmt).scalar_one())
-
-
 def erasure_payloads(conn: Connection, tenant_id: str, erasure_tag: str) -> list[str]:
     """The payloads of every committed erasure record of the tenant (sealed or not)."""
     stmt = sa.select(sa.cast(events.c.payload, sa.Text)).where(

@@ -235,9 +235,9 @@ def drop_database(server_url: URL, name: str) -> None:
 
 def _cache_long_queries() -> None:
     """psycopg turns a query's ``%(name)s`` placeholders into ``$n`` with a regex on
-    every execution, unless the query is short enough for its cache (4 KB). The
-    context selector's facts statement is 6-7 KB (five subqueries of twelve columns)
-    and was converted anew each time: ~1 ms of CPU per request. The bound is a module
+    every execution, unless the query is short enough for its cache. The context
+    selector's facts statement (five subqueries of twelve columns) is longer than
+    that bound and would be converted anew for every request. The bound is a module
     setting of psycopg's (read at each call); raised here, once, if it is there."""
     queries = getattr(psycopg, "_queries", None)
     if queries is not None and isinstance(getattr(queries, "MAX_CACHED_STATEMENT_LENGTH", None), int):
@@ -274,7 +274,7 @@ def _refuse_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     back, so an idle one has nothing to read: its socket reading as ready means the
     server ended it (a restart, a crash, the idle timeout; or a rare notice, and then
     a good connection is dropped). A poll of the socket, where a ping (``pool_pre_ping``)
-    would cost a round trip of ~0.3 ms of CPU on each side for every checkout. A
+    would cost a round trip, and CPU on each side, for every checkout. A
     server that vanished without closing its end is found by the first statement,
     which raises and makes the pool drop every connection made before it."""
     if dbapi_connection.closed or dbapi_connection.broken:

@@ -64,8 +64,8 @@ def _fetch(conn: Connection, stmt: sa.Select[Any], params: dict[str, Any] | None
     """Run a query of ``_COLUMNS`` and decode its rows.
 
     The rows come straight from the driver's cursor: none of the columns needs
-    SQLAlchemy's result processing, and skipping its Row objects made reading
-    ~15 % faster. The statement still runs through SQLAlchemy, so errors are
+    SQLAlchemy's result processing, and skipping its Row objects makes reading
+    faster. The statement still runs through SQLAlchemy, so errors are
     translated as everywhere else.
     """
     result = conn.execute(stmt, params)
@@ -104,8 +104,8 @@ def read_stream(
     return _fetch(conn, _READ_STREAM, params)
 
 
-# Built once: building a statement of _COLUMNS took 0.3-0.8 ms, as much as
-# decoding a few hundred events.
+# Built once: building a statement of _COLUMNS costs as much as decoding a few
+# hundred events.
 _READ_STREAM = (
     sa.select(*_COLUMNS)
     .where(

@@ -155,8 +155,8 @@ _clash = sa.exists().where(_known.c.tenant_id == _tenant, _known.c.event_id == _
 # The checks and the insert in one statement, run after the stream lock (a
 # separate statement, so that this one's snapshot sees every earlier writer of
 # the stream). The rows travel as one JSON text parameter that jsonb_to_recordset
-# expands, which measured 3-4x faster than executemany or unnest(arrays)
-# (PERFORMANCE-NOTES.md). Nothing is inserted, and no position is taken from the
+# expands: one parameter for any number of rows, cheaper than executemany or
+# unnest(arrays) (docs/BENCHMARKS.md). Nothing is inserted, and no position is taken from the
 # identity, unless the stream is at the expected version and no event id of the
 # batch exists in the tenant; then ``append`` finds out which check failed.
 # ORDER BY makes the identity take positions in stream order.

@@ -28,7 +28,7 @@ OUTAGES: tuple[type[BaseException], ...] = (DatabaseUnavailable, sa_exc.DBAPIErr
 # intervention such as a shutdown (57), system errors such as I/O (58).
 _OUTAGE_CLASSES = ("08", "53", "57", "58")
 # Program limit exceeded (54): a value too big for its type, such as a tsvector over
-# 1 MB. psycopg raises it as an OperationalError, but the same work fails again
+# PostgreSQL's size limit. psycopg raises it as an OperationalError, but the same work fails again
 # however long one waits: retried as an outage, it stalled a projection for good.
 _WORK_TOO_BIG = "54"
 

@@ -81,7 +81,7 @@ _PASSWORD_LOCK = 7_221_004_519
 # only if its function is LEAKPROOF (it may then run on rows the fence hides, so it
 # must reveal nothing of them). The full-text match is not marked so, which leaves
 # the GIN indexes of facts, entities and turns unused for the application role: each
-# search would read every row of the tenant (7.7 ms instead of 0.1 ms at 6,000 facts).
+# search would read every row of the tenant.
 # ts_match_vq raises no error and has no effect that depends on the row's tsvector,
 # so it is marked LEAKPROOF, in this database only; only a superuser may.
 LEAKPROOF_FUNCTIONS = ("pg_catalog.ts_match_vq(tsvector, tsquery)",)

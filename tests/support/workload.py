@@ -39,7 +39,6 @@ from typing import NamedTuple, TypeVar
 
 from sqlalchemy.engine import Engine
 
-from memledger import workload_vocabulary as vocab
 from memledger.events.catalogue import (
     ConflictResolved,
     EntityObserved,
@@ -56,6 +55,7 @@ from memledger.events.catalogue import (
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.events.keys import conflict_stream, entity_id, relationship_key, slot_id
 from memledger.store import event_store
+from tests.support import workload_vocabulary as vocab
 
 T = TypeVar("T")
 
