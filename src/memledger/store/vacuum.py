@@ -30,16 +30,24 @@ def vacuum(engine: Engine, tables: Iterable[sa.Table], *, full: bool = False) ->
     try:
         with engine.connect() as conn:
             auto = conn.execution_options(isolation_level="AUTOCOMMIT")
-            prep = auto.dialect.identifier_preparer
-            for table in tables:
-                name = str(prep.format_table(table))
-                # text(): VACUUM has no Core construct and takes no bind parameters;
-                # the name is quoted by the dialect.
-                auto.execute(sa.text(f"VACUUM {'FULL ' if full else ''}{name}"))
+            for name in _names(auto, tables):
+                _vacuum(auto, name, full=full)
                 done.append(name)
     except sa_exc.DBAPIError as e:
         raise db.translate(e) from e
     return done
+
+
+def _names(conn: sa.Connection, tables: Iterable[sa.Table]) -> list[str]:
+    """Each table's name as the dialect quotes it."""
+    prep = conn.dialect.identifier_preparer
+    return [str(prep.format_table(table)) for table in tables]
+
+
+def _vacuum(conn: sa.Connection, name: str, *, full: bool) -> None:
+    # text(): VACUUM has no Core construct and takes no bind parameters; the name is
+    # quoted by the dialect (``_names``).
+    conn.execute(sa.text(f"VACUUM {'FULL ' if full else ''}{name}"))
 
 
 class Rewritten(msgspec.Struct, frozen=True):
@@ -66,13 +74,9 @@ def rewrite(engine: Engine, tables: Iterable[sa.Table]) -> tuple[list[Rewritten]
     try:
         with engine.connect() as conn:
             auto = conn.execution_options(isolation_level="AUTOCOMMIT")
-            prep = auto.dialect.identifier_preparer
-            for table in tables:
-                name = str(prep.format_table(table))
+            for name in _names(auto, tables):
                 before, started = _size(auto, name), time.monotonic()
-                # text(): VACUUM has no Core construct and takes no bind parameters;
-                # the name is quoted by the dialect.
-                auto.execute(sa.text(f"VACUUM FULL {name}"))
+                _vacuum(auto, name, full=True)
                 done.append(Rewritten(name, before, _size(auto, name), round(time.monotonic() - started, 3)))
             return done, _checkpoint(auto)
     except sa_exc.DBAPIError as e:
