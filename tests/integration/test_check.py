@@ -21,7 +21,7 @@ from memledger.config import Settings
 from memledger.library import MemoryLedger
 from memledger.service import check
 from memledger.store import event_reads
-from tests.conftest import TestDatabase
+from tests.conftest import TestDatabase, _drop
 from tests.e2e.conftest import scratch
 
 READ_ONLY = ["database", "migrations", "projections", "embedder", "model"]
@@ -145,3 +145,18 @@ def test_http_check_needs_the_operator_key(ledger: MemoryLedger) -> None:
     assert smoke.status_code == 200, smoke.text
     assert smoke.json()["ok"] is True and smoke.json()["smoke"] is True
     assert [s["name"] for s in smoke.json()["steps"]] == SMOKE
+
+
+def test_a_database_without_a_ledger_is_told_how_to_create_one(database: TestDatabase) -> None:
+    """A fresh database: the check never migrates it, and says what to run."""
+    url = database.new_database("unmigrated")
+    settings = Settings(DATABASE_URL=url.render_as_string(hide_password=False))
+    opened = bootstrap.connect(bootstrap.check_settings(settings), run_migrations=False)
+    try:
+        report = check.run(lambda: bootstrap.check_probes(opened))
+    finally:
+        opened.close()
+        _drop(database.server_url, str(url.database))
+    migrations = next(s for s in report.steps if s.name == "migrations")
+    assert not report.ok and migrations.status == "failed"
+    assert migrations.detail.startswith("the database holds no ledger yet (run `memledger migrate`")

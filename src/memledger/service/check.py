@@ -152,6 +152,8 @@ def _migrations(probes: Probes) -> tuple[Status, str]:
     current, head = migrate.current(probes.engine), migrate.head()
     if current == head:
         return "ok", f"at head {head}"
+    if current is None:
+        return "failed", f"the database holds no ledger yet (run `memledger migrate` to create it at {head})"
     return "failed", f"the database is at {current}, this release's head is {head} (run `memledger migrate`)"
 
 
