@@ -13,9 +13,10 @@ Every method calls the service layer; none holds logic of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Literal
 
 from sqlalchemy import exc as sa_exc
@@ -23,9 +24,21 @@ from sqlalchemy.engine import Engine
 
 from memledger import bootstrap
 from memledger.config import Settings
-from memledger.service import context, context_replay, keys, memory, projections, provenance, search, tenant_settings
+from memledger.service import (
+    context,
+    context_replay,
+    importing,
+    keys,
+    memory,
+    projections,
+    provenance,
+    search,
+    tenant_settings,
+)
 from memledger.service.context import ServedBlock
 from memledger.service.context_replay import Replay
+from memledger.service.import_formats import Format
+from memledger.service.importing import ImportSummary, Progress
 from memledger.service.memory import Change
 from memledger.service.provenance import Provenance, Step
 from memledger.service.record import TurnInput, record_turns
@@ -36,7 +49,7 @@ from memledger.store import db
 
 Style = Literal["text", "xml"]
 
-__all__ = ["Change", "MemoryLedger", "TurnInput"]
+__all__ = ["Change", "ImportSummary", "MemoryLedger", "TurnInput"]
 
 
 @contextmanager
@@ -120,6 +133,38 @@ class MemoryLedger:
         """Append a batch of turns, all or nothing; their positions."""
         return [p for r in record_turns(self._as(tenant_id), tenant_id, turns) for p in r.positions]
 
+    def import_turns(
+        self,
+        tenant_id: str,
+        lines_or_path: Path | str | Iterable[str],
+        *,
+        scopes: Scopes = Scopes(),
+        fmt: Format = "auto",
+        source: str | None = None,
+        progress: Progress | None = None,
+    ) -> ImportSummary:
+        """Import a chat history: a file (a ``Path`` or a path as ``str``) or its lines,
+        in memledger's turn shape or as ``{"role", "content"}`` message lists (see
+        docs/operations.md). Each conversation is appended all or nothing; a bad line is
+        refused (``ImportSummary.refused``) and the rest imported. Importing again
+        appends nothing twice: turn ids are derived from ``source`` (default: the
+        file's name, "lines" for lines) when the history has none. ``scopes`` fills
+        the scope keys a turn lacks."""
+        if isinstance(lines_or_path, str | Path):
+            path = Path(lines_or_path)
+            text, named = path.read_text(encoding="utf-8"), path.name
+        else:
+            text, named = "\n".join(line.rstrip("\n") for line in lines_or_path), "lines"
+        return importing.import_text(
+            self._as(tenant_id),
+            tenant_id,
+            text,
+            source=source or named,
+            defaults=scopes,
+            fmt=fmt,
+            progress=progress,
+        )
+
     def process(self) -> int:
         """Extract every pending turn and bring the read models up to date, now (inline mode).
         Returns the number of turns extracted. A deployment runs ``memledger worker`` instead."""
@@ -197,9 +242,7 @@ class MemoryLedger:
         ``DatabaseUnavailable``."""
         vectors = bootstrap.vector_search(self.database)
         with _database_errors():
-            return search.search(
-                self._as(tenant_id), tenant_id, scopes, query, k=k, kinds=kinds, vector_search=vectors
-            )
+            return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, kinds=kinds, vector_search=vectors)
 
     def graph(
         self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None, scopes: Scopes | None = None

@@ -24,6 +24,7 @@ from memledger.cli import (
     erasure_commands,
     events_commands,
     extraction_commands,
+    import_commands,
     integrity_commands,
     projections_commands,
     scope_commands,
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     settings_commands.register(commands)
     scope_commands.register(commands)
     check_commands.register(commands)
+    import_commands.register(commands)
     return parser
 
 
