@@ -142,6 +142,8 @@ class MemoryLedger:
         fmt: Format = "auto",
         source: str | None = None,
         progress: Progress | None = None,
+        wait: bool = False,
+        wait_timeout_s: float = importing.WAIT_TIMEOUT_S,
     ) -> ImportSummary:
         """Import a chat history: a file (a ``Path`` or a path as ``str``) or its lines,
         in memledger's turn shape or as ``{"role", "content"}`` message lists (see
@@ -149,13 +151,16 @@ class MemoryLedger:
         refused (``ImportSummary.refused``) and the rest imported. Importing again
         appends nothing twice: turn ids are derived from ``source`` (default: the
         file's name, "lines" for lines) when the history has none. ``scopes`` fills
-        the scope keys a turn lacks."""
+        the scope keys a turn lacks. With ``wait``, returns once extraction and every
+        read model reflect the import (done here, or by a running worker), at most
+        ``wait_timeout_s`` later: ``ready_seconds`` says how long that took, and is None
+        on a timeout (``readiness.behind`` names what was behind; the import stays)."""
         if isinstance(lines_or_path, str | Path):
             path = Path(lines_or_path)
             text, named = path.read_text(encoding="utf-8"), path.name
         else:
             text, named = "\n".join(line.rstrip("\n") for line in lines_or_path), "lines"
-        return importing.import_text(
+        summary = importing.import_text(
             self._as(tenant_id),
             tenant_id,
             text,
@@ -164,6 +169,10 @@ class MemoryLedger:
             fmt=fmt,
             progress=progress,
         )
+        if not wait:
+            return summary
+        worker = bootstrap.build_worker(self.database)
+        return importing.wait_until_ready(self.engine, worker, summary, timeout_s=wait_timeout_s)
 
     def process(self) -> int:
         """Extract every pending turn and bring the read models up to date, now (inline mode).

@@ -4,6 +4,7 @@ naming the option) before any command connects to anything."""
 from __future__ import annotations
 
 import argparse
+import math
 
 MAX_PORT = 65_535
 
@@ -16,6 +17,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A duration in seconds above 0 (fractions allowed)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text!r}") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
     return value
 
 

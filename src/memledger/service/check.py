@@ -20,7 +20,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from memledger.adapters.embedding import Embedder
-from memledger.projectors import checkpoints, registry
+from memledger.projectors import registry
 from memledger.service import context, erasure, health, projections, search
 from memledger.service.context import VectorSearch
 from memledger.service.extraction import ExtractionWorker, turn_stream
@@ -193,9 +193,8 @@ def _record(state: _Run) -> tuple[Status, str]:
 def _extract(state: _Run) -> tuple[Status, str]:
     """Extract up to the scratch turn: here, or by a worker already busy with the batch."""
     worker = state.wired.build_worker()
-    engine = state.wired.engine
     deadline = time.monotonic() + WAIT_S
-    while not _extracted(engine, worker.name, state.turn_position):
+    while not worker.reached(state.turn_position):
         if time.monotonic() >= deadline:
             return "failed", f"{worker.name} did not reach the turn within {WAIT_S:.0f} s"
         if worker.run_once().busy_elsewhere:
@@ -204,12 +203,6 @@ def _extract(state: _Run) -> tuple[Status, str]:
     with state.wired.for_tenant(state.tenant_id).connect() as conn:
         made = len(event_reads.read_stream(conn, state.tenant_id, stream, after_version=0, limit=1000))
     return "ok", f"{made} events extracted ({worker.name})"
-
-
-def _extracted(engine: Engine, name: str, position: int) -> bool:
-    with engine.connect() as conn:
-        cp = checkpoints.get(conn, name)
-        return cp is not None and cp.cursor >= event_reads.cursor_at(conn, position)
 
 
 def _project(state: _Run) -> tuple[Status, str]:

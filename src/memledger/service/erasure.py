@@ -30,11 +30,11 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import NotFound, ProjectionFailed
+from memledger.errors import NotFound
 from memledger.events.catalogue import SubjectErased
 from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.projectors import checkpoints, embeddings, registry, runner
-from memledger.service import erasure_scope, ledger_pages, reextraction, scope_ids
+from memledger.service import erasure_scope, ledger_pages, projections, reextraction, scope_ids
 from memledger.store import db, embedding_cache, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import embedding_cache as embedding_cache_table
@@ -187,26 +187,11 @@ def catch_up_through(engine: Engine, position: int, timeout_s: float) -> dict[st
     with engine.connect() as conn:
         target = event_reads.cursor_at(conn, position)
         installed = {cp.name for cp in checkpoints.all_checkpoints(conn)}
-    done: dict[str, bool] = {}
-    for projector in registry.all_projectors():
-        if projector.name not in installed:
-            continue
-        deadline = time.monotonic() + timeout_s
-        while True:  # batch by batch up to the record, not past it: appends go on meanwhile
-            try:
-                applied = runner.run_batch(engine, projector, until=target)
-            except ProjectionFailed:
-                done[projector.name] = False
-                break
-            if runner.wait_for(engine, projector, target, timeout=0):
-                done[projector.name] = True
-                break
-            if time.monotonic() > deadline:  # far behind, or a transaction elsewhere holds the record back
-                done[projector.name] = False
-                break
-            if not applied:
-                time.sleep(0.05)
-    return done
+    return {
+        projector.name: projections.catch_up_one(engine, projector, target, time.monotonic() + timeout_s)
+        for projector in registry.all_projectors()
+        if projector.name in installed
+    }
 
 
 def _touched_tables(refreshed: dict[str, bool]) -> list[sa.Table]:

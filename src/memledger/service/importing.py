@@ -18,11 +18,17 @@ from sqlalchemy.engine import Engine
 
 from memledger.errors import InvalidCommand, InvalidField, InvalidIdentifier
 from memledger.events.catalogue import Scopes
+from memledger.service import readiness
+from memledger.service.extraction import ExtractionWorker
 from memledger.service.import_formats import Conversation, Format, ImportedTurn, Refusal, parse
+from memledger.service.readiness import Readiness
 from memledger.service.record import TurnInput, check_turns, record_turns
 
 # Turns per append: a longer conversation is appended in parts of this many, in order.
 DEFAULT_BATCH = 500
+
+# How long ``--wait`` waits, by default, for the read models to reflect an import.
+WAIT_TIMEOUT_S = 600.0
 
 Progress = Callable[[int, int, float], None]  # (turns done, turns in all, seconds so far)
 
@@ -37,11 +43,19 @@ class ImportSummary:
     present: int
     refused: tuple[Refusal, ...]
     seconds: float
+    last_position: int = 0  # the highest ledger position of a turn imported or present; 0 for none
+    readiness: Readiness | None = None  # after ``wait_until_ready``: whether the read models reflect it
 
     @property
     def complete(self) -> bool:
         """Whether every line was imported."""
         return not self.refused
+
+    @property
+    def ready_seconds(self) -> float | None:
+        """How long after the import the tenant's context reflected all of it; None when
+        not waited for, or not ready within the timeout (``readiness.behind`` says what was not)."""
+        return self.readiness.seconds if self.readiness is not None and self.readiness.ready else None
 
 
 def import_text(
@@ -61,29 +75,47 @@ def import_text(
     are not the data's (the database is down, capture is off) raise."""
     started = time.perf_counter()
     parsed = parse(text, source=source, defaults=defaults, fmt=fmt)
-    total, done, recorded, present, imported = parsed.turns, 0, 0, 0, 0
+    total, done, recorded, present, imported, last = parsed.turns, 0, 0, 0, 0, 0
     refused = list(parsed.refused)
     for conversation in parsed.conversations:
         try:
-            added, before = _append(engine, tenant_id, conversation, batch)
+            added, before, highest = _append(engine, tenant_id, conversation, batch)
         except InvalidCommand as e:
             refused.append(Refusal(conversation.line, _reason(e, conversation)))
         else:
-            recorded, present, imported = recorded + added, present + before, imported + 1
+            recorded, present, imported, last = recorded + added, present + before, imported + 1, max(last, highest)
         done += len(conversation.turns)
         if progress is not None:
             progress(done, total, time.perf_counter() - started)
     refused.sort(key=lambda r: r.line)
-    return ImportSummary(imported, recorded, present, tuple(refused), time.perf_counter() - started)
+    return ImportSummary(imported, recorded, present, tuple(refused), time.perf_counter() - started, last)
 
 
-def _append(engine: Engine, tenant_id: str, conversation: Conversation, batch: int) -> tuple[int, int]:
-    """(turns appended, turns stored before). A conversation over ``batch`` turns goes
-    in parts: a kill between them leaves the first parts stored, and a re-run appends
-    the rest (the ids are the same), so it ends complete."""
+def wait_until_ready(
+    owner: Engine,
+    worker: ExtractionWorker,
+    summary: ImportSummary,
+    *,
+    timeout_s: float,
+    progress: readiness.Progress | None = None,
+) -> ImportSummary:
+    """``summary`` with its ``readiness``: extraction and every projection brought
+    through the import's last turn, here or by a running worker (``readiness``), for
+    up to ``timeout_s``. ``owner`` is the owner's engine."""
+    if not summary.last_position:
+        return dataclasses.replace(summary, readiness=Readiness(True, 0.0))
+    ready = readiness.wait_until_ready(owner, worker, summary.last_position, timeout_s=timeout_s, progress=progress)
+    return dataclasses.replace(summary, readiness=ready)
+
+
+def _append(engine: Engine, tenant_id: str, conversation: Conversation, batch: int) -> tuple[int, int, int]:
+    """(turns appended, turns stored before, the highest position of its turns). A
+    conversation over ``batch`` turns goes in parts: a kill between them leaves the
+    first parts stored, and a re-run appends the rest (the ids are the same), so it
+    ends complete."""
     turns = [_turn_input(t) for t in conversation.turns]
     check_turns(turns, indexed=True)  # the whole conversation, before any part is appended
-    added = before = 0
+    added = before = highest = 0
     for at in range(0, len(turns), batch):
         try:
             results = record_turns(engine, tenant_id, turns[at : at + batch], indexed=True)
@@ -95,7 +127,8 @@ def _append(engine: Engine, tenant_id: str, conversation: Conversation, batch: i
         for result in results:
             added += len(result.positions) - result.appended_before
             before += result.appended_before
-    return added, before
+            highest = max((highest, *result.positions))
+    return added, before, highest
 
 
 def _turn_input(turn: ImportedTurn) -> TurnInput:

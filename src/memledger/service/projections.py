@@ -10,8 +10,10 @@ from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine, make_url
 
+from memledger.errors import ProjectionFailed
+from memledger.events.envelope import Cursor
+from memledger.projectors import checkpoints, registry, runner
 from memledger.projectors import rebuild as rebuilding
-from memledger.projectors import registry, runner
 from memledger.projectors.base import Projector
 from memledger.projectors.rebuild import TableDiff
 from memledger.projectors.status import ProjectionStatus, status
@@ -39,6 +41,52 @@ def catch_up_all(engine: Engine, names: Sequence[str] | None = None) -> dict[str
         runner.install(engine, projector)
         applied[projector.name] = runner.catch_up(engine, projector)
     return applied
+
+
+def catch_up_to(
+    engine: Engine, target: Cursor, deadline: float, progress: Callable[[int], None] | None = None
+) -> dict[str, bool]:
+    """Bring every installed projection up to ``target``, one after the other, until
+    ``deadline`` (``time.monotonic()``); whether each got there. ``progress`` gets the
+    events applied so far, in all."""
+    with engine.connect() as conn:
+        installed = {cp.name for cp in checkpoints.all_checkpoints(conn)}
+    applied = [0]
+
+    def count(events: int) -> None:
+        applied[0] += events
+        if progress is not None:
+            progress(applied[0])
+
+    return {
+        projector.name: catch_up_one(engine, projector, target, deadline, count)
+        for projector in registry.all_projectors()
+        if projector.name in installed
+    }
+
+
+def catch_up_one(
+    engine: Engine, projector: Projector, target: Cursor, deadline: float, applied: Callable[[int], None] | None = None
+) -> bool:
+    """Apply ``projector``'s batches up to ``target`` (not past it: appends go on
+    meanwhile) until ``deadline`` (``time.monotonic()``); whether it got there. False
+    for a failed projection. Racing a worker is harmless: each batch locks the checkpoint."""
+    while True:
+        try:
+            done = runner.run_batch(engine, projector, until=target)
+        except ProjectionFailed:
+            return False
+        if applied is not None and done:
+            applied(done)
+        if runner.wait_for(engine, projector, target, timeout=0):
+            return True
+        if time.monotonic() > deadline:  # far behind, or a transaction elsewhere holds the target back
+            return False
+        if not done:
+            time.sleep(_POLL_S)
+
+
+_POLL_S = 0.05
 
 
 def run_live(
