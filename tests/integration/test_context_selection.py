@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import EntityObserved, Event, FactExtracted, RelationshipObserved, ScopeKind, Scopes
 from memledger.events.envelope import NewEvent
-from memledger.projectors import checkpoints, facts_queries
+from memledger.projectors import checkpoints, facts_channels
 from memledger.selection import candidates, visibility
 from memledger.selection.rank import (
     SMALLEST_LATER_ITEM,
@@ -296,9 +296,9 @@ def test_psycopg_caches_the_conversion_of_the_selector_statements(loaded: tuple[
     longest = max(
         len(str(cast(sa.ClauseElement, statement).compile(dialect=engine.dialect)))
         for statement in (
-            facts_queries._channels_statement(4, True, True, True, False),
-            facts_queries._channels_statement(4, True, True, True, True),  # facts v5: the scoped words
-            facts_queries._nearest_statement(4, True, 40),
+            facts_channels._channels_statement(4, True, True, True, False),
+            facts_channels._channels_statement(4, True, True, True, True),  # facts v5: the scoped words
+            facts_channels._nearest_statement(4, True, 40),
         )
     )
     assert longest > 4096  # the case the bound is raised for

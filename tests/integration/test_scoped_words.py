@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import FactExtracted, Scopes
 from memledger.events.envelope import NewEvent
-from memledger.projectors import facts_queries, live_version
+from memledger.projectors import facts_channels, live_version
 from memledger.selection.candidates import scope_pairs
 from memledger.selection.words import query_words
 from memledger.service import context, projections, scope_ids
@@ -95,7 +95,7 @@ def _requests() -> list[str]:
 
 def _channels(engine: Engine, tenant: str, request: str, categories: list[str] | None) -> Any:
     with engine.connect() as conn:
-        return facts_queries.channels(
+        return facts_channels.channels(
             conn,
             tenant,
             scope_pairs(ASKED),
@@ -173,7 +173,7 @@ def test_the_scoped_index_keeps_a_short_pending_list(scratch: tuple[Engine, str]
 def test_a_fact_in_a_scope_with_the_longest_key_and_a_long_word_is_found(scratch: tuple[Engine, str]) -> None:
     engine, tenant = scratch
     with engine.connect() as conn:
-        found = facts_queries.channels(
+        found = facts_channels.channels(
             conn,
             tenant,
             [("session", LONG_KEY)],

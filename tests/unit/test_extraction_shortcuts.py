@@ -1,6 +1,6 @@
 """The heuristic extractor's shortcuts change no answer.
 
-- ``heuristic_facts._search`` skips a pattern's search when the text lacks every word
+- ``fact_patterns._search`` skips a pattern's search when the text lacks every word
   the pattern needs: on strings made from each pattern's own parse tree (every branch
   of it, so nearly all match) and on the labelled corpus, it finds exactly what the
   search does.
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from memledger.extraction import heuristic_facts as hf
+from memledger.extraction import fact_patterns as hf
 from memledger.extraction import shapes
 from memledger.extraction.patterns import split_sentences
 

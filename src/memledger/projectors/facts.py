@@ -83,7 +83,7 @@ facts = sa.Table(
     sa.Column("source_turns", ARRAY(sa.Text)),
     sa.Column("source_events", ARRAY(sa.Text)),
     sa.Column("tsv", TSVECTOR),
-    sa.Column("scoped_tsv", TSVECTOR),  # v5 on: read only when the live copy has it (facts_queries)
+    sa.Column("scoped_tsv", TSVECTOR),  # v5 on: read only when the live copy has it (facts_channels)
     schema=live_schema(NAME),
 )
 

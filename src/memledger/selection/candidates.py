@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import Scopes
 from memledger.events.envelope import Cursor
 from memledger.events.keys import entity_id
-from memledger.projectors import embeddings, facts_queries, graph_queries, turns
+from memledger.projectors import embeddings, facts_channels, facts_queries, graph_queries, turns
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate, conflict_ranks
@@ -77,7 +77,7 @@ def gather_facts(
     pairs = scope_pairs(scopes)
     pool: dict[str, Candidate] = {}
     cats = None if categories is None else sorted(categories)
-    found = facts_queries.channels(
+    found = facts_channels.channels(
         conn,
         tenant_id,
         pairs,
@@ -119,7 +119,7 @@ def vector_facts(
     first, within ``MAX_VECTOR_DISTANCE``: one statement. Raises ``EmbeddingMismatch``
     if the tenant's vectors are another model's."""
     found = (
-        facts_queries.nearest(
+        facts_channels.nearest(
             conn,
             tenant_id,
             scope_pairs(scopes),
@@ -131,7 +131,7 @@ def vector_facts(
             max_distance=MAX_VECTOR_DISTANCE,
         )
         if query.dim == EMBEDDING_DIM
-        else facts_queries.NearFacts([], 0)
+        else facts_channels.NearFacts([], 0)
     )
     if found.found == 0:
         embeddings.check_model(conn, tenant_id, query.model, query.dim)
