@@ -137,18 +137,19 @@ def build_extractor(settings: Settings) -> Extractor:
 
     heuristic = HeuristicExtractor()
     by_mode: dict[ExtractionMode, Extractor] = {"heuristic": heuristic}
-    if settings.llm_model:
+    if settings.llm_chain:
         llm = LlmExtractor(
-            settings.llm_model,
+            settings.llm_chain,
             heuristic,
             options=settings.llm_options,
             retries=settings.llm_retries,
             timeout_s=settings.llm_timeout_s,
+            cooldown_s=settings.llm_cooldown_s,
         )
         by_mode["llm"] = llm
         by_mode["hybrid"] = HybridExtractor(heuristic, llm, sample_every=settings.hybrid_sample_every)
     elif settings.extractor != "heuristic":
-        raise InvalidCommand(f"MEMLEDGER_EXTRACTOR={settings.extractor} needs MEMLEDGER_LLM_MODEL")
+        raise InvalidCommand(f"MEMLEDGER_EXTRACTOR={settings.extractor} needs MEMLEDGER_LLM_MODEL(S)")
     return ModeSwitch(by_mode[settings.extractor], by_mode)
 
 
@@ -210,7 +211,7 @@ def names_a_model(settings: Settings) -> bool:
     """Whether the settings name a litellm model (the LLM extractor's, which a tenant can
     switch to, or an embedding model other than the offline one): litellm will load anyway."""
     litellm_embedding = settings.embedding_model not in ("minilm", "minilm-float32")
-    return settings.llm_model is not None or litellm_embedding
+    return bool(settings.llm_chain) or litellm_embedding
 
 
 def warm_tokenizers(settings: Settings) -> bool:
@@ -250,9 +251,10 @@ def check_probes(database: Database) -> check.Probes:
     a one-token request to the configured model (none without ``MEMLEDGER_LLM_MODEL``)."""
     settings = database.settings
     ping_model = None
-    if settings.llm_model:
+    first = settings.llm_chain[0] if settings.llm_chain else None  # the chain's first choice
+    if first:
         timeout_s = min(settings.llm_timeout_s, PING_TIMEOUT_S)
-        ping_model = functools.partial(ping, settings.llm_model, settings.llm_options, timeout_s=timeout_s)
+        ping_model = functools.partial(ping, first, settings.llm_options, timeout_s=timeout_s)
     return check.Probes(
         engine=database.engine,
         for_tenant=database.for_tenant,
@@ -260,7 +262,7 @@ def check_probes(database: Database) -> check.Probes:
         embedder=build_embedder(settings),
         vector_search=vector_search(database),
         ping_model=ping_model,
-        model=settings.llm_model,
+        model=first,
     )
 
 

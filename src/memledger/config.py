@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 def _default_home() -> Path:
@@ -60,9 +60,15 @@ class Settings(BaseSettings):
     # Hybrid mode also sends every n-th user turn to the model, as a sample (0: none).
     hybrid_sample_every: int = Field(default=0, ge=0)
     llm_model: str | None = None
+    # The extraction chain, first choice first ("openai/gpt-4o-mini,anthropic/claude-3-5-haiku"):
+    # each model is tried when the ones before it fail, then the heuristic. Unset: llm_model
+    # alone. llm_options, llm_timeout_s and llm_retries apply to each model.
+    llm_models: Annotated[tuple[str, ...], NoDecode] = ()
     llm_options: dict[str, Any] = Field(default_factory=dict)
     llm_timeout_s: float = Field(default=30.0, gt=0)
     llm_retries: int = Field(default=3, ge=1)
+    # How long a model of the chain whose every attempt at a call failed is skipped (0: never).
+    llm_cooldown_s: float = Field(default=60.0, ge=0)
     worker_interval_s: float = Field(default=30.0, gt=0)
     worker_batch_turns: int = Field(default=10, ge=1)
     max_entities_per_conversation: int = Field(default=20, ge=0)
@@ -76,6 +82,35 @@ class Settings(BaseSettings):
     embedding_options: dict[str, Any] = Field(default_factory=dict)
     embedding_timeout_s: float = Field(default=30.0, gt=0)
     embedding_threads: int = Field(default=1, ge=1, le=64)
+
+    @field_validator("llm_models", mode="before")
+    @classmethod
+    def _split_models(cls, value: object) -> object:
+        """A comma-separated list; no empty entry, no model twice."""
+        if not isinstance(value, str):
+            return value
+        models = tuple(each.strip() for each in value.split(",")) if value.strip() else ()
+        if any(not each for each in models):
+            raise ValueError(f"MEMLEDGER_LLM_MODELS has an empty entry: {value!r}")
+        if len(set(models)) != len(models):
+            raise ValueError(f"MEMLEDGER_LLM_MODELS names a model twice: {value!r}")
+        return models
+
+    @model_validator(mode="after")
+    def _one_first_model(self) -> Settings:
+        if self.llm_model and self.llm_models and self.llm_models[0] != self.llm_model:
+            raise ValueError(
+                f"MEMLEDGER_LLM_MODEL={self.llm_model} is not the first of "
+                f"MEMLEDGER_LLM_MODELS={','.join(self.llm_models)}: set one of them"
+            )
+        return self
+
+    @property
+    def llm_chain(self) -> tuple[str, ...]:
+        """The extraction models, first choice first (empty: no model configured)."""
+        if self.llm_models:
+            return self.llm_models
+        return (self.llm_model,) if self.llm_model else ()
 
     @property
     def pgdata(self) -> Path:

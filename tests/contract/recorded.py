@@ -58,7 +58,8 @@ class RecordedLlm(LlmExtractor):
         ]
         return json.dumps({"turns": found})
 
-    def _call(self, turns: Sequence[TurnText]) -> str:
+    def _call(self, turns: Sequence[TurnText]) -> tuple[str, str]:
         self.sent.append([t.text for t in turns])
         self.options["mock_response"] = self.answer_for(turns) if self.fixed is None else self.fixed
+        self._router = None  # the Router copies the options when built: rebuilt with this call's answer
         return super()._call(turns)

@@ -486,47 +486,49 @@ def test_a_schema_valid_answer_never_yields_an_unstorable_event(calls: Calls, an
 # --- provider errors and timeouts ------------------------------------------------------------
 
 
-def test_provider_errors_are_retried_with_backoff_then_fall_back(calls: Calls) -> None:
+def test_provider_errors_are_retried_by_the_router_then_fall_back(calls: Calls) -> None:
     sleeps: list[float] = []
-    llm = extractor(RuntimeError("provider is down"), sleeps=sleeps, retries=4, backoff_s=0.25)
+    llm = extractor("litellm.InternalServerError", sleeps=sleeps, retries=2, backoff_s=0.25)
     found = llm.extract(TURNS)
-    assert calls.count == 4
-    assert sleeps == [0.25, 0.5, 1.0]
-    assert (llm.fallbacks, llm.refused_answers) == (1, 0)
+    assert calls.count == 2  # the Router retries; the extractor does not ask again
+    assert sleeps == []
+    assert (llm.fallbacks, llm.refused_answers, llm.calls) == (1, 0, 1)
     assert found == from_fallback(TURNS)
 
 
-def test_a_request_the_provider_refuses_is_not_retried(calls: Calls, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_request_the_provider_refuses_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An unknown model or provider answers the same on every attempt: before, it was
     asked three times per conversation (with backoff), each printing litellm's banner."""
-    sleeps: list[float] = []
     refused = litellm.BadRequestError(message="LLM Provider NOT provided", model="nosuch", llm_provider="")
-    llm = extractor(refused, sleeps=sleeps, retries=3)
+    wrapper = Calls(litellm.completion, answers=[refused] * 3)  # litellm's errors do not deep-copy into a Router
+    monkeypatch.setattr(litellm, "completion", wrapper)
+    sleeps: list[float] = []
+    llm = extractor(sleeps=sleeps, retries=3)
     found = llm.extract(TURNS)
-    assert (calls.count, sleeps, llm.fallbacks) == (1, [], 1)
+    assert (wrapper.count, sleeps, llm.fallbacks) == (1, [], 1)
     assert found == from_fallback(TURNS)
     assert "Provider List" not in capsys.readouterr().out
 
 
 def test_timeouts_are_retried_then_fall_back(calls: Calls) -> None:
-    sleeps: list[float] = []
-    llm = extractor(sleeps=sleeps, options={"mock_timeout": True}, timeout_s=0.01, retries=2)
+    llm = extractor(options={"mock_timeout": True}, timeout_s=0.01, retries=2)
     found = llm.extract(TURNS)
     assert calls.count == 2
-    assert sleeps == [0.5]
     assert llm.fallbacks == 1
     assert found == from_fallback(TURNS)
 
 
 def test_an_error_then_an_answer_uses_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    wrapper = Calls(litellm.completion, answers=[RuntimeError("503"), RuntimeError("429"), json.dumps(VALID)])
+    wrapper = Calls(litellm.completion, answers=[RuntimeError("503"), json.dumps(VALID)])
     monkeypatch.setattr(litellm, "completion", wrapper)
     sleeps: list[float] = []
-    llm = extractor(sleeps=sleeps)
+    llm = extractor(sleeps=sleeps, retries=2)
     found = llm.extract(TURNS)
-    assert wrapper.count == 3
-    assert sleeps == [0.5, 1.0]
-    assert llm.fallbacks == 0
+    assert wrapper.count == 2
+    assert sleeps == []  # the Router's backoff, not the extractor's
+    assert (llm.fallbacks, llm.model_switches) == (0, 0)
     assert set(found) == {"t1", "t2", "t3"}
 
 

@@ -103,6 +103,8 @@ def once_command(args: argparse.Namespace) -> int:
                 f"{report.refused_items} items of kept answers dropped (not the schema's), "
                 f"{report.fallbacks} conversations extracted by the fallback instead"
             )
+        if report.model_switches:
+            print(f"{report.model_switches} conversations answered by a later model of the chain (the first failed)")
         if report.busy_elsewhere:
             print("another worker of this extractor is running; it will extract the rest")
     finally:

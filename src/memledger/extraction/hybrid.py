@@ -194,8 +194,10 @@ class HybridExtractor:
         self.turns_sent += len(unsettled)
         if not unsettled:
             return out
+        fell_back = _fallback_of(self.llm)
         for turn_id, answer in self.llm.extract(unsettled).items():
-            if answer.answered_by is not None or turn_id not in {t.turn_id for t in unsettled}:
+            failed = answer.answered_by is not None and fell_back in (None, answer.answered_by)
+            if failed or turn_id not in {t.turn_id for t in unsettled}:
                 continue  # the model failed (its fallback answered): the heuristic's stands
             out[turn_id] = merged(first.get(turn_id, TurnExtraction()), answer)
         return out
@@ -212,6 +214,18 @@ class HybridExtractor:
     @property
     def fallbacks(self) -> int:
         return int(getattr(self.llm, "fallbacks", 0))
+
+    @property
+    def model_switches(self) -> int:
+        return int(getattr(self.llm, "model_switches", 0))
+
+
+def _fallback_of(llm: Extractor) -> tuple[str, str] | None:
+    """Who answers for ``llm`` when its models fail (None: unknown, so any answer
+    naming another extractor is taken for the fallback's); a later model of its chain
+    names itself, and its answer is the model's."""
+    fallback = getattr(llm, "fallback", None)
+    return None if fallback is None else (fallback.name, fallback.version)
 
 
 def _answered(found: TurnExtraction, by: tuple[str, str]) -> TurnExtraction:

@@ -81,3 +81,7 @@ class ModeSwitch:
     @property
     def fallbacks(self) -> int:
         return self._sum("fallbacks")
+
+    @property
+    def model_switches(self) -> int:
+        return self._sum("model_switches")

@@ -59,6 +59,7 @@ _COUNTS = (
     "refused_answers",
     "refused_items",
     "fallbacks",
+    "model_switches",
 )
 
 
@@ -76,6 +77,7 @@ class BatchReport:
     refused_answers: int = 0  # a model's answers refused (not the schema's), before a retry
     refused_items: int = 0  # items of a model's kept answers dropped (not the schema's)
     fallbacks: int = 0  # conversations whose model calls all failed: the fallback extracted them
+    model_switches: int = 0  # conversations a later model of the chain answered (the first failed)
     busy_elsewhere: bool = False
 
     def add(self, other: BatchReport) -> None:
@@ -191,6 +193,13 @@ class ExtractionWorker:
             checkpoints.advance(tx, self.name, event_reads.visible_head(tx), 0)
         return True
 
+    def reached(self, position: int) -> bool:
+        """Whether this extractor version has read past the turn at ``position`` (by
+        this worker or another holding its lock)."""
+        with self.engine.connect() as conn:
+            cp = checkpoints.get(conn, self.name)
+            return cp is not None and cp.cursor >= event_reads.cursor_at(conn, position)
+
     def pending(self, tenant_id: str | None = None) -> int:
         """Turns recorded and not yet extracted by this extractor version (of one
         tenant's, when ``tenant_id`` is given; else of every tenant)."""
@@ -230,7 +239,7 @@ class ExtractionWorker:
             finally:
                 _unlock(conn, self._lock_key())
         counts = (now - then for now, then in zip(_model_counts(self.extractor), model_before, strict=True))
-        total.refused_answers, total.refused_items, total.fallbacks = counts
+        total.refused_answers, total.refused_items, total.fallbacks, total.model_switches = counts
         return total
 
     def _batch(self, conn: Connection, after: Cursor | None) -> tuple[BatchReport, Cursor | None]:
@@ -395,10 +404,11 @@ def _encodable(turn: TurnText, events: list[NewEvent]) -> list[NewEvent]:
     return kept
 
 
-def _model_counts(extractor: Extractor) -> tuple[int, int, int]:
-    """A model extractor's answers refused, items refused and fallbacks so far (0 for others)."""
+def _model_counts(extractor: Extractor) -> tuple[int, int, int, int]:
+    """A model extractor's answers refused, items refused, fallbacks and switches to a
+    later model of its chain so far (0 for others)."""
     answers, items = getattr(extractor, "refused_answers", 0), getattr(extractor, "refused_items", 0)
-    return answers, items, getattr(extractor, "fallbacks", 0)
+    return answers, items, getattr(extractor, "fallbacks", 0), getattr(extractor, "model_switches", 0)
 
 
 FIRST_ERROR_WAIT_S = 1.0
