@@ -159,3 +159,10 @@ def test_file_paths_tickets_and_exceptions_are_not_names() -> None:
 
 def test_a_place_where_someone_runs_something_is_not_a_tool() -> None:
     assert not any(t == "tool" for _, t in entities("My cousin runs a coffee farm in Minas Gerais."))
+
+
+def test_the_heuristic_reports_the_names_it_could_not_settle() -> None:
+    """Hybrid mode sends such turns to the model: a name no rule typed, in a statement."""
+    assert extract_text("Minseo does the mobile app for Quarrenby.").unsettled == ("Quarrenby",)
+    assert extract_text("Quarrenby is written in Rust and my colleague Ilse maintains it.").unsettled == ()
+    assert extract_text("Is Quarrenby any good?").unsettled == ()  # a question states nothing

@@ -68,6 +68,7 @@ class Found:
     relationships: dict[tuple[str, str, str], RelationshipCandidate] = field(default_factory=dict)
     retractions: dict[tuple[str, str, str], RetractionCandidate] = field(default_factory=dict)
     facts: dict[tuple[str, str], FactCandidate] = field(default_factory=dict)
+    unsettled: dict[str, None] = field(default_factory=dict)  # in order, once each
 
     def speaker(self) -> Party:
         return Party(self.user, "user")
@@ -126,6 +127,7 @@ class Found:
             relationships=tuple(kept.values()),
             retractions=tuple(self.retractions.values()),
             facts=tuple(self.facts.values()),
+            unsettled=tuple(self.unsettled),
         )
 
 
@@ -170,6 +172,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         edges = _named_relations(found, sentence)
         stating = not sentence.question and not is_small_talk(sentence)
         if stating:
+            found.unsettled.update(dict.fromkeys(sentence.unsettled))
             header = _listed(found, sentence, header, edges)
             if not (header and sentence.lows[:1] in (["-"], ["*"], ["•"])):
                 clauses = sentence_clauses(sentence)

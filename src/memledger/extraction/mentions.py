@@ -60,13 +60,15 @@ def analyse(text: str, project: str = "") -> Sentence:
     words = tokenize(text)[:MAX_SENTENCE_TOKENS]
     lows = [word.lower() for word in words]
     lowered = text.lower()
+    mentions, unsettled = find_names(words, lows, project)
     return Sentence(
         text=text,
         words=words,
         lows=lows,
-        mentions=find_mentions(words, lows, project),
+        mentions=mentions,
         question=is_question(lowered, lows),
         hedged=HEDGES.search(lowered) is not None,
+        unsettled=unsettled,
     )
 
 
@@ -109,9 +111,10 @@ def _initials(lows: list[str]) -> set[int]:
     return found
 
 
-def find_mentions(words: list[str], lows: list[str], project: str = "") -> list[Mention]:
-    """Every explicitly named entity of a tokenized sentence, in token order; a
-    capitalised word naming ``project`` (the turn's project scope key) is that project."""
+def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[list[Mention], tuple[str, ...]]:
+    """Every explicitly named entity of a tokenized sentence, in token order (a
+    capitalised word naming ``project``, the turn's project scope key, is that project),
+    and the name-shaped spans no rule could type: what the heuristic leaves unsettled."""
     finder = _Finder(words, lows)
     _find_own_project(finder, project.lower())
     _find_teams(finder)
@@ -122,7 +125,12 @@ def find_mentions(words: list[str], lows: list[str], project: str = "") -> list[
     _find_lowercase_people(finder)
     _propagate_lists(finder, unknown)
     finder.found.sort(key=lambda mention: mention.start)
-    return finder.found
+    unsettled = tuple(
+        " ".join(words[start:end])
+        for start, end in unknown
+        if start not in finder.initial and not any(finder.taken[start:end])
+    )
+    return finder.found, unsettled
 
 
 def _find_own_project(f: _Finder, project: str) -> None:

@@ -68,6 +68,7 @@ class Sentence:
     mentions: list[Mention]
     question: bool
     hedged: bool
+    unsettled: tuple[str, ...] = ()  # name-shaped spans no rule could type
 
 
 def split_sentences(text: str) -> list[str]:
