@@ -58,6 +58,9 @@ def entity_id(entity_type: str, name: str) -> str:
     return f"{entity_type}:{normalise_name(name)}"
 
 
+USER_NODE = "user:"  # how the id of a user's entity starts: entity_id("user", ...)
+
+
 def relationship_key(source_type: str, source_name: str, relation: str, target_type: str, target_name: str) -> str:
     """The id of the edge; the same for A-B and B-A when ``relation`` is symmetric."""
     source = entity_id(source_type, source_name)

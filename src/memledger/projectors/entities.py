@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from functools import lru_cache
 
@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import EntityObserved, MemoryReinforced, MemoryRestored, MemoryRetracted
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Recorded
-from memledger.events.keys import entity_id
+from memledger.events.keys import USER_NODE, entity_id
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
@@ -186,3 +186,58 @@ class EntitiesReplay:
     def flush(self) -> Callable[[Connection], None]:
         changed, self.changed = self.changed, set()
         return bulk.Changes(entities, [self.rows[k] for k in sorted(changed)], self.written).write
+
+
+class EntityCount(msgspec.Struct, frozen=True):
+    """How many of a tenant's entities have a type and a status, and how many of those
+    were mentioned fewer than twice."""
+
+    entity_type: str
+    status: str
+    count: int
+    mentioned_once: int
+
+
+class MentionedEntity(msgspec.Struct, frozen=True):
+    """An active entity and how often it was mentioned."""
+
+    entity_id: str
+    name: str
+    entity_type: str
+    mention_count: int
+
+
+def shown_ids(column: sa.ColumnElement[str], users: Collection[str] | None) -> sa.ColumnElement[bool]:
+    """Whether the entity id in ``column`` may be shown: not a user entity outside
+    ``users`` (``graph_queries.shows`` in SQL; None: every user's)."""
+    if users is None:
+        return sa.true()
+    return sa.or_(sa.not_(column.startswith(USER_NODE)), column == sa.any_(sa.literal(sorted(users), ARRAY(sa.Text))))
+
+
+def count_by_type(conn: Connection, tenant_id: str) -> list[EntityCount]:
+    """The tenant's entities counted by type and status (every user's), in that order.
+    Reads ``conn``'s snapshot; writes nothing."""
+    e = entities.c
+    stmt = (
+        sa.select(e.entity_type, e.status, sa.func.count(), sa.func.count().filter(e.mention_count < 2))
+        .where(e.tenant_id == tenant_id)
+        .group_by(e.entity_type, e.status)
+        .order_by(e.entity_type, e.status)
+    )
+    return [EntityCount(*row) for row in conn.execute(stmt).all()]
+
+
+def most_mentioned(
+    conn: Connection, tenant_id: str, limit: int, *, users: Collection[str] | None
+) -> list[MentionedEntity]:
+    """The ``limit`` active entities mentioned most (ties by id); of the user entities,
+    only ``users`` (``shown_ids``). Reads ``conn``'s snapshot; writes nothing."""
+    e = entities.c
+    stmt = (
+        sa.select(e.entity_id, e.name, e.entity_type, e.mention_count)
+        .where(e.tenant_id == tenant_id, e.status == "active", shown_ids(e.entity_id, users))
+        .order_by(e.mention_count.desc(), e.entity_id)
+        .limit(limit)
+    )
+    return [MentionedEntity(*row) for row in conn.execute(stmt).all()]

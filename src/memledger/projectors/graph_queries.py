@@ -15,12 +15,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.types import NullType
 
 from memledger.errors import InvalidCommand
-from memledger.events.keys import entity_id, normalise_name
+from memledger.events.keys import USER_NODE, entity_id, normalise_name
 from memledger.projectors.entities import entities
 from memledger.projectors.relationships import relationships
 
 MAX_DEPTH = 3
-USER_NODE = "user:"  # how the id of a user's entity starts (keys.entity_id("user", ...))
 
 
 def users_shown(user: str | None) -> frozenset[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 from functools import lru_cache
 
@@ -24,6 +24,7 @@ from memledger.events.keys import SYMMETRIC_RELATIONS, entity_id, relationship_k
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
+from memledger.projectors.entities import shown_ids
 
 NAME = "relationships"
 VERSION = 3  # v2: a retracted edge said again in a new turn comes back; v3: covering end indexes
@@ -265,6 +266,79 @@ def _load_by_ids(tx: Connection, ids: Sequence[tuple[str, str]]) -> list[Relatio
     if not ids:
         return []
     return bulk.fetch(tx, _BY_IDS, RelationshipRow, {"ids": bulk.encode_keys(_IDS, ids)})
+
+
+class RelationCount(msgspec.Struct, frozen=True):
+    """How many of a tenant's edges have a relation and a status."""
+
+    relation: str
+    status: str
+    count: int
+
+
+class ConnectedEntity(msgspec.Struct, frozen=True):
+    """An entity and its degree: how many active edges touch it (a self-loop once).
+    Its name and type are those an edge stored for it."""
+
+    entity_id: str
+    name: str
+    entity_type: str
+    degree: int
+
+
+def count_by_relation(conn: Connection, tenant_id: str) -> list[RelationCount]:
+    """The tenant's edges counted by relation and status (every user's), in that order.
+    Reads ``conn``'s snapshot; writes nothing."""
+    r = relationships.c
+    stmt = (
+        sa.select(r.relation, r.status, sa.func.count())
+        .where(r.tenant_id == tenant_id)
+        .group_by(r.relation, r.status)
+        .order_by(r.relation, r.status)
+    )
+    return [RelationCount(*row) for row in conn.execute(stmt).all()]
+
+
+def _active_ends(tenant_id: str) -> sa.Subquery:
+    """Each end of the tenant's active edges: (entity_id, name, entity_type), one row
+    per edge and end; a self-loop's target is its source, so counted once."""
+    r = relationships.c
+    live = (r.tenant_id == tenant_id, r.status == "active")
+    sources = sa.select(
+        r.source_entity_id.label("entity_id"), r.source_name.label("name"), r.source_type.label("entity_type")
+    ).where(*live)
+    targets = sa.select(r.target_entity_id, r.target_name, r.target_type).where(
+        *live, r.target_entity_id != r.source_entity_id
+    )
+    return sa.union_all(sources, targets).subquery("ends")
+
+
+def most_connected(
+    conn: Connection, tenant_id: str, limit: int, *, users: Collection[str] | None
+) -> list[ConnectedEntity]:
+    """The ``limit`` entities with the highest degree (ties by id); of the user entities,
+    only ``users`` (``entities.shown_ids``). Reads ``conn``'s snapshot; writes nothing."""
+    ends = _active_ends(tenant_id)
+    degree = sa.func.count()
+    stmt = (
+        sa.select(ends.c.entity_id, sa.func.min(ends.c.name), sa.func.min(ends.c.entity_type), degree)
+        .where(shown_ids(ends.c.entity_id, users))
+        .group_by(ends.c.entity_id)
+        .order_by(degree.desc(), ends.c.entity_id)
+        .limit(limit)
+    )
+    return [ConnectedEntity(*row) for row in conn.execute(stmt).all()]
+
+
+def degrees(conn: Connection, tenant_id: str, entity_ids: Iterable[str]) -> dict[str, int]:
+    """The degree of each of ``entity_ids`` that has an active edge (absent: none).
+    Reads ``conn``'s snapshot; writes nothing."""
+    ids = sorted(set(entity_ids))
+    if not ids:
+        return {}
+    ends = _active_ends(tenant_id)
+    stmt = sa.select(ends.c.entity_id, sa.func.count()).where(ends.c.entity_id.in_(ids)).group_by(ends.c.entity_id)
+    return {str(entity): int(count) for entity, count in conn.execute(stmt).all()}
 
 
 # Public name for folds outside the projector (as-of reconstruction in service.history).
