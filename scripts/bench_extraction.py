@@ -49,7 +49,7 @@ from memledger import bootstrap  # noqa: E402
 from memledger.config import Settings  # noqa: E402
 from memledger.events.catalogue import TurnRecorded  # noqa: E402
 from memledger.projectors import registry, runner  # noqa: E402
-from memledger.service.extraction import WorkerLoop  # noqa: E402
+from memledger.service.extraction_loop import WorkerLoop  # noqa: E402
 from memledger.service.record import TurnInput, record_turns  # noqa: E402
 from memledger.service.types import Scopes  # noqa: E402
 from memledger.store import db, migrate  # noqa: E402

@@ -23,7 +23,8 @@ from memledger.formatting import tokens
 from memledger.projectors import registry
 from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import check, integrity, projections, scope_ids, turns, vector_channel
-from memledger.service.extraction import ExtractionWorker, WorkerConfig, WorkerLoop
+from memledger.service.extraction import ExtractionWorker, WorkerConfig
+from memledger.service.extraction_loop import WorkerLoop
 from memledger.service.vector_channel import VectorChannel
 from memledger.store import db, migrate, restored, row_security
 
@@ -217,7 +218,7 @@ def names_a_model(settings: Settings) -> bool:
 def warm_tokenizers(settings: Settings) -> bool:
     """Start importing litellm in the background when the settings name a model, so the
     first context request naming one counts by its tokenizer; whether it started. Until
-    then requests count by the estimate (``context.request_counter``)."""
+    then requests count by the estimate (``context_limits.request_counter``)."""
     if not names_a_model(settings):
         return False
     tokens.TOKENIZERS.warm()

@@ -24,7 +24,17 @@ from memledger import bootstrap
 from memledger.bootstrap import Database
 from memledger.errors import InvalidCommand, LedgerError, Unauthorized
 from memledger.formatting.names import names_for
-from memledger.service import context, keys, memory, provenance, scope_assertions, scope_ids, search
+from memledger.service import (
+    context,
+    context_limits,
+    graph_stats,
+    keys,
+    memory,
+    provenance,
+    scope_assertions,
+    scope_ids,
+    search,
+)
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
 from memledger.store import outage
@@ -155,7 +165,7 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         named, else estimated). Past `deadline_ms` (default: the server's) it is empty. An empty
         block says why nothing applies."""
         caller_tenant, engine = caller(ctx, user)
-        context.check_agent_request(request, budget_chars)  # as over HTTP
+        context_limits.check_agent_request(request, budget_chars)  # as over HTTP
         select = context.SelectRequest(
             tenant_id=caller_tenant,
             scopes=_scopes(session, project, user, org),
@@ -203,9 +213,9 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
                 "score": i.score,
                 "turns": list(i.source_turns),
                 "cited": msgspec.to_builtins(i.cited),
-                "said_by": list(i.speakers) if len(i.speakers) == len(i.said_by) else [
-                    names.text(speaker) for speaker in i.said_by
-                ],
+                "said_by": list(i.speakers)
+                if len(i.speakers) == len(i.said_by)
+                else [names.text(speaker) for speaker in i.said_by],
             }
             for i in found
         ]
@@ -318,7 +328,23 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, caller_tenant, item_id, scopes))
         return found
 
+    _add_graph_stats(server, caller)
     return server
+
+
+def _add_graph_stats(server: MCPServer, caller: Callable[[Context, str | None], tuple[str, Engine]]) -> None:
+    """The ``graph_stats`` tool, calling as ``caller`` (``build_server``'s)."""
+
+    @server.tool(name="graph_stats")
+    @_explained
+    def graph_statistics(ctx: Context, top: int = 10, user: str | None = None) -> dict[str, Any]:
+        """The memory graph in numbers: how many entities (by type) and relationships (by relation
+        and status: active, retracted), the `top` (1-100) entities with the most relationships and
+        with the most mentions, and how many entities were mentioned only once. Give `user` to let
+        the user's own entity be listed; the counts hold everyone's."""
+        caller_tenant, engine = caller(ctx, user)
+        found: dict[str, Any] = msgspec.to_builtins(graph_stats.graph_stats(engine, caller_tenant, top=top, user=user))
+        return found
 
 
 def run(

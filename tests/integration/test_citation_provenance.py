@@ -18,7 +18,7 @@ from memledger.events.envelope import NewEvent
 from memledger.events.keys import entity_id
 from memledger.formatting import FORMATTER_VERSION, render
 from memledger.library import MemoryLedger
-from memledger.service import context, context_replay, provenance
+from memledger.service import context, context_recording, context_replay, provenance
 from memledger.service.types import Scopes
 from memledger.store import event_store
 from tests.conftest import TestDatabase
@@ -126,6 +126,6 @@ def _served_again(ledger: MemoryLedger, tenant: str, served: ContextServed) -> s
     event_id = f"context:{uuid.uuid4()}"
     news = [NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC))]
     with ledger.engine.begin() as tx:
-        stream = context.CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
+        stream = context_recording.CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
         event_store.append(tx, tenant, stream, news, 0)
     return event_id

@@ -23,7 +23,7 @@ from memledger.config import Settings
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.library import MemoryLedger
-from memledger.service import context, context_replay
+from memledger.service import context, context_limits, context_replay
 from memledger.store import event_reads
 from tests.e2e.conftest import scratch
 from tests.integration.test_projections_support import fresh_database
@@ -102,7 +102,7 @@ def test_a_request_too_long_to_record_is_served_empty_with_the_reason_and_record
     )
     assert served.event_id, "recorded"
     [event] = _served(engine, tenant)
-    assert event.request == long_request[: context.MAX_REQUEST_CHARS]
+    assert event.request == long_request[: context_limits.MAX_REQUEST_CHARS]
     assert context_replay.replay(engine, tenant, served.event_id).matches
 
 

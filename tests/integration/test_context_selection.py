@@ -42,7 +42,7 @@ from memledger.selection.rank import (
     request_category,
 )
 from memledger.selection.types import ItemKind, SelectedItem
-from memledger.service import context, context_replay, projections, scope_ids
+from memledger.service import context, context_recording, context_replay, projections, scope_ids
 from memledger.store import event_store
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
@@ -339,9 +339,11 @@ def test_served_context_records_the_cursors_and_replays_to_the_same_block(loaded
         served = context.build_context(engine, request, style="xml")
         with engine.connect() as conn:
             event = context_replay.find_served(conn, tenant, served.event_id)
-            expected = {name: str(cp.cursor) for name in context.READ_MODELS if (cp := checkpoints.get(conn, name))}
+            expected = {
+                name: str(cp.cursor) for name in context_recording.READ_MODELS if (cp := checkpoints.get(conn, name))
+            }
         assert event.read_cursors == expected
-        assert list(event.read_cursors) == list(context.READ_MODELS)
+        assert list(event.read_cursors) == list(context_recording.READ_MODELS)
         assert event.item_ids == tuple(item.item_id for item in served.selection.items)
         replayed = context_replay.replay(engine, tenant, served.event_id)
         assert replayed.matches and replayed.block.text == served.block.text

@@ -45,9 +45,9 @@ from memledger.service.extraction import (
     BatchReport,
     ExtractionWorker,
     WorkerConfig,
-    WorkerLoop,
     turn_stream,
 )
+from memledger.service.extraction_loop import WorkerLoop
 from memledger.service.record import TurnInput, record_turns
 from memledger.store import counters, db, event_reads
 from memledger.store.schema import events

@@ -57,7 +57,7 @@ from memledger.projectors.embeddings import EmbeddingsProjector
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
 from memledger.selection.types import Selection
-from memledger.service import context, context_replay, memory, projections, scope_ids
+from memledger.service import context, context_limits, context_recording, context_replay, memory, projections, scope_ids
 from memledger.store import event_reads, event_store
 from tests.integration.test_projections_support import fresh_database, wait_until_visible
 
@@ -554,7 +554,7 @@ def _served_again(ledger: Ledger, served: ContextServed) -> str:
     event_id = f"context:{uuid.uuid4()}"
     news = [NewEvent(event=served, event_id=event_id, occurred_at=datetime.now(UTC))]
     with ledger.engine.begin() as tx:
-        stream = context.CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
+        stream = context_recording.CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
         event_store.append(tx, ledger.tenant, stream, news, 0)
     return event_id
 
@@ -653,7 +653,7 @@ def test_the_block_never_exceeds_budget_chars(ledger: Ledger, style: Literal["te
         )
     )
     shown = []
-    for budget in (context.MIN_BUDGET_CHARS, 900, 2500, 20_000):
+    for budget in (context_limits.MIN_BUDGET_CHARS, 900, 2500, 20_000):
         served = context.build_context(ledger.engine, ledger.request(CODING, budget_chars=budget), style=style)
         assert served.block.chars == len(served.block.text) <= budget
         assert set(served.block.item_ids) <= ids(served.selection)
@@ -665,7 +665,7 @@ def test_a_budget_below_the_minimum_is_refused_and_nothing_is_recorded(ledger: L
     ledger.append(ledger.fact("docker", "the service deploys with Docker"))
     context.build_context(ledger.engine, ledger.request(CODING))
     assert len(ledger.served_events()) == 1
-    too_small = context.MIN_BUDGET_CHARS - 1
-    with pytest.raises(InvalidCommand, match=f"budget_chars must be at least {context.MIN_BUDGET_CHARS}, not"):
+    too_small = context_limits.MIN_BUDGET_CHARS - 1
+    with pytest.raises(InvalidCommand, match=f"budget_chars must be at least {context_limits.MIN_BUDGET_CHARS}, not"):
         context.build_context(ledger.engine, ledger.request(CODING, budget_chars=too_small))
     assert len(ledger.served_events()) == 1

@@ -43,7 +43,7 @@ from memledger.api.schemas_airi import (
 from memledger.api.schemas_airi import QueueStatusOut as QueueStatus
 from memledger.bootstrap import build_worker, vector_search
 from memledger.errors import Refused
-from memledger.service import context, conversations, health, tenant_settings
+from memledger.service import context, context_limits, conversations, health, tenant_settings
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.tenant_settings import TenantSettings
 from memledger.service.types import Scopes, SelectedItem, TenantSettingsChanged
@@ -154,7 +154,7 @@ def post_context(body: ContextIn, request: Request, reader: ContextReader) -> st
 def get_context(
     request: Request,
     reader: ContextReader,
-    message: Annotated[str, Query(min_length=1, max_length=context.MAX_REQUEST_CHARS)],
+    message: Annotated[str, Query(min_length=1, max_length=context_limits.MAX_REQUEST_CHARS)],
     modelName: Annotated[str | None, Query(max_length=200)] = None,  # noqa: N803 (AIRI's name)
 ) -> str:
     """The memory block for ``message``, as POST gives it, but recording nothing (a GET)."""

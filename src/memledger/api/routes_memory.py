@@ -30,7 +30,7 @@ from memledger.api.schemas import (
     storable_text,
 )
 from memledger.bootstrap import vector_search
-from memledger.service import context, memory, provenance, search, tenant_settings
+from memledger.service import context, context_limits, graph_stats, memory, provenance, search, tenant_settings
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes, Selection, TenantSettingsChanged
 
@@ -123,12 +123,12 @@ def post_turns(
 def get_context(
     request: Request,
     reader: ContextReader,
-    q: Annotated[str, Query(alias="request", min_length=1, max_length=context.MAX_REQUEST_CHARS)],
+    q: Annotated[str, Query(alias="request", min_length=1, max_length=context_limits.MAX_REQUEST_CHARS)],
     session: str | None = None,
     project: str | None = None,
     user: str | None = None,
     org: str | None = None,
-    budget: Annotated[int, Query(ge=context.MIN_BUDGET_CHARS, le=context.MAX_BUDGET_CHARS)] = 5000,
+    budget: Annotated[int, Query(ge=context_limits.MIN_BUDGET_CHARS, le=context_limits.MAX_BUDGET_CHARS)] = 5000,
     max_tokens: Annotated[int | None, Query(ge=1)] = None,
     model: str | None = None,
     style: Literal["text", "xml"] = "text",
@@ -358,6 +358,20 @@ def get_graph(
         user=user,
     )
     found: dict[str, Any] = msgspec.to_builtins(answer)
+    return found
+
+
+@router.get("/v1/graph/stats", tags=["agents"])
+def get_graph_stats(
+    tenant_id: Tenant,
+    engine: Fenced,
+    top: Annotated[int, Query(ge=1, le=graph_stats.MAX_TOP, description="how many entities each top list names")] = 10,
+    user: Annotated[str | None, Query(description="the asking user: their own entity may be listed")] = None,
+) -> dict[str, Any]:
+    """The tenant's graph in numbers: entities by type and relationships by relation and
+    status (every user's), the entities with the most active relationships and the most
+    mentions (no other user's), and how many entities were mentioned only once."""
+    found: dict[str, Any] = msgspec.to_builtins(graph_stats.graph_stats(engine, tenant_id, top=top, user=user))
     return found
 
 

@@ -13,7 +13,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticCustomError
 
 from memledger.errors import InvalidIdentifier
-from memledger.service.context import MAX_BUDGET_CHARS, MAX_DEADLINE_MS, MAX_REQUEST_CHARS, MIN_BUDGET_CHARS
+from memledger.service.context import MAX_DEADLINE_MS
+from memledger.service.context_limits import MAX_BUDGET_CHARS, MAX_REQUEST_CHARS, MIN_BUDGET_CHARS
 from memledger.service.ledger_pages import MAX_POSITION, position_of
 from memledger.service.memory import MAX_PROMOTED_STATEMENT
 from memledger.store.identifiers import check_identifier

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from memledger.api.schemas import Strict
-from memledger.service.context import MAX_REQUEST_CHARS
+from memledger.service.context_limits import MAX_REQUEST_CHARS
 
 MAX_TEXT = 200_000  # as /v1/turns
 MAX_NAME = 200  # as a scope key

@@ -14,7 +14,8 @@ from memledger.config import Settings
 from memledger.errors import InvalidCommand, NotFound
 from memledger.projectors.summaries import SUMMARIES
 from memledger.service import reextraction
-from memledger.service.extraction import ExtractionWorker, WorkerLoop
+from memledger.service.extraction import ExtractionWorker
+from memledger.service.extraction_loop import WorkerLoop
 
 FROM_NOW_HELP = (
     "an extractor (or version) that never ran here starts at the end of the ledger: only turns"

@@ -31,6 +31,7 @@ from memledger.cli import (
     serve_commands,
     settings_commands,
     startup,
+    stats_commands,
 )
 from memledger.errors import (
     ConcurrencyConflict,
@@ -85,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     projections_commands.register(commands)
     extraction_commands.register(commands)
     context_commands.register(commands)
+    stats_commands.register(commands)
     serve_commands.register(commands)
     integrity_commands.register(commands)
     erasure_commands.register(commands)

@@ -37,7 +37,7 @@ class TurnText(msgspec.Struct, frozen=True, kw_only=True):
     occurred_at: datetime
     subject: str | None = None  # whose words these are, when not the scopes' user
     # The project's name as the text says it ("atlas"), when its scope key is stored as a
-    # keyed hash that a word of the text hashes to (``service.extraction.project_names``).
+    # keyed hash that a word of the text hashes to (``service.extraction_inputs.project_names``).
     project_name: str | None = None
     # The tenant's extraction mode (``TenantSettingsChanged.extraction_mode``), filled in by
     # the worker; None: the configured default. Only ``extraction.modes`` reads it.

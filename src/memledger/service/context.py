@@ -7,7 +7,6 @@ returns an empty selection with the reason (fail open) and logs why.
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable
@@ -21,15 +20,12 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand, InvalidField, LedgerError
-from memledger.events import codec
-from memledger.events.catalogue import ContextServed, Scopes
-from memledger.events.envelope import Cursor, Metadata, NewEvent
+from memledger.errors import InvalidCommand, LedgerError
+from memledger.events.catalogue import Scopes
+from memledger.events.envelope import Cursor
 from memledger.extraction.secrets import find_secret
-from memledger.formatting import FORMATTER_VERSION, Block, render, tokens
+from memledger.formatting import Block, render
 from memledger.formatting.neutralise import neutralise
-from memledger.formatting.tokens import TokenCounter, estimate, litellm_counter
-from memledger.projectors import checkpoints
 from memledger.selection import candidates, from_state, speakers, visibility
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
@@ -44,27 +40,23 @@ from memledger.selection.rank import (
     turn_reserve,
 )
 from memledger.selection.types import SelectedItem, Selection
-from memledger.service import episodes, history, nearest_aside, scope_ids, tenant_settings, turns
-from memledger.store import db, event_reads, event_store
-from memledger.store.identifiers import check_identifier, check_text
+from memledger.service import (
+    context_limits,
+    context_recording,
+    episodes,
+    history,
+    nearest_aside,
+    scope_ids,
+    tenant_settings,
+    turns,
+)
+from memledger.service.context_limits import MIN_BUDGET_CHARS
+from memledger.store import db, event_reads
+from memledger.store.identifiers import check_identifier
 
 log = logging.getLogger(__name__)
 
 _REASON_LIMIT = 300
-# Recorded with each served context; bumped whenever the same request and ledger would
-# select differently. What each version changed: CHANGELOG.md.
-SELECTOR_VERSION = "6"
-MIN_BUDGET_CHARS = 600  # the block's header and footer alone take about 520
-# What the agent surfaces (HTTP, MCP) accept: a request is a message, not a document.
-# The library takes any request, so as not to raise into a chat loop.
-MAX_BUDGET_CHARS = 200_000
-MAX_REQUEST_CHARS = 10_000
-RECORD_TIMEOUT_MS = "5000"  # recording a failed-open block: its own bound, not the missed deadline
-# Each served context is a stream of its own, named by its event id: concurrent
-# requests of a tenant never queue on one stream's append lock. ``find_served`` reads
-# by event id, so it also finds contexts in the shared "context:served" stream.
-CONTEXT_STREAM_PREFIX = "context:served:"
-READ_MODELS = ("facts", "entities", "relationships")
 # For every statement of a selection's transaction: iterative HNSW scans, so the
 # tenant filter does not starve the nearest facts; and generic plans. A selection
 # ends with COMMIT (it writes nothing): psycopg deallocates a connection's prepared
@@ -195,7 +187,7 @@ def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None)
     rather than fail open on a deadline spent loading it."""
     if vector_search is None or request.as_of is not None or not getattr(vector_search, "ready", True):
         return None
-    return vector_search.start(_storable(request.request))
+    return vector_search.start(context_recording.storable(request.request))
 
 
 def _select(
@@ -245,7 +237,9 @@ def _select(
     tenant, scopes = request.tenant_id, request.scopes
     speakers = episodes.speakers_named(conn, tenant, request.request)
     if speakers and wait is not None and vector_search is not None:  # who is asked about is not what
-        wait = vector_search.start(_storable(episodes.without_names(request.request, speakers.values())))
+        wait = vector_search.start(
+            context_recording.storable(episodes.without_names(request.request, speakers.values()))
+        )
 
     def nearest(on: Connection, query: QueryVector) -> episodes.Nearby:
         return episodes.nearby(
@@ -317,20 +311,6 @@ def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
     return event_reads.cursor_at(conn, int(as_of))
 
 
-def _check_scopes(scopes: Scopes) -> None:
-    """Refuse scope keys the ledger could not record (so every served block is recorded),
-    naming the key as recording a turn does."""
-    scope_ids.check_scopes(scopes)
-    try:
-        codec.encode(
-            ContextServed(
-                request="", scopes=scopes, item_ids=(), selector_version="1", formatter_version="1", block_hash="0" * 64
-            )
-        )
-    except LedgerError as e:
-        raise InvalidCommand(f"invalid scopes: {e}") from e
-
-
 def render_block(selection: Selection, **options: Any) -> Block:
     """The block, or InvalidCommand when the budget cannot hold even its frame."""
     try:
@@ -363,38 +343,6 @@ def served_block(served: ServedContext) -> ServedBlock:
     return ServedBlock(**msgspec.structs.asdict(served.block), event_id=served.event_id)
 
 
-def check_agent_request(request: str, budget_chars: int) -> None:
-    """``InvalidCommand`` for what an agent surface refuses: a blank request, one over
-    ``MAX_REQUEST_CHARS``, one the ledger cannot store (``InvalidField``, as HTTP refuses
-    it), a budget outside ``MIN_BUDGET_CHARS``..``MAX_BUDGET_CHARS``."""
-    check_text("request", request)
-    if not request.strip():
-        raise InvalidCommand("request must not be empty or blank")
-    if len(request) > MAX_REQUEST_CHARS:
-        raise InvalidCommand(f"request is {len(request)} characters long, above {MAX_REQUEST_CHARS}")
-    if not MIN_BUDGET_CHARS <= budget_chars <= MAX_BUDGET_CHARS:
-        raise InvalidCommand(f"budget_chars must be {MIN_BUDGET_CHARS} to {MAX_BUDGET_CHARS}, not {budget_chars}")
-
-
-def token_counter(model: str | None) -> Callable[[str], int]:
-    """The model's tokenizer through litellm when a model is named (imported now if need
-    be: for replays and commands), an estimate otherwise."""
-    return litellm_counter(model) if model else estimate
-
-
-def request_counter(model: str | None) -> tuple[TokenCounter, str | None]:
-    """The counter of a request with a deadline, and the model it counts by: the
-    model's tokenizer if litellm is loaded, else the estimate (None) while it loads in
-    the background; the import takes seconds, never a request's."""
-    if model is None:
-        return estimate, None
-    ready = tokens.TOKENIZERS.counter_if_ready(model)
-    if ready is None:
-        log.warning("tokens estimated, not counted by %s: its tokenizer is still loading", model)
-        return estimate, None
-    return ready, model
-
-
 def build_context(
     engine: Engine,
     request: SelectRequest,
@@ -415,8 +363,8 @@ def build_context(
         check_identifier("token_model", token_model)
     if request.budget_chars < MIN_BUDGET_CHARS:
         raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
-    _check_scopes(request.scopes)
-    count, counted_by = request_counter(token_model)  # recorded: a replay counts as this block did
+    context_recording.check_scopes(request.scopes)
+    count, counted_by = context_limits.request_counter(token_model)  # recorded: a replay counts as this block did
     estimated = counted_by != token_model
 
     def block_of(selection: Selection) -> Block:
@@ -433,7 +381,7 @@ def build_context(
         return ServedContext(block=block_of(failed), selection=failed, event_id="", tokens_estimated=estimated)
     started, asked_at = time.monotonic(), datetime.now(UTC)  # asked before its transaction began
     conn: Connection | None = None
-    unusable = _unusable(request)
+    unusable = context_limits.unusable(request)
     if unusable is not None:  # the caller's data, not its bug: fail open, recorded
         request, selection = unusable
     else:
@@ -444,15 +392,15 @@ def build_context(
                 chosen = _select(conn, request, wait, started, vector_search)
             selection = _within_deadline(request, chosen, started)
             if selection is not chosen:
-                conn = _for_recording(conn)
+                conn = context_recording.for_recording(conn)
         except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
             selection = _failed_open(request, e)
-            conn = _for_recording(conn)
+            conn = context_recording.for_recording(conn)
     try:
         selection, block = _rendered(request, selection, block_of)
         event_id = f"context:{uuid.uuid4()}"
-        conn = conn or _connect(engine, request.tenant_id)
-        recorded = conn is not None and _record(
+        conn = conn or context_recording.connect(engine, request.tenant_id)
+        recorded = conn is not None and context_recording.record(
             conn, event_id, request, selection, block, style, max_tokens, counted_by, actor, asked_at
         )
     finally:
@@ -474,116 +422,3 @@ def _rendered(
     except Exception as e:  # noqa: BLE001 - fail open, as a selection does
         failed = _failed_open(request, e)
         return failed, block_of(failed)
-
-
-def _too_long(request: SelectRequest) -> tuple[SelectRequest, Selection]:
-    """An empty selection for a request over ``MAX_REQUEST_CHARS`` (HTTP and MCP refuse
-    one); its first ``MAX_REQUEST_CHARS`` characters are what is recorded."""
-    length = len(request.request)
-    log.warning("context request for tenant %s is %d characters long: nothing selected", request.tenant_id, length)
-    cut = replace(request, request=request.request[:MAX_REQUEST_CHARS])
-    reason = f"request too long ({length} characters, above {MAX_REQUEST_CHARS}): ask with the question alone"
-    return cut, Selection(request=cut.request, empty_reason=reason)
-
-
-def _unusable(request: SelectRequest) -> tuple[SelectRequest, Selection] | None:
-    """An empty selection for a request text HTTP and MCP refuse (too long, or breaking
-    the rule all text follows: ``check_text``, as search refuses its query), saying why
-    and naming the field; None for one that can be served."""
-    if len(request.request) > MAX_REQUEST_CHARS:
-        return _too_long(request)
-    try:
-        check_text("request", request.request)
-    except InvalidField as e:
-        log.warning("context request for tenant %s not served: %s", request.tenant_id, e)
-        return request, Selection(request=request.request, empty_reason=str(e))
-    return None
-
-
-def _connect(engine: Engine, tenant_id: str) -> Connection | None:
-    try:
-        return engine.connect()
-    except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
-        log.warning("could not record ContextServed for tenant %s: %s", tenant_id, e)
-        return None
-
-
-def _for_recording(conn: Connection | None) -> Connection | None:
-    """``conn`` after a selection that failed open, rolled back and ready to record the
-    empty block in a transaction of its own: under the selection's statement timeout
-    (the deadline it missed), the record would miss it too and the block go unrecorded."""
-    _roll_back(conn)
-    if conn is None or conn.closed:
-        return conn
-    try:
-        return db.with_local_settings(conn, {"statement_timeout": RECORD_TIMEOUT_MS})
-    except Exception as e:  # noqa: BLE001 - the connection is gone; recording will say so
-        log.warning("could not prepare to record a failed-open context: %s", e)
-        return conn
-
-
-def _roll_back(conn: Connection | None) -> None:
-    if conn is None:
-        return
-    try:
-        conn.rollback()
-    except Exception as e:  # noqa: BLE001 - the connection is gone; recording will say so
-        log.warning("could not roll back a failed context selection: %s", e)
-
-
-def _record(
-    conn: Connection,
-    event_id: str,
-    request: SelectRequest,
-    selection: Selection,
-    block: Block,
-    style: Literal["text", "xml"],
-    max_tokens: int | None,
-    token_model: str | None,
-    actor: str | None,
-    asked_at: datetime,
-) -> bool:
-    """Append the ``ContextServed`` event (after the selection's reads, in their
-    transaction) and commit; whether it was. Best effort: a failure is logged, not raised."""
-    kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
-    try:
-        served = ContextServed(
-            request=_storable(request.request),  # recorded, even if it holds what the ledger cannot
-            scopes=request.scopes,
-            item_ids=tuple(item.item_id for item in kept),
-            item_scores=tuple(item.score for item in kept),
-            selector_version=SELECTOR_VERSION,
-            formatter_version=FORMATTER_VERSION,
-            block_hash=block.sha256,
-            as_of=selection.as_of,
-            empty_reason=_storable(selection.empty_reason) if selection.empty_reason else None,
-            style=style,
-            max_chars=request.budget_chars,
-            max_tokens=max_tokens,
-            token_model=token_model,
-            read_cursors=_read_cursors(conn) if selection.as_of is None else {},
-        )
-        new = NewEvent(event=served, event_id=event_id, occurred_at=asked_at, metadata=Metadata(actor=actor))
-        stream = CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
-        event_store.append(conn, request.tenant_id, stream, [new], 0)
-        conn.commit()
-    except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
-        log.warning("could not record ContextServed for tenant %s: %s", request.tenant_id, e)
-        _roll_back(conn)
-        return False
-    return True
-
-
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-
-
-def _storable(text: str) -> str:
-    """``text`` with NUL (which PostgreSQL cannot store) and lone surrogates (which
-    UTF-8 cannot encode) replaced by U+FFFD."""
-    return UNSTORABLE.sub("\ufffd", text)
-
-
-def _read_cursors(conn: Connection) -> dict[str, str]:
-    """Where each read model stood (one statement), for a replay to rebuild its state."""
-    found = checkpoints.cursors(conn, list(READ_MODELS))
-    return {name: str(found[name]) for name in READ_MODELS if name in found}

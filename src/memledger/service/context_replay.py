@@ -23,7 +23,8 @@ from memledger.selection import items, speakers
 from memledger.selection.excerpts import turn_item
 from memledger.selection.types import SelectedItem, Selection
 from memledger.service import history
-from memledger.service.context import READ_MODELS, UNSTORABLE, token_counter
+from memledger.service.context_limits import token_counter
+from memledger.service.context_recording import READ_MODELS, UNSTORABLE
 from memledger.store import event_reads
 
 

@@ -14,18 +14,12 @@ even a worker that lost its lock cannot append a turn's results twice.
 from __future__ import annotations
 
 import logging
-import re
-import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Final
+from datetime import datetime
 
-import msgspec
 import sqlalchemy as sa
-from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
@@ -33,15 +27,14 @@ from memledger.errors import ConcurrencyConflict, InvalidCommand, LedgerError
 from memledger.events import codec
 from memledger.events.catalogue import Event, TurnRecorded
 from memledger.events.codec import tag_of
-from memledger.events.envelope import Cursor, NewEvent, Recorded
+from memledger.events.envelope import Cursor, NewEvent
 from memledger.extraction.directives import with_directives
-from memledger.extraction.heuristic import MAX_TEXT_CHARS
 from memledger.extraction.policy import Counts, Policy, conversation_of, follow_up, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnKey, TurnText, extract_per_tenant
 from memledger.projectors import checkpoints
-from memledger.service import forgetting, replaced_edges, scope_ids, tenant_settings
+from memledger.service import forgetting, replaced_edges, tenant_settings
+from memledger.service.extraction_inputs import project_names, to_turn_text, with_modes
 from memledger.store import batch_append, counters, db, event_reads, event_store
-from memledger.store.outage import OUTAGES, Backoff
 
 log = logging.getLogger(__name__)
 
@@ -105,54 +98,6 @@ def checkpoint_name(extractor: Extractor) -> str:
 def turn_stream(extractor: Extractor, turn_id: str) -> str:
     """The stream holding what one extractor version made of one turn."""
     return f"extraction:{extractor.name}@{extractor.version}:{turn_id}"
-
-
-def to_turn_text(rec: Recorded) -> TurnText:
-    """A recorded turn as extractors see it."""
-    event = rec.event
-    assert isinstance(event, TurnRecorded)
-    return TurnText(
-        tenant_id=rec.tenant_id,
-        turn_id=event.turn_id,
-        event_id=rec.event_id,
-        role=event.role,
-        text=event.text,
-        scopes=event.scopes,
-        occurred_at=rec.occurred_at,
-        subject=event.subject,
-    )
-
-
-_CAPITALISED: Final = re.compile(r"\b[A-Z][A-Za-z]{1,39}\b")
-
-
-def project_names(conn: Connection, turns: Sequence[TurnText]) -> list[TurnText]:
-    """``turns``, each whose project key is stored hashed given the name a capitalised word
-    of its text hashes to ("Atlas uses MongoDB." in project ``atlas``): its members name
-    the project bare, and the extractor sees only the stored key. Raw keys need nothing."""
-    return [_with_project_name(conn, turn) for turn in turns]
-
-
-def _with_project_name(conn: Connection, turn: TurnText) -> TurnText:
-    project = turn.scopes.project
-    if turn.role != "user" or not project or not scope_ids.is_stored(project):
-        return turn
-    key = scope_ids.key_for(conn, turn.tenant_id)
-    words = list(dict.fromkeys(_CAPITALISED.findall(turn.text[:MAX_TEXT_CHARS])))[:100]
-    for word in words:  # as typed or lower-cased, as callers key projects
-        if project in (key.stored_id("project", word.lower()), key.stored_id("project", word)):
-            return msgspec.structs.replace(turn, project_name=word.lower())
-    return turn
-
-
-def with_modes(conn: Connection, turns: Sequence[TurnText]) -> list[TurnText]:
-    """``turns``, each with its tenant's extraction mode (``extraction.modes``), if it chose one."""
-    if not turns:
-        return []
-    settings = tenant_settings.load_many(conn, {t.tenant_id for t in turns})
-    return [
-        msgspec.structs.replace(t, mode=mode) if (mode := settings[t.tenant_id].extraction_mode) else t for t in turns
-    ]
 
 
 @dataclass
@@ -409,96 +354,3 @@ def _model_counts(extractor: Extractor) -> tuple[int, int, int, int]:
     later model of its chain so far (0 for others)."""
     answers, items = getattr(extractor, "refused_answers", 0), getattr(extractor, "refused_items", 0)
     return answers, items, getattr(extractor, "fallbacks", 0), getattr(extractor, "model_switches", 0)
-
-
-FIRST_ERROR_WAIT_S = 1.0
-MAX_ERROR_WAIT_S = 300.0
-
-
-class WorkerLoop:
-    """The worker as a service: APScheduler runs ``drain`` every ``interval_s``,
-    and a watcher wakes it early when new turns arrive.
-
-    While the database is unavailable (restarting, disk full or read-only) neither
-    dies: the watcher waits with backoff, and after a drain that failed the next one
-    waits too (each attempt runs the extractor, perhaps a paid model). Any other
-    failure of a drain (an extractor that raises, a batch the policy cannot store)
-    is logged and waited out the same way, up to ``MAX_ERROR_WAIT_S``, so a watcher
-    waking the next drain at once cannot send a failing batch to the model again and
-    again. Nothing is lost meanwhile: the turns stay past the
-    checkpoint until a batch commits.
-    """
-
-    def __init__(self, worker: ExtractionWorker, *, interval_s: float = 30.0, poll_interval_s: float = 0.2) -> None:
-        self.worker = worker
-        self.poll_interval_s = poll_interval_s
-        self._stop = threading.Event()
-        self._busy = threading.Event()  # a drain is running: no need to wake it
-        self._installed = False
-        self._watch_backoff = Backoff("extraction watcher", log)
-        self._drain_backoff = Backoff("extraction", log, first_s=0.2, max_s=5.0)
-        self._errors = 0  # drains failed in a row for another reason than an outage
-        self._retry_at = 0.0  # no drain is woken before this (monotonic) time
-        self.scheduler = BackgroundScheduler(timezone="UTC")
-        self.scheduler.add_job(
-            self._drain,
-            "interval",
-            seconds=interval_s,
-            id="extract",
-            max_instances=1,
-            coalesce=True,
-            next_run_time=datetime.now(UTC),
-        )
-
-    def _drain(self) -> None:
-        self._busy.set()
-        try:
-            report = self.worker.drain(self._stop.is_set)
-        except OUTAGES as e:
-            self._retry_at = time.monotonic() + self._drain_backoff.failed(e)
-            return
-        except Exception:  # a drain must not fail in a loop: logged, waited out
-            wait_s = min(MAX_ERROR_WAIT_S, FIRST_ERROR_WAIT_S * 2.0**self._errors)
-            self._errors += 1
-            log.exception("extraction failed (%d in a row); the next attempt in %.1f s", self._errors, wait_s)
-            self._retry_at = time.monotonic() + wait_s
-            return
-        finally:
-            self._busy.clear()
-        self._drain_backoff.succeeded()
-        self._errors = 0
-        if report.turns:
-            log.info("extracted %d turns into %d events", report.turns, report.events)
-
-    def _watch(self) -> None:
-        """Wake a drain if turns wait and none runs (nor waits out a failure)."""
-        if not self._installed:
-            self.worker.install()
-            self._installed = True
-        if not self._busy.is_set() and time.monotonic() >= self._retry_at and self.worker.pending():
-            self._busy.set()  # cleared when the drain it starts ends
-            self.scheduler.modify_job("extract", next_run_time=datetime.now(UTC))
-
-    def run(self, should_stop: Callable[[], bool] = lambda: False) -> None:
-        """Run until ``should_stop`` (checked every poll interval) or ``stop``."""
-
-        def stopping() -> bool:
-            return self._stop.is_set() or should_stop()
-
-        self.scheduler.start()
-        try:
-            while not stopping():
-                try:
-                    self._watch()
-                except OUTAGES as e:
-                    self._watch_backoff.wait(e, stopping)
-                    continue
-                self._watch_backoff.succeeded()
-                self._stop.wait(self.poll_interval_s)
-        finally:
-            self._stop.set()
-            self.scheduler.shutdown(wait=True)
-
-    def stop(self) -> None:
-        """Ask ``run`` to return after the current batch."""
-        self._stop.set()

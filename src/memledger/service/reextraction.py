@@ -43,7 +43,8 @@ from memledger.projectors.base import Projector, live_schema
 from memledger.projectors.rebuild import _drop_schema as drop_schema
 from memledger.projectors.summaries import SUMMARIES, summarise
 from memledger.service import tenant_settings
-from memledger.service.extraction import TURN_TAG, project_names, to_turn_text
+from memledger.service.extraction import TURN_TAG
+from memledger.service.extraction_inputs import project_names, to_turn_text
 from memledger.store import db, event_reads
 
 SHADOWED = ("facts", "entities", "relationships")
