@@ -298,14 +298,19 @@ def said(
         yield library, tenant
 
 
+COMPARING_DEADLINE_MS = 10_000
+
+
 def select_with_vectors(
     library: MemoryLedger, engine: sa.Engine, tenant: str, scopes: Scopes, request: str
 ) -> Selection:
     """``context.select`` with the ledger's vector channel, its model loaded first (so
-    the channel is never skipped while it loads)."""
+    the channel is never skipped while it loads), and a deadline a busy test machine
+    cannot reach: these tests compare what is chosen, not how fast."""
     channel = bootstrap.vector_search(library.database)
     getattr(channel.embedder, "load", lambda: None)()
-    return context.select(engine, context.SelectRequest(tenant, scopes, request), vector_search=channel)
+    select = context.SelectRequest(tenant, scopes, request, deadline_ms=COMPARING_DEADLINE_MS)
+    return context.select(engine, select, vector_search=channel)
 
 
 @pytest.fixture
