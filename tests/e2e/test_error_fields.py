@@ -149,3 +149,13 @@ def test_text_the_ledger_cannot_store_is_refused_naming_its_field_everywhere(
     response = caller.http.request(method, path, **kwargs)
     refused_naming(response, field or "turns.1.text")
     assert written(caller) == []
+
+
+@pytest.mark.parametrize("path", ["/v1/search?q=a%00b", "/v1/memory/context?request=a%00b"])
+def test_a_request_without_a_key_is_refused_for_the_key_before_its_text(new_caller: NewCaller, path: str) -> None:
+    """No word about the request reaches a caller that has not authenticated."""
+    caller = new_caller("keyless-nul")
+    with httpx.Client(base_url=str(caller.http.base_url)) as keyless:
+        response = keyless.get(path)
+    assert response.status_code == 401, response.text
+    assert caller.http.get(path).status_code == 422  # with the key, the text rule answers

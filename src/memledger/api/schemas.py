@@ -97,6 +97,8 @@ async def storable_text(request: Request) -> None:
     names the event's field (``$.text``) instead. A route's body was read and parsed
     by FastAPI before its dependencies run, and the request keeps both: neither is done
     again."""
+    if not (request.headers.get("authorization") or request.headers.get("x-api-key")):
+        return  # no key: the route's own check answers 401 before any word about the request
     for name, value in request.path_params.items():
         if isinstance(value, str):
             _refuse_unstorable(("path", name), value)
