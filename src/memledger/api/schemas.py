@@ -93,8 +93,8 @@ async def storable_text(request: Request) -> None:
     """The one rule for text, a dependency of every route: a path parameter, query
     parameter or string of the JSON body (a key too) that the ledger cannot store is
     refused (422 ``invalid_request``) naming the caller's field (``turns.1.subject``,
-    ``q``), before any use case sees it; none replaces it (context did, with U+FFFD) or
-    names the event's field (``$.text``) instead. A route's body was read and parsed
+    ``q``), before any use case sees it; nothing replaces it (no U+FFFD) and no
+    error names the event's field (``$.text``). A route's body was read and parsed
     by FastAPI before its dependencies run, and the request keeps both: neither is done
     again."""
     if not (request.headers.get("authorization") or request.headers.get("x-api-key")):

@@ -32,7 +32,7 @@ def register(commands: Any) -> None:
         help="serve requests only: the extraction worker, projectors and sealer run elsewhere"
         " (memledger worker, memledger projections run) (default: off, they run in this process)",
     )
-    serve.add_argument("--workers", action="store_true", help=argparse.SUPPRESS)  # the default now; old scripts
+    serve.add_argument("--workers", action="store_true", help=argparse.SUPPRESS)  # a no-op: workers run by default
     serve.add_argument("--from-now", action="store_true", help=FROM_NOW_HELP)
     serve.add_argument(
         "--no-access-log", action="store_true", help="log no line per request (default: off, one line each)"

@@ -4,7 +4,7 @@ An API key decides the tenant; within it, a request names whose memory it reads 
 writes (``user=``). Where agents are trusted less than the app, a deployment sets
 ``MEMLEDGER_SCOPE_SECRET``, and every HTTP request naming a user must carry, in
 ``X-Memledger-Scope``, an assertion the app minted for that tenant and user: the key
-alone no longer names anyone. Format (any language can mint one):
+alone names no one. Format (any language can mint one):
 
     v1.<expiry, unix seconds>.<hex HMAC-SHA256>
 
