@@ -17,7 +17,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
-from memledger.extraction.slots import USED_BY, finite_verb_before
+from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, USED_BY, WORKS, finite_verb_before
 from memledger.extraction.triggers import NOT_WORKPLACE, find_triggers, is_filler
 
 FRAME_CONFIDENCE = 0.8
@@ -25,7 +25,6 @@ _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
 KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
-_INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 
 _BE: Final = word_set("is are was were be been being 's")
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
@@ -33,7 +32,6 @@ MADE_BY: Final = frozenset(_WORDS["MADE_BY"])
 _AT_WORK: Final = word_set("at for with")
 _DESCRIBING: Final = word_set("the a an who our")
 _NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
-_WORKS: Final = frozenset(_WORDS["WORKS"])
 _NOT_ROLE_NOUNS: Final = frozenset(_WORDS["NOT_ROLE_NOUNS"])
 
 
@@ -102,14 +100,18 @@ def _instruments(
     """ "Keoni designs every frame in FreeCAD": the subject of a verb uses the tool
     its instrument phrase names."""
     edges: list[Edge] = []
-    in_phrases = {i for t in find_triggers(lows) for i in range(t.start, t.end)}
+    in_phrases: set[int] | None = None  # token indices inside trigger phrases, found once if needed
     for tool in mentions:
         if tool.entity_type != "tool":
             continue
         p = tool.start - 1
         while p > 0 and lows[p] in _DETERMINERS:
             p -= 1
-        if p < 1 or lows[p] not in _INSTRUMENT_PREPOSITIONS or p in in_phrases:
+        if p < 1 or lows[p] not in INSTRUMENT_PREPOSITIONS:
+            continue
+        if in_phrases is None:
+            in_phrases = {i for t in find_triggers(lows) for i in range(t.start, t.end)}
+        if p in in_phrases:
             continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
             continue  # "with Farrukh": a name only its slot typed may be a person
@@ -198,7 +200,7 @@ def _where(lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Ment
         if place is None or person is None or person.entity_type != "person":
             continue
         verb = lows[person.end] if person.end < len(lows) else ""
-        if place.entity_type == "organization" and verb in _WORKS:
+        if place.entity_type == "organization" and verb in WORKS:
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(place), FRAME_CONFIDENCE))
     return edges
 

@@ -49,7 +49,8 @@ USED_BY: Final = frozenset(_WORDS["USED_BY"])
 LED: Final = frozenset(_WORDS["LED"])
 """Participles whose agent is a person: "maintained by Osric Vale" (a company would "develop")."""
 _BUILT_FRAMES: Final = frozenset(_WORDS["BUILT_FRAMES"])
-_WORKS: Final = frozenset(_WORDS["WORKS_BARE"])
+WORKS: Final = frozenset(_WORDS["WORKS"])
+"""Verbs of working or studying somewhere: "... is where Tsiry works"."""
 _SUBJECT_DETERMINERS: Final = word_set("the our my their")
 _PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
 _BE_FORMS: Final = word_set("is are was were")
@@ -62,7 +63,9 @@ _NOT_VERBS: Final = word_set(
     "really only even ever already soon now today yesterday tomorrow"
 )
 _ALWAYS_INSTRUMENTS: Final = word_set("via using through")
-_INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using into onto")
+INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
+"""Prepositions whose object is what a verb of use works with: "keep notes in Drovel"."""
+_OBJECT_PREPOSITIONS: Final = INSTRUMENT_PREPOSITIONS | {"into", "onto"}
 _CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
 _PERSON_SUBJECT_KINDS: Final = frozenset(("WORK_ON", "WORK_WITH", "KNOW", "INTRO", "AT"))
 
@@ -129,7 +132,7 @@ def _instrument(words: list[str], lows: list[str], j: int, ends: dict[int, Trigg
     preposition after a verb of use, in the same clause, is what is used."""
     if j >= 1 and lows[j - 1] in ("to", "onto") and _switched_before(lows, j - 1, ends):
         return "tool"  # "switch the booking sheet to Teamup"
-    if j < 1 or lows[j - 1] not in _INSTRUMENT_PREPOSITIONS:
+    if j < 1 or lows[j - 1] not in _OBJECT_PREPOSITIONS:
         return None
     if lows[j - 1] in _ALWAYS_INSTRUMENTS:
         return "tool"  # "paid via Quillpay", "sent through Tallyfin"
@@ -218,7 +221,7 @@ def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigg
     following = lows[end + 2 : end + 7]
     if lows[end : end + 1] in (["is"], ["was"]) and lows[end + 1 : end + 2] and lows[end + 1] in LED:
         return "project"
-    if start and lows[start - 1] == "where" and lows[end : end + 1] and lows[end] in _WORKS:
+    if start and lows[start - 1] == "where" and lows[end : end + 1] and lows[end] in WORKS:
         return "person"  # "... is where Tsiry works"
     if lows[end : end + 2] == ["is", "where"]:
         return "organization"
