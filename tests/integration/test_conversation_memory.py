@@ -220,4 +220,5 @@ def test_the_speaker_a_request_names_is_who_said_it_not_a_word_to_match(ledger: 
     found = ledger.search(tenant, "What bird did Rosalind get from the rescue?", scopes=ASKER, kinds=["turn"], k=5)
     assert [item.item_id for item in found][:2] == ["n-2", "n-1"], "her own words first, then words naming her"
     block = ledger.context(tenant, "Which bird did Rosalind adopt?", scopes=ASKER)
-    assert block.item_ids[0] == "n-2"
+    turns_shown = [item_id for item_id in block.item_ids if item_id.startswith("n-")]
+    assert turns_shown[0] == "n-2", "of the turns, hers comes first (an entry for Rosalind may lead)"

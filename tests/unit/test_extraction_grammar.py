@@ -42,9 +42,12 @@ def test_an_unknown_name_takes_the_type_its_slot_wants(text: str, name: str, ent
     assert (name, entity_type) in entities(text)
 
 
-def test_a_name_in_a_slot_no_frame_explains_stays_unnamed() -> None:
-    assert entities("Honestly Quelmar was fine.") == set()
+def test_a_name_in_a_slot_no_frame_explains_is_only_guessed_and_stays_unsettled() -> None:
+    found = extract_text("Honestly Quelmar was fine.", "user")
+    assert all(e.confidence < 0.7 for e in found.entities), "a guess from spelling must not pass for a slot's answer"
+    assert "Quelmar" in found.unsettled, "a hybrid tenant must still ask the model about a guessed name"
     assert entities("On Fridays we deploy.") == set()
+    assert entities("Honestly Brisk was fine.") == set(), "an ordinary English word is no name by its spelling"
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from memledger.extraction import frames, lexicon, patterns, polarity, slots, triggers
+from memledger.extraction import frames, lexicon, name_guess, patterns, polarity, slots, triggers
 from memledger.extraction import gazetteer as gz
 
 # Listed here, not taken from the modules, so a file dropped from both still fails.
@@ -27,7 +27,7 @@ HANDLED_KINDS = set(triggers.RELATIONS) | set(triggers.STRENGTH) | {"LEAVE"}
 def test_every_lexicon_file_ships_as_package_data() -> None:
     files = resources.files("memledger.extraction") / "lexicon"
     shipped = {p.name for p in files.iterdir() if p.name.endswith(".txt")}
-    assert shipped == set(SECTIONED_FILES) | set(gz.LEXICON_FILES)
+    assert shipped == set(SECTIONED_FILES) | set(gz.LEXICON_FILES) | set(name_guess.LEXICON_FILES)
 
 
 @pytest.mark.parametrize("name", sorted(SECTIONED_FILES))

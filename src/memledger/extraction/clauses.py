@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
-from memledger.extraction.roles import role_words
+from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.triggers import (
     BE_FORMS,
     CONDITIONAL_LEADS,
@@ -227,7 +227,7 @@ class _ClauseReader:
         edges: list[Edge] = []
         if any(not isinstance(m, Mention) for m in group):
             for person in people:
-                relation = "KNOWS" if person.role in gz.PERSONAL_ROLES else "WORKS_WITH"
+                relation = "WORKS_WITH" if person.role is None else relation_of(person.role)
                 edges.append(Edge(self.speaker, relation, Party.of(person), self.confidence))
         joint = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in self.words)
         if len(people) > 1 and joint:

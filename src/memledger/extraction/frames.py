@@ -17,7 +17,8 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
-from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, USED_BY, WORKS, finite_verb_before
+from memledger.extraction.roles import relation_of
+from memledger.extraction.slots import ADVERBS, INSTRUMENT_PREPOSITIONS, USED_BY, WORKS, finite_verb_before
 from memledger.extraction.triggers import NOT_WORKPLACE, find_triggers, is_filler
 
 FRAME_CONFIDENCE = 0.8
@@ -27,6 +28,7 @@ KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
 
 _BE: Final = word_set("is are was were be been being 's")
+_CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
 MADE_BY: Final = frozenset(_WORDS["MADE_BY"])
 _AT_WORK: Final = word_set("at for with")
@@ -43,11 +45,39 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges.extend(_passive(speaker, lows, by_start, by_end))
     edges.extend(_where(lows, by_start, by_end))
     edges.extend(_appositions(speaker, lows, mentions, by_start))
-    edges.extend(_instruments(speaker, words, lows, mentions, by_end))
+    edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end))
     edges.extend(_workplaces(lows, mentions))
     edges.extend(_kin(lows, mentions))
     edges.extend(_pronoun_roles(speaker, lows, mentions))
     edges.extend(_at_our_workplace(speaker, lows, by_start))
+    edges.extend(_company(speaker, lows, mentions, by_start))
+    return edges
+
+
+def _company(speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]) -> list[Edge]:
+    """ "I restarted the band with Jurgis and Cathal": whom the speaker does something
+    with, they know. A verb's own "with" ("work with", "replaced X with Y") is the
+    clause reader's."""
+    edges: list[Edge] = []
+    in_phrases: set[int] | None = None
+    for person in mentions:
+        w = person.start - 1
+        if person.entity_type != "person" or person.role or w < 1 or lows[w] != "with":
+            continue
+        if in_phrases is None:
+            in_phrases = {i for t in find_triggers(lows) for i in range(t.start, t.end)}
+        k = w - 1
+        while (
+            k >= 0
+            and lows[k] not in _CLAUSE_ENDS
+            and lows[k] not in ("i", "we", "i'm", "we're")
+            and k not in in_phrases
+        ):
+            k -= 1
+        if k < 0 or lows[k] not in ("i", "we", "i'm", "we're") or any(i in in_phrases for i in range(k, w + 1)):
+            continue
+        for named in (person, *_listed_after(lows, person, by_start)):
+            edges.append(Edge(speaker, "KNOWS", Party.of(named), FRAME_CONFIDENCE))
     return edges
 
 
@@ -95,7 +125,12 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
 
 
 def _instruments(
-    speaker: Party, words: list[str], lows: list[str], mentions: list[Mention], by_end: dict[int, Mention]
+    speaker: Party,
+    words: list[str],
+    lows: list[str],
+    mentions: list[Mention],
+    by_start: dict[int, Mention],
+    by_end: dict[int, Mention],
 ) -> list[Edge]:
     """ "Keoni designs every frame in FreeCAD": the subject of a verb uses the tool
     its instrument phrase names."""
@@ -116,18 +151,34 @@ def _instruments(
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
             continue  # "with Farrukh": a name only its slot typed may be a person
         verb = finite_verb_before(words, lows, p)
-        if verb is None or verb in in_phrases:
+        if verb is None:
+            continue
+        agent = _agent(lows, verb, p, by_start)
+        if agent is None and verb in in_phrases:
             continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
-        subject = _subject_of(speaker, lows, verb, by_end)
+        subject = agent or _subject_of(speaker, lows, verb, by_end)
         if subject is not None:
             edges.append(Edge(subject, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
     return edges
+
+
+def _agent(lows: list[str], verb: int, end: int, by_start: dict[int, Mention]) -> Party | None:
+    """The person a passive verb names as its doer before the instrument phrase: "the
+    library is managed by Carys in MuseScore" (Carys uses MuseScore)."""
+    if verb < 1 or lows[verb - 1] not in _BE:
+        return None
+    for k in range(verb + 1, end):
+        if lows[k] == "by" and (named := by_start.get(k + 1)) is not None and named.entity_type == "person":
+            return Party.of(named)
+    return None
 
 
 def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Mention]) -> Party | None:
     """Who does what the verb at ``verb`` says: "I"/"we", or a name ending right before
     it (past "is" and one comma: "Our podcast, Night Ferry, is recorded in ...")."""
     k = verb
+    while k > 0 and lows[k - 1] in ADVERBS:
+        k -= 1
     if k > 0 and lows[k - 1] in _BE:
         k -= 1
     if k > 0 and lows[k - 1] == ",":
@@ -140,9 +191,7 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     return Party.of(named)
 
 
-def _passive(
-    speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]
-) -> list[Edge]:
+def _passive(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]) -> list[Edge]:
     edges: list[Edge] = []
     for i, low in enumerate(lows):
         if low != "by" or i < 2:
@@ -205,15 +254,13 @@ def _where(lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Ment
     return edges
 
 
-def _appositions(
-    speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]
-) -> list[Edge]:
+def _appositions(speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]) -> list[Edge]:
     edges: list[Edge] = []
     for mention in mentions:
         if mention.entity_type != "person":
             continue
         if mention.role and mention.mine:
-            relation = "KNOWS" if mention.role in gz.PERSONAL_ROLES else "WORKS_WITH"
+            relation = relation_of(mention.role)
             for listed in [*_listed_after(lows, mention, by_start), *_listed_before(lows, mention, mentions)]:
                 edges.append(Edge(speaker, relation, Party.of(listed), FRAME_CONFIDENCE, mention.role))
             continue
@@ -275,8 +322,7 @@ def _pronoun_roles(speaker: Party, lows: list[str], mentions: list[Mention]) -> 
         role = next((word for word in lows[j + 1 : j + 4] if word in gz.ROLES), "")
         named = [m for m in mentions if m.end <= i and m.entity_type == "person"]
         if named and role:
-            relation = "KNOWS" if role in gz.PERSONAL_ROLES else "WORKS_WITH"
-            edges.append(Edge(speaker, relation, Party.of(named[-1]), FRAME_CONFIDENCE, role))
+            edges.append(Edge(speaker, relation_of(role), Party.of(named[-1]), FRAME_CONFIDENCE, role))
     return edges
 
 

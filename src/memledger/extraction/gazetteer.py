@@ -162,14 +162,19 @@ def longest_known(lows: Sequence[str], i: int) -> int:
     return lengths[0] if lengths else 0
 
 
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
+# Letters that carry no accent to strip but have a plain spelling ("Ragnheiður").
+_PLAIN: Final = str.maketrans({"ð": "d", "þ": "th", "æ": "ae", "ø": "o", "ß": "ss", "ł": "l", "đ": "d", "\u0131": "i"})
+
+
+def fold(text: str) -> str:
+    """``text`` without its accents ("sofía" is "sofia", "ragnheiður" "ragnheidur")."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_PLAIN))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def is_given_name(low: str) -> bool:
     """Whether a lower-cased word is a common given name, accents aside ("sofía")."""
-    return low in GIVEN_NAMES or (not low.isascii() and _fold(low) in GIVEN_NAMES)
+    return low in GIVEN_NAMES or (not low.isascii() and fold(low) in GIVEN_NAMES)
 
 
 def tool_kind(name: str) -> str | None:

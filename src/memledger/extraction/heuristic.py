@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from memledger.events.keys import normalise_name, speaker_prefix
-from memledger.extraction import gazetteer as gz
 from memledger.extraction import polarity
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
 from memledger.extraction.directives import asks_to_forget, directive_content
@@ -45,6 +44,7 @@ from memledger.extraction.protocol import (
     TurnExtraction,
     TurnText,
 )
+from memledger.extraction.roles import relation_of
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.triggers import (
     ARROWS,
@@ -135,7 +135,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "2"
+    version = "3"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -274,7 +274,7 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
     mentions = sentence.mentions
     for mention in mentions:
         if mention.role and mention.mine:
-            relation = "KNOWS" if mention.role in gz.PERSONAL_ROLES else "WORKS_WITH"
+            relation = relation_of(mention.role)
             edges.append(Edge(found.speaker(), relation, Party.of(mention), EXPLICIT, mention.role))
     for left, right in pairwise(mentions):
         between = sentence.lows[left.end : right.start]

@@ -10,7 +10,7 @@ as DESIGN.md asks.
 from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction import slots
+from memledger.extraction import name_guess, slots
 from memledger.extraction.patterns import (
     BUILT,
     CALLED_ORG,
@@ -45,7 +45,7 @@ from memledger.extraction.patterns import (
     is_question,
     tokenize,
 )
-from memledger.extraction.roles import role_after, role_before
+from memledger.extraction.roles import any_role_after, any_role_before, role_after, role_before
 from memledger.extraction.shapes import common_word, name_like, odd_shape
 
 MAX_SENTENCE_TOKENS = 256
@@ -124,12 +124,14 @@ def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[li
     _find_lowercase_projects(finder)
     _find_lowercase_people(finder)
     _propagate_lists(finder, unknown)
-    finder.found.sort(key=lambda mention: mention.start)
     unsettled = tuple(
         " ".join(words[start:end])
         for start, end in unknown
         if start not in finder.initial and not any(finder.taken[start:end])
     )
+    _guess_unknown(finder, unknown)
+    _owned_roles(finder)
+    finder.found.sort(key=lambda mention: mention.start)
     return finder.found, unsettled
 
 
@@ -190,7 +192,8 @@ def _longest_known(f: _Finder, i: int) -> tuple[int, Mention] | None:
 
 def _extended(f: _Finder, mention: Mention) -> Mention:
     """A known name followed by capitalised words no list knows is one longer name:
-    "AWS Secrets Manager", not "AWS"."""
+    "AWS Secrets Manager", not "AWS"; one that ends in a kind of institution is an
+    organization's ("Mistral Bakery")."""
     end = mention.end
     while end < len(f.words) and end - mention.end < 3 and not f.taken[end]:
         word, low = f.words[end], f.lows[end]
@@ -202,6 +205,8 @@ def _extended(f: _Finder, mention: Mention) -> Mention:
     if end == mention.end:
         return mention
     name = " ".join(f.words[mention.start : end])
+    if f.lows[end - 1] in gz.ORG_SUFFIXES:
+        return Mention(name, "organization", mention.confidence, mention.start, end)
     return Mention(name, mention.entity_type, mention.confidence, mention.start, end, kind=mention.kind)
 
 
@@ -285,7 +290,8 @@ def _find_capitalised(f: _Finder) -> list[tuple[int, int]]:
 
 
 def _known_word(low: str) -> bool:
-    return gz.is_given_name(low) or low in gz.FIRST_WORDS or low in gz.ORG_SUFFIXES
+    known = gz.is_given_name(low) or low in gz.FIRST_WORDS or low in gz.ORG_SUFFIXES
+    return known or name_guess.is_world_name(low)
 
 
 def _chunk_end(f: _Finder, i: int) -> int:
@@ -423,6 +429,28 @@ def _find_lowercase_people(f: _Finder) -> None:
             continue
         if gz.is_given_name(low) and f.next(i, 1) in LOWER_PERSON_NEXT:
             f.add(Mention(f.words[i], "person", 0.7, i, i + 1))
+
+
+def _guess_unknown(f: _Finder, unknown: list[tuple[int, int]]) -> None:
+    """Type what is still unexplained by its spelling (``name_guess``), at low confidence;
+    it stays in the unsettled names, so a hybrid tenant still asks the model."""
+    for start, end in unknown:
+        if any(f.taken[start:end]) or f.lows[start] in gz.PLACES:
+            continue
+        entity_type = name_guess.guess(f.words[start:end], f.prev(start))
+        if entity_type is not None:
+            f.add(Mention(" ".join(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))
+
+
+def _owned_roles(f: _Finder) -> None:
+    """A person's role the lists do not know, said the speaker's ("our landlord Cengiz",
+    "Ebru is my financial planner"): the possessive makes it a role."""
+    for mention in f.found:
+        if mention.entity_type != "person" or mention.role is not None:
+            continue
+        role = any_role_before(f.lows, mention.start) or any_role_after(f.words, f.lows, mention.end)
+        if role is not None:
+            mention.role, mention.mine = role, True
 
 
 def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:

