@@ -2,51 +2,36 @@
 
 Searched in order: multi-word team names ("the backend team"), the gazetteer
 (longest match first), then capitalised or oddly shaped words classified by the
-words around them (a role word before a name, "project X", "X Labs", "at X",
-CamelCase, "X said"). A word that no cue explains is left out: precision first,
-as DESIGN.md asks.
+words around them (``cued_names``), by their slot (``slots``) and, last and at low
+confidence, by their spelling (``name_guess``).
 """
 
 from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess, slots
+from memledger.extraction.cued_names import find_capitalised, named_as, org_cue, person_cue
+from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.patterns import (
-    BUILT,
-    CALLED_ORG,
     CALLED_PROJECT,
-    CAME,
-    CLIENT_NOUNS,
     COMMON_GIVEN,
     HEDGES,
-    HONORIFICS,
     HYPHEN_SUFFIXES,
     INITIAL_OK,
     LIST_JOINERS,
-    LOOKING,
     LOWER_PERSON_NEXT,
     NOT_PROJECT_NAMES,
-    ORG_PREV,
-    PERSON_NEXT,
-    PERSON_PREV,
-    PROJECT_CUES,
-    PROJECT_NOUNS,
-    PROJECT_VERBS,
-    SWITCH_VERBS,
     TEAM_NOUNS,
     TEAM_OWNERS,
     TEAM_SKIP,
-    TO_PERSON,
     TOOL_PREV,
-    WORK_FOR,
-    WORKED,
     Mention,
     Sentence,
     is_question,
     tokenize,
 )
-from memledger.extraction.roles import any_role_after, any_role_before, role_after, role_before
-from memledger.extraction.shapes import common_word, name_like, odd_shape
+from memledger.extraction.roles import any_role_after, any_role_before
+from memledger.extraction.shapes import common_word
 
 MAX_SENTENCE_TOKENS = 256
 """Tokens of a sentence that are read. Reading a clause looks back from each trigger,
@@ -72,54 +57,15 @@ def analyse(text: str, project: str = "") -> Sentence:
     )
 
 
-class _Finder:
-    """Finds the mentions of one sentence; one instance per sentence."""
-
-    def __init__(self, words: list[str], lows: list[str]) -> None:
-        self.words = words
-        self.lows = lows
-        self.taken = [False] * len(words)
-        self.found: list[Mention] = []
-        self.initial = _initials(lows)
-
-    def add(self, mention: Mention) -> None:
-        for i in range(mention.start, mention.end):
-            self.taken[i] = True
-        self.found.append(mention)
-
-    def prev(self, i: int, back: int = 1) -> str:
-        return self.lows[i - back] if i - back >= 0 else ""
-
-    def next(self, i: int, ahead: int = 0) -> str:
-        return self.lows[i + ahead] if i + ahead < len(self.lows) else ""
-
-
-def _initials(lows: list[str]) -> set[int]:
-    """The tokens that open the sentence (after bullets, quotes, a label's colon).
-
-    One pass: looking back from each token would be quadratic in a long run of
-    punctuation, which a hostile turn can be."""
-    found: set[int] = set()
-    opening = True
-    for i, low in enumerate(lows):
-        if opening:
-            found.add(i)
-        if low == ":":
-            opening = True
-        elif low[:1].isalnum():
-            opening = False
-    return found
-
-
 def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[list[Mention], tuple[str, ...]]:
     """Every explicitly named entity of a tokenized sentence, in token order (a
     capitalised word naming ``project``, the turn's project scope key, is that project),
     and the name-shaped spans no rule could type: what the heuristic leaves unsettled."""
-    finder = _Finder(words, lows)
+    finder = NameFinder(words, lows)
     _find_own_project(finder, project.lower())
     _find_teams(finder)
     _find_known(finder)
-    unknown = _find_capitalised(finder)
+    unknown = find_capitalised(finder)
     slots.type_by_slot(words, lows, unknown, finder.add, finder.initial, finder.taken, finder.found)
     _find_lowercase_projects(finder)
     _find_lowercase_people(finder)
@@ -135,7 +81,7 @@ def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[li
     return finder.found, unsettled
 
 
-def _find_own_project(f: _Finder, project: str) -> None:
+def _find_own_project(f: NameFinder, project: str) -> None:
     """ "Atlas uses MongoDB." said in project atlas is about the project, which its
     members name bare. A name the gazetteer knows (a project keyed "redis") keeps its kind."""
     if not project.isalpha() or _is_known(project):
@@ -145,7 +91,7 @@ def _find_own_project(f: _Finder, project: str) -> None:
             f.add(Mention(f.words[i], "project", 0.85, i, i + 1))
 
 
-def _find_teams(f: _Finder) -> None:
+def _find_teams(f: NameFinder) -> None:
     for i, low in enumerate(f.lows):
         if low not in TEAM_NOUNS or i == 0:
             continue
@@ -156,7 +102,7 @@ def _find_teams(f: _Finder) -> None:
             f.add(Mention(" ".join(f.words[j : i + 1]), "organization", 0.8, j, i + 1))
 
 
-def _find_known(f: _Finder) -> None:
+def _find_known(f: NameFinder) -> None:
     i = 0
     while i < len(f.lows):
         match = _longest_known(f, i)
@@ -168,7 +114,7 @@ def _find_known(f: _Finder) -> None:
         i += length
 
 
-def _longest_known(f: _Finder, i: int) -> tuple[int, Mention] | None:
+def _longest_known(f: NameFinder, i: int) -> tuple[int, Mention] | None:
     low = f.lows[i]
     if f.taken[i]:
         return None
@@ -190,7 +136,7 @@ def _longest_known(f: _Finder, i: int) -> tuple[int, Mention] | None:
     return None
 
 
-def _extended(f: _Finder, mention: Mention) -> Mention:
+def _extended(f: NameFinder, mention: Mention) -> Mention:
     """A known name followed by capitalised words no list knows is one longer name:
     "AWS Secrets Manager", not "AWS"; one that ends in a kind of institution is an
     organization's ("Mistral Bakery")."""
@@ -218,20 +164,20 @@ def _is_known(phrase: str) -> bool:
     return phrase in gz.TOOL_KIND or phrase in gz.ORGANIZATIONS or phrase in gz.CONCEPTS
 
 
-def _capital_ok(f: _Finder, i: int, length: int, surface: str) -> bool:
+def _capital_ok(f: NameFinder, i: int, length: int, surface: str) -> bool:
     if surface.islower():
         return f.prev(i) in TOOL_PREV
     following = f.next(i, length)
     return i not in f.initial or following in INITIAL_OK or following[:1].isdigit() or not following
 
 
-def _known_mention(f: _Finder, phrase: str, surface: str, start: int, end: int) -> Mention:
-    if gz.is_given_name(phrase) and _person_cue(f, start, end):
+def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: int) -> Mention:
+    if gz.is_given_name(phrase) and person_cue(f, start, end):
         return Mention(surface, "person", 0.8, start, end)
     if f.prev(start) in ("project", "codename") or f.next(end) in ("project", "repo", "codebase"):
         return Mention(surface, "project", 0.8, start, end)
     kind = gz.TOOL_KIND.get(phrase)
-    if phrase in gz.ORGANIZATIONS and (kind is None or _org_cue(f, start, end)):
+    if phrase in gz.ORGANIZATIONS and (kind is None or org_cue(f, start, end)):
         return Mention(surface, "organization", 0.9, start, end)
     if phrase in gz.PRIMARILY_ORGANIZATIONS:
         return Mention(surface, "organization", 0.9, start, end)
@@ -240,189 +186,18 @@ def _known_mention(f: _Finder, phrase: str, surface: str, start: int, end: int) 
     return Mention(surface, "concept", 0.85, start, end)
 
 
-def _person_cue(f: _Finder, start: int, end: int) -> bool:
-    before = f.prev(start)
-    if before == "." and f.prev(start, 2) in HONORIFICS:
-        before = f.prev(start, 2)  # "Dr. Oyelaran"
-    return (
-        before in PERSON_PREV
-        or before in gz.ROLES
-        or before in HONORIFICS
-        or f.next(end) in PERSON_NEXT
-        or (f.next(end) == "and" and f.next(end, 1) == "i")
-        or f.next(end) in ("she", "he", "she's", "he's")
-        or (before == "with" and f.prev(start, 2) in ("lunch", "dinner", "coffee", "drinks"))
-    )
-
-
-def _org_cue(f: _Finder, start: int, end: int) -> bool:
-    before = f.prev(start)
-    return (
-        (before in ORG_PREV and f.prev(start, 2) not in LOOKING)
-        or (before == "from" and f.prev(start, 2) in CAME)
-        or (before == "for" and f.prev(start, 2) in WORK_FOR)
-        or (before == "by" and f.prev(start, 2) == "acquired")
-        or (before == "from" and start >= 2 and f.taken[start - 2])
-        or (f.next(end) == "'s" and f.next(end, 1) in ("ceo", "cto", "office", "engineers"))
-    )
-
-
-def _find_capitalised(f: _Finder) -> list[tuple[int, int]]:
-    """Classify capitalised or oddly shaped words; return the spans left unexplained."""
-    unknown: list[tuple[int, int]] = []
-    i = 0
-    while i < len(f.words):
-        if f.taken[i] or not name_like(f.words[i]) or common_word(f.lows[i]):
-            i += 1
-            continue
-        end = _chunk_end(f, i)
-        if i in f.initial and end - i > 1 and not _known_word(f.lows[i]):
-            unknown.append((i, end))  # named only if its slot says so ("Hollow Pine is where ...")
-            i += 1  # "Tell Fatima": an imperative verb, capitalised because it opens the sentence
-            continue
-        mention = _classify(f, i, end)
-        if mention is not None:
-            f.add(mention)
-        elif f.lows[i] not in gz.PLACES:
-            unknown.append((i, end))
-        i = end
-    return unknown
-
-
-def _known_word(low: str) -> bool:
-    known = gz.is_given_name(low) or low in gz.FIRST_WORDS or low in gz.ORG_SUFFIXES
-    return known or name_guess.is_world_name(low)
-
-
-def _chunk_end(f: _Finder, i: int) -> int:
-    end = i + 1
-    while end < len(f.words) and end - i < 4 and not f.taken[end]:
-        word, low = f.words[end], f.lows[end]
-        if word == "&" and end + 1 < len(f.words) and f.words[end + 1][:1].isupper():
-            end += 1  # "Calloway & Finch": one firm's name
-            continue
-        if not word[0].isupper():
-            break
-        if low in gz.NOT_NAMES and not _closing_noun(low):
-            break
-        end += 1
-    return end
-
-
-def _closing_noun(low: str) -> bool:
-    return low in gz.ORG_SUFFIXES or low in PROJECT_NOUNS
-
-
-def _classify(f: _Finder, start: int, end: int) -> Mention | None:
-    name = " ".join(f.words[start:end])
-    last = f.lows[end - 1]
-    if "&" in f.words[start:end]:
-        return Mention(name, "organization", 0.8, start, end)
-    if end - start > 1 and last in gz.ORG_SUFFIXES:
-        return Mention(name, "organization", 0.85, start, end)
-    if end - start > 1 and last in PROJECT_NOUNS:
-        return Mention(name, "project", 0.8, start, end)
-    for rule in (_as_person_by_role, _as_project, _as_org, _as_person, _as_tool):
-        mention = rule(f, name, start, end)
-        if mention is not None:
-            return mention
-    return None
-
-
-def _as_person_by_role(f: _Finder, name: str, start: int, end: int) -> Mention | None:
-    role, mine = role_before(f.lows, start)
-    if role is None:
-        role, mine = role_after(f.words, f.lows, end)
-    if role is None:
-        return None
-    return Mention(name, "person", 0.9, start, end, role=role, mine=mine)
-
-
-def _as_project(f: _Finder, name: str, start: int, end: int) -> Mention | None:
-    before, after = f.prev(start), f.next(end)
-    subject_of = after in PROJECT_VERBS or (after == "is" and f.next(end, 1) in ("part", "a"))
-    worked_on = before == "on" and f.prev(start, 2) in WORKED
-    cued = before in PROJECT_CUES or after in PROJECT_NOUNS or _called(f, start, CALLED_PROJECT)
-    cued = cued or worked_on or _migrated(f, start, end)
-    if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
-        return Mention(name, "project", 0.8, start, end)
-    return None
-
-
-def _migrated(f: _Finder, start: int, end: int) -> bool:
-    """ "We migrated Atlas from MySQL to ...", "we moved Atlas to Postgres": what is
-    moved off or onto a known tool is a project (not a person or a place: "we moved
-    Sarah to ..." keeps its name unexplained)."""
-    if f.prev(start) not in SWITCH_VERBS or f.next(end) not in ("from", "off", "to", "onto"):
-        return False
-    if gz.is_given_name(f.lows[start]) or f.lows[start] in gz.PLACES:
-        return False
-    return any(m.start == end + 1 and m.entity_type == "tool" for m in f.found)
-
-
-def _part_of_dependency(f: _Finder, after: str, end: int) -> bool:
-    return after == "is" and f.next(end, 1) == "a" and f.next(end, 2) == "dependency"
-
-
-def _called(f: _Finder, start: int, nouns: frozenset[str]) -> bool:
-    if f.prev(start) in ("called", "named"):
-        return any(f.prev(start, back) in nouns for back in range(2, 7))
-    appositive = f.prev(start) == "," and f.prev(start, 2) in nouns
-    return appositive and nouns is CALLED_ORG
-
-
-def _as_org(f: _Finder, name: str, start: int, end: int) -> Mention | None:
-    low = name.lower()
-    if low in gz.PLACES or gz.is_given_name(f.lows[start]):
-        return None
-    client = f.prev(start) == "is" and f.prev(start, 2) in CLIENT_NOUNS
-    if _org_cue(f, start, end) or _called(f, start, CALLED_ORG) or client:
-        return Mention(name, "organization", 0.8, start, end)
-    return None
-
-
-def _as_person(f: _Finder, name: str, start: int, end: int) -> Mention | None:
-    first = f.lows[start]
-    if gz.is_given_name(first) and (first not in COMMON_GIVEN or start not in f.initial):
-        return Mention(name, "person", 0.85, start, end)
-    if _person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in TO_PERSON):
-        return Mention(name, "person", 0.75, start, end)
-    return None
-
-
-def _as_tool(f: _Finder, name: str, start: int, end: int) -> Mention | None:
-    if name.lower() in gz.PLACES:
-        return None
-    if odd_shape(f.words[start]) and end - start == 1:
-        return Mention(name, "tool", 0.75, start, end)
-    before, before2 = f.prev(start), f.prev(start, 2)
-    cued = (
-        before in TOOL_PREV
-        or (before == "to" and before2 in SWITCH_VERBS)
-        or (before in ("in", "with") and before2 in BUILT)
-    )
-    switched = (
-        before == "to"
-        and "from" in f.lows[max(0, start - 8) : start]
-        and any(low in SWITCH_VERBS for low in f.lows[max(0, start - 10) : start])
-    )
-    if (cued or switched) and start not in f.initial:
-        return Mention(name, "tool", 0.7, start, end)
-    return None
-
-
-def _find_lowercase_projects(f: _Finder) -> None:
+def _find_lowercase_projects(f: NameFinder) -> None:
     for i, low in enumerate(f.lows):
         if f.taken[i] or not low[0].isalpha() or low in gz.NOT_NAMES:
             continue
-        called = f.prev(i) in ("called", "named") and _called(f, i, CALLED_PROJECT)
+        called = f.prev(i) in ("called", "named") and named_as(f, i, CALLED_PROJECT)
         labelled = f.prev(i) == ":" and f.prev(i, 2) in ("repo", "repository", "project")
         named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES
         if called or labelled or named:
             f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
 
 
-def _find_lowercase_people(f: _Finder) -> None:
+def _find_lowercase_people(f: NameFinder) -> None:
     """ "sofia uses ubuntu", "hannah from finance needs ...": a lower-case given name."""
     for i, low in enumerate(f.lows):
         if f.taken[i] or len(low) < 4 or low in COMMON_GIVEN or low in gz.NOT_NAMES:
@@ -431,7 +206,7 @@ def _find_lowercase_people(f: _Finder) -> None:
             f.add(Mention(f.words[i], "person", 0.7, i, i + 1))
 
 
-def _guess_unknown(f: _Finder, unknown: list[tuple[int, int]]) -> None:
+def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
     """Type what is still unexplained by its spelling (``name_guess``), at low confidence;
     it stays in the unsettled names, so a hybrid tenant still asks the model."""
     for start, end in unknown:
@@ -442,7 +217,7 @@ def _guess_unknown(f: _Finder, unknown: list[tuple[int, int]]) -> None:
             f.add(Mention(" ".join(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))
 
 
-def _owned_roles(f: _Finder) -> None:
+def _owned_roles(f: NameFinder) -> None:
     """A person's role the lists do not know, said the speaker's ("our landlord Cengiz",
     "Ebru is my financial planner"): the possessive makes it a role."""
     for mention in f.found:
@@ -453,7 +228,7 @@ def _owned_roles(f: _Finder) -> None:
             mention.role, mention.mine = role, True
 
 
-def _propagate_lists(f: _Finder, unknown: list[tuple[int, int]]) -> None:
+def _propagate_lists(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
     """An unexplained name listed beside a typed one ("Wei and Fatima") takes its type;
     one typed this way types the next ("runs Zephyr, Quoll and Brindle")."""
     by_end = {m.end: m for m in f.found}

@@ -1,0 +1,206 @@
+"""Capitalised or oddly shaped words typed by the words around them: a role beside a
+name, "project X", "X Labs", "at X", CamelCase, "X said". Pure. What no cue explains
+is left to its slot (``slots``) and then its spelling (``name_guess``)."""
+
+from __future__ import annotations
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction import name_guess
+from memledger.extraction.name_finder import NameFinder
+from memledger.extraction.patterns import (
+    BUILT,
+    CALLED_ORG,
+    CALLED_PROJECT,
+    CAME,
+    CLIENT_NOUNS,
+    COMMON_GIVEN,
+    HONORIFICS,
+    LOOKING,
+    ORG_PREV,
+    PERSON_NEXT,
+    PERSON_PREV,
+    PROJECT_CUES,
+    PROJECT_NOUNS,
+    PROJECT_VERBS,
+    SWITCH_VERBS,
+    TO_PERSON,
+    TOOL_PREV,
+    WORK_FOR,
+    WORKED,
+    Mention,
+)
+from memledger.extraction.roles import role_after, role_before
+from memledger.extraction.shapes import common_word, name_like, odd_shape
+
+
+def person_cue(f: NameFinder, start: int, end: int) -> bool:
+    before = f.prev(start)
+    if before == "." and f.prev(start, 2) in HONORIFICS:
+        before = f.prev(start, 2)  # "Dr. Oyelaran"
+    return (
+        before in PERSON_PREV
+        or before in gz.ROLES
+        or before in HONORIFICS
+        or f.next(end) in PERSON_NEXT
+        or (f.next(end) == "and" and f.next(end, 1) == "i")
+        or f.next(end) in ("she", "he", "she's", "he's")
+        or (before == "with" and f.prev(start, 2) in ("lunch", "dinner", "coffee", "drinks"))
+    )
+
+
+def org_cue(f: NameFinder, start: int, end: int) -> bool:
+    before = f.prev(start)
+    return (
+        (before in ORG_PREV and f.prev(start, 2) not in LOOKING)
+        or (before == "from" and f.prev(start, 2) in CAME)
+        or (before == "for" and f.prev(start, 2) in WORK_FOR)
+        or (before == "by" and f.prev(start, 2) == "acquired")
+        or (before == "from" and start >= 2 and f.taken[start - 2])
+        or (f.next(end) == "'s" and f.next(end, 1) in ("ceo", "cto", "office", "engineers"))
+    )
+
+
+def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
+    """Classify capitalised or oddly shaped words; return the spans left unexplained."""
+    unknown: list[tuple[int, int]] = []
+    i = 0
+    while i < len(f.words):
+        if f.taken[i] or not name_like(f.words[i]) or common_word(f.lows[i]):
+            i += 1
+            continue
+        end = _chunk_end(f, i)
+        if i in f.initial and end - i > 1 and not _known_word(f.lows[i]):
+            unknown.append((i, end))  # named only if its slot says so ("Hollow Pine is where ...")
+            i += 1  # "Tell Fatima": an imperative verb, capitalised because it opens the sentence
+            continue
+        mention = _classify(f, i, end)
+        if mention is not None:
+            f.add(mention)
+        elif f.lows[i] not in gz.PLACES:
+            unknown.append((i, end))
+        i = end
+    return unknown
+
+
+def _known_word(low: str) -> bool:
+    known = gz.is_given_name(low) or low in gz.FIRST_WORDS or low in gz.ORG_SUFFIXES
+    return known or name_guess.is_world_name(low)
+
+
+def _chunk_end(f: NameFinder, i: int) -> int:
+    end = i + 1
+    while end < len(f.words) and end - i < 4 and not f.taken[end]:
+        word, low = f.words[end], f.lows[end]
+        if word == "&" and end + 1 < len(f.words) and f.words[end + 1][:1].isupper():
+            end += 1  # "Calloway & Finch": one firm's name
+            continue
+        if not word[0].isupper():
+            break
+        if low in gz.NOT_NAMES and not _closing_noun(low):
+            break
+        end += 1
+    return end
+
+
+def _closing_noun(low: str) -> bool:
+    return low in gz.ORG_SUFFIXES or low in PROJECT_NOUNS
+
+
+def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
+    name = " ".join(f.words[start:end])
+    last = f.lows[end - 1]
+    if "&" in f.words[start:end]:
+        return Mention(name, "organization", 0.8, start, end)
+    if end - start > 1 and last in gz.ORG_SUFFIXES:
+        return Mention(name, "organization", 0.85, start, end)
+    if end - start > 1 and last in PROJECT_NOUNS:
+        return Mention(name, "project", 0.8, start, end)
+    for rule in (_as_person_by_role, _as_project, _as_org, _as_person, _as_tool):
+        mention = rule(f, name, start, end)
+        if mention is not None:
+            return mention
+    return None
+
+
+def _as_person_by_role(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
+    role, mine = role_before(f.lows, start)
+    if role is None:
+        role, mine = role_after(f.words, f.lows, end)
+    if role is None:
+        return None
+    return Mention(name, "person", 0.9, start, end, role=role, mine=mine)
+
+
+def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
+    before, after = f.prev(start), f.next(end)
+    subject_of = after in PROJECT_VERBS or (after == "is" and f.next(end, 1) in ("part", "a"))
+    worked_on = before == "on" and f.prev(start, 2) in WORKED
+    cued = before in PROJECT_CUES or after in PROJECT_NOUNS or named_as(f, start, CALLED_PROJECT)
+    cued = cued or worked_on or _migrated(f, start, end)
+    if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
+        return Mention(name, "project", 0.8, start, end)
+    return None
+
+
+def _migrated(f: NameFinder, start: int, end: int) -> bool:
+    """ "We migrated Atlas from MySQL to ...", "we moved Atlas to Postgres": what is
+    moved off or onto a known tool is a project (not a person or a place: "we moved
+    Sarah to ..." keeps its name unexplained)."""
+    if f.prev(start) not in SWITCH_VERBS or f.next(end) not in ("from", "off", "to", "onto"):
+        return False
+    if gz.is_given_name(f.lows[start]) or f.lows[start] in gz.PLACES:
+        return False
+    return any(m.start == end + 1 and m.entity_type == "tool" for m in f.found)
+
+
+def _part_of_dependency(f: NameFinder, after: str, end: int) -> bool:
+    return after == "is" and f.next(end, 1) == "a" and f.next(end, 2) == "dependency"
+
+
+def named_as(f: NameFinder, start: int, nouns: frozenset[str]) -> bool:
+    """Whether the name at ``start`` is introduced as one of ``nouns``: "a side project
+    called X"; for organizations also an apposition, "our client, X"."""
+    if f.prev(start) in ("called", "named"):
+        return any(f.prev(start, back) in nouns for back in range(2, 7))
+    appositive = f.prev(start) == "," and f.prev(start, 2) in nouns
+    return appositive and nouns is CALLED_ORG
+
+
+def _as_org(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
+    low = name.lower()
+    if low in gz.PLACES or gz.is_given_name(f.lows[start]):
+        return None
+    client = f.prev(start) == "is" and f.prev(start, 2) in CLIENT_NOUNS
+    if org_cue(f, start, end) or named_as(f, start, CALLED_ORG) or client:
+        return Mention(name, "organization", 0.8, start, end)
+    return None
+
+
+def _as_person(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
+    first = f.lows[start]
+    if gz.is_given_name(first) and (first not in COMMON_GIVEN or start not in f.initial):
+        return Mention(name, "person", 0.85, start, end)
+    if person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in TO_PERSON):
+        return Mention(name, "person", 0.75, start, end)
+    return None
+
+
+def _as_tool(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
+    if name.lower() in gz.PLACES:
+        return None
+    if odd_shape(f.words[start]) and end - start == 1:
+        return Mention(name, "tool", 0.75, start, end)
+    before, before2 = f.prev(start), f.prev(start, 2)
+    cued = (
+        before in TOOL_PREV
+        or (before == "to" and before2 in SWITCH_VERBS)
+        or (before in ("in", "with") and before2 in BUILT)
+    )
+    switched = (
+        before == "to"
+        and "from" in f.lows[max(0, start - 8) : start]
+        and any(low in SWITCH_VERBS for low in f.lows[max(0, start - 10) : start])
+    )
+    if (cued or switched) and start not in f.initial:
+        return Mention(name, "tool", 0.7, start, end)
+    return None
