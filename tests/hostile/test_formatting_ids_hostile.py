@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from memledger.events.catalogue import Scopes
 from memledger.formatting import TEXT_BEGIN, TEXT_END, neutralise, render
-from memledger.formatting.layout import CONTRACT, FORMATTER_VERSION
+from memledger.formatting.entries import FORMATTER_VERSION
+from memledger.formatting.layout import CONTRACT
 from memledger.formatting.names import _STORED, _neutral
 from memledger.selection.types import SelectedItem, Selection
 from tests.hostile.hostile_text import BOUNDED, hostile_text

@@ -34,7 +34,8 @@ from memledger.formatting import (
     neutralise,
     render,
 )
-from memledger.formatting.layout import CONTRACT, FORMATTER_VERSIONS, MIN_CUT_CHARS, TEXT, XML, measure, prepare
+from memledger.formatting.entries import FORMATTER_VERSIONS, MIN_CUT_CHARS, prepare
+from memledger.formatting.layout import CONTRACT, TEXT, XML, measure
 from memledger.formatting.neutralise import ELLIPSIS, is_suspicious
 from memledger.selection.types import SelectedItem, Selection, TurnRef
 

@@ -19,7 +19,7 @@ import pytest
 
 from memledger.events.catalogue import Scopes
 from memledger.formatting import FORMATTER_VERSION, Style, render
-from memledger.formatting.layout import FORMATTER_VERSIONS
+from memledger.formatting.entries import FORMATTER_VERSIONS
 from memledger.selection.types import SelectedItem, Selection
 
 STYLES: tuple[Style, ...] = ("text", "xml")

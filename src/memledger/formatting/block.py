@@ -29,20 +29,8 @@ from typing import Final, Literal, Protocol
 
 import msgspec
 
-from memledger.formatting.layout import (
-    FORMATTER_VERSION,
-    FORMATTER_VERSIONS,
-    MIN_CUT_CHARS,
-    TEXT,
-    Entry,
-    Layout,
-    XmlLayout,
-    cut,
-    group_of,
-    groups,
-    measure,
-    prepare,
-)
+from memledger.formatting.entries import FORMATTER_VERSION, FORMATTER_VERSIONS, MIN_CUT_CHARS, Entry, cut, prepare
+from memledger.formatting.layout import TEXT, Layout, XmlLayout, group_of, groups, measure
 from memledger.formatting.names import names_for
 from memledger.formatting.tokens import TokenCounter, estimate
 from memledger.selection.types import Selection
