@@ -102,3 +102,13 @@ def test_whom_the_speaker_does_something_with_they_know() -> None:
 def test_a_passive_doer_uses_the_instrument_and_adverbs_do_not_hide_a_subject() -> None:
     assert ("Carys", "USES", "MuseScore") in edges("The sheet music is managed by Carys in MuseScore.")
     assert ("Gurpreet", "USES", "GnuCash") in edges("My dad Gurpreet still keeps his taxes in GnuCash.")
+
+
+def test_a_company_after_a_word_of_use_is_the_service_it_sells() -> None:
+    assert ("Etsy", "tool") in entities("She sells her bowls on Etsy.")
+    assert ("Etsy", "organization") in entities("She works at Etsy.")
+
+
+def test_an_opening_name_ending_in_a_kind_of_institution_is_whole() -> None:
+    assert ("Saltmarsh Credit Union", "organization") in entities("Saltmarsh Credit Union is where Tamati works.")
+    assert ("Credit Union", "organization") not in entities("Saltmarsh Credit Union is where Tamati works.")

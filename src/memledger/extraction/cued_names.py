@@ -69,7 +69,8 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             i += 1
             continue
         end = _chunk_end(f, i)
-        if i in f.initial and end - i > 1 and not _known_word(f.lows[i]):
+        opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
+        if i in f.initial and end - i > 1 and not _known_word(f.lows[i]) and not opening_name:
             unknown.append((i, end))  # named only if its slot says so ("Hollow Pine is where ...")
             i += 1  # "Tell Fatima": an imperative verb, capitalised because it opens the sentence
             continue

@@ -29,6 +29,7 @@ from memledger.extraction.patterns import (
     Sentence,
     is_question,
     tokenize,
+    word_set,
 )
 from memledger.extraction.roles import any_role_after, any_role_before
 from memledger.extraction.shapes import common_word
@@ -177,6 +178,8 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
     if f.prev(start) in ("project", "codename") or f.next(end) in ("project", "repo", "codebase"):
         return Mention(surface, "project", 0.8, start, end)
     kind = gz.TOOL_KIND.get(phrase)
+    if phrase in gz.ORGANIZATIONS and kind is None and f.prev(start) in _SERVICE_USE and not org_cue(f, start, end):
+        return Mention(surface, "tool", 0.8, start, end)  # "sells her bowls on Etsy": the company's service
     if phrase in gz.ORGANIZATIONS and (kind is None or org_cue(f, start, end)):
         return Mention(surface, "organization", 0.9, start, end)
     if phrase in gz.PRIMARILY_ORGANIZATIONS:
@@ -184,6 +187,10 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
     if kind is not None:
         return Mention(surface, "tool", 0.9, start, end, kind=kind)
     return Mention(surface, "concept", 0.85, start, end)
+
+
+# Words after which a company's name means the service it sells, which is used.
+_SERVICE_USE = word_set("use uses using used via through on")
 
 
 def _find_lowercase_projects(f: NameFinder) -> None:
