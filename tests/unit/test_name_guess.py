@@ -112,3 +112,33 @@ def test_a_company_after_a_word_of_use_is_the_service_it_sells() -> None:
 def test_an_opening_name_ending_in_a_kind_of_institution_is_whole() -> None:
     assert ("Saltmarsh Credit Union", "organization") in entities("Saltmarsh Credit Union is where Tamati works.")
     assert ("Credit Union", "organization") not in entities("Saltmarsh Credit Union is where Tamati works.")
+
+
+def test_an_embedded_relative_clause_does_not_lend_its_subject_to_the_main_verb() -> None:
+    found = edges("Quorvane, which Tadhg hates, runs on Postgres.")
+    assert ("Tadhg", "USES", "Postgres") not in found
+    assert ("Iker", "WORKS_ON", "Juniper Sync") in edges(
+        "Iker, who joined from Ostara Robotics, now works on Juniper Sync with me."
+    )
+
+
+def test_a_second_verb_joined_by_and_is_said_of_the_opening_subject() -> None:
+    assert ("Ximena Ortega", "WORKS_ON", "Quorvane") in edges(
+        "Quorvane depends on Stripe and is maintained by Ximena Ortega."
+    )
+
+
+def test_names_listed_around_an_apposition_share_the_verb() -> None:
+    found = edges("Amaru Quispe, our SRE, and Eleni Vlachou, the DBA, both work on Quorvane.")
+    assert {("Amaru Quispe", "WORKS_ON", "Quorvane"), ("Eleni Vlachou", "WORKS_ON", "Quorvane")} <= found
+
+
+def test_a_town_after_a_preposition_of_place_is_no_tool() -> None:
+    assert ("user", "USES", "Lyon") not in edges("My sister, who lives in Lyon, uses Notion for everything.")
+
+
+def test_what_a_relative_clause_says_someone_built_is_their_project() -> None:
+    text = "The Halyard scheduler, which Bao wrote in Odin, is fast."
+    assert ("Halyard", "project") in entities(text)
+    assert ("Bao", "WORKS_ON", "Halyard") in edges(text)
+    assert ("Halyard", "project") not in entities("The Halyard scheduler, which Bao hates, is slow.")

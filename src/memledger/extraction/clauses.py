@@ -10,15 +10,13 @@ contrast, not objects; negated triggers become retractions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memledger.extraction import gazetteer as gz
+from memledger.extraction.clause_objects import ClauseObject, contrast_context, moved_project, split_contrast
 from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
 from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.triggers import (
     BE_FORMS,
     CONDITIONAL_LEADS,
-    CONTRAST,
     DECISION_WORDS,
     DETERMINERS,
     ELLIPTIC,
@@ -61,12 +59,16 @@ def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] |
     edges: list[Edge] = []
     previous: list[Party] = []
     last_mention: Mention | None = None
+    antecedent: Mention | None = None  # what an embedded relative clause was about
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:
             continue
         inherited = previous
         if clause.lead in RELATIVE_LEADS and last_mention is not None:
             inherited = [Party.of(last_mention)]
+            antecedent = last_mention
+        if clause.resumes and antecedent is not None:
+            inherited = [Party.of(antecedent)]
         reader = _ClauseReader(speaker, clause, inherited, confidence)
         edges.extend(reader.read())
         previous = reader.last_subjects or previous
@@ -78,15 +80,6 @@ def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] |
 def sentence_clauses(sentence: Sentence) -> list[Clause]:
     """The clauses of a sentence. Read-only to their readers, so one split serves them all."""
     return split_clauses(clause_items(sentence))
-
-
-@dataclass(slots=True)
-class _Object:
-    """A named object after a trigger, with the words between it and what came before."""
-
-    target: Party | None  # None: "me"/"us", the speaker
-    mention: Mention | None
-    gap: list[str]
 
 
 class _ClauseReader:
@@ -119,7 +112,7 @@ class _ClauseReader:
         edges.extend(self._co_subjects())
         return edges
 
-    def _absorb(self, triggers: list[Trigger], index: int) -> tuple[str, int, list[_Object]]:
+    def _absorb(self, triggers: list[Trigger], index: int) -> tuple[str, int, list[ClauseObject]]:
         kind = triggers[index].kind
         objects = self._objects(triggers, index)
         while not objects and index + 1 < len(triggers):
@@ -135,16 +128,16 @@ class _ClauseReader:
             objects = self._objects(triggers, index)
         return kind, index, objects
 
-    def _objects(self, triggers: list[Trigger], index: int) -> list[_Object]:
+    def _objects(self, triggers: list[Trigger], index: int) -> list[ClauseObject]:
         stop = triggers[index + 1].start if index + 1 < len(triggers) else len(self.items)
-        objects: list[_Object] = []
+        objects: list[ClauseObject] = []
         gap: list[str] = []
         for item in self.items[triggers[index].end : stop]:
             if isinstance(item, Mention):
-                objects.append(_Object(Party.of(item), item, gap))
+                objects.append(ClauseObject(Party.of(item), item, gap))
                 gap = []
             elif item in SELF:
-                objects.append(_Object(None, None, gap))
+                objects.append(ClauseObject(None, None, gap))
                 gap = []
             else:
                 gap.append(item)
@@ -169,7 +162,8 @@ class _ClauseReader:
                 if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
                     weak = [Party.of(item)]
                 continue
-            joined = before in (",", "and", "&") and index >= 2 and self._is_party(index - 2)
+            joined = before in (",", "and", "&") and index >= 2
+            joined = joined and (self._is_party(index - 2) or self._after_apposition(index - 2))
             group = [*group, party] if joined and group else [party]
         if group:
             return group
@@ -216,6 +210,18 @@ class _ClauseReader:
             return self._modifies(index)
         return item in THIRD_PERSON or item in DETERMINERS or (item in POSSESSIVE_USER and self._role_follows(index))
 
+    def _after_apposition(self, comma: int) -> bool:
+        """Whether ``comma`` closes an apposition that follows a party: "Amaru, our SRE,
+        and Eleni ... both work on ..." lists Amaru and Eleni."""
+        items = self.items
+        if items[comma] != ",":
+            return False
+        k = comma - 1
+        while k > 0 and comma - k <= 5 and isinstance(items[k], str) and items[k] != ",":
+            k -= 1
+        opening = items[k + 1] if k + 1 < comma else ""
+        return items[k] == "," and k >= 1 and self._is_party(k - 1) and opening in DETERMINERS | POSSESSIVE_USER
+
     def _is_party(self, index: int) -> bool:
         item = self.items[index]
         return isinstance(item, Mention) or item in SUBJECT_PRONOUNS
@@ -248,7 +254,7 @@ class _ClauseReader:
     # edges -----------------------------------------------------------------------------
 
     def _edges(
-        self, kind: str, trigger: Trigger, last: Trigger, subjects: list[Party], objects: list[_Object]
+        self, kind: str, trigger: Trigger, last: Trigger, subjects: list[Party], objects: list[ClauseObject]
     ) -> list[Edge]:
         if self._negated(trigger):
             return self._retract_all(kind, subjects, objects)
@@ -263,8 +269,8 @@ class _ClauseReader:
         if kind in ("USE", "BE", "KEEP", "DEPEND") and self.decision:
             kind = "DECIDE" if kind != "KEEP" else kind
         edges: list[Edge] = []
-        main, contrast = _split_contrast(objects)
-        context = _context(contrast) if kind in ("PREFER", "LIKE") else None
+        main, contrast = split_contrast(objects)
+        context = contrast_context(contrast) if kind in ("PREFER", "LIKE") else None
         if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE"):
             main = [obj for obj in main if not is_purpose(obj.gap)]
         for subject in subjects:
@@ -274,7 +280,7 @@ class _ClauseReader:
             edges.extend(self._project_frame(edges))
         return edges
 
-    def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: _Object, context: str | None) -> list[Edge]:
+    def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject, context: str | None) -> list[Edge]:
         speaker = self.speaker
         if obj.target is None:
             if kind in ("WORK_WITH", "KNOW") and subject.kind == "person":
@@ -296,7 +302,7 @@ class _ClauseReader:
             edges.append(Edge(subject, "DECIDED", target, self.confidence))
         return edges
 
-    def _relation(self, kind: str, trigger: Trigger, subject: Party, obj: _Object) -> str | None:
+    def _relation(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject) -> str | None:
         entity_type = obj.target.kind if obj.target else ""
         if kind == "DEPEND" and subject.kind == "user":
             return "USES" if entity_type == "tool" else None
@@ -308,7 +314,7 @@ class _ClauseReader:
             return None
         return RELATIONS.get(kind, {}).get(entity_type)
 
-    def _on(self, trigger: Trigger, entity_type: str, obj: _Object) -> str | None:
+    def _on(self, trigger: Trigger, entity_type: str, obj: ClauseObject) -> str | None:
         if not set(obj.gap) <= SLOT_GAP:
             return None
         before = self.words[trigger.start - 1] if trigger.start else ""
@@ -318,7 +324,7 @@ class _ClauseReader:
             return "WORKS_ON"
         return RELATIONS["ON"].get(entity_type)
 
-    def _workplace(self, trigger: Trigger, obj: _Object) -> bool:
+    def _workplace(self, trigger: Trigger, obj: ClauseObject) -> bool:
         """ "an engineer at Acme", "works for Acme": not "a meetup at Acme", "looking at X"."""
         nearby = self.words[max(0, trigger.start - 3) : trigger.end + 3]
         if not set(obj.gap) <= SLOT_GAP or any(w in NOT_WORKPLACE for w in nearby):
@@ -359,11 +365,11 @@ class _ClauseReader:
         window = self.words[max(0, trigger.start - 3) : trigger.start]
         return any(word in NEGATIONS for word in window)
 
-    def _retract_all(self, kind: str, subjects: list[Party], objects: list[_Object]) -> list[Edge]:
+    def _retract_all(self, kind: str, subjects: list[Party], objects: list[ClauseObject]) -> list[Edge]:
         if kind not in ("USE", "BE", "KEEP", "ON", "PREFER", "LIKE"):
             return []
         relation = "PREFERS" if kind in ("PREFER", "LIKE") else "USES"
-        main, _ = _split_contrast(objects)
+        main, _ = split_contrast(objects)
         return [
             Edge(subject, relation, obj.target, self.confidence, retracted=True)
             for subject in subjects
@@ -371,12 +377,12 @@ class _ClauseReader:
             if obj.target is not None and obj.target.kind == "tool"
         ]
 
-    def _switch(self, kind: str, last: Trigger, subjects: list[Party], objects: list[_Object]) -> list[Edge]:
+    def _switch(self, kind: str, last: Trigger, subjects: list[Party], objects: list[ClauseObject]) -> list[Edge]:
         proposed = any(w in MODALS for w in self.words[max(0, last.start - 3) : last.start])
         side = "from" if kind != "SWITCH" else ""
         if self.words[last.end - 1] in ("to", "onto"):
             side = "to"
-        project = None if self.decision else _moved_project(objects)
+        project = None if self.decision else moved_project(objects)
         users = [project] if project is not None else subjects  # whose tools changed
         edges: list[Edge] = []
         for obj in objects:
@@ -407,29 +413,3 @@ def _owned_role(words: list[str], j: int) -> bool:
     while j >= 0 and words[j] in ROLE_ADJECTIVES:
         j -= 1
     return j >= 0 and words[j] in POSSESSIVE_USER
-
-
-def _moved_project(objects: list[_Object]) -> Party | None:
-    """The project a switch moved: "we migrated Atlas from MySQL to PostgreSQL", "we
-    moved from MySQL to PostgreSQL for Project Atlas". The project's tools changed, not
-    the speaker's: its edge "Atlas USES MySQL" is the one withdrawn, and the new fact
-    keys on the project ("atlas: database") like "Project Atlas uses MySQL" did."""
-    for obj in objects:
-        if obj.target is not None and obj.target.kind == "project" and set(obj.gap) <= _PROJECT_FRAME:
-            return obj.target
-    return None
-
-
-_PROJECT_FRAME = frozenset(("the", "our", "my", "project", "for", "in", "on", "of", "within", "across"))
-
-
-def _split_contrast(objects: list[_Object]) -> tuple[list[_Object], list[_Object]]:
-    for index, obj in enumerate(objects):
-        if any(word in CONTRAST for word in obj.gap):
-            return objects[:index], objects[index:]
-    return objects, []
-
-
-def _context(contrast: list[_Object]) -> str | None:
-    names = [obj.target.name for obj in contrast if obj.target is not None]
-    return f"over {', '.join(names)}" if names else None

@@ -51,7 +51,46 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges.extend(_pronoun_roles(speaker, lows, mentions))
     edges.extend(_at_our_workplace(speaker, lows, by_start))
     edges.extend(_company(speaker, lows, mentions, by_start))
+    edges.extend(_relative_makers(speaker, lows, by_start, by_end))
     return edges
+
+
+def _relative_makers(
+    speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]
+) -> list[Edge]:
+    """ "The Halyard scheduler, which Bao wrote in Odin, ...": who builds or runs the
+    project a relative clause is about works on it ("which Tadhg and I maintain")."""
+    edges: list[Edge] = []
+    triggers = {t.start: t for t in find_triggers(lows) if t.kind in ("BUILD", "WORK_ON")}
+    for i, low in enumerate(lows):
+        if low not in ("which", "that") or i < 2 or lows[i - 1] != ",":
+            continue
+        project = by_end.get(i - 1) or _noun_headed(lows, by_end, i - 1)
+        if project is None or project.entity_type != "project":
+            continue
+        makers: list[Party] = []
+        k = i + 1
+        while k < len(lows) and k - i <= 6 and k not in triggers:
+            named = by_start.get(k)
+            if named is not None and named.entity_type == "person":
+                makers.append(Party.of(named))
+                k = named.end
+            elif lows[k] in ("i", "we"):
+                makers.append(speaker)
+                k += 1
+            elif lows[k] in (",", "and", "&"):
+                k += 1
+            else:
+                break
+        if makers and k in triggers:
+            edges.extend(Edge(maker, "WORKS_ON", Party.of(project), FRAME_CONFIDENCE) for maker in makers)
+    return edges
+
+
+def _noun_headed(lows: list[str], by_end: dict[int, Mention], end: int) -> Mention | None:
+    """A project named before the noun it qualifies: "the Halyard scheduler"."""
+    named = by_end.get(end - 1)
+    return named if named is not None and lows[end - 1].isalpha() else None
 
 
 def _company(speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]) -> list[Edge]:
@@ -203,6 +242,8 @@ def _passive(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_e
         if be < 0 or lows[be] not in _BE:
             continue
         patient = _before(lows, by_end, be)
+        if patient is None and be > 0 and lows[be - 1] == "and":
+            patient = _opening_subject(by_start)
         agent = _after(lows, by_start, i + 1)
         edge = _passive_edge(speaker, lows[participle], patient, agent)
         if edge is not None:
@@ -224,6 +265,15 @@ def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Men
         return None
     if agent.entity_type == "person" and patient.entity_type in ("project", "organization"):
         return Edge(Party.of(agent), "WORKS_ON", Party.of(patient), FRAME_CONFIDENCE)
+    return None
+
+
+def _opening_subject(by_start: dict[int, Mention]) -> Mention | None:
+    """The named subject a sentence opens with ("The Riverbank fieldwork depends on ... and
+    is led by ..."): what a second verb joined by "and" is said of."""
+    for start in (0, 1):
+        if (named := by_start.get(start)) is not None:
+            return named
     return None
 
 

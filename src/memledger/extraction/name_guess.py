@@ -102,6 +102,12 @@ _LOCATIVE: Final = frozenset(
 )
 
 
+def is_place(low: str, before: str) -> bool:
+    """Whether a lower-cased name read after ``before`` is a place: a town's name after a
+    preposition of place ("lives in Lyon"), whoever else bears it."""
+    return before in _LOCATIVE and low in _lists().world_places
+
+
 def ordinary(word: str, before: str = "") -> bool:
     """A word that is more likely a sentence's own word or a place than a name; a name
     that is also a town's is a place after a preposition of place ("near Sora")."""
@@ -139,7 +145,7 @@ def guess(words: Sequence[str], before: str = "") -> EntityType | None:
     ordinary word and not a given name is a product's ("Leica Disto"). Names made only of
     ordinary words ("Night Ferry") are left alone: their spelling says nothing.
     """
-    if not words or (before in _LOCATIVE and " ".join(words).lower() in _lists().world_places):
+    if not words or is_place(" ".join(words).lower(), before):
         return None
     first = "person" if gz.is_given_name(words[0].lower()) else word_type(words[0], before)
     if len(words) == 1 or first is None:

@@ -16,7 +16,7 @@ from typing import Final
 
 from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
-from memledger.extraction import lexicon
+from memledger.extraction import lexicon, name_guess
 from memledger.extraction.patterns import POSSESSIVES, ROLE_ADJECTIVES, TEAM_NOUNS, Mention, word_set
 from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
 
@@ -95,9 +95,26 @@ def type_by_slot(
         kind = _object_slot(words, lows, start, end, ends) if start not in initial else None
         if kind is None and start not in initial and lows[end : end + 1] == ["from"] and end + 1 in orgs:
             kind = "person"  # "Radka from Brantwood Analytics"
-        kind = kind or _subject_slot(lows, start, end, starts)
+        kind = kind or _subject_slot(lows, start, end, starts) or _made_in_relative(words, lows, end, starts)
+        if kind == "tool" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
+            continue  # "lives in Lyon": a place after a preposition of place is no instrument
         if kind is not None:
             add(Mention(" ".join(words[start:end]), kind, SLOT_CONFIDENCE, start, end))
+
+
+def _made_in_relative(words: list[str], lows: list[str], end: int, starts: dict[int, Trigger]) -> EntityType | None:
+    """ "Halyard, which Bao wrote in Odin, ...", "the Quince service, which we maintain":
+    what a relative clause says someone built or works on is a project."""
+    j = end + 1 if end < len(lows) and lows[end].isalpha() and not words[end][:1].isupper() else end
+    if lows[j : j + 2] not in ([",", "which"], [",", "that"]):
+        return None
+    k = j + 2
+    while k < len(lows) and k - j <= 8 and k not in starts:
+        if not (words[k][:1].isupper() or lows[k] in ("i", "we", "and", ",", "&")):
+            return None
+        k += 1
+    trigger = starts.get(k)
+    return "project" if trigger is not None and trigger.kind in ("BUILD", "WORK_ON") and k > j + 2 else None
 
 
 def _object_slot(

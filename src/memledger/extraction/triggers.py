@@ -210,6 +210,7 @@ class Clause:
     items: list[Item]
     lead: str
     words: list[str] = field(default_factory=list)
+    resumes: bool = False  # the main clause going on after an embedded relative clause
 
     def __post_init__(self) -> None:
         self.words = [item if isinstance(item, str) else "" for item in self.items]
@@ -232,21 +233,30 @@ def clause_items(sentence: Sentence) -> list[Item]:
 
 
 def split_clauses(items: list[Item]) -> list[Clause]:
+    """The clauses of a sentence's items. An embedded relative clause (", which Bao
+    wrote in Odin,") ends at its closing comma, and what follows resumes the clause it
+    interrupted: "Quince, which Tadhg maintains, runs on X" is said of Quince."""
     clauses: list[Clause] = []
     current: list[Item] = []
     names_only = True  # whether ``current`` only lists names so far (kept as it grows: linear)
     lead = ""
+    embedded = resumes = False
     for index, item in enumerate(items):
+        if embedded and item == "," and current:
+            clauses.append(Clause(current, lead))
+            current, lead, names_only, embedded, resumes = [], ",", True, False, True
+            continue
         joint = item in (",", "and") and bool(current) and names_only
         if isinstance(item, str) and not joint and _opens_clause(items, index):
             if current:
-                clauses.append(Clause(current, lead))
-            current, lead, names_only = [], item, True
+                clauses.append(Clause(current, lead, resumes=resumes))
+            embedded = item in RELATIVE_LEADS and index > 0 and items[index - 1] == ","
+            current, lead, names_only, resumes = [], item, True, False
             continue
         current.append(item)
         names_only = names_only and _listed(item)
     if current:
-        clauses.append(Clause(current, lead))
+        clauses.append(Clause(current, lead, resumes=resumes))
     return clauses
 
 

@@ -1,0 +1,44 @@
+"""The named objects a clause's verb takes, with the words before each: which project a
+switch moved, and where a contrast ("over Y") starts. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memledger.extraction.patterns import Mention, Party
+from memledger.extraction.triggers import CONTRAST
+
+
+@dataclass(slots=True)
+class ClauseObject:
+    """A named object after a trigger, with the words between it and what came before."""
+
+    target: Party | None  # None: "me"/"us", the speaker
+    mention: Mention | None
+    gap: list[str]
+
+
+def moved_project(objects: list[ClauseObject]) -> Party | None:
+    """The project a switch moved: "we migrated Atlas from MySQL to PostgreSQL", "we
+    moved from MySQL to PostgreSQL for Project Atlas". The project's tools changed, not
+    the speaker's: its edge "Atlas USES MySQL" is the one withdrawn, and the new fact
+    keys on the project ("atlas: database") like "Project Atlas uses MySQL" did."""
+    for obj in objects:
+        if obj.target is not None and obj.target.kind == "project" and set(obj.gap) <= _PROJECT_FRAME:
+            return obj.target
+    return None
+
+
+_PROJECT_FRAME = frozenset(("the", "our", "my", "project", "for", "in", "on", "of", "within", "across"))
+
+
+def split_contrast(objects: list[ClauseObject]) -> tuple[list[ClauseObject], list[ClauseObject]]:
+    for index, obj in enumerate(objects):
+        if any(word in CONTRAST for word in obj.gap):
+            return objects[:index], objects[index:]
+    return objects, []
+
+
+def contrast_context(contrast: list[ClauseObject]) -> str | None:
+    names = [obj.target.name for obj in contrast if obj.target is not None]
+    return f"over {', '.join(names)}" if names else None
