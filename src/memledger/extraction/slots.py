@@ -36,6 +36,7 @@ _OBJECT_TYPE: Final[dict[str, EntityType]] = {
     "KNOW": "person",
     "INTRO": "person",
     "PART": "organization",
+    "LEAVE": "organization",
 }
 # Phrases of those kinds whose object is a person, not what the kind usually wants.
 _PERSON_OBJECT: Final = frozenset(_WORDS["PERSON_OBJECT"])
