@@ -6,7 +6,7 @@ import functools
 import json
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from sqlalchemy.engine import URL, Engine
 
@@ -20,9 +20,9 @@ from memledger.extraction.hybrid import HybridExtractor
 from memledger.extraction.modes import ModeSwitch
 from memledger.extraction.protocol import Extractor
 from memledger.formatting import tokens
-from memledger.projectors import registry
+from memledger.projectors import graph_aging, registry
 from memledger.selection.candidates import PER_CHANNEL
-from memledger.service import check, integrity, projections, scope_ids, turns, vector_channel
+from memledger.service import check, integrity, projections, replica_reads, scope_ids, turns, vector_channel
 from memledger.service.extraction import ExtractionWorker, WorkerConfig
 from memledger.service.extraction_loop import WorkerLoop
 from memledger.service.vector_channel import VectorChannel
@@ -38,6 +38,7 @@ class Database:
     tenants. ``app_engine`` is the application role's, fenced by row-level security
     (``store.row_security``): every request path takes ``for_tenant(tenant_id)`` and
     can then see and write that tenant's rows only. It connects on first use.
+    ``read_engines`` are the application role's on the read replicas, if any.
     """
 
     engine: Engine
@@ -45,6 +46,18 @@ class Database:
     embedded: bool
     settings: Settings
     app_engine: Engine
+    read_engines: tuple[Engine, ...] = ()
+
+    @cached_property
+    def reads(self) -> replica_reads.ReadReplicas:
+        """Where context, select, search and graph read: the replicas, else the primary."""
+        names = [db.to_psycopg_url(u).render_as_string(hide_password=True) for u in self.settings.read_database_urls]
+        return replica_reads.ReadReplicas(
+            self.app_engine,
+            self.read_engines,
+            names=names if len(names) == len(self.read_engines) else None,
+            fallback=self.settings.read_fallback,
+        )
 
     def describe(self) -> str:
         """Which server is in use, for people (no password)."""
@@ -63,6 +76,8 @@ class Database:
 
     def close(self) -> None:
         """Release the pools' connections."""
+        for each in self.read_engines:
+            each.dispose()
         self.app_engine.dispose()
         self.engine.dispose()
 
@@ -89,9 +104,18 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
         idle_in_transaction_timeout_ms=settings.idle_in_transaction_timeout_ms,
         pool_size=settings.pool_size,
     )
-    for each in (engine, app_engine):
+    read_engines = tuple(
+        db.create_app_engine(
+            replica_url(given, app_url(settings, url)),
+            idle_in_transaction_timeout_ms=settings.idle_in_transaction_timeout_ms,
+            pool_size=settings.pool_size,
+        )
+        for given in settings.read_database_urls
+    )
+    for each in (engine, app_engine, *read_engines):
         scope_ids.set_default(each, settings.hash_scope_ids)
     registry.use_embedder(build_embedder(settings))
+    graph_aging.use(aging_of(settings))
     turns.set_limit(settings.context_concurrency)
     if run_migrations:
         migrate.upgrade(engine)
@@ -101,7 +125,9 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
             if settings.app_password and not settings.app_database_url:
                 row_security.set_app_password(tx, settings.app_password.get_secret_value())
         _refuse_a_ledger_ahead(engine, app_engine)
-    return Database(engine=engine, url=url, embedded=embedded, settings=settings, app_engine=app_engine)
+    return Database(
+        engine=engine, url=url, embedded=embedded, settings=settings, app_engine=app_engine, read_engines=read_engines
+    )
 
 
 def _refuse_a_ledger_ahead(engine: Engine, app_engine: Engine) -> None:
@@ -128,6 +154,21 @@ def app_url(settings: Settings, owner_url: URL) -> URL:
         return given if given.database else given.set(database=owner_url.database)
     password = settings.app_password.get_secret_value() if settings.app_password else None
     return db.app_url(owner_url, password)
+
+
+# A replica that does not answer is left out after this long (libpq waits minutes by default).
+REPLICA_CONNECT_TIMEOUT_S = 2
+
+
+def replica_url(given: str, app: URL) -> URL:
+    """A read replica's URL: its server (and database, if it names one; else ``app``'s),
+    always as ``app``'s role, so a replica's reads are fenced as the primary's are; a
+    connect timeout unless it sets one."""
+    url = db.to_psycopg_url(given)
+    url = url.set(database=url.database or app.database, username=app.username, password=app.password)
+    if "connect_timeout" not in url.query:
+        url = url.update_query_dict({"connect_timeout": str(REPLICA_CONNECT_TIMEOUT_S)})
+    return url
 
 
 def build_extractor(settings: Settings) -> Extractor:
@@ -164,6 +205,15 @@ def build_worker(database: Database, extractor: Extractor | None = None) -> Extr
         max_facts=settings.max_facts_per_conversation,
     )
     return ExtractionWorker(database.engine, extractor or build_extractor(settings), config)
+
+
+def aging_of(settings: Settings) -> graph_aging.Aging:
+    """How reads age the graph, from the settings (edge decay and pruning)."""
+    return graph_aging.Aging(
+        half_life_days=settings.edge_half_life_days,
+        min_mentions=settings.prune_min_mentions,
+        recent_days=settings.prune_recent_days,
+    )
 
 
 def build_embedder(settings: Settings) -> Embedder:

@@ -28,6 +28,13 @@ class Settings(BaseSettings):
     # memledger_app and app_password (the embedded server trusts local users).
     app_database_url: str | None = None
     app_password: SecretStr | None = None
+    # Streaming replicas (hot standbys) that context, select, search and graph read from,
+    # comma-separated; each is connected as the application role, as the primary is
+    # (service/replica_reads.py). Unset: every read goes to the primary.
+    read_database_urls: Annotated[tuple[str, ...], NoDecode] = ()
+    # A read asked to follow a write (``after``) that no replica has replayed within half
+    # its deadline: served by the primary, or failed open saying so.
+    read_fallback: Literal["primary", "fail_open"] = "primary"
     home: Path = Field(default_factory=_default_home)
     database_name: str = "memledger"
     max_payload_bytes: int = Field(default=1024 * 1024, gt=0)
@@ -82,6 +89,15 @@ class Settings(BaseSettings):
     embedding_options: dict[str, Any] = Field(default_factory=dict)
     embedding_timeout_s: float = Field(default=30.0, gt=0)
     embedding_threads: int = Field(default=1, ge=1, le=64)
+    # Graph maintenance (docs/graph-maintenance.md), all applied when reading: an edge's
+    # weight halves every edge_half_life_days it goes unreinforced; an entity mentioned
+    # fewer than prune_min_mentions times, unseen and with no edge reinforced within
+    # prune_recent_days of the tenant's latest sighting, is hidden from selection and
+    # search (0: none is); serve runs the merge rules every maintenance_interval_s (0: never).
+    edge_half_life_days: float = Field(default=90.0, gt=0)
+    prune_min_mentions: int = Field(default=2, ge=0)
+    prune_recent_days: float = Field(default=90.0, gt=0)
+    maintenance_interval_s: float = Field(default=3600.0, ge=0)
 
     @field_validator("llm_models", mode="before")
     @classmethod
@@ -95,6 +111,15 @@ class Settings(BaseSettings):
         if len(set(models)) != len(models):
             raise ValueError(f"MEMLEDGER_LLM_MODELS names a model twice: {value!r}")
         return models
+
+    @field_validator("read_database_urls", mode="before")
+    @classmethod
+    def _split_urls(cls, value: object) -> object:
+        """A comma-separated list of URLs, empty entries skipped: never refused, since a
+        refused setting is shown with its value, and these hold passwords."""
+        if not isinstance(value, str):
+            return value
+        return tuple(each.strip() for each in value.split(",") if each.strip())
 
     @model_validator(mode="after")
     def _one_first_model(self) -> Settings:

@@ -29,6 +29,7 @@ from memledger.service import (
     context_limits,
     graph_stats,
     keys,
+    maintenance,
     memory,
     provenance,
     scope_assertions,
@@ -345,6 +346,17 @@ def _add_graph_stats(server: MCPServer, caller: Callable[[Context, str | None], 
         caller_tenant, engine = caller(ctx, user)
         found: dict[str, Any] = msgspec.to_builtins(graph_stats.graph_stats(engine, caller_tenant, top=top, user=user))
         return found
+
+    @server.tool(name="maintenance_status")
+    @_explained
+    def maintenance_status(ctx: Context) -> dict[str, Any]:
+        """The memory graph's upkeep: how many entities were merged into others and when last,
+        how many merges the rules would propose now, how many rarely mentioned entities are
+        hidden from context and search, and the decay half-life. Reads only; merging is the
+        operator's (`memledger maintenance run`)."""
+        caller_tenant, engine = caller(ctx, None)
+        status: dict[str, Any] = msgspec.to_builtins(maintenance.status(engine, caller_tenant))
+        return status
 
 
 def run(

@@ -27,11 +27,12 @@ TOOLS = {
     "memory_search",
     "query_graph",
     "graph_stats",
+    "maintenance_status",
     "record_turn",
     "promote_memory",
     "memory_provenance",
 }
-NO_INPUT = {"graph_stats"}  # the whole graph in numbers: every argument has a default
+NO_INPUT = {"graph_stats", "maintenance_status"}  # the whole graph: every argument has a default
 STATEMENT = "Project Heron uses Kafka."
 SCOPE = {"session": "m1", "project": "heron", "user": "dana"}
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 
 from memledger.api.deps import Actor, ContextReader, Fenced, Tenant, database_of
 from memledger.api.schemas import (
+    AFTER,
     AsOf,
     ChangedOut,
     ContextOut,
@@ -30,7 +31,16 @@ from memledger.api.schemas import (
     storable_text,
 )
 from memledger.bootstrap import vector_search
-from memledger.service import context, context_limits, graph_stats, memory, provenance, search, tenant_settings
+from memledger.service import (
+    context,
+    context_limits,
+    graph_stats,
+    memory,
+    provenance,
+    replica_reads,
+    search,
+    tenant_settings,
+)
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes, Selection, TenantSettingsChanged
 
@@ -134,6 +144,7 @@ def get_context(
     style: Literal["text", "xml"] = "text",
     as_of: Annotated[AsOf, Query(description="a ledger position (digits), or a time with a timezone")] = None,
     deadline_ms: Annotated[int | None, Query(ge=1, le=context.MAX_DEADLINE_MS)] = None,
+    after: Annotated[int | None, Query(ge=0, lt=2**63, description=AFTER)] = None,
 ) -> ContextOut:
     """The read-only memory block for a request. Never an error for the agent's chat
     loop: when memory cannot answer, the block is empty and says why (with the
@@ -150,9 +161,11 @@ def get_context(
         as_of=as_of,
         deadline_ms=deadline_ms or database.settings.context_deadline_ms,
     )
-    served = context.build_context(
+    served = replica_reads.build_context(
+        database.reads,
         engine,
         select,
+        after=after,
         style=style,
         max_tokens=max_tokens,
         token_model=model,
@@ -189,7 +202,9 @@ def post_select(body: SelectIn, request: Request, reader: ContextReader) -> Sele
         as_of=body.as_of,
         deadline_ms=body.deadline_ms or database.settings.context_deadline_ms,
     )
-    selection = context.select(engine, select, vector_search=vector_search(database))
+    selection = replica_reads.select(
+        database.reads, engine, select, after=body.after, vector_search=vector_search(database)
+    )
     own = selection.scopes.user if selection.scopes else None
     unnamed = msgspec.structs.replace(selection, items=tuple(search.others_unnamed(i, own) for i in selection.items))
     return SelectionOut(
@@ -316,7 +331,6 @@ def restore(
 def get_search(
     request: Request,
     tenant_id: Tenant,
-    engine: Fenced,
     q: Annotated[str, Query(min_length=1, max_length=10_000)],
     session: str | None = None,
     project: str | None = None,
@@ -324,18 +338,25 @@ def get_search(
     org: str | None = None,
     k: Annotated[int, Query(ge=1, le=search.MAX_K)] = 10,
     kind: Annotated[list[Literal["fact", "entity", "relationship", "turn"]] | None, Query()] = None,
+    after: Annotated[int | None, Query(ge=0, lt=2**63, description=AFTER)] = None,
 ) -> list[Item]:
     """Hybrid search over facts, entities, relationships and turns, each citing its turns."""
     scopes = _query_scopes(session, project, user, org)
-    vectors = vector_search(database_of(request))
-    found = search.search(engine, tenant_id, scopes, q, k=k, kinds=kind, vector_search=vectors)
+    database = database_of(request)
+    vectors = vector_search(database)
+    found = database.reads.read(
+        tenant_id,
+        lambda on: search.search(on, tenant_id, scopes, q, k=k, kinds=kind, vector_search=vectors),
+        after=after,
+        wait_s=replica_reads.wait_s(database.settings.context_deadline_ms),
+    )
     return [Item(**msgspec.to_builtins(item)) for item in found]
 
 
 @router.get("/v1/graph", tags=["agents"])
 def get_graph(
+    request: Request,
     tenant_id: Tenant,
-    engine: Fenced,
     entity: Annotated[str, Query(min_length=1, max_length=200)],
     depth: Annotated[int, Query(ge=1, le=search.MAX_DEPTH)] = 1,
     relation: Annotated[
@@ -345,17 +366,18 @@ def get_graph(
         list[str] | None, Query(description=f"only edges to these types: {', '.join(search.ENTITY_TYPES)}")
     ] = None,
     user: str | None = None,
+    after: Annotated[int | None, Query(ge=0, lt=2**63, description=AFTER)] = None,
 ) -> dict[str, Any]:
     """Relationships around an entity ("me" for the user), with the turns behind each.
     A relation that cannot be one, or an unknown entity type, is refused (422)."""
-    answer = search.query_graph(
-        engine,
+    database = database_of(request)
+    answer = database.reads.read(
         tenant_id,
-        entity,
-        depth=depth,
-        relations=relation,
-        entity_types=entity_type,
-        user=user,
+        lambda on: search.query_graph(
+            on, tenant_id, entity, depth=depth, relations=relation, entity_types=entity_type, user=user
+        ),
+        after=after,
+        wait_s=replica_reads.wait_s(database.settings.context_deadline_ms),
     )
     found: dict[str, Any] = msgspec.to_builtins(answer)
     return found

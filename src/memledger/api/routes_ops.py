@@ -10,11 +10,11 @@ import msgspec
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
-from memledger.api.deps import Fenced, Tenant, database_of
+from memledger.api.deps import Actor, Fenced, Tenant, database_of
 from memledger.api.schemas import EventsPage, storable_text
 from memledger.bootstrap import build_worker
 from memledger.errors import Unauthorized
-from memledger.service import health, ledger_pages, projections
+from memledger.service import health, ledger_pages, maintenance, projections, replica_reads
 
 router = APIRouter(dependencies=[Depends(storable_text)])  # one rule for text (schemas.storable_text)
 
@@ -56,6 +56,27 @@ def get_projections(engine: Fenced) -> list[dict[str, Any]]:
     ]
 
 
+@router.get("/v1/maintenance", tags=["operators"])
+def get_maintenance(tenant_id: Tenant, engine: Fenced) -> dict[str, Any]:
+    """The graph's upkeep: entities merged and merges the rules would propose now,
+    entities pruning hides from context and search, and the aging settings reads apply."""
+    found: dict[str, Any] = msgspec.to_builtins(maintenance.status(engine, tenant_id))
+    return found
+
+
+@router.post("/v1/maintenance/run", tags=["operators"])
+def run_maintenance(
+    request: Request, tenant_id: Tenant, engine: Fenced, actor: Actor, dry_run: bool = False
+) -> dict[str, Any]:
+    """Merge the entities the rules find to be one (one ``EntitiesMerged`` event per
+    group, with its evidence); with ``dry_run``, only say which. Running again merges
+    nothing new."""
+    owner = database_of(request).engine
+    report = maintenance.run(engine, tenant_id, owner=owner, dry_run=dry_run, actor=actor)
+    found: dict[str, Any] = msgspec.to_builtins(report)
+    return found
+
+
 @router.get("/health", tags=["operators"])
 def get_health(request: Request, detail: bool = False) -> JSONResponse:
     """Up or down for anyone: 200 ``{"status": "ok"}`` or 503 ``{"status": "unavailable"}``.
@@ -69,6 +90,8 @@ def get_health(request: Request, detail: bool = False) -> JSONResponse:
     report = health.check(database.engine, build_worker(database), datetime.now(UTC))
     status = 200 if report["ok"] else 503
     if detail:
+        if database.reads.replicas:  # reads fall back to the primary: a replica's lag is shown, not a 503
+            report["replicas"] = msgspec.to_builtins(replica_reads.lag(database.reads, database.engine))
         return JSONResponse(status_code=status, content=report)
     return JSONResponse(status_code=status, content={"status": "ok" if report["ok"] else "unavailable"})
 

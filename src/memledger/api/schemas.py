@@ -24,6 +24,8 @@ Kind = Literal["decision", "lesson_learned", "preference", "procedure", "task_up
 
 
 _AS_OF = "must be a ledger position or an ISO 8601 time with a timezone, not {value}"
+# Read-your-writes on a read replica (docs/operations.md, Read replicas).
+AFTER = "the last position POST /v1/turns gave back: read from a replica only once it holds it"
 
 
 def _as_of(value: object) -> int | datetime | None:
@@ -187,6 +189,7 @@ class SelectIn(Strict):
     min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
     as_of: AsOf = Field(default=None, description="a ledger position, or a time with a timezone")
     deadline_ms: int | None = Field(default=None, ge=1, le=MAX_DEADLINE_MS, description="default: the server's setting")
+    after: int | None = Field(default=None, ge=0, lt=2**63, description=AFTER)
 
 
 class CitedTurn(BaseModel):

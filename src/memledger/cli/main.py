@@ -26,6 +26,7 @@ from memledger.cli import (
     extraction_commands,
     import_commands,
     integrity_commands,
+    maintenance_commands,
     projections_commands,
     scope_commands,
     serve_commands,
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     extraction_commands.register(commands)
     context_commands.register(commands)
     stats_commands.register(commands)
+    maintenance_commands.register(commands)
     serve_commands.register(commands)
     integrity_commands.register(commands)
     erasure_commands.register(commands)

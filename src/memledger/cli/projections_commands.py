@@ -14,7 +14,7 @@ from memledger import bootstrap
 from memledger.cli.arguments import add_json, positive_int
 from memledger.cli.output import json_line
 from memledger.config import Settings
-from memledger.service import projections
+from memledger.service import projections, replica_reads
 
 
 def register(commands: Any) -> None:
@@ -61,11 +61,14 @@ def status_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         rows = projections.statuses(database.engine)
+        replicas = replica_reads.lag(database.reads, database.engine)
     finally:
         database.close()
     if args.json:
         for row in rows:
             print(json_line(msgspec.to_builtins(row)))
+        for lag in replicas:  # MEMLEDGER_READ_DATABASE_URLS: one line each, keyed apart from projections
+            print(json_line({"replica": msgspec.to_builtins(lag)}))
         return 0
     print(f"{'name':14} {'version':>7} {'position':>10} {'applied':>10} {'lag':>8} {'lag s':>8}  state")
     for r in rows:
@@ -75,7 +78,18 @@ def status_command(args: argparse.Namespace) -> int:
         )
         if r.error:
             print(f"{'':14} stopped at position {r.error_position} (event {r.error_event_id}): {r.error}")
+    _print_replicas(replicas)
     return 0 if all(r.state != "failed" for r in rows) else 1
+
+
+def _print_replicas(replicas: list[replica_reads.ReplicaLag]) -> None:
+    """Each read replica's replay lag (none configured: nothing)."""
+    if replicas:
+        print(f"\n{'replica':40} {'bytes behind':>12} {'replay age s':>12}  state")
+    for lag in replicas:
+        behind = "" if lag.bytes_behind is None else str(lag.bytes_behind)
+        age = "" if lag.replay_age_s is None else f"{lag.replay_age_s:.1f}"
+        print(f"{lag.name:40} {behind:>12} {age:>12}  {lag.state}")
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from memledger.cli.extraction_commands import FROM_NOW_HELP, announce_start
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
-from memledger.service import keys
+from memledger.service import keys, maintenance_schedule
 from memledger.store import db
 
 
@@ -86,6 +86,8 @@ def serve_command(args: argparse.Namespace) -> int:
     bootstrap.warm_tokenizers(settings)  # litellm's import starts now, in the background
     bootstrap.preload_embedder(database)  # so no request waits for the model
     background = None if args.no_workers else _start_workers(database, args.from_now)
+    interval_s = 0.0 if args.no_workers else settings.maintenance_interval_s
+    upkeep = maintenance_schedule.start(database.engine, database.for_tenant, interval_s)
     stop_watch = _watch_embedded(database)
     _log.info("%s", _startup_line(args, database, background))
     try:
@@ -93,6 +95,8 @@ def serve_command(args: argparse.Namespace) -> int:
         uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=not args.no_access_log)
     finally:
         stop_watch.set()
+        if upkeep is not None:
+            upkeep.stop()
         if background is not None:
             background.stop()
         database.close()

@@ -252,6 +252,33 @@ class ApiKeyRevoked(Event, tag="api_key.revoked", frozen=True):
     reason: str = ""
 
 
+class EntitiesMerged(Event, tag="entities.merged", frozen=True):
+    """Entities found to be one: each of ``merged_entity_ids`` reads as ``kept_entity_id``
+    from now on; no row is deleted, and ``EntitiesSplit`` undoes it. ``rule`` and
+    ``score`` are the evidence (which rule matched, how strongly), ``merged_by`` who or
+    what decided."""
+
+    # Entity ids are made of names ("person:ada lovelace").
+    private_fields: ClassVar[tuple[str, ...]] = ("kept_entity_id", "merged_entity_ids", "evidence")
+    kept_entity_id: ItemId
+    merged_entity_ids: tuple[ItemId, ...]  # never empty when made; empty once erased
+    rule: Name
+    score: Confidence
+    merged_by: Name
+    evidence: str = ""
+
+
+class EntitiesSplit(Event, tag="entities.split", frozen=True):
+    """Undo of a merge: each of ``merged_entity_ids`` is its own entity again, and is
+    never proposed for a merge with ``kept_entity_id`` again."""
+
+    private_fields: ClassVar[tuple[str, ...]] = ("kept_entity_id", "merged_entity_ids", "reason")
+    kept_entity_id: ItemId
+    merged_entity_ids: tuple[ItemId, ...]  # never empty when made; empty once erased
+    split_by: Name
+    reason: str = ""
+
+
 AnyEvent = (
     TurnRecorded
     | FactExtracted
@@ -267,6 +294,8 @@ AnyEvent = (
     | TenantSettingsChanged
     | ApiKeyIssued
     | ApiKeyRevoked
+    | EntitiesMerged
+    | EntitiesSplit
 )
 
 ALL_EVENT_TYPES: tuple[type[Event], ...] = (
@@ -284,4 +313,6 @@ ALL_EVENT_TYPES: tuple[type[Event], ...] = (
     TenantSettingsChanged,
     ApiKeyIssued,
     ApiKeyRevoked,
+    EntitiesMerged,
+    EntitiesSplit,
 )

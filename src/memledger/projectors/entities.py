@@ -5,23 +5,34 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from functools import lru_cache
+from importlib import resources
 
 import msgspec
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, TSVECTOR
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
-from memledger.events.catalogue import EntityObserved, MemoryReinforced, MemoryRestored, MemoryRetracted
+from memledger.events.catalogue import (
+    EntitiesMerged,
+    EntitiesSplit,
+    EntityObserved,
+    MemoryReinforced,
+    MemoryRestored,
+    MemoryRetracted,
+)
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Recorded
 from memledger.events.keys import USER_NODE, entity_id
-from memledger.projectors import bulk
+from memledger.projectors import bulk, checkpoints
 from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
 
 NAME = "entities"
-VERSION = 2  # v2: the aliases' words are searched too
-HANDLES = frozenset(tag_of(t) for t in (EntityObserved, MemoryReinforced, MemoryRetracted, MemoryRestored))
+VERSION = 3  # v2: the aliases' words are searched too; v3: merges
+HANDLES = frozenset(
+    tag_of(t)
+    for t in (EntityObserved, MemoryReinforced, MemoryRetracted, MemoryRestored, EntitiesMerged, EntitiesSplit)
+)
 _TS = sa.DateTime(timezone=True)
 
 entities = sa.Table(
@@ -42,6 +53,10 @@ entities = sa.Table(
     sa.Column("last_position", sa.BigInteger),
     sa.Column("source_turns", ARRAY(sa.Text)),
     sa.Column("tsv", TSVECTOR),
+    sa.Column("merged_into", sa.Text),
+    sa.Column("merged_at", _TS),
+    sa.Column("merge_rule", sa.Text),
+    sa.Column("kept_apart", ARRAY(sa.Text)),
     schema=live_schema(NAME),
 )
 
@@ -63,6 +78,10 @@ class EntityRow(msgspec.Struct):
     first_position: int
     last_position: int
     source_turns: list[str]
+    merged_into: str | None = None  # the entity this one reads as since a merge (None: itself)
+    merged_at: datetime | None = None
+    merge_rule: str | None = None
+    kept_apart: list[str] = []  # entities a split separated it from: never merged with again
 
 
 # Pure and costly (NFKC and a regex), and a ledger names few entities many times.
@@ -130,8 +149,51 @@ def evolve(rows: dict[tuple[str, str], EntityRow], rec: Recorded, changed: set[t
                 row.status = "retracted" if isinstance(event, MemoryRetracted) else "active"
             _seen(row, rec)
             changed.add(key)
+        case EntitiesMerged():
+            _merge(rows, rec, event, changed)
+        case EntitiesSplit():
+            _split(rows, rec, event, changed)
         case _:
             pass
+
+
+def _merge(
+    rows: dict[tuple[str, str], EntityRow], rec: Recorded, event: EntitiesMerged, changed: set[tuple[str, str]]
+) -> None:
+    """Point each merged entity at the kept one. A merge into an unknown or merged
+    entity, or of one merged already, of another type or kept apart by a split, is
+    ignored (the service refuses it; a race may still append it)."""
+    kept = rows.get((rec.tenant_id, event.kept_entity_id))
+    if kept is None or kept.merged_into is not None:
+        return
+    for merged_id in event.merged_entity_ids:
+        key = (rec.tenant_id, merged_id)
+        row = rows.get(key)
+        if row is None or row is kept or row.merged_into is not None or row.entity_type != kept.entity_type:
+            continue
+        if kept.entity_id in row.kept_apart:
+            continue
+        row.merged_into, row.merged_at, row.merge_rule = kept.entity_id, rec.occurred_at, event.rule
+        changed.add(key)
+
+
+def _split(
+    rows: dict[tuple[str, str], EntityRow], rec: Recorded, event: EntitiesSplit, changed: set[tuple[str, str]]
+) -> None:
+    """Make each merged entity its own again, and keep both sides apart from now on."""
+    kept_key = (rec.tenant_id, event.kept_entity_id)
+    kept = rows.get(kept_key)
+    for merged_id in event.merged_entity_ids:
+        key = (rec.tenant_id, merged_id)
+        row = rows.get(key)
+        if row is None or row.merged_into != event.kept_entity_id:
+            continue
+        row.merged_into = row.merged_at = row.merge_rule = None
+        row.kept_apart = merge_ordered(row.kept_apart, [event.kept_entity_id])
+        changed.add(key)
+        if kept is not None:
+            kept.kept_apart = merge_ordered(kept.kept_apart, [merged_id])
+            changed.add(kept_key)
 
 
 def _keys(batch: Sequence[Recorded]) -> set[tuple[str, str]]:
@@ -142,11 +204,14 @@ def _keys(batch: Sequence[Recorded]) -> set[tuple[str, str]]:
             keys.add((rec.tenant_id, _entity_id(event.entity_type, event.name)))
         elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored) and event.item_kind == "entity":
             keys.add((rec.tenant_id, event.item_id))
+        elif isinstance(event, EntitiesMerged | EntitiesSplit):
+            keys.update((rec.tenant_id, i) for i in (event.kept_entity_id, *event.merged_entity_ids))
     return keys
 
 
 class EntitiesProjector:
-    """Projects EntityObserved, and reinforcement, retraction and restore of entities."""
+    """Projects EntityObserved, reinforcement, retraction and restore of entities, and
+    their merges and splits."""
 
     name = NAME
     version = VERSION
@@ -216,14 +281,16 @@ def shown_ids(column: sa.ColumnElement[str], users: Collection[str] | None) -> s
 
 
 def count_by_type(conn: Connection, tenant_id: str) -> list[EntityCount]:
-    """The tenant's entities counted by type and status (every user's), in that order.
-    Reads ``conn``'s snapshot; writes nothing."""
+    """The tenant's entities counted by type and status (every user's), in that order;
+    an entity merged into another counts as status "merged". Reads ``conn``'s snapshot;
+    writes nothing."""
     e = entities.c
+    status = sa.case((e.merged_into.is_not(None), "merged"), else_=e.status).label("status")
     stmt = (
-        sa.select(e.entity_type, e.status, sa.func.count(), sa.func.count().filter(e.mention_count < 2))
+        sa.select(e.entity_type, status, sa.func.count(), sa.func.count().filter(e.mention_count < 2))
         .where(e.tenant_id == tenant_id)
-        .group_by(e.entity_type, e.status)
-        .order_by(e.entity_type, e.status)
+        .group_by(e.entity_type, status)
+        .order_by(e.entity_type, status)
     )
     return [EntityCount(*row) for row in conn.execute(stmt).all()]
 
@@ -231,13 +298,36 @@ def count_by_type(conn: Connection, tenant_id: str) -> list[EntityCount]:
 def most_mentioned(
     conn: Connection, tenant_id: str, limit: int, *, users: Collection[str] | None
 ) -> list[MentionedEntity]:
-    """The ``limit`` active entities mentioned most (ties by id); of the user entities,
-    only ``users`` (``shown_ids``). Reads ``conn``'s snapshot; writes nothing."""
+    """The ``limit`` active entities mentioned most (ties by id), none merged into
+    another; of the user entities, only ``users`` (``shown_ids``). Reads ``conn``'s
+    snapshot; writes nothing."""
     e = entities.c
     stmt = (
         sa.select(e.entity_id, e.name, e.entity_type, e.mention_count)
-        .where(e.tenant_id == tenant_id, e.status == "active", shown_ids(e.entity_id, users))
+        .where(e.tenant_id == tenant_id, e.status == "active", e.merged_into.is_(None), shown_ids(e.entity_id, users))
         .order_by(e.mention_count.desc(), e.entity_id)
         .limit(limit)
     )
     return [MentionedEntity(*row) for row in conn.execute(stmt).all()]
+
+
+_UPGRADED_FROM = 2
+
+
+def upgrade_in_place(engine: Engine) -> bool:
+    """Make a live v2 copy v3 where it stands (``projections/entities/v3_from_v2.sql``):
+    v3 adds only the merge columns, empty for every event v2 applied, so this equals a
+    rebuild and spares one. True if it upgraded; a copy of another version is left."""
+    sql = (resources.files("memledger.projection_sql") / NAME / "v3_from_v2.sql").read_text(encoding="utf-8")
+    with engine.begin() as tx:
+        found = checkpoints.lock(tx, NAME)
+        if found is None or found.version != _UPGRADED_FROM or found.state != "live":
+            return False
+        quoted = tx.dialect.identifier_preparer.quote_schema(found.db_schema)
+        # text(): DDL from the projection's own SQL file, run with its schema first on the
+        # search_path (as runner.create_tables); the schema name is quoted by the dialect.
+        tx.execute(sa.text(f"SET LOCAL search_path TO {quoted}, public"))
+        tx.execute(sa.text(sql))
+        tx.execute(sa.text("SET LOCAL search_path TO DEFAULT"))
+        checkpoints.replace(tx, NAME, msgspec.structs.replace(found, version=VERSION))
+    return True

@@ -4,7 +4,7 @@ names, and the graph around them (symmetric relations read both ways)."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -16,6 +16,7 @@ from sqlalchemy.types import NullType
 
 from memledger.errors import InvalidCommand
 from memledger.events.keys import USER_NODE, entity_id, normalise_name
+from memledger.projectors import entity_merges, graph_aging
 from memledger.projectors.entities import entities
 from memledger.projectors.relationships import relationships
 
@@ -79,6 +80,7 @@ class Edge(msgspec.Struct, frozen=True):
     last_seen_at: datetime
     source_turns: list[str]
     hop: int
+    weight: float = 0.0  # confidence decayed from last_seen_at to the reading time (graph_aging)
 
 
 _ENTITY_COLUMNS = (
@@ -118,20 +120,40 @@ def named_in(
     *,
     limit: int = 20,
     users: Collection[str] | None = None,
+    aging: graph_aging.Aging | None = None,
 ) -> list[EntityHit]:
     """Active entities whose name or an alias appears, as whole words, in ``text``; of
-    the user entities, only ``users`` (``shows``)."""
+    the user entities, only ``users`` (``shows``). An entity merged into another is
+    found as the one it was merged into; with ``aging``, entities pruning hides are not
+    found (``graph_aging.hidden``)."""
     if not words:
         return []
     haystack = f" {normalise_name(text)} "
     params = {"tenant_id": tenant_id, "tsquery": " | ".join(words), "haystack": haystack}
-    hits = []
-    for row in conn.execute(_NAMED_IN, params).all():
-        hit = EntityHit(*row)
+    hits: list[EntityHit] = []
+    merged: dict[str, str] = {}  # a hit's id -> the id it was merged into
+    for row in conn.execute(_named_in_statement(aging), params).all():
+        hit = EntityHit(*row[:-1])
         names = [hit.name, *hit.aliases]
         if any(f" {n} " in haystack for n in map(normalise_name, names) if n) and shows([hit.entity_id], users):
             hits.append(hit)
+            if row[-1] is not None:
+                merged[hit.entity_id] = row[-1]
+    if merged:
+        hits = _as_kept(conn, tenant_id, hits, users)
     return hits[:limit]
+
+
+def _as_kept(conn: Connection, tenant_id: str, hits: list[EntityHit], users: Collection[str] | None) -> list[EntityHit]:
+    """``hits`` with each merged entity replaced by the active one it reads as, each once."""
+    root = entity_merges.roots(conn, tenant_id, (h.entity_id for h in hits))
+    kept = {k.entity_id: k for k in entities_by_id(conn, tenant_id, set(root.values()), users=users, active=True)}
+    out: dict[str, EntityHit] = {}
+    for hit in hits:
+        chosen = kept.get(root[hit.entity_id]) if hit.entity_id in root else hit
+        if chosen is not None:
+            out.setdefault(chosen.entity_id, chosen)
+    return list(out.values())
 
 
 # An entity's id ends with its normalised name (keys.entity_id), so the statement keeps
@@ -139,31 +161,44 @@ def named_in(
 # most entities matching a word of the request (in a name or a description) are neither.
 _NAME_IN_ID = sa.func.substr(entities.c.entity_id, sa.func.strpos(entities.c.entity_id, ":") + 1)
 
-# Built once: a statement built per call costs more Python than its round trip.
-_NAMED_IN = (
-    sa.select(*_ENTITY_COLUMNS)
-    .where(
-        entities.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
-        entities.c.status == "active",
-        entities.c.tsv.op("@@")(sa.func.to_tsquery("simple", sa.bindparam("tsquery", type_=sa.Text))),
-        sa.or_(
-            sa.func.strpos(sa.bindparam("haystack", type_=sa.Text), " " + _NAME_IN_ID + " ") > 0,
-            sa.func.cardinality(entities.c.aliases) > 0,
-        ),
+
+# Built once per aging: a statement built per call costs more Python than its round trip.
+@lru_cache(maxsize=8)
+def _named_in_statement(aging: graph_aging.Aging | None) -> sa.Select[Any]:
+    tenant = sa.bindparam("tenant_id", type_=sa.Text)
+    stmt = (
+        sa.select(*_ENTITY_COLUMNS, entities.c.merged_into)
+        .where(
+            entities.c.tenant_id == tenant,
+            entities.c.status == "active",
+            entities.c.tsv.op("@@")(sa.func.to_tsquery("simple", sa.bindparam("tsquery", type_=sa.Text))),
+            sa.or_(
+                sa.func.strpos(sa.bindparam("haystack", type_=sa.Text), " " + _NAME_IN_ID + " ") > 0,
+                sa.func.cardinality(entities.c.aliases) > 0,
+            ),
+        )
+        .order_by(entities.c.mention_count.desc(), entities.c.entity_id)
+        .limit(200)
     )
-    .order_by(entities.c.mention_count.desc(), entities.c.entity_id)
-    .limit(200)
-)
+    return stmt if aging is None else stmt.where(sa.not_(graph_aging.hidden(tenant, aging)))
 
 
 def entities_by_id(
-    conn: Connection, tenant_id: str, entity_ids: Iterable[str], *, users: Collection[str] | None = None
+    conn: Connection,
+    tenant_id: str,
+    entity_ids: Iterable[str],
+    *,
+    users: Collection[str] | None = None,
+    active: bool = False,
 ) -> list[EntityHit]:
-    """Entities by id (active or not); of the user entities, only ``users`` (``shows``)."""
+    """Entities by id (active or not, unless ``active``); of the user entities, only
+    ``users`` (``shows``)."""
     ids = sorted(i for i in set(entity_ids) if shows([i], users))
     if not ids:
         return []
     stmt = sa.select(*_ENTITY_COLUMNS).where(entities.c.tenant_id == tenant_id, entities.c.entity_id.in_(ids))
+    if active:
+        stmt = stmt.where(entities.c.status == "active")
     return [EntityHit(*row) for row in conn.execute(stmt).all()]
 
 
@@ -177,6 +212,7 @@ def walk(
     entity_types: Iterable[str] | None = None,
     limit_per_hop: int = 200,
     users: Collection[str] | None = None,
+    at: datetime | None = None,
 ) -> list[Edge]:
     """Active edges reachable from the ``start`` entity ids within ``depth`` hops
     (1 to 3: ``check_depth``), each edge once at the hop it was first reached. Edges are
@@ -185,25 +221,40 @@ def walk(
 
     Each hop reads the ``limit_per_hop`` most confident edges touching its frontier.
     The first two hops are read in one statement (the second hop's frontier worked
-    out in SQL exactly as below), so a 2-hop walk costs one round trip, not two.
+    out in SQL exactly as below), so a 2-hop walk costs one round trip, not two. In a
+    tenant with merged entities, hops are read one at a time instead, each edge's ends
+    read as the entities they were merged into (``_merged_hop``). Each edge's
+    ``weight`` is its confidence decayed to ``at`` (default: now; ``graph_aging``).
     """
     depth = check_depth(depth)
     frontier = {node for node in start if shows([node], users)}
+    merges = bool(frontier) and entity_merges.has_merges(conn, tenant_id)
+    if merges:
+        root = entity_merges.roots(conn, tenant_id, frontier)
+        frontier = {root.get(node, node) for node in frontier}
+    when, half_life = at or datetime.now(UTC), graph_aging.current().half_life_days
     seen_nodes = set(frontier)
     seen_edges: set[str] = set()
     found: list[Edge] = []
     wanted_relations = sorted(set(relations)) if relations is not None else None
     wanted_types = sorted(set(entity_types)) if entity_types is not None else None
     read: dict[int, list[Any]] = {}
-    if depth >= 2 and frontier:
+    if depth >= 2 and frontier and not merges:
         read = _two_hops(conn, tenant_id, frontier, wanted_relations, wanted_types, limit_per_hop, users)
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        rows = read[hop] if hop in read else _hop(conn, tenant_id, frontier, wanted_relations, limit_per_hop)
+        rows: Sequence[Any]
+        if hop in read:
+            rows = read[hop]
+        elif merges:
+            rows = _merged_hop(conn, tenant_id, frontier, wanted_relations, limit_per_hop)
+        else:
+            rows = _hop(conn, tenant_id, frontier, wanted_relations, limit_per_hop)
         next_frontier: set[str] = set()
         for row in rows:
-            edge = Edge(*row, hop=hop)  # type: ignore[misc]
+            weight = graph_aging.edge_weight(row[10], row[12], when, half_life)
+            edge = Edge(*row, hop=hop, weight=weight)  # type: ignore[misc]
             if edge.relationship_key in seen_edges:
                 continue
             far = edge.target_entity_id if edge.source_entity_id in frontier else edge.source_entity_id
@@ -241,6 +292,16 @@ def _hop(
 ) -> Sequence[Any]:
     params = {"tenant_id": tenant_id, "frontier": sorted(frontier), "relations": relations, "limit": limit}
     return conn.execute(_hop_statement(relations is not None), params).all()
+
+
+def _merged_hop(
+    conn: Connection, tenant_id: str, frontier: set[str], relations: Sequence[str] | None, limit: int
+) -> list[list[Any]]:
+    """``_hop`` for a frontier of kept entities: the edges touching them or any entity
+    merged into them, their ends read through the merges (``entity_merges.resolve_ends``)."""
+    groups = entity_merges.members(conn, tenant_id, frontier)
+    rows = _hop(conn, tenant_id, frontier.union(*groups.values()), relations, limit)
+    return entity_merges.resolve_ends(conn, tenant_id, rows)
 
 
 @lru_cache(maxsize=4)

@@ -24,7 +24,7 @@ from memledger.events.keys import SYMMETRIC_RELATIONS, entity_id, relationship_k
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
-from memledger.projectors.entities import shown_ids
+from memledger.projectors.entities import entities, shown_ids
 
 NAME = "relationships"
 VERSION = 3  # v2: a retracted edge said again in a new turn comes back; v3: covering end indexes
@@ -277,8 +277,8 @@ class RelationCount(msgspec.Struct, frozen=True):
 
 
 class ConnectedEntity(msgspec.Struct, frozen=True):
-    """An entity and its degree: how many active edges touch it (a self-loop once).
-    Its name and type are those an edge stored for it."""
+    """An entity and its degree: how many active edges touch it or an entity merged into
+    it (a self-loop once). Its name and type are those an edge stored for it."""
 
     entity_id: str
     name: str
@@ -301,7 +301,9 @@ def count_by_relation(conn: Connection, tenant_id: str) -> list[RelationCount]:
 
 def _active_ends(tenant_id: str) -> sa.Subquery:
     """Each end of the tenant's active edges: (entity_id, name, entity_type), one row
-    per edge and end; a self-loop's target is its source, so counted once."""
+    per edge and end, the id read as the entity it was merged into (one merge deep: the
+    rules merge into entities that were not merged); a self-loop's target is its source,
+    so counted once."""
     r = relationships.c
     live = (r.tenant_id == tenant_id, r.status == "active")
     sources = sa.select(
@@ -310,7 +312,15 @@ def _active_ends(tenant_id: str) -> sa.Subquery:
     targets = sa.select(r.target_entity_id, r.target_name, r.target_type).where(
         *live, r.target_entity_id != r.source_entity_id
     )
-    return sa.union_all(sources, targets).subquery("ends")
+    said = sa.union_all(sources, targets).subquery("said")
+    e = entities.c
+    merged = sa.and_(e.tenant_id == tenant_id, e.entity_id == said.c.entity_id)
+    resolved = sa.func.coalesce(e.merged_into, said.c.entity_id).label("entity_id")
+    return (
+        sa.select(resolved, said.c.name, said.c.entity_type)
+        .select_from(said.outerjoin(entities, merged))
+        .subquery("ends")
+    )
 
 
 def most_connected(

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import Scopes
 from memledger.events.envelope import Cursor
 from memledger.events.keys import entity_id
-from memledger.projectors import embeddings, facts_channels, facts_queries, graph_queries, turns
+from memledger.projectors import embeddings, facts_channels, facts_queries, graph_aging, graph_queries, turns
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate, conflict_ranks
@@ -169,19 +169,22 @@ def add_graph(
 ) -> None:
     """Add to ``pool`` the entities named in ``request`` and the edges within 2 hops of
     them (and of the user, when the request speaks of "I"/"my"), the
-    ``edges_per_hop`` most confident of each hop. Entity ids ("type:name") and
+    ``edges_per_hop`` most confident of each hop, ranked by decayed weight; entities
+    pruning hides are not among them (``graph_aging``). Entity ids ("type:name") and
     relationship keys ("a|REL|b") never equal a fact's memory id, so this adds
     candidates and changes none that ``gather_facts`` found. Of the user entities, only
     the request's own user's is shown or walked through (``graph_queries.users_shown``)."""
     words = query_words(request)
     users = graph_queries.users_shown(scopes.user)
-    named = graph_queries.named_in(conn, tenant_id, words, request, users=users)
+    named = graph_queries.named_in(conn, tenant_id, words, request, users=users, aging=graph_aging.current())
     start = {hit.entity_id for hit in named}
     for rank, hit in enumerate(named, start=1):
         _add(pool, entity_item(hit), "graph", rank, hops=0, seen_at=hit.last_seen_at)
     if speaks_of_self(request) and scopes.user:
         start.add(entity_id("user", scopes.user))
     walked = graph_queries.walk(conn, tenant_id, start, depth=2, limit_per_hop=edges_per_hop, users=users)
+    # Ranked by weight (confidence decayed since the last reinforcement) within a hop.
+    walked.sort(key=lambda edge: (edge.hop, -edge.weight, edge.relationship_key))
     for rank, edge in enumerate(walked, start=1):
         _add(pool, edge_item(edge), "graph", rank, hops=edge.hop, seen_at=edge.last_seen_at)
 

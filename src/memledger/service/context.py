@@ -21,7 +21,6 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand, LedgerError
-from memledger.events.catalogue import Scopes
 from memledger.events.envelope import Cursor
 from memledger.extraction.secrets import find_secret
 from memledger.formatting import Block, render
@@ -51,8 +50,26 @@ from memledger.service import (
     turns,
 )
 from memledger.service.context_limits import MIN_BUDGET_CHARS
+from memledger.service.context_request import DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, SelectRequest
 from memledger.store import db, event_reads
 from memledger.store.identifiers import check_identifier
+
+# The request's shape lives in context_request; callers know it as context.SelectRequest.
+__all__ = [
+    "DEFAULT_DEADLINE_MS",
+    "EDGES_PER_HOP",
+    "MAX_DEADLINE_MS",
+    "SELECT_SETTINGS",
+    "SelectRequest",
+    "ServedBlock",
+    "ServedContext",
+    "VectorSearch",
+    "VectorWait",
+    "build_context",
+    "render_block",
+    "select",
+    "served_block",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +88,6 @@ _REASON_LIMIT = 300
 # confident edges of each hop: more would make a hub's 2-hop walk slower and add
 # nothing that can be shown.
 EDGES_PER_HOP = 50
-DEFAULT_DEADLINE_MS = 750
-MAX_DEADLINE_MS = 60_000
 SELECT_SETTINGS = {"hnsw.iterative_scan": "relaxed_order", "plan_cache_mode": "force_generic_plan"}
 # Waits at most its argument in seconds (None: no limit) for the request's vector
 # (None for a blank request); raises TimeoutError after that, or why embedding failed.
@@ -86,54 +101,19 @@ class VectorSearch(Protocol):
     def start(self, text: str) -> VectorWait: ...
 
 
-@dataclass(frozen=True)
-class SelectRequest:
-    """What an agent asks for before a prompt."""
-
-    tenant_id: str
-    scopes: Scopes
-    request: str
-    budget_chars: int = 5000
-    min_confidence: float = 0.7
-    as_of: datetime | int | None = None  # a time of recording, or a ledger position
-    deadline_ms: int = DEFAULT_DEADLINE_MS
-
-    def __post_init__(self) -> None:
-        for name in ("budget_chars", "deadline_ms"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidCommand(f"{name} must be an int, not {value!r}")
-        if isinstance(self.min_confidence, bool) or not isinstance(self.min_confidence, (int, float)):
-            raise InvalidCommand(f"min_confidence must be a number from 0 to 1, not {self.min_confidence!r}")
-        if not 0 <= self.min_confidence <= 1:
-            raise InvalidCommand(f"min_confidence must be from 0 to 1, not {self.min_confidence}")
-        # 0 would be no deadline at all (PostgreSQL's statement_timeout 0 is off)
-        if not 1 <= self.deadline_ms <= MAX_DEADLINE_MS:
-            raise InvalidCommand(f"deadline_ms must be 1 to {MAX_DEADLINE_MS}, not {self.deadline_ms}")
-        _check_as_of(self.as_of)
-
-
-def _check_as_of(as_of: object) -> None:
-    """Refuse an ``as_of`` that is neither a timezone-aware time nor a ledger position:
-    the caller's mistake, raised at once (not an empty block that hides it)."""
-    if as_of is None:
-        return
-    if isinstance(as_of, datetime):
-        if as_of.tzinfo is None or as_of.utcoffset() is None:
-            raise InvalidCommand("as_of must be a timezone-aware time, not a naive one")
-        return
-    if isinstance(as_of, bool) or not isinstance(as_of, int):
-        raise InvalidCommand(f"as_of must be a timezone-aware datetime or a ledger position (int), not {as_of!r}")
-    if not 0 <= as_of < 2**63:  # a position is a bigint
-        raise InvalidCommand(f"as_of must be a ledger position from 0 to 2**63 - 1, not {as_of}")
-
-
 def _min_confidence(request: SelectRequest, category: str) -> float:
     return max(request.min_confidence, GENERAL_MIN_CONFIDENCE) if category == "general" else request.min_confidence
 
 
-def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearch | None = None) -> Selection:
-    """The memory items for ``request``, most important first; fails open."""
+def select(
+    engine: Engine,
+    request: SelectRequest,
+    *,
+    vector_search: VectorSearch | None = None,
+    cursors: dict[str, str] | None = None,
+) -> Selection:
+    """The memory items for ``request``, most important first; fails open. ``cursors``,
+    if given, receives the read models' cursors as the selection's transaction saw them."""
     started = time.monotonic()
     try:
         check_identifier("tenant_id", request.tenant_id)
@@ -142,6 +122,8 @@ def select(engine: Engine, request: SelectRequest, *, vector_search: VectorSearc
             wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
             with db.reading(engine) as conn:
                 selection = _select(conn, request, wait, started, vector_search)
+                if cursors is not None and selection.as_of is None:
+                    cursors.update(context_recording.read_cursors(conn))
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         return _failed_open(request, e)
     return _within_deadline(request, selection, started)
@@ -220,6 +202,7 @@ def _select(
             request.request,
             min_confidence=min_conf,
             categories=categories,
+            at=until if isinstance(until, datetime) else None,  # edge weights as of then
         )
         pool = relevant(pool, request.request, category)
         pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
@@ -352,9 +335,12 @@ def build_context(
     token_model: str | None = None,
     vector_search: VectorSearch | None = None,
     actor: str | None = None,
+    selector: Callable[[SelectRequest], tuple[Selection, dict[str, str]]] | None = None,
 ) -> ServedContext:
     """Select, render and record a ``ContextServed`` event. Recording is best effort:
-    if the ledger cannot take it, the agent still gets its block."""
+    if the ledger cannot take it, the agent still gets its block. ``selector``, if given,
+    selects elsewhere (a read replica: ``service.replica_reads``), returning the selection
+    and the read models' cursors it saw; the record is then appended through ``engine``."""
     if max_tokens is not None and max_tokens < 1:
         raise InvalidCommand(f"max_tokens must be at least 1, not {max_tokens}")
     if style not in ("text", "xml"):
@@ -381,27 +367,30 @@ def build_context(
         return ServedContext(block=block_of(failed), selection=failed, event_id="", tokens_estimated=estimated)
     started, asked_at = time.monotonic(), datetime.now(UTC)  # asked before its transaction began
     conn: Connection | None = None
+    read_cursors: dict[str, str] | None = None
     unusable = context_limits.unusable(request)
     if unusable is not None:  # the caller's data, not its bug: fail open, recorded
         request, selection = unusable
+    elif selector is not None:  # it fails open itself
+        selection, read_cursors = selector(request)
     else:
-        try:  # select and record in one transaction of one connection: fewer round trips
-            with turns.selections().turn(_remaining_s(request, started)):
-                wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
-                conn = engine.connect()
-                chosen = _select(conn, request, wait, started, vector_search)
-            selection = _within_deadline(request, chosen, started)
-            if selection is not chosen:
-                conn = context_recording.for_recording(conn)
-        except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
-            selection = _failed_open(request, e)
-            conn = context_recording.for_recording(conn)
+        selection, conn = _select_to_record(engine, request, started, vector_search)
     try:
         selection, block = _rendered(request, selection, block_of)
         event_id = f"context:{uuid.uuid4()}"
         conn = conn or context_recording.connect(engine, request.tenant_id)
         recorded = conn is not None and context_recording.record(
-            conn, event_id, request, selection, block, style, max_tokens, counted_by, actor, asked_at
+            conn,
+            event_id,
+            request,
+            selection,
+            block,
+            style,
+            max_tokens,
+            counted_by,
+            actor,
+            asked_at,
+            read_cursors=read_cursors,
         )
     finally:
         if conn is not None:
@@ -410,6 +399,26 @@ def build_context(
     return ServedContext(
         block=block, selection=selection, event_id=event_id if recorded else "", tokens_estimated=estimated
     )
+
+
+def _select_to_record(
+    engine: Engine, request: SelectRequest, started: float, vector_search: VectorSearch | None
+) -> tuple[Selection, Connection | None]:
+    """The selection, failed open on any error, and the connection it was read on, to
+    record it in the same transaction (fewer round trips); after a failure, rolled back."""
+    conn: Connection | None = None
+    try:
+        with turns.selections().turn(_remaining_s(request, started)):
+            wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
+            conn = engine.connect()
+            chosen = _select(conn, request, wait, started, vector_search)
+        selection = _within_deadline(request, chosen, started)
+        if selection is not chosen:
+            conn = context_recording.for_recording(conn)
+    except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
+        selection = _failed_open(request, e)
+        conn = context_recording.for_recording(conn)
+    return selection, conn
 
 
 def _rendered(

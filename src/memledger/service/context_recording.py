@@ -55,9 +55,12 @@ def check_scopes(scopes: Scopes) -> None:
 
 
 def connect(engine: Engine, tenant_id: str) -> Connection | None:
-    """A connection to record on; None (logged) if none can be had."""
+    """A connection to record on, its transaction begun (so an app engine's begin hook
+    has set the tenant, whatever runs first); None (logged) if none can be had."""
     try:
-        return engine.connect()
+        conn = engine.connect()
+        conn.begin()
+        return conn
     except Exception as e:  # noqa: BLE001 - fail open: serving must not depend on recording
         log.warning("could not record ContextServed for tenant %s: %s", tenant_id, e)
         return None
@@ -97,9 +100,12 @@ def record(
     token_model: str | None,
     actor: str | None,
     asked_at: datetime,
+    *,
+    read_cursors: dict[str, str] | None = None,
 ) -> bool:
     """Append the ``ContextServed`` event (after the selection's reads, in their
-    transaction) and commit; whether it was. Best effort: a failure is logged, not raised."""
+    transaction) and commit; whether it was. Best effort: a failure is logged, not raised.
+    ``read_cursors``: those of a selection read elsewhere (a replica); else read on ``conn``."""
     kept = selection.items  # all selected, so a replay renders (and omits) exactly the same
     try:
         served = ContextServed(
@@ -116,7 +122,9 @@ def record(
             max_chars=request.budget_chars,
             max_tokens=max_tokens,
             token_model=token_model,
-            read_cursors=_read_cursors(conn) if selection.as_of is None else {},
+            read_cursors=(read_cursors if read_cursors is not None else _read_cursors(conn))
+            if selection.as_of is None
+            else {},
         )
         new = NewEvent(event=served, event_id=event_id, occurred_at=asked_at, metadata=Metadata(actor=actor))
         stream = CONTEXT_STREAM_PREFIX + event_id.removeprefix("context:")
@@ -139,3 +147,8 @@ def _read_cursors(conn: Connection) -> dict[str, str]:
     """Where each read model stood (one statement), for a replay to rebuild its state."""
     found = checkpoints.cursors(conn, list(READ_MODELS))
     return {name: str(found[name]) for name in READ_MODELS if name in found}
+
+
+def read_cursors(conn: Connection) -> dict[str, str]:
+    """``_read_cursors`` for a selection read on another server than its record."""
+    return _read_cursors(conn)

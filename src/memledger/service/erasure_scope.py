@@ -14,7 +14,7 @@ For a subject (a stored user id), in order:
 3. then, until nothing changes, every other event that refers only to items that
    exist because of events already covered (a reinforcement, retraction or
    restoration of such an item, a promotion from it, a resolution of its conflict,
-   a context block that served it): their ids are made of the erased words, and
+   a context block that served it, a merge or split of entities naming it): their ids are made of the erased words, and
    nothing else keeps the item alive. An item that another person's events also
    create (the same entity named by two people) survives, and so do the events
    that refer to it.
@@ -33,6 +33,8 @@ import msgspec
 from memledger.events.catalogue import (
     ConflictResolved,
     ContextServed,
+    EntitiesMerged,
+    EntitiesSplit,
     EntityObserved,
     Event,
     FactExtracted,
@@ -150,6 +152,8 @@ def refers(event: Event) -> set[Item]:
             return {("slot", event.conflict_id)}
         case ContextServed():  # its ids do not say their kind
             return {(kind, item_id) for item_id in event.item_ids for kind in _ITEM_KINDS}
+        case EntitiesMerged() | EntitiesSplit():  # erased with any entity only the subject named
+            return {("entity", entity) for entity in (event.kept_entity_id, *event.merged_entity_ids)}
         case _:
             return set()
 

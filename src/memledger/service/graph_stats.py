@@ -9,7 +9,7 @@ import msgspec
 from sqlalchemy.engine import Engine
 
 from memledger.errors import InvalidCommand
-from memledger.projectors import entities, graph_queries, relationships
+from memledger.projectors import entities, entity_merges, graph_aging, graph_queries, relationships
 from memledger.service import scope_ids
 from memledger.store import db
 from memledger.store.identifiers import check_identifier
@@ -33,7 +33,10 @@ class GraphStats(msgspec.Struct, frozen=True):
     lists that hold no other user's entity. ``entities`` and ``relationships`` count the
     active ones; the ``*_by_*`` maps count every status (active, retracted).
     ``mentioned_once`` counts the active entities mentioned fewer than twice, and
-    ``mentioned_once_share`` is their share of ``entities`` (0 when there are none)."""
+    ``mentioned_once_share`` is their share of ``entities`` (0 when there are none).
+    ``merged_entities`` counts the entities that read as another since a merge (status
+    "merged" in ``entities_by_type``, not in ``entities``); ``hidden_entities`` the
+    active ones pruning hides from selection and search (``graph_aging``)."""
 
     tenant_id: str
     entities: int
@@ -44,6 +47,8 @@ class GraphStats(msgspec.Struct, frozen=True):
     mentioned_once_share: float
     top_by_degree: list[TopEntity]
     top_by_mentions: list[TopEntity]
+    merged_entities: int = 0
+    hidden_entities: int = 0
 
 
 def check_top(top: int) -> int:
@@ -70,6 +75,8 @@ def graph_stats(engine: Engine, tenant_id: str, *, top: int = 10, user: str | No
         mentioned = entities.most_mentioned(conn, tenant_id, top, users=users)
         known = graph_queries.entities_by_id(conn, tenant_id, (c.entity_id for c in connected), users=users)
         degree_of = relationships.degrees(conn, tenant_id, (m.entity_id for m in mentioned))
+        hidden = graph_aging.hidden_count(conn, tenant_id, graph_aging.current())
+        merged = entity_merges.merge_summary(conn, tenant_id).merged
     by_degree = _with_mentions(connected, {hit.entity_id: hit for hit in known})
     by_mentions = [
         TopEntity(m.entity_id, m.name, m.entity_type, degree_of.get(m.entity_id, 0), m.mention_count) for m in mentioned
@@ -87,6 +94,8 @@ def graph_stats(engine: Engine, tenant_id: str, *, top: int = 10, user: str | No
         mentioned_once_share=round(once / total, 4) if total else 0.0,
         top_by_degree=by_degree,
         top_by_mentions=by_mentions,
+        merged_entities=merged,
+        hidden_entities=hidden,
     )
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine, make_url
 
 from memledger.errors import ProjectionFailed
 from memledger.events.envelope import Cursor
-from memledger.projectors import checkpoints, registry, runner
+from memledger.projectors import checkpoints, entities, registry, runner
 from memledger.projectors import rebuild as rebuilding
 from memledger.projectors.base import Projector
 from memledger.projectors.rebuild import TableDiff
@@ -29,9 +29,11 @@ def select(names: Sequence[str] | None) -> tuple[Projector, ...]:
 
 
 def install_all(engine: Engine) -> None:
-    """Create every projection's live copy and checkpoint if missing."""
+    """Create every projection's live copy and checkpoint if missing; a live entities
+    copy of v2 is made v3 in place (``entities.upgrade_in_place``)."""
     for projector in registry.all_projectors():
         runner.install(engine, projector)
+    entities.upgrade_in_place(engine)
 
 
 def catch_up_all(engine: Engine, names: Sequence[str] | None = None) -> dict[str, int]:

@@ -17,7 +17,9 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import InvalidIdentifier, NotFound
 from memledger.events.catalogue import FactExtracted, Scopes, TurnRecorded
 from memledger.events.envelope import START, Recorded
+from memledger.events.keys import item_stream
 from memledger.formatting.neutralise import uncite
+from memledger.projectors import entity_merges
 from memledger.selection import visibility
 from memledger.selection.candidates import scope_pairs
 from memledger.service import scope_ids
@@ -149,11 +151,28 @@ def _provenance(engine: Engine, tenant_id: str, item_id: str) -> Provenance:
             if derived is None:
                 raise
             return derived
+        if _entity_key(item_id):
+            found = _with_merges(conn, tenant_id, item_id, found)
         causes = {rec.metadata.causation_id for rec in found if rec.metadata.causation_id}
         turn_ids = {t for rec in found for t in getattr(rec.event, "source_turns", ())}
         turn_events = event_reads.read_events(conn, tenant_id, causes | {f"turn:{t}" for t in turn_ids})
     turns = [_source_turn(rec) for rec in turn_events if isinstance(rec.event, TurnRecorded)]
     return Provenance(item_id=item_id, steps=[_step(rec) for rec in found], turns=turns)
+
+
+def _with_merges(conn: Connection, tenant_id: str, entity: str, found: list[Recorded]) -> list[Recorded]:
+    """An entity's events with those of the entities merged into it, and the merges
+    and splits naming it or the entity it was merged into: a kept entity's history is
+    every merged one's too. In ledger order, each once."""
+    members = entity_merges.members(conn, tenant_id, [entity]).get(entity, [])
+    kept = entity_merges.roots(conn, tenant_id, [entity]).get(entity)
+    more = [rec for m in members for rec in event_reads.events_about(conn, tenant_id, m, entity=_entity_key(m))]
+    for each in {entity, *members, *([kept] if kept else [])}:
+        more += event_reads.read_stream(conn, tenant_id, item_stream(each))
+    if not more:
+        return found
+    by_id = {rec.event_id: rec for rec in [*found, *more]}
+    return sorted(by_id.values(), key=lambda rec: rec.cursor)
 
 
 def _source_turn(rec: Recorded) -> SourceTurn:

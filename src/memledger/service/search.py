@@ -15,7 +15,7 @@ from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.formatting.names import Names
-from memledger.projectors import embeddings, facts_queries, graph_queries
+from memledger.projectors import embeddings, entity_merges, facts_queries, graph_aging, graph_queries
 from memledger.projectors.graph_queries import Edge, EntityHit
 from memledger.selection import candidates, speakers, visibility
 from memledger.selection.candidates import QueryVector
@@ -164,7 +164,7 @@ class _Nearest:
     def add(self, pool: list[Candidate], query: QueryVector, kinds: list[str], k: int) -> list[Candidate]:
         """``pool`` with the facts and entities of ``kinds`` nearest ``query``."""
         found = embeddings.nearest(self.conn, self.tenant_id, query.floats(), query.model, kinds=kinds, k=k)
-        near = [n for n in found if n.distance <= MAX_VECTOR_DISTANCE]
+        near = self._as_kept([n for n in found if n.distance <= MAX_VECTOR_DISTANCE])
         rank = {(n.item_kind, n.item_id): i for i, n in enumerate(near, start=1)}
         known = {(c.item.kind, c.item.item_id): c for c in pool}
         ids = {kind: {item_id for of, item_id in rank if of == kind} for kind in EMBEDDED_KINDS}
@@ -176,6 +176,19 @@ class _Nearest:
                 cand.ranks["vector"] = rank[key]
                 pool.append(cand)
         return pool
+
+    def _as_kept(self, near: list[embeddings.Neighbour]) -> list[embeddings.Neighbour]:
+        """``near`` with each entity read as the one it was merged into (the nearest of a
+        group ranks it) and without those pruning hides (``graph_aging``)."""
+        ids = [n.item_id for n in near if n.item_kind == "entity"]
+        shown = entity_merges.shown_as(self.conn, self.tenant_id, ids, graph_aging.current()) if ids else {}
+        out: dict[tuple[str, str], embeddings.Neighbour] = {}
+        for n in near:
+            if n.item_kind == "entity" and n.item_id not in shown:
+                continue
+            kept = msgspec.structs.replace(n, item_id=shown[n.item_id]) if n.item_kind == "entity" else n
+            out.setdefault((kept.item_kind, kept.item_id), kept)
+        return list(out.values())
 
     def _candidates(self, fact_ids: set[str], entity_ids: set[str]) -> Iterator[Candidate]:
         conn, tenant = self.conn, self.tenant_id
@@ -313,6 +326,9 @@ def query_graph(
             found = candidates[0] if candidates else None
             if found is None:
                 return GraphAnswer(entity=None, edges=[])
+            root = entity_merges.roots(conn, tenant_id, [found.entity_id]).get(found.entity_id)
+            if root is not None:  # merged: answered as the entity it was merged into
+                found = next(iter(graph_queries.entities_by_id(conn, tenant_id, [root], users=users)), found)
             start = [found.entity_id]
         edges = graph_queries.walk(
             conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types, users=users
