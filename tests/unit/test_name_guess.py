@@ -142,3 +142,10 @@ def test_what_a_relative_clause_says_someone_built_is_their_project() -> None:
     assert ("Halyard", "project") in entities(text)
     assert ("Bao", "WORKS_ON", "Halyard") in edges(text)
     assert ("Halyard", "project") not in entities("The Halyard scheduler, which Bao hates, is slow.")
+
+
+def test_a_piece_of_work_the_speaker_owns_or_builds_is_their_project() -> None:
+    assert ("user", "WORKS_ON", "Quillmark") in edges("My side project Quillmark is written in Go.")
+    assert ("user", "WORKS_ON", "Lantern") in edges("Our app, Lantern, runs on Postgres.")
+    assert ("user", "WORKS_ON", "Quillmark") in edges("I'm building Quillmark in my spare time.")
+    assert ("user", "WORKS_ON", "Lantern") not in edges("Their app, Lantern, runs on Postgres.")

@@ -18,7 +18,7 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
-from memledger.extraction.slots import ADVERBS, INSTRUMENT_PREPOSITIONS, USED_BY, WORKS, finite_verb_before
+from memledger.extraction.slots import ADVERBS, INSTRUMENT_PREPOSITIONS, USED_BY, WORKS, finite_verb_before, owned_work
 from memledger.extraction.triggers import NOT_WORKPLACE, find_triggers, is_filler
 
 FRAME_CONFIDENCE = 0.8
@@ -307,6 +307,8 @@ def _where(lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Ment
 def _appositions(speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]) -> list[Edge]:
     edges: list[Edge] = []
     for mention in mentions:
+        if mention.entity_type == "project" and owned_work(lows, mention.start):
+            edges.append(Edge(speaker, "WORKS_ON", Party.of(mention), FRAME_CONFIDENCE))
         if mention.entity_type != "person":
             continue
         if mention.role and mention.mine:

@@ -17,7 +17,15 @@ from typing import Final
 from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon, name_guess
-from memledger.extraction.patterns import POSSESSIVES, ROLE_ADJECTIVES, TEAM_NOUNS, Mention, word_set
+from memledger.extraction.patterns import (
+    POSSESSIVES,
+    PROJECT_CUES,
+    PROJECT_NOUNS,
+    ROLE_ADJECTIVES,
+    TEAM_NOUNS,
+    Mention,
+    word_set,
+)
 from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
@@ -33,6 +41,7 @@ _OBJECT_TYPE: Final[dict[str, EntityType]] = {
     "RETRACT": "tool",
     "DEPEND": "tool",
     "WORK_ON": "project",
+    "BUILD": "project",
     "KNOW": "person",
     "INTRO": "person",
     "PART": "organization",
@@ -97,10 +106,25 @@ def type_by_slot(
         if kind is None and start not in initial and lows[end : end + 1] == ["from"] and end + 1 in orgs:
             kind = "person"  # "Radka from Brantwood Analytics"
         kind = kind or _subject_slot(lows, start, end, starts) or _made_in_relative(words, lows, end, starts)
+        kind = kind or ("project" if owned_work(lows, start) else None)
         if kind == "tool" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
             continue  # "lives in Lyon": a place after a preposition of place is no instrument
         if kind is not None:
             add(Mention(" ".join(words[start:end]), kind, SLOT_CONFIDENCE, start, end))
+
+
+def owned_work(lows: list[str], start: int) -> bool:
+    """Whether the name at ``start`` follows a piece of work the speaker owns: "my side
+    project Quillmark", "our app, Lantern"."""
+    j = start - 1
+    if j >= 0 and lows[j] == ",":
+        j -= 1
+    if j < 1 or (lows[j] not in PROJECT_NOUNS and lows[j] not in PROJECT_CUES):
+        return False
+    k = j - 1
+    while k >= 0 and j - k <= 3 and lows[k].isalpha() and lows[k] not in POSSESSIVES:
+        k -= 1
+    return k >= 0 and lows[k] in POSSESSIVES
 
 
 def _made_in_relative(words: list[str], lows: list[str], end: int, starts: dict[int, Trigger]) -> EntityType | None:
