@@ -20,7 +20,14 @@ Measured, in one run:
 - 1, 4 and 16 writer processes, 1 event per call, each its own stream: events/s
   and p50/p99 latency of a call (transaction included); and 16 with
   ``notify=True``, while one connection LISTENs throughout;
-- ``read_all`` from the start in pages of 1,000, decoding included.
+- ``read_all`` from the start in pages of 1,000, decoding included;
+- side by side with the ``eventsourcing`` library (its PostgreSQL recorder, through an
+  ``Application``; the ``bench`` extra installs it), in a database of their own on the
+  same server, the two taking turns round by round: appends of 10 events per
+  transaction (one stream; one aggregate of 10 events) and of 100 (``append_many`` of
+  10 streams of 10; ``save`` of 10 aggregates of 10), the same 400-character texts; then
+  reading everything back, decoded, in pages of 1,000. Without the library installed
+  the script says so and measures memledger's side alone. ``--versus`` runs only this.
 
 The last line printed is one JSON object with every figure.
 """
@@ -54,10 +61,12 @@ from memledger import bootstrap
 from memledger.config import Settings
 from memledger.events import Metadata, NewEvent, Scopes, TurnRecorded, codec
 from memledger.events.envelope import START
-from memledger.store import db, event_reads, event_store, migrate
+from memledger.store import batch_append, db, event_reads, event_store, migrate
+from memledger.store.batch_append import StreamAppend
 from memledger.store.schema import events
 
 TARGETS = {"batch1000_vs_raw": 0.5, "writers16_vs_1": 2.0, "read_all_eps": 50_000.0}
+VERSUS_TARGETS = {"versus_append10_ratio": 2.0, "versus_append100_ratio": 2.0, "versus_read_ratio": 2.0}
 
 _SAMPLE = (
     "the user prefers short answers and wants the deployment pipeline to run the integration "
@@ -135,6 +144,22 @@ class Plan:
 
 QUICK = Plan(2.0, 5_000, 12, 2.0, 2, 2, quick=True)
 FULL = Plan(5.0, 20_000, 60, 5.0, 4, 3, quick=False)
+
+
+@dataclass(frozen=True)
+class VersusPlan:
+    """The side-by-side run: ``rounds`` rounds, in each of which each library appends
+    ``transactions`` transactions of 10 events, then of 100; then ``read_passes``
+    passes of reading everything back, alternating."""
+
+    rounds: int
+    transactions10: int
+    transactions100: int
+    read_passes: int
+
+
+VERSUS_QUICK = VersusPlan(4, 60, 12, 3)
+VERSUS_FULL = VersusPlan(8, 150, 40, 5)
 
 
 # -- one writer -------------------------------------------------------------------------------
@@ -470,6 +495,213 @@ def read_rate(engine: Engine) -> tuple[float, float, int]:
     return total / elapsed, cpu * 1e6 / total, total
 
 
+# -- side by side with the eventsourcing library ----------------------------------------------
+
+
+class LedgerSide:
+    """memledger's side: 10 events per transaction to one stream (``append``); 100 as
+    10 streams of 10 (``append_many``), as the other side saves 10 aggregates."""
+
+    name = "memledger"
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.rng = random.Random("ledger-side")
+
+    def prepare(self, streams: int) -> list[StreamAppend]:
+        """``streams`` new streams of 10 events each."""
+        appends = []
+        for _ in range(streams):
+            session = f"conversation-{uuid.uuid4().hex}"
+            appends.append(StreamAppend("bench", session, [new_event(self.rng, session) for _ in range(10)], 0))
+        return appends
+
+    def write(self, appends: list[StreamAppend]) -> None:
+        with self.engine.begin() as tx:
+            if len(appends) == 1:
+                one = appends[0]
+                event_store.append(tx, one.tenant_id, one.stream_id, one.events, one.expected_version)
+            else:
+                batch_append.append_many(tx, appends)
+
+    def read_all(self) -> int:
+        with self.engine.connect() as conn:
+            total, after = 0, START
+            while page := event_reads.read_all(conn, after=after, limit=1000):
+                total += len(page)
+                after = page[-1].cursor
+        return total
+
+
+class LibrarySide:
+    """The ``eventsourcing`` library's side: an Application on its PostgreSQL recorder
+    (stdlib JSON), saving aggregates of 10 events (created, then 9 said)."""
+
+    name = "eventsourcing"
+
+    def __init__(self, url: URL) -> None:
+        from eventsourcing.application import Application
+        from eventsourcing.domain import Aggregate, event
+
+        class Conversation(Aggregate):
+            @event("Said")
+            def say(self, role: str, text: str) -> None:
+                """A turn of the conversation."""
+
+        self.conversation = Conversation
+        self.app = Application(env=eventsourcing_env(url))
+        self.rng = random.Random("library-side")
+
+    def prepare(self, aggregates: int) -> list[Any]:
+        """``aggregates`` new aggregates of 10 pending events each."""
+        made = []
+        for _ in range(aggregates):
+            conversation = self.conversation()
+            for _ in range(9):
+                conversation.say(self.rng.choice(("user", "assistant")), self.rng.choice(turn_texts()))
+            made.append(conversation)
+        return made
+
+    def write(self, aggregates: list[Any]) -> None:
+        self.app.save(*aggregates)
+
+    def read_all(self) -> int:
+        recorder, mapper = self.app.recorder, self.app.mapper
+        total, start = 0, 1
+        while page := recorder.select_notifications(start=start, limit=1000):
+            for notification in page:
+                mapper.to_domain_event(notification)
+            total += len(page)
+            start = page[-1].id + 1
+        return total
+
+    def payload_bytes(self) -> int:
+        page = self.app.recorder.select_notifications(start=1, limit=100)
+        said = [len(n.state) for n in page if n.topic.endswith("Said")]
+        return round(statistics.mean(said)) if said else 0
+
+    def close(self) -> None:
+        self.app.close()
+
+
+def eventsourcing_env(url: URL) -> dict[str, str]:
+    """The library's settings for the database at ``url`` (host, or a unix socket directory)."""
+    host = url.host or str(url.query.get("host") or "localhost")
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": str(url.database),
+        "POSTGRES_HOST": host,
+        "POSTGRES_PORT": str(url.port or 5432),
+        "POSTGRES_USER": str(url.username or "postgres"),
+        "POSTGRES_PASSWORD": str(url.password or ""),
+        "CREATE_TABLE": "y",
+    }
+
+
+def eventsourcing_missing() -> str | None:
+    """Why the library cannot be used, or None if it can."""
+    try:
+        import eventsourcing.postgres  # noqa: F401
+    except ImportError as e:
+        return f"{e} (install the bench extra: pip install -e '.[bench]')"
+    return None
+
+
+def versus(url: URL, plan: VersusPlan) -> dict[str, Any]:
+    """Both sides in turn, round by round, on the database at ``url``: events/s of
+    appends of 10 and of 100 per transaction and of reading everything back; the ratios
+    (memledger / eventsourcing) are medians of the rounds' ratios."""
+    engine = db.create_engine(url, pool_size=1)
+    sides: list[Any] = [LedgerSide(engine)]
+    missing = eventsourcing_missing()
+    if missing is None:
+        sides.append(LibrarySide(url))
+    else:
+        print(f"eventsourcing is not installed: {missing}; measuring memledger alone")
+    try:
+        rates = versus_appends(sides, plan)
+        settle(engine)
+        rates["read"], total = versus_reads(sides, plan)
+        out = versus_figures(rates, [side.name for side in sides])
+        out["versus_events_each"] = total
+        if missing is not None:
+            return out
+        out["versus_library_payload_bytes"] = sides[1].payload_bytes()
+        sides[1].close()
+    finally:
+        engine.dispose()
+    return out
+
+
+def versus_appends(sides: list[Any], plan: VersusPlan) -> dict[str, dict[str, list[float]]]:
+    """Events/s of each round, by kind of append and side; the sides take turns."""
+    rates: dict[str, dict[str, list[float]]] = {"append10": {}, "append100": {}}
+    for side in sides:  # warm up: connections, statement caches, tables
+        side.write(side.prepare(1))
+    for _ in range(plan.rounds):
+        for key, per, count in (("append10", 1, plan.transactions10), ("append100", 10, plan.transactions100)):
+            for side in sides:
+                batches = [side.prepare(per) for _ in range(count)]
+                start = time.perf_counter()
+                for batch in batches:
+                    side.write(batch)
+                rates[key].setdefault(side.name, []).append(count * per * 10 / (time.perf_counter() - start))
+    return rates
+
+
+def versus_reads(sides: list[Any], plan: VersusPlan) -> tuple[dict[str, list[float]], int]:
+    """Events/s of each pass reading everything back, by side; and how many events each read."""
+    rates: dict[str, list[float]] = {}
+    counts = set()
+    for _ in range(plan.read_passes):
+        for side in sides:
+            start = time.perf_counter()
+            total = side.read_all()
+            rates.setdefault(side.name, []).append(total / (time.perf_counter() - start))
+            counts.add(total)
+    if len(counts) != 1:
+        raise RuntimeError(f"the sides read different numbers of events: {sorted(counts)}")
+    return rates, counts.pop()
+
+
+def versus_figures(rates: dict[str, dict[str, list[float]]], names: list[str]) -> dict[str, Any]:
+    """Medians by side, and the median of the rounds' ratios when both sides ran."""
+    out: dict[str, Any] = {"versus_library": names[1] if len(names) > 1 else None, "versus_rounds": _rounded(rates)}
+    for key, by_side in rates.items():
+        for name, values in by_side.items():
+            out[f"versus_{key}_{name}_eps"] = statistics.median(values)
+        if len(names) > 1:
+            pairs = zip(by_side[names[0]], by_side[names[1]], strict=True)
+            out[f"versus_{key}_ratio"] = statistics.median(ours / theirs for ours, theirs in pairs)
+    return out
+
+
+def report_versus(out: dict[str, Any]) -> None:
+    """The side-by-side table, and whether the ratios meet their targets."""
+    library = out.get("versus_library")
+    print(
+        f"\nside by side ({out['versus_events_each']:,} events each; memledger payloads"
+        f" {out['payload_bytes']} bytes, eventsourcing {out.get('versus_library_payload_bytes', '-')}):"
+    )
+    print(f"{'':<44} {'memledger':>11} {'eventsourcing':>14} {'ratio':>7}")
+    for label, key in (
+        ("append, 10 events per transaction", "append10"),
+        ("append, 100 events per transaction", "append100"),
+        ("read everything back, decoded, pages of 1,000", "read"),
+    ):
+        ours = out[f"versus_{key}_memledger_eps"]
+        if library is None:
+            print(f"{label:<44} {ours:>11,.0f} {'-':>14} {'-':>7}")
+            continue
+        theirs, ratio = out[f"versus_{key}_eventsourcing_eps"], out[f"versus_{key}_ratio"]
+        print(f"{label:<44} {ours:>11,.0f} {theirs:>14,.0f} {ratio:>6.2f}x")
+    if library is not None:
+        met = {key: out[key] >= target for key, target in VERSUS_TARGETS.items()}
+        for key, target in VERSUS_TARGETS.items():
+            print(f"target {key} >= {target:g}: {out[key]:,.2f} {'met' if met[key] else 'MISSED'}")
+        out["versus_targets_met"] = met
+
+
 # -- the run ----------------------------------------------------------------------------------
 
 
@@ -627,12 +859,30 @@ def main(argv: list[str] | None = None) -> int:
         help="use (and start if needed) the embedded server under this directory instead of"
         " MEMLEDGER_HOME's, e.g. to keep other work on the machine's server out of the figures",
     )
+    parser.add_argument(
+        "--versus",
+        action="store_true",
+        help="only the side-by-side run with the eventsourcing library (the bench extra installs it)",
+    )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
+    versus_plan = VERSUS_QUICK if args.quick else VERSUS_FULL
+    out: dict[str, Any] = {}
+    if not args.versus:
+        with bench_database(args.home) as url:
+            print(f"database: {url.render_as_string(hide_password=True)}")
+            out = run(url, plan)
     with bench_database(args.home) as url:
-        print(f"database: {url.render_as_string(hide_password=True)}")
-        out = run(url, plan)
-    report(out, plan)
+        print("side by side with eventsourcing, in a database of their own", file=sys.stderr)
+        out.update(timed("versus", lambda: versus(url, versus_plan)))
+    out.setdefault("payload_bytes", len(codec.encode(new_event(random.Random(0), "session-0000").event)))
+    if args.versus:
+        out["load_average_end"] = load_average()
+        report_versus(out)
+        print(json.dumps(_rounded(out)))
+    else:
+        report_versus(out)
+        report(out, plan)
     return 0
 
 

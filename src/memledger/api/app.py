@@ -12,7 +12,7 @@ from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memledger import bootstrap
-from memledger.api import errors, routes_airi, routes_check, routes_memory, routes_ops
+from memledger.api import errors, routes_airi, routes_check, routes_import, routes_memory, routes_ops
 from memledger.api.intake import Intake
 from memledger.api.schemas import ErrorOut
 from memledger.bootstrap import Database
@@ -76,4 +76,5 @@ def create_app(
     app.include_router(routes_ops.router)
     app.include_router(routes_airi.router)  # AIRI's memory-service routes (docs/airi-api.md)
     app.include_router(routes_check.router)
+    app.include_router(routes_import.router)  # bulk import of NDJSON turns
     return app

@@ -96,17 +96,18 @@ class _TurnLine(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     actor: str | None = None
 
 
-def parse(text: str, *, source: str, defaults: Scopes = Scopes(), fmt: Format = "auto") -> Parsed:
+def parse(text: str, *, source: str, defaults: Scopes = Scopes(), fmt: Format = "auto", first_line: int = 1) -> Parsed:
     """The conversations and refusals of ``text`` (a file's whole content). ``source``
     names the file (its base name, or "stdin"): turn ids and sessions that the source
     lacks are derived from it, so importing the same file again derives the same ones.
-    ``defaults`` fills the scope keys a turn does not give."""
+    ``defaults`` fills the scope keys a turn does not give. ``first_line`` numbers the
+    first line (a later part of a file sent on its own keeps the file's numbers)."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     source = source[:MAX_SOURCE_CHARS]
     conversations: list[Conversation] = []
     refused: list[Refusal] = []
-    for line, value in _documents(text):
+    for line, value in _documents(text, first_line):
         try:
             conversations.append(_parse_value(value, line, source, defaults, fmt))
         except BadLine as e:
@@ -114,15 +115,15 @@ def parse(text: str, *, source: str, defaults: Scopes = Scopes(), fmt: Format = 
     return Parsed(tuple(_grouped(conversations)), tuple(refused))
 
 
-def _documents(text: str) -> Iterator[tuple[int, object]]:
+def _documents(text: str, first_line: int) -> Iterator[tuple[int, object]]:
     """(line, decoded value) of each non-blank line; a whole-file JSON document (one or
-    more conversations) as its items, numbered from 1. A line that is not JSON is a
-    ``BadLine`` value, refused by ``_parse_value``."""
+    more conversations) as its items, numbered from ``first_line``. A line that is not
+    JSON is a ``BadLine`` value, refused by ``_parse_value``."""
     whole = _whole_document(text)
     if whole is not None:
-        yield from enumerate(whole, start=1)
+        yield from enumerate(whole, start=first_line)
         return
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=first_line):
         if line.strip():
             try:
                 yield number, msgspec.json.decode(line)

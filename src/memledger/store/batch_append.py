@@ -9,6 +9,7 @@ Every function takes a ``Connection`` inside a transaction the caller owns
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 import sqlalchemy as sa
@@ -18,7 +19,7 @@ from sqlalchemy.engine import Connection
 
 from memledger.errors import ConcurrencyConflict, InvalidCommand, PayloadTooLarge
 from memledger.events.envelope import NewEvent
-from memledger.store import retries
+from memledger.store import direct, retries
 from memledger.store.db import violated_constraint
 from memledger.store.event_store import (
     DEFAULT_MAX_PAYLOAD_BYTES,
@@ -91,6 +92,13 @@ _many_state = sa.select(
 ).cte("many_state")
 _stale = _many_state.alias("stale")
 _reused = _many.alias("reused")
+# One index probe per event id, as ``append``'s check (LIMIT keeps it from becoming a join).
+_reused_hit = (
+    sa.select(sa.literal(1).label("hit"))
+    .where(_many_known.c.tenant_id == _reused.c.tenant_id, _many_known.c.event_id == _reused.c.event_id)
+    .limit(1)
+    .lateral("reused_hit")
+)
 # As ``_INSERT``, for many streams: rows go in only if every stream is at its
 # expected version and no event id of the call exists in its tenant; otherwise
 # nothing is inserted (no position is taken) and ``append_many`` finds out why.
@@ -107,9 +115,7 @@ _INSERT_MANY = (
         .select_from(_many.join(_many_state, _many_state.c.part == _many.c.part))
         .where(
             ~sa.exists().where(_stale.c.expected >= 0, _stale.c.version != _stale.c.expected),
-            ~sa.exists().where(
-                _many_known.c.tenant_id == _reused.c.tenant_id, _many_known.c.event_id == _reused.c.event_id
-            ),
+            ~sa.exists(sa.select(_reused_hit.c.hit).select_from(_reused.join(_reused_hit, sa.true()))),
         )
         .order_by(_many.c.part, _many.c.seq),
     )
@@ -144,9 +150,17 @@ _VERSIONS = (
     .group_by(events.c.tenant_id, events.c.stream_id)
 )
 
+_wanted = (
+    sa.func.unnest(sa.bindparam("tenants", type_=sa.ARRAY(sa.Text)), sa.bindparam("ids", type_=sa.ARRAY(sa.Text)))
+    .table_valued(sa.column("tenant", sa.Text), sa.column("event_id", sa.Text))
+    .render_derived(name="wanted")
+)
+# Two array parameters, whatever the number of ids (an IN list would bind two per id).
 _EXISTING_MANY = sa.select(
     events.c.tenant_id, events.c.event_id, events.c.stream_id, events.c.position, events.c.stream_version
-).where(sa.tuple_(events.c.tenant_id, events.c.event_id).in_(sa.bindparam("ids", expanding=True)))
+).select_from(
+    events.join(_wanted, sa.and_(events.c.tenant_id == _wanted.c.tenant, events.c.event_id == _wanted.c.event_id))
+)
 
 
 def append_many(
@@ -174,24 +188,60 @@ def append_many(
     caller's transaction; with ``notify``, one notification per tenant goes out
     when it commits.
     """
+    return append_prepared(tx, prepare(appends, max_payload_bytes=max_payload_bytes), notify=notify)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """``append_many``'s arguments, checked and encoded (``prepare``)."""
+
+    appends: Sequence[StreamAppend]
+    parts: list[_Part]
+    batch: str  # ``parts`` as the JSON text the insert takes
+
+
+def prepare(appends: Sequence[StreamAppend], *, max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES) -> Prepared:
+    """Check and encode ``appends`` as ``append_many`` does (raising as it does), without
+    the database: the CPU half of an append, which a caller may do while another
+    append is under way, then hand to ``append_prepared``."""
     parts = _prepare_many(appends, max_payload_bytes)
+    return Prepared(appends, parts, _batch_encoder.encode(parts).decode())
+
+
+def append_prepared(tx: Connection, prepared: Prepared, *, notify: bool = False) -> list[AppendResult]:
+    """``append_many`` of appends ``prepare`` checked and encoded: the same statements,
+    results and errors."""
+    parts, appends = prepared.parts, prepared.appends
     if not parts:
         return []
     tenants = [p.tenant_id for p in parts]
     locks = {"tenants": tenants, "streams": [p.stream_id for p in parts]}
-    tx.execute(_STREAMS_LOCK_AND_NOTIFY if notify else _STREAMS_LOCK, locks)
+    direct.begin_with(tx, _STREAMS_LOCK_AND_NOTIFY if notify else _STREAMS_LOCK, locks)
     replayed: dict[int, AppendResult] = {}
-    inserted = _insert_many(tx, parts)
+    inserted = _insert_many(tx, parts, prepared.batch)
     if inserted is None:
         replayed = _refused_many(tx, parts)
-        for part in replayed:
-            one = appends[part]
-            retries.check_same(tx, one.tenant_id, one.events, f"appends[{part}]: ")
+        _check_same(tx, appends, list(replayed))
         fresh = [p for p in parts if p.part not in replayed]
-        inserted = _insert_many(tx, fresh) if fresh else {}
+        inserted = _insert_many(tx, fresh, _batch_encoder.encode(fresh).decode()) if fresh else {}
         if inserted is None:  # Unreachable: the locks hold every stream still.
             raise RuntimeError("append_many inserted nothing, yet no check failed")
     return [replayed[p.part] if p.part in replayed else inserted[p.part] for p in parts]
+
+
+def _check_same(tx: Connection, appends: Sequence[StreamAppend], parts: list[int]) -> None:
+    """``retries.check_same`` for the retried parts: one query per tenant, and on a
+    difference again part by part, so that the error names the part."""
+    by_tenant: dict[str, list[NewEvent]] = {}
+    for part in parts:
+        by_tenant.setdefault(appends[part].tenant_id, []).extend(appends[part].events)
+    try:
+        for tenant_id, sent in by_tenant.items():
+            retries.check_same(tx, tenant_id, sent)
+    except InvalidCommand:
+        for part in parts:
+            retries.check_same(tx, appends[part].tenant_id, appends[part].events, f"appends[{part}]: ")
+        raise
 
 
 def _prepare_many(appends: Sequence[StreamAppend], max_payload_bytes: int) -> list[_Part]:
@@ -221,16 +271,18 @@ def _prepare_many(appends: Sequence[StreamAppend], max_payload_bytes: int) -> li
     return parts
 
 
-def _insert_many(tx: Connection, parts: list[_Part]) -> dict[int, AppendResult] | None:
-    """Insert every part's rows; their results by part, or None if the checks let nothing in."""
+def _insert_many(tx: Connection, parts: list[_Part], batch: str) -> dict[int, AppendResult] | None:
+    """Insert every part's rows (``batch``: them encoded); their results by part, or
+    None if the checks let nothing in."""
     try:
-        inserted = tx.execute(_INSERT_MANY, {"parts": _batch_encoder.encode(parts).decode()}).all()
+        inserted = direct.execute(tx, _INSERT_MANY, {"parts": batch})
     except sa_exc.IntegrityError as e:
         if violated_constraint(e) == "uq_events_tenant_id_event_id":
             raise InvalidCommand("an event id of this batch was appended concurrently") from e
         raise
     if not inserted:
         return None
+    direct.seen(tx, (row[0] for row in inserted))
     by_stream: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for position, tenant_id, stream_id, version in inserted:
         by_stream.setdefault((tenant_id, stream_id), []).append((version, position))
@@ -245,8 +297,9 @@ def _refused_many(tx: Connection, parts: list[_Part]) -> dict[int, AppendResult]
     """Why the insert wrote nothing: the parts that are retries (their original results),
     or the first part that is stale (``ConcurrencyConflict``) or reuses event ids
     (``InvalidCommand``). Still under the stream locks."""
-    wanted = [(p.tenant_id, row.event_id) for p in parts for row in p.rows]
-    found = {(r.tenant_id, r.event_id): r for r in tx.execute(_EXISTING_MANY, {"ids": wanted}).all()}
+    tenants = [p.tenant_id for p in parts for _ in p.rows]
+    ids = [row.event_id for p in parts for row in p.rows]
+    found = {(r.tenant_id, r.event_id): r for r in tx.execute(_EXISTING_MANY, {"tenants": tenants, "ids": ids}).all()}
     pairs = [(p.tenant_id, p.stream_id) for p in parts]
     versions = {(r[0], r[1]): int(r[2]) for r in tx.execute(_VERSIONS, {"pairs": pairs}).all()}
     replayed: dict[int, AppendResult] = {}
