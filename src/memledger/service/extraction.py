@@ -28,6 +28,7 @@ from memledger.events import codec
 from memledger.events.catalogue import Event, TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Cursor, NewEvent
+from memledger.extraction import name_guess
 from memledger.extraction.directives import with_directives
 from memledger.extraction.policy import Counts, Policy, conversation_of, follow_up, to_events
 from memledger.extraction.protocol import Extractor, TurnExtraction, TurnKey, TurnText, extract_per_tenant
@@ -117,9 +118,11 @@ class ExtractionWorker:
         return sa.func.hashtextextended(sa.literal(self.name), 0)
 
     def install(self) -> None:
-        """Create the checkpoint at the start of the ledger if it is missing."""
+        """Create the checkpoint at the start of the ledger if it is missing, and read the
+        heuristic's name lists now, so the first batch does not wait for them."""
         with db.begin(self.engine) as tx:
             checkpoints.ensure(tx, self.name, 1, "ledger")
+        name_guess.warm()
 
     def is_new(self) -> bool:
         """Whether this extractor version has never run here (its checkpoint is missing):
