@@ -78,7 +78,7 @@ from memledger.library import MemoryLedger
 from memledger.service import context, keys
 from memledger.service.record import TurnInput
 from memledger.service.types import Scopes
-from memledger.store import db
+from memledger.store import db, embedded_server
 
 TARGET_TURNS_PER_S = 1000.0
 TARGET_CONTEXT_P99_MS = 100.0
@@ -132,7 +132,7 @@ def bench_database() -> Iterator[BenchDatabase]:
             db.drop_database(server, name)
         return
     pgdata = Path(tempfile.mkdtemp(prefix="memledger-bench-api-")) / "pgdata"
-    server, stop = db.start_temporary(pgdata)
+    server, stop = embedded_server.start_temporary(pgdata)
     try:
         postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
         yield BenchDatabase(db.ensure_database(server, "memledger_bench_api"), postmaster)

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench_context.py [--quick] [--requests N] [--threads N] [--processes N] [--profile FILE]
 
-1. Data. An embedded PostgreSQL of this process alone (``store.db.start_temporary``,
+1. Data. An embedded PostgreSQL of this process alone (``store.embedded_server.start_temporary``,
    in a temporary directory, deleted at exit; ``DATABASE_URL``'s server if set, on a
    fresh database dropped at the end). One big tenant ``bench-main``: 100,000 facts
    (session 25 %, project 35 %, user 20 %, org 20 %; ten categories; confidences 0.5
@@ -90,7 +90,7 @@ from memledger.projectors import rebuild, registry, runner
 from memledger.projectors.embeddings import item_text, text_sha256
 from memledger.selection.types import Selection
 from memledger.service import context, scope_ids, turns
-from memledger.store import db, event_store, migrate
+from memledger.store import db, embedded_server, event_store, migrate
 
 TARGETS = {"p50_ms": 20.0, "p99_ms": 60.0, "concurrent_p99_ms": 150.0}
 SEED = 7
@@ -885,7 +885,7 @@ def bench_server(keep: str | None = None) -> Iterator[URL]:
     elif keep:
         raise SystemExit("--keep needs DATABASE_URL (a server that outlives this process)")
     else:
-        server, stop = db.start_temporary(Path(tempfile.mkdtemp(prefix="memledger-bench-ctx-")) / "pgdata")
+        server, stop = embedded_server.start_temporary(Path(tempfile.mkdtemp(prefix="memledger-bench-ctx-")) / "pgdata")
     name = keep or f"memledger_bench_ctx_{uuid.uuid4().hex[:10]}"
     url = db.ensure_database(server.set(database="postgres"), name)
     if keep:

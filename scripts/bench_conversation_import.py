@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench_conversation_import.py [--turns 6000] [--batch 500]
 
-An embedded PostgreSQL of this process alone (``store.db.start_temporary``; deleted at
+An embedded PostgreSQL of this process alone (``store.embedded_server.start_temporary``; deleted at
 exit). The turns are the development conversations' (``tests/data/conversations_dev.jsonl``),
 repeated with a numbered suffix until ``--turns`` distinct texts are had, so the offline
 embedder embeds every one (no text is in its cache), with their speakers as user keys and
@@ -24,7 +24,7 @@ from typing import Any
 
 from memledger import MemoryLedger, Scopes, TurnInput
 from memledger.config import Settings
-from memledger.store import db
+from memledger.store import embedded_server
 
 DEV_SET = Path(__file__).resolve().parent.parent / "tests" / "data" / "conversations_dev.jsonl"
 
@@ -59,7 +59,7 @@ def conversation_turns(count: int) -> list[TurnInput]:
 
 
 def run(turns: list[TurnInput], batch: int) -> dict[str, Any]:
-    url, stop = db.start_temporary(Path(tempfile.mkdtemp(prefix="bench-import-")) / "pg")
+    url, stop = embedded_server.start_temporary(Path(tempfile.mkdtemp(prefix="bench-import-")) / "pg")
     try:
         with MemoryLedger.open(Settings(DATABASE_URL=url.render_as_string(hide_password=False))) as memory:
             memory.search("warm-up", "warm up the embedder")  # the model loads once, not inside the timing

@@ -52,7 +52,7 @@ from memledger.projectors import registry, runner  # noqa: E402
 from memledger.service.extraction_loop import WorkerLoop  # noqa: E402
 from memledger.service.record import TurnInput, record_turns  # noqa: E402
 from memledger.service.types import Scopes  # noqa: E402
-from memledger.store import db, migrate  # noqa: E402
+from memledger.store import db, embedded_server, migrate  # noqa: E402
 
 READ_MODELS = ("turns", "facts", "entities", "relationships")
 
@@ -90,7 +90,9 @@ class Database:
             self.base, _ = bootstrap.server_url(settings)
             self.stop_server: Callable[[], None] = lambda: None
         else:
-            self.base, self.stop_server = db.start_temporary(Path(tempfile.mkdtemp(prefix="bench-extraction-")) / "pg")
+            self.base, self.stop_server = embedded_server.start_temporary(
+                Path(tempfile.mkdtemp(prefix="bench-extraction-")) / "pg"
+            )
         self.url = db.ensure_database(self.base.set(database="postgres"), f"bench_extraction_{uuid.uuid4().hex[:8]}")
         engine = db.create_engine(self.url, pool_size=8)
         self.cpu = BackendCpu(engine)

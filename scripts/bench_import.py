@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from memledger.service import importing
-from memledger.store import db
+from memledger.store import embedded_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_import_command import history
@@ -92,7 +92,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="bench-import-"))
     path = home / "history.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    url, stop = db.start_temporary(home / "pg")
+    url, stop = embedded_server.start_temporary(home / "pg")
     address = url.render_as_string(hide_password=False)
     out: dict[str, Any] = {"turns": args.turns, "conversations": len(lines), "file_bytes": path.stat().st_size}
     try:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memledger import MemoryLedger
 from memledger.config import Settings
-from memledger.store import db
+from memledger.store import embedded_server
 
 DEV_SET = Path(__file__).resolve().parent.parent / "tests" / "data" / "conversations_dev.jsonl"
 
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=1000, help="turns in the history (default: 1000)")
     args = parser.parse_args()
     lines = history(args.turns)
-    url, stop = db.start_temporary(Path(tempfile.mkdtemp(prefix="bench-import-cmd-")) / "pg")
+    url, stop = embedded_server.start_temporary(Path(tempfile.mkdtemp(prefix="bench-import-cmd-")) / "pg")
     try:
         with MemoryLedger.open(Settings(DATABASE_URL=url.render_as_string(hide_password=False))) as memory:
             first = memory.import_turns("bench", lines, source="bench.jsonl")

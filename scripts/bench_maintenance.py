@@ -51,7 +51,7 @@ from memledger.events.keys import entity_id
 from memledger.projectors import graph_queries, rebuild, registry, runner
 from memledger.service import maintenance, projections
 from memledger.service.maintenance_rules import name_key
-from memledger.store import db, event_store, migrate
+from memledger.store import db, embedded_server, event_store, migrate
 
 TARGET_S = 60.0
 STREAM_EVENTS = 5000
@@ -154,7 +154,9 @@ def bench_database() -> Iterator[URL]:
     if os.environ.get("DATABASE_URL"):
         server, _ = bootstrap.server_url(Settings())
     else:
-        server, stop = db.start_temporary(Path(tempfile.mkdtemp(prefix="memledger-bench-maint-")) / "pgdata")
+        server, stop = embedded_server.start_temporary(
+            Path(tempfile.mkdtemp(prefix="memledger-bench-maint-")) / "pgdata"
+        )
     name = f"memledger_bench_maint_{uuid.uuid4().hex[:10]}"
     url = db.ensure_database(server.set(database="postgres"), name)
     try:

@@ -63,7 +63,7 @@ from memledger.service import search
 from memledger.service.context import VectorSearch
 from memledger.service.record import TurnInput
 from memledger.service.types import Scopes
-from memledger.store import db
+from memledger.store import db, embedded_server
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "retrieval_set.jsonl"
 KINDS = ("fact", "entity", "relationship", "turn")
@@ -205,7 +205,7 @@ def eval_database() -> Iterator[URL]:
         server, _ = bootstrap.server_url(Settings())
         stop: Callable[[], None] = lambda: None  # noqa: E731
     else:
-        server, stop = db.start_temporary(Path(tempfile.mkdtemp(prefix="memledger-eval-")) / "pgdata")
+        server, stop = embedded_server.start_temporary(Path(tempfile.mkdtemp(prefix="memledger-eval-")) / "pgdata")
     name = f"memledger_eval_{uuid.uuid4().hex[:10]}"
     url = db.ensure_database(server.set(database="postgres"), name)
     try:

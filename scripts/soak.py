@@ -72,7 +72,7 @@ from memledger import bootstrap  # noqa: E402
 from memledger.config import Settings  # noqa: E402
 from memledger.events.catalogue import TurnRecorded  # noqa: E402
 from memledger.library import MemoryLedger  # noqa: E402
-from memledger.store import db  # noqa: E402
+from memledger.store import db, embedded_server  # noqa: E402
 from memledger.store.schema import events  # noqa: E402
 
 CLI = [sys.executable, "-m", "memledger.cli.main"]
@@ -117,7 +117,7 @@ def soak_database() -> Iterator[URL]:
             db.drop_database(server, name)
         return
     pgdata = Path(tempfile.mkdtemp(prefix="memledger-soak-")) / "pgdata"
-    server, stop = db.start_temporary(pgdata)
+    server, stop = embedded_server.start_temporary(pgdata)
     try:
         yield db.ensure_database(server, "memledger_soak")
     finally:

@@ -27,7 +27,7 @@ from memledger.config import Settings
 from memledger.events import NewEvent, Scopes, TurnRecorded
 from memledger.events.catalogue import Event
 from memledger.service import projections
-from memledger.store import db, event_store, migrate
+from memledger.store import db, embedded_server, event_store, migrate
 
 # A selection fails open past its deadline (750 ms by default). The tests assert what
 # is selected, not how fast (benchmarks measure that): on a starved CI machine a cold
@@ -44,7 +44,7 @@ def _server() -> tuple[URL, Callable[[], None]]:
         url, _ = bootstrap.server_url(Settings())
         return url, lambda: None
     home = Path(tempfile.mkdtemp(prefix="memledger-tests-"))
-    return db.start_temporary(home / "pgdata")
+    return embedded_server.start_temporary(home / "pgdata")
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from memledger.service import check, integrity, projections, replica_reads, scop
 from memledger.service.extraction import ExtractionWorker, WorkerConfig
 from memledger.service.extraction_loop import WorkerLoop
 from memledger.service.vector_channel import VectorChannel
-from memledger.store import db, migrate, restored, row_security
+from memledger.store import db, embedded_server, migrate, restored, row_security
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def server_url(settings: Settings) -> tuple[URL, bool]:
     """The server to use: ``DATABASE_URL``'s, or the embedded one (started if needed)."""
     if settings.database_url:
         return db.to_psycopg_url(settings.database_url), False
-    return db.start_embedded(settings.pgdata), True
+    return embedded_server.start_embedded(settings.pgdata), True
 
 
 def connect(settings: Settings, *, run_migrations: bool = True) -> Database:

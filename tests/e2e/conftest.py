@@ -37,7 +37,7 @@ from memledger.events.catalogue import Scopes
 from memledger.library import MemoryLedger
 from memledger.selection.types import Selection
 from memledger.service import context
-from memledger.store import db
+from memledger.store import embedded_server
 
 if TYPE_CHECKING:
     from tests.conftest import TestDatabase
@@ -322,5 +322,5 @@ def embedded_home(tmp_path: Path) -> Iterator[dict[str, str]]:
     try:
         yield env
     finally:
-        db.stop_embedded(tmp_path / "home" / "pgdata")
+        embedded_server.stop_embedded(tmp_path / "home" / "pgdata")
         shutil.rmtree(tmp_path / "home", ignore_errors=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from memledger.store import db
+from memledger.store import embedded_server
 from tests.conftest import TestDatabase
 from tests.e2e.conftest import run_cli
 
@@ -22,7 +22,7 @@ def test_db_stop_then_start_stops_the_embedded_server_cleanly_and_brings_it_back
     pgdata = Path(embedded_home["MEMLEDGER_HOME"]) / "pgdata"
     started = run_cli(embedded_home, "db", "start", timeout=240)
     assert started.returncode == 0, started.stderr
-    first = db.embedded_pid(pgdata)
+    first = embedded_server.embedded_pid(pgdata)
     assert first is not None and f"started (pid {first}); data in {pgdata}" in started.stdout
 
     stopped = run_cli(embedded_home, "db", "stop")
@@ -38,13 +38,13 @@ def test_db_stop_then_start_stops_the_embedded_server_cleanly_and_brings_it_back
     restarted = run_cli(embedded_home, "db", "start")
 
     assert restarted.returncode == 0, restarted.stderr
-    assert db.embedded_pid(pgdata) not in {None, first}
+    assert embedded_server.embedded_pid(pgdata) not in {None, first}
     status = run_cli(embedded_home, "db", "status", "--json")
     assert status.returncode == 0, status.stderr
     report = json.loads(status.stdout)
     assert report["embedded_was_running"] is True
     assert report["embedded_data"] == str(pgdata)
-    assert report["embedded_pid"] == db.embedded_pid(pgdata)
+    assert report["embedded_pid"] == embedded_server.embedded_pid(pgdata)
 
 
 @pytest.mark.parametrize("verb", ["start", "stop"])

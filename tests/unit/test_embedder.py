@@ -31,7 +31,7 @@ from memledger.adapters.embedding import (
 )
 from memledger.config import Settings
 from memledger.errors import EmbeddingFailed
-from memledger.projectors import embeddings
+from memledger.projectors import embedding_queries
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -224,9 +224,9 @@ def test_a_query_vectors_text_form_gives_back_every_float32_exactly() -> None:
     rng = np.random.default_rng(7)
     for scale in (1.0, 1e-6, 1e-30, 1e37):  # finite float32s, small and large
         vector = (rng.standard_normal(384) * scale).astype(np.float32)
-        literal = embeddings.to_literal(vector.tolist())
+        literal = embedding_queries.to_literal(vector.tolist())
         assert literal.startswith("[") and literal.endswith("]") and " " not in literal
         parsed = np.array([float(part) for part in literal[1:-1].split(",")], dtype=np.float32)
         assert np.array_equal(parsed, vector)
-    assert embeddings.to_literal([]) == "[]"
-    assert embeddings.to_literal([0.5, -2.0]) == "[0.5,-2]"
+    assert embedding_queries.to_literal([]) == "[]"
+    assert embedding_queries.to_literal([0.5, -2.0]) == "[0.5,-2]"

@@ -14,7 +14,7 @@ from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
 from memledger.service import compaction
-from memledger.store import db, migrate, restored
+from memledger.store import db, embedded_server, migrate, restored
 
 
 def register(commands: Any) -> None:
@@ -51,7 +51,7 @@ def status_command(args: argparse.Namespace) -> int:
     """Print the server in use, PostgreSQL and pgvector versions, migrations, oldest writer;
     with the embedded server, whether it was running (this command starts it) and its data."""
     settings = Settings()
-    was_running = settings.database_url is None and db.embedded_pid(settings.pgdata) is not None
+    was_running = settings.database_url is None and embedded_server.embedded_pid(settings.pgdata) is not None
     database = bootstrap.connect(settings, run_migrations=False)
     try:
         with database.engine.connect() as conn:
@@ -62,7 +62,7 @@ def status_command(args: argparse.Namespace) -> int:
             "embedded": database.embedded,
             "embedded_data": str(settings.pgdata) if database.embedded else None,
             "embedded_was_running": was_running if database.embedded else None,
-            "embedded_pid": db.embedded_pid(settings.pgdata) if database.embedded else None,
+            "embedded_pid": embedded_server.embedded_pid(settings.pgdata) if database.embedded else None,
             "postgres_version": server.server_version,
             "pgvector_version": server.pgvector_version,
             "database": server.database,
@@ -85,17 +85,17 @@ def status_command(args: argparse.Namespace) -> int:
 def start_command(args: argparse.Namespace) -> int:
     """Start the embedded server (or find it running), and say where its data is."""
     pgdata = _embedded_only("start")
-    was_running = db.embedded_pid(pgdata) is not None
-    db.start_embedded(pgdata)
+    was_running = embedded_server.embedded_pid(pgdata) is not None
+    embedded_server.start_embedded(pgdata)
     state = "was already running" if was_running else "started"
-    print(f"embedded PostgreSQL {state} (pid {db.embedded_pid(pgdata)}); data in {pgdata}")
+    print(f"embedded PostgreSQL {state} (pid {embedded_server.embedded_pid(pgdata)}); data in {pgdata}")
     return 0
 
 
 def stop_command(args: argparse.Namespace) -> int:
     """Stop the embedded server cleanly; commands that need it start it again."""
     pgdata = _embedded_only("stop")
-    if db.stop_embedded(pgdata):
+    if embedded_server.stop_embedded(pgdata):
         print(f"stopped the embedded PostgreSQL; data in {pgdata}")
     else:
         print(f"the embedded PostgreSQL was not running; data in {pgdata}")

@@ -15,7 +15,7 @@ from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
 from memledger.service import keys, maintenance_schedule
-from memledger.store import db
+from memledger.store import embedded_server
 
 
 def register(commands: Any) -> None:
@@ -152,7 +152,7 @@ def _watch_embedded(database: bootstrap.Database) -> threading.Event:
     stop = threading.Event()
     if database.embedded:
         threading.Thread(
-            target=db.watch_embedded,
+            target=embedded_server.watch_embedded,
             args=(database.settings.pgdata,),
             kwargs={"should_stop": stop.is_set, "interval_s": EMBEDDED_CHECK_S},
             name="memledger-embedded-watch",

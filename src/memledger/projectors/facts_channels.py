@@ -194,7 +194,7 @@ def nearest(
     ``channels`` sees them) within ``max_distance`` (cosine), in one statement. The caller's transaction must allow
     iterative scans (``hnsw.iterative_scan``), so the tenant filter does not starve
     the top ``k``. ``found`` 0 with vectors of another model stored is for the
-    caller to check (``embeddings.check_model``)."""
+    caller to check (``embedding_queries.check_model``)."""
     scopes = list(scopes)
     if k <= 0 or not scopes:
         return NearFacts([], 0)

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import Scopes
 from memledger.events.envelope import Cursor
 from memledger.events.keys import entity_id
-from memledger.projectors import embeddings, facts_channels, facts_queries, graph_aging, graph_queries, turns
+from memledger.projectors import embedding_queries, facts_channels, facts_queries, graph_aging, graph_queries, turns
 from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate, conflict_ranks
@@ -134,7 +134,7 @@ def vector_facts(
         else facts_channels.NearFacts([], 0)
     )
     if found.found == 0:
-        embeddings.check_model(conn, tenant_id, query.model, query.dim)
+        embedding_queries.check_model(conn, tenant_id, query.model, query.dim)
     return found.hits
 
 
@@ -220,7 +220,7 @@ def vector_turns(conn: Connection, tenant_id: str, query: QueryVector, k: int = 
     is one."""
     if query.dim != EMBEDDING_DIM:
         return {}
-    found = embeddings.nearest(conn, tenant_id, query.floats(), query.model, kinds=["turn"], k=k)
+    found = embedding_queries.nearest(conn, tenant_id, query.floats(), query.model, kinds=["turn"], k=k)
     return {n.item_id: n.distance for n in found if n.distance <= MAX_VECTOR_DISTANCE}
 
 

@@ -15,7 +15,7 @@ from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.formatting.names import Names
-from memledger.projectors import embeddings, entity_merges, facts_queries, graph_aging, graph_queries
+from memledger.projectors import embedding_queries, entity_merges, facts_queries, graph_aging, graph_queries
 from memledger.projectors.graph_queries import Edge, EntityHit
 from memledger.selection import candidates, speakers, visibility
 from memledger.selection.candidates import QueryVector
@@ -163,7 +163,7 @@ class _Nearest:
 
     def add(self, pool: list[Candidate], query: QueryVector, kinds: list[str], k: int) -> list[Candidate]:
         """``pool`` with the facts and entities of ``kinds`` nearest ``query``."""
-        found = embeddings.nearest(self.conn, self.tenant_id, query.floats(), query.model, kinds=kinds, k=k)
+        found = embedding_queries.nearest(self.conn, self.tenant_id, query.floats(), query.model, kinds=kinds, k=k)
         near = self._as_kept([n for n in found if n.distance <= MAX_VECTOR_DISTANCE])
         rank = {(n.item_kind, n.item_id): i for i, n in enumerate(near, start=1)}
         known = {(c.item.kind, c.item.item_id): c for c in pool}
@@ -177,12 +177,12 @@ class _Nearest:
                 pool.append(cand)
         return pool
 
-    def _as_kept(self, near: list[embeddings.Neighbour]) -> list[embeddings.Neighbour]:
+    def _as_kept(self, near: list[embedding_queries.Neighbour]) -> list[embedding_queries.Neighbour]:
         """``near`` with each entity read as the one it was merged into (the nearest of a
         group ranks it) and without those pruning hides (``graph_aging``)."""
         ids = [n.item_id for n in near if n.item_kind == "entity"]
         shown = entity_merges.shown_as(self.conn, self.tenant_id, ids, graph_aging.current()) if ids else {}
-        out: dict[tuple[str, str], embeddings.Neighbour] = {}
+        out: dict[tuple[str, str], embedding_queries.Neighbour] = {}
         for n in near:
             if n.item_kind == "entity" and n.item_id not in shown:
                 continue

@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from sqlalchemy.engine import Connection
 
 from memledger.adapters.embedding import Embedder
-from memledger.projectors import embeddings
+from memledger.projectors import embedding_queries
 from memledger.selection.candidates import QueryVector
 from memledger.service.context import VectorWait
 
@@ -80,12 +80,12 @@ class VectorChannel:
         if query is None:
             return []
         vector = [float(v) for v in query.literal[1:-1].split(",")]
-        found = embeddings.nearest(conn, tenant_id, vector, query.model, kinds=("fact",), k=self.k)
+        found = embedding_queries.nearest(conn, tenant_id, vector, query.model, kinds=("fact",), k=self.k)
         return [n.item_id for n in found]
 
     def _embed(self, text: str) -> QueryVector:
         vector = self.embedder.embed([text])[0]
-        query = QueryVector(self.embedder.model, len(vector), embeddings.to_literal(vector))
+        query = QueryVector(self.embedder.model, len(vector), embedding_queries.to_literal(vector))
         with _lock:
             _vectors[(self.embedder, _digest(text))] = query
             if len(_vectors) > CACHED_VECTORS:
