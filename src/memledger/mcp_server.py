@@ -41,6 +41,8 @@ from memledger.service.types import Scopes
 from memledger.store import outage
 
 T = TypeVar("T")
+# The caller's tenant and its fenced engine, from a tool call's context and the user it names.
+Caller = Callable[[Context, str | None], tuple[str, Engine]]
 
 INSTRUCTIONS = """memledger is the user's long-term memory. Call memory_context before answering
 anything that may depend on what the user said in earlier conversations (their preferences, decisions,
@@ -144,6 +146,19 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         _check_scope(database, ctx, found, user, fixed=tenant_id is not None)
         return found, database.for_tenant(found)
 
+    _add_memory_context(server, caller, database)
+    _add_memory_search(server, caller, database)
+    _add_query_graph(server, caller)
+    _add_record_turn(server, caller)
+    _add_promote_memory(server, caller)
+    _add_memory_provenance(server, caller)
+    _add_graph_stats(server, caller)
+    return server
+
+
+def _add_memory_context(server: MCPServer, caller: Caller, database: Database) -> None:
+    """The ``memory_context`` tool, calling as ``caller`` (``build_server``'s)."""
+
     @server.tool()
     @_explained
     def memory_context(
@@ -185,6 +200,10 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         )
         return served.block.text
 
+
+def _add_memory_search(server: MCPServer, caller: Caller, database: Database) -> None:
+    """The ``memory_search`` tool, calling as ``caller`` (``build_server``'s)."""
+
     @server.tool()
     @_explained
     def memory_search(
@@ -220,6 +239,10 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
             }
             for i in found
         ]
+
+
+def _add_query_graph(server: MCPServer, caller: Caller) -> None:
+    """The ``query_graph`` tool, calling as ``caller`` (``build_server``'s)."""
 
     @server.tool()
     @_explained
@@ -257,6 +280,10 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         found: dict[str, Any] = msgspec.to_builtins(answer)
         return found
 
+
+def _add_record_turn(server: MCPServer, caller: Caller) -> None:
+    """The ``record_turn`` tool, calling as ``caller`` (``build_server``'s)."""
+
     @server.tool()
     @_explained
     def record_turn(
@@ -278,6 +305,10 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         caller_tenant, engine = caller(ctx, user)
         results = record_turns(engine, caller_tenant, [turn])
         return {"positions": [p for r in results for p in r.positions], "replayed": all(r.replayed for r in results)}
+
+
+def _add_promote_memory(server: MCPServer, caller: Caller) -> None:
+    """The ``promote_memory`` tool, calling as ``caller`` (``build_server``'s)."""
 
     @server.tool()
     @_explained
@@ -310,6 +341,10 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         )
         return {"memory_id": new_id}
 
+
+def _add_memory_provenance(server: MCPServer, caller: Caller) -> None:
+    """The ``memory_provenance`` tool, calling as ``caller`` (``build_server``'s)."""
+
     @server.tool()
     @_explained
     def memory_provenance(
@@ -329,11 +364,8 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
         found: dict[str, Any] = msgspec.to_builtins(provenance.provenance(engine, caller_tenant, item_id, scopes))
         return found
 
-    _add_graph_stats(server, caller)
-    return server
 
-
-def _add_graph_stats(server: MCPServer, caller: Callable[[Context, str | None], tuple[str, Engine]]) -> None:
+def _add_graph_stats(server: MCPServer, caller: Caller) -> None:
     """The ``graph_stats`` tool, calling as ``caller`` (``build_server``'s)."""
 
     @server.tool(name="graph_stats")
