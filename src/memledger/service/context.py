@@ -12,12 +12,10 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 import msgspec
-import psycopg
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import InvalidCommand, LedgerError
@@ -43,6 +41,7 @@ from memledger.service import (
     context_limits,
     context_recording,
     episodes,
+    failing_open,
     history,
     nearest_aside,
     scope_ids,
@@ -73,7 +72,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_REASON_LIMIT = 300
 # For every statement of a selection's transaction: iterative HNSW scans, so the
 # tenant filter does not starve the nearest facts; and generic plans. A selection
 # ends with COMMIT (it writes nothing): psycopg deallocates a connection's prepared
@@ -125,41 +123,8 @@ def select(
                 if cursors is not None and selection.as_of is None:
                     cursors.update(context_recording.read_cursors(conn))
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
-        return _failed_open(request, e)
-    return _within_deadline(request, selection, started)
-
-
-def _failed_open(request: SelectRequest, error: Exception) -> Selection:
-    reason = _reason(error)
-    log.warning("context selection failed open for tenant %s: %s (%r)", request.tenant_id, reason, error)
-    return Selection(request=request.request, empty_reason=f"memory unavailable ({reason})")
-
-
-def _reason(error: Exception) -> str:
-    """Why a selection failed, for the block and its ``ContextServed`` record. A
-    statement's error names only its kind: its message holds the SQL, which has no
-    place in a prompt, and its parameters, the request's words among them, which
-    have none in the ledger's payloads (erasure cannot reach them). The log has all."""
-    if _is_timeout(error):
-        return "deadline exceeded"
-    if isinstance(error, sa_exc.StatementError):
-        return f"database error: {type(error.orig or error).__name__}"
-    first_line = str(error).partition("\n")[0][:_REASON_LIMIT]
-    return f"{type(error).__name__}: {first_line}" if first_line else type(error).__name__
-
-
-def _within_deadline(request: SelectRequest, selection: Selection, started: float) -> Selection:
-    elapsed_ms = (time.monotonic() - started) * 1000
-    if elapsed_ms > request.deadline_ms:
-        log.warning("context selection took %.0f ms, over its %d ms deadline", elapsed_ms, request.deadline_ms)
-        return Selection(request=request.request, empty_reason="memory unavailable (deadline exceeded)")
-    return selection
-
-
-def _is_timeout(error: Exception) -> bool:
-    if isinstance(error, TimeoutError):  # the request's vector was not ready in time
-        return True
-    return isinstance(error, sa_exc.DBAPIError) and isinstance(error.orig, psycopg.errors.QueryCanceled)
+        return failing_open.failed_open(request, e)
+    return failing_open.within_deadline(request, selection, started)
 
 
 def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None) -> VectorWait | None:
@@ -170,6 +135,16 @@ def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None)
     if vector_search is None or request.as_of is not None or not getattr(vector_search, "ready", True):
         return None
     return vector_search.start(context_recording.storable(request.request))
+
+
+class _Wanted(NamedTuple):
+    """What a request wants, worked out once: its category, the categories of facts that
+    answer it, the confidence a fact needs, and the time the selection reads at."""
+
+    category: str
+    categories: frozenset[str] | None  # None: every category
+    min_confidence: float
+    now: datetime
 
 
 def _select(
@@ -183,40 +158,57 @@ def _select(
     ``wait`` gives the request's vector (``_start_embedding``), and is started again
     by ``vector_search`` without the names of the speakers the request names."""
     category = request_category(request.request)
-    categories = relevant_categories(category)
-    min_conf = _min_confidence(request, category)
-    now = datetime.now(UTC)
+    wanted = _Wanted(category, relevant_categories(category), _min_confidence(request, category), datetime.now(UTC))
     # The deadline, enforced by PostgreSQL for every statement of the transaction.
     conn = db.with_local_settings(conn, {"statement_timeout": str(request.deadline_ms), **SELECT_SETTINGS})
     settings = tenant_settings.load(conn, request.tenant_id)
     if not settings.recall:
         return Selection(request=request.request, empty_reason="recall is switched off for this tenant")
     if request.as_of is not None:
-        until = _until(conn, request.as_of)
-        state = history.state_at(conn, request.tenant_id, until)
-        pool = from_state.gather(
-            state.facts,
-            state.entities,
-            state.relationships,
-            request.scopes,
-            request.request,
-            min_confidence=min_conf,
-            categories=categories,
-            at=until if isinstance(until, datetime) else None,  # edge weights as of then
-        )
-        pool = relevant(pool, request.request, category)
-        pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
-        said = episodes.turns_for(
-            conn, request.tenant_id, request.scopes, request.request, {}, now, until=until, facts_then=state.facts
-        )
-        budget = request.budget_chars
-        items, _ = _choose(fuse(pool, now), categories, min_conf, budget - turn_reserve(said, budget))
-        items = add_turns(items, said, budget)
-        label = str(until) if isinstance(until, Cursor) else until.isoformat()
-        if not (state.facts or state.entities or state.relationships):
-            reason = "no memory had been made for this tenant by then"  # not "no match": nothing to match
-            return Selection(request=request.request, empty_reason=reason, as_of=label)
-        return _selection(conn, request, items, label)
+        return _select_as_of(conn, request, request.as_of, wanted)
+    return _select_live(conn, request, wanted, wait, started, vector_search)
+
+
+def _select_as_of(conn: Connection, request: SelectRequest, as_of: datetime | int, wanted: _Wanted) -> Selection:
+    """The selection the read models held at ``as_of``, folded from the ledger."""
+    until = _until(conn, as_of)
+    state = history.state_at(conn, request.tenant_id, until)
+    pool = from_state.gather(
+        state.facts,
+        state.entities,
+        state.relationships,
+        request.scopes,
+        request.request,
+        min_confidence=wanted.min_confidence,
+        categories=wanted.categories,
+        at=until if isinstance(until, datetime) else None,  # edge weights as of then
+    )
+    pool = relevant(pool, request.request, wanted.category)
+    pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
+    said = episodes.turns_for(
+        conn, request.tenant_id, request.scopes, request.request, {}, wanted.now, until=until, facts_then=state.facts
+    )
+    budget = request.budget_chars
+    room = budget - turn_reserve(said, budget)
+    items, _ = _choose(fuse(pool, wanted.now), wanted.categories, wanted.min_confidence, room)
+    items = add_turns(items, said, budget)
+    label = str(until) if isinstance(until, Cursor) else until.isoformat()
+    if not (state.facts or state.entities or state.relationships):
+        reason = "no memory had been made for this tenant by then"  # not "no match": nothing to match
+        return Selection(request=request.request, empty_reason=reason, as_of=label)
+    return _selection(conn, request, items, label)
+
+
+def _select_live(
+    conn: Connection,
+    request: SelectRequest,
+    wanted: _Wanted,
+    wait: VectorWait | None,
+    started: float,
+    vector_search: VectorSearch | None,
+) -> Selection:
+    """The selection from the live read models: facts by words and by meaning, their
+    conflicts, the turns that speak to the request and, if the facts leave room, the graph."""
     tenant, scopes = request.tenant_id, request.scopes
     speakers = episodes.speakers_named(conn, tenant, request.request)
     if speakers and wait is not None and vector_search is not None:  # who is asked about is not what
@@ -226,7 +218,13 @@ def _select(
 
     def nearest(on: Connection, query: QueryVector) -> episodes.Nearby:
         return episodes.nearby(
-            on, tenant, scopes, query, min_confidence=min_conf, categories=categories, with_turns=speakers is not None
+            on,
+            tenant,
+            scopes,
+            query,
+            min_confidence=wanted.min_confidence,
+            categories=wanted.categories,
+            with_turns=speakers is not None,
         )
 
     # the nearest facts and turns beside the facts statement, on a connection of their
@@ -234,7 +232,7 @@ def _select(
     deadline = started + request.deadline_ms / 1000
     aside = nearest_aside.start(conn.engine, wait, nearest, deadline, SELECT_SETTINGS) if wait else None
     found = candidates.gather_facts(
-        conn, tenant, scopes, request.request, min_confidence=min_conf, categories=categories
+        conn, tenant, scopes, request.request, min_confidence=wanted.min_confidence, categories=wanted.categories
     )
     near = episodes.NOTHING_NEAR
     if aside is not None:
@@ -246,22 +244,31 @@ def _select(
     said = (
         []
         if speakers is None
-        else episodes.turns_for(conn, tenant, scopes, request.request, near.turns, now, speakers=speakers)
+        else episodes.turns_for(conn, tenant, scopes, request.request, near.turns, wanted.now, speakers=speakers)
     )
-    # Facts are chosen first, in the budget the best turns leave them; every fact
-    # before any graph item: when the facts alone fill that budget, the graph could
-    # add nothing, so it is not walked (same choice). Then the turns, in what is left.
-    budget = request.budget_chars
-    room = budget - turn_reserve(said, budget)
-    pool = relevant(found.values(), request.request, category)
+    items = _facts_then_graph(
+        conn, request, wanted, found, request.budget_chars - turn_reserve(said, request.budget_chars)
+    )
+    return _selection(conn, request, add_turns(items, said, request.budget_chars), None)
+
+
+def _facts_then_graph(
+    conn: Connection, request: SelectRequest, wanted: _Wanted, found: dict[str, Candidate], room: int
+) -> list[SelectedItem]:
+    """The facts chosen first, in the ``room`` the best turns leave them, every fact before
+    any graph item: when the facts alone fill it, the graph could add nothing, so it is
+    not walked (same choice)."""
+    tenant, scopes = request.tenant_id, request.scopes
+    pool = relevant(found.values(), request.request, wanted.category)
     shown = visibility.keep_visible(conn, tenant, scopes, pool)  # no statement while all are facts
-    items, full = _choose(fuse(shown, now), categories, min_conf, room)
+    items, full = _choose(fuse(shown, wanted.now), wanted.categories, wanted.min_confidence, room)
     if not full:
         candidates.add_graph(conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP)
-        shown = visibility.keep_visible(conn, tenant, scopes, relevant(found.values(), request.request, category))
-        items, _ = _choose(fuse(shown, now), categories, min_conf, room)
-    items = add_turns(items, said, budget)
-    return _selection(conn, request, items, None)
+        shown = visibility.keep_visible(
+            conn, tenant, scopes, relevant(found.values(), request.request, wanted.category)
+        )
+        items, _ = _choose(fuse(shown, wanted.now), wanted.categories, wanted.min_confidence, room)
+    return items
 
 
 def _remaining_s(request: SelectRequest, started: float) -> float:
@@ -412,11 +419,11 @@ def _select_to_record(
             wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
             conn = engine.connect()
             chosen = _select(conn, request, wait, started, vector_search)
-        selection = _within_deadline(request, chosen, started)
+        selection = failing_open.within_deadline(request, chosen, started)
         if selection is not chosen:
             conn = context_recording.for_recording(conn)
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
-        selection = _failed_open(request, e)
+        selection = failing_open.failed_open(request, e)
         conn = context_recording.for_recording(conn)
     return selection, conn
 
@@ -429,5 +436,5 @@ def _rendered(
     try:
         return selection, block_of(selection)
     except Exception as e:  # noqa: BLE001 - fail open, as a selection does
-        failed = _failed_open(request, e)
+        failed = failing_open.failed_open(request, e)
         return failed, block_of(failed)
