@@ -128,8 +128,11 @@ def test_a_chunked_body_over_the_limit_is_refused_as_it_streams(hostile_server: 
 def test_chunked_with_a_lying_small_content_length_is_refused(hostile_server: ApiServer, tenant: Tenant) -> None:
     headers = {**tenant.auth, "Transfer-Encoding": "chunked", "Content-Length": "5"}
     with raw(hostile_server, "POST /v1/turns", headers) as sock:
-        chunk(sock, TURN + b'hello"}')
-        sock.sendall(b"0\r\n\r\n")
+        try:
+            chunk(sock, TURN + b'hello"}')
+            sock.sendall(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server may refuse on the headers alone and close before the body is sent
         status, error = answer(sock)
     assert (status, error["code"]) == (400, "bad_request"), error
     assert tenant.stored() == []
