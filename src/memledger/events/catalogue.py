@@ -232,7 +232,7 @@ class TenantSettingsChanged(Event, tag="tenant.settings_changed", frozen=True):
     auto_promote: bool | None = None
     broad_scope_writes: bool | None = None
     changed_by: Name | None = None
-    # Added later with a default, so events written before it still decode (no version bump).
+    # Optional, so events without it decode as they are (no version bump).
     extraction_mode: ExtractionMode | None = None
 
 

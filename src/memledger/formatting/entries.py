@@ -61,7 +61,7 @@ class Meta(msgspec.Struct, frozen=True, kw_only=True):
     more_turns: int
     said_by: str | None = None
     flag: str = ""  # the conflict flag and a space, or nothing
-    said_on: str | None = None  # a quoted turn's day (version 8 on)
+    said_on: str | None = None  # a quoted turn's day
     dates: str | None = None  # what its relative dates meant that day
 
 
@@ -77,12 +77,11 @@ class Entry(msgspec.Struct, frozen=True):
 
 
 def prepare(index: int, item: SelectedItem, names: Names | None = None, *, version: str = FORMATTER_VERSION) -> Entry:
-    """The item at ``index`` of a selection, its text neutralised and metadata cleaned;
-    with ``names`` (version 3 on), stored scope ids put in words; from version 4, who
-    said it when that was not the request's user, and version 4's conflict flag; from
-    version 5, its id and turns cited exactly and its conflict named in words; from
-    version 6, only the graph's own ids in its text put in words, and the ids and keys
-    of its metadata percent-encoded (``Names.endpoints``, ``Names.label``)."""
+    """The item at ``index`` of a selection, its text neutralised and metadata cleaned,
+    as formatter ``version`` renders it, so a replay gives the hash that was recorded:
+    stored ids put in words (``names``), who said it, its id and turns cited exactly,
+    the ids and keys of its metadata percent-encoded (``Names.endpoints``,
+    ``Names.label``), each from the version that brought it (CHANGELOG.md)."""
     before_4 = version in ("2", "3")
     exact = version not in ("2", "3", "4")
     labelled = exact and version != "5"
@@ -112,9 +111,9 @@ def prepare(index: int, item: SelectedItem, names: Names | None = None, *, versi
 
 
 def _named_text(item: SelectedItem, names: Names | None, labelled: bool) -> str:
-    """``item``'s text with its stored ids in words: before version 6 every one, from
-    version 6 only those naming a graph item's ends (another user's statement may hold
-    the request's user's id: it must not read as "the user")."""
+    """``item``'s text with its stored ids in words: when ``labelled``, only those naming
+    a graph item's ends (another user's statement may hold the request's user's id: it
+    must not read as "the user"), else every one."""
     if names is None:
         return item.text
     return names.endpoints(item.kind, item.text) if labelled else names.text(item.text)
@@ -126,7 +125,7 @@ def _labels(names: Names | None) -> Names:
 
 def _said_by(item: SelectedItem, names: Names, labelled: bool, named: bool = False) -> str | None:
     """Who said ``item``, in words, unless the request's user is among them (their
-    own words need no name) or nobody is known; from version 8 by their names when
+    own words need no name) or nobody is known; when ``named``, by their names if
     every speaker has one."""
     if not item.said_by or (names.user is not None and names.user in item.said_by):
         return None
@@ -169,9 +168,9 @@ def _dates(text: str, said_on: date) -> str | None:
 
 def _conflict(conflict_id: str, names: Names | None, version: str) -> str:
     """A conflict's id as shown: a label pairing its sides, not a citation (the sides'
-    ids are). Its slot holds a stored scope id ("project:hid.project.1684…:editor"):
-    from version 5 put in words, brackets made round so that it cannot forge a
-    citation; from version 6 the rest (a raw scope key, a fact's key) percent-encoded."""
+    ids are). Its slot holds a stored scope id ("project:hid.project.1684…:editor"), put
+    in words with brackets made round so that it cannot forge a citation, or, in the
+    current versions, with the rest (a raw scope key, a fact's key) percent-encoded."""
     if version in ("2", "3", "4") or (version == "5" and names is None):
         return _ident(conflict_id)
     if version == "5":

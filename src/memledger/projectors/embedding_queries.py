@@ -92,9 +92,9 @@ def _nearest_statement() -> sa.Select[Any]:
     relaxed = (
         sa.select(embeddings.c.item_kind, embeddings.c.item_id, distance.label("distance"))
         .where(
-            # Written into the statement, not bound: in a generic plan (psycopg prepares
-            # a statement run often), not knowing how many vectors the tenant has,
-            # PostgreSQL sorted them all instead of reading the HNSW index.
+            # Written into the statement, not bound: a generic plan (psycopg prepares a
+            # statement run often) does not know how many vectors the tenant has, and
+            # would sort them all rather than read the HNSW index.
             embeddings.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text, literal_execute=True),
             embeddings.c.item_kind == sa.any_(sa.bindparam("kinds", type_=ARRAY(sa.Text))),
             embeddings.c.model == sa.bindparam("model", type_=sa.Text, literal_execute=True),
@@ -107,7 +107,7 @@ def _nearest_statement() -> sa.Select[Any]:
     return sa.select(relaxed).order_by(relaxed.c.distance, relaxed.c.item_kind, relaxed.c.item_id)
 
 
-# Built once: building it per query cost more Python than the query's round trip.
+# Built once: building it per query costs more Python than the query's round trip.
 _NEAREST = _nearest_statement()
 
 

@@ -28,7 +28,7 @@ from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
 
 NAME = "entities"
-VERSION = 3  # v2: the aliases' words are searched too; v3: merges
+VERSION = 3  # what each version changed: projections/entities/ and CHANGELOG.md
 HANDLES = frozenset(
     tag_of(t)
     for t in (EntityObserved, MemoryReinforced, MemoryRetracted, MemoryRestored, EntitiesMerged, EntitiesSplit)

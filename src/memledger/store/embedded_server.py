@@ -133,7 +133,7 @@ def restart_embedded(pgdata: Path) -> bool:
     return True
 
 
-# initdb takes 5-20 s; a server start a few more.
+# Long enough for initdb and a first start on a slow disk.
 _START_LOCK_TIMEOUT_S = 180.0
 
 

@@ -166,8 +166,8 @@ _state = (
 )
 _seen = _batch.alias("seen")
 # One index probe per event id of the batch. LIMIT keeps the planner from turning this
-# into a join, which a generic plan made while the table was small ran as a scan of the
-# tenant's every row: an append's cost then grew with the tenant.
+# into a join, which a generic plan made on a small table can run as a scan of the
+# tenant's every row, so that an append's cost grows with the tenant.
 _hit = (
     sa.select(sa.literal(1).label("hit"))
     .where(_known.c.tenant_id == _tenant, _known.c.event_id == _seen.c.event_id)
