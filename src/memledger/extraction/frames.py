@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import pairwise
 from typing import Final
 
@@ -18,8 +19,16 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
-from memledger.extraction.slots import ADVERBS, INSTRUMENT_PREPOSITIONS, USED_BY, WORKS, finite_verb_before, owned_work
-from memledger.extraction.triggers import NOT_WORKPLACE, find_triggers, is_filler
+from memledger.extraction.slots import (
+    ADVERBS,
+    INSTRUMENT_PREPOSITIONS,
+    USED_BY,
+    WORKS,
+    finite_verb_before,
+    makers_verb,
+    owned_work,
+)
+from memledger.extraction.triggers import NOT_WORKPLACE, Trigger, find_triggers, is_filler
 
 FRAME_CONFIDENCE = 0.8
 _WORDS: Final = lexicon.sections("frame_words.txt")
@@ -37,53 +46,62 @@ _NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
 _NOT_ROLE_NOUNS: Final = frozenset(_WORDS["NOT_ROLE_NOUNS"])
 
 
+class _Phrases:
+    """A sentence's trigger phrases, found at most once, and only if a frame asks."""
+
+    def __init__(self, lows: list[str]) -> None:
+        self._lows = lows
+
+    @cached_property
+    def starts(self) -> dict[int, Trigger]:
+        return {t.start: t for t in find_triggers(self._lows)}
+
+    @cached_property
+    def inside(self) -> frozenset[int]:
+        """The token indices inside trigger phrases."""
+        return frozenset(i for t in self.starts.values() for i in range(t.start, t.end))
+
+
 def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: list[Mention]) -> list[Edge]:
     """The edges the passive, "is where" and appositive frames of a sentence state."""
     by_start = {m.start: m for m in mentions}
     by_end = {m.end: m for m in mentions}
+    phrases = _Phrases(lows)
     edges: list[Edge] = []
     edges.extend(_passive(speaker, lows, by_start, by_end))
     edges.extend(_where(lows, by_start, by_end))
     edges.extend(_appositions(speaker, lows, mentions, by_start))
-    edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end))
+    edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
     edges.extend(_workplaces(lows, mentions))
     edges.extend(_kin(lows, mentions))
     edges.extend(_pronoun_roles(speaker, lows, mentions))
     edges.extend(_at_our_workplace(speaker, lows, by_start))
-    edges.extend(_company(speaker, lows, mentions, by_start))
-    edges.extend(_relative_makers(speaker, lows, by_start, by_end))
+    edges.extend(_company(speaker, lows, mentions, by_start, phrases))
+    edges.extend(_relative_makers(speaker, words, lows, by_start, by_end, phrases))
     return edges
 
 
 def _relative_makers(
-    speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]
+    speaker: Party,
+    words: list[str],
+    lows: list[str],
+    by_start: dict[int, Mention],
+    by_end: dict[int, Mention],
+    phrases: _Phrases,
 ) -> list[Edge]:
     """ "The Halyard scheduler, which Bao wrote in Odin, ...": who builds or runs the
     project a relative clause is about works on it ("which Tadhg and I maintain")."""
     edges: list[Edge] = []
-    triggers = {t.start: t for t in find_triggers(lows) if t.kind in ("BUILD", "WORK_ON")}
-    for i, low in enumerate(lows):
-        if low not in ("which", "that") or i < 2 or lows[i - 1] != ",":
+    for comma in range(1, len(lows) - 1):
+        if lows[comma] != "," or lows[comma + 1] not in ("which", "that"):
             continue
-        project = by_end.get(i - 1) or _noun_headed(lows, by_end, i - 1)
-        if project is None or project.entity_type != "project":
+        verb = makers_verb(words, lows, comma, phrases.starts)
+        project = by_end.get(comma) or _noun_headed(lows, by_end, comma)
+        if verb is None or project is None or project.entity_type != "project":
             continue
-        makers: list[Party] = []
-        k = i + 1
-        while k < len(lows) and k - i <= 6 and k not in triggers:
-            named = by_start.get(k)
-            if named is not None and named.entity_type == "person":
-                makers.append(Party.of(named))
-                k = named.end
-            elif lows[k] in ("i", "we"):
-                makers.append(speaker)
-                k += 1
-            elif lows[k] in (",", "and", "&"):
-                k += 1
-            else:
-                break
-        if makers and k in triggers:
-            edges.extend(Edge(maker, "WORKS_ON", Party.of(project), FRAME_CONFIDENCE) for maker in makers)
+        people = [Party.of(m) for k, m in by_start.items() if comma < k < verb and m.entity_type == "person"]
+        makers = people + ([speaker] if {"i", "we"} & set(lows[comma:verb]) else [])
+        edges.extend(Edge(maker, "WORKS_ON", Party.of(project), FRAME_CONFIDENCE) for maker in makers)
     return edges
 
 
@@ -93,18 +111,18 @@ def _noun_headed(lows: list[str], by_end: dict[int, Mention], end: int) -> Menti
     return named if named is not None and lows[end - 1].isalpha() else None
 
 
-def _company(speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]) -> list[Edge]:
+def _company(
+    speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention], phrases: _Phrases
+) -> list[Edge]:
     """ "I restarted the band with Jurgis and Cathal": whom the speaker does something
     with, they know. A verb's own "with" ("work with", "replaced X with Y") is the
     clause reader's."""
     edges: list[Edge] = []
-    in_phrases: set[int] | None = None
     for person in mentions:
         w = person.start - 1
         if person.entity_type != "person" or person.role or w < 1 or lows[w] != "with":
             continue
-        if in_phrases is None:
-            in_phrases = {i for t in find_triggers(lows) for i in range(t.start, t.end)}
+        in_phrases = phrases.inside
         k = w - 1
         while (
             k >= 0
@@ -170,11 +188,11 @@ def _instruments(
     mentions: list[Mention],
     by_start: dict[int, Mention],
     by_end: dict[int, Mention],
+    phrases: _Phrases,
 ) -> list[Edge]:
     """ "Keoni designs every frame in FreeCAD": the subject of a verb uses the tool
     its instrument phrase names."""
     edges: list[Edge] = []
-    in_phrases: set[int] | None = None  # token indices inside trigger phrases, found once if needed
     for tool in mentions:
         if tool.entity_type != "tool":
             continue
@@ -183,8 +201,7 @@ def _instruments(
             p -= 1
         if p < 1 or lows[p] not in INSTRUMENT_PREPOSITIONS:
             continue
-        if in_phrases is None:
-            in_phrases = {i for t in find_triggers(lows) for i in range(t.start, t.end)}
+        in_phrases = phrases.inside
         if p in in_phrases:
             continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:

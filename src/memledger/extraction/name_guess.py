@@ -150,7 +150,6 @@ def guess(words: Sequence[str], before: str = "") -> EntityType | None:
     first = "person" if gz.is_given_name(words[0].lower()) else word_type(words[0], before)
     if len(words) == 1 or first is None:
         return first
-    rest = [word_type(word) for word in words[1:] if not ordinary(word)]
     if first == "person":
-        return "person" if len(rest) == len(words) - 1 else None
+        return None if any(ordinary(word) for word in words[1:]) else "person"
     return "tool"

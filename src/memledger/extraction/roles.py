@@ -30,9 +30,9 @@ def relation_of(role: str) -> str:
     return "WORKS_WITH" if role in gz.WORK_ROLES else "KNOWS"
 
 
-def _owner_before(lows: list[str], j: int) -> bool:
-    """Whether a possessive owns the role ending before ``j``, past its adjectives and up
-    to two plain modifiers ("my travel buddy", "our old pottery teacher")."""
+def owned_by_speaker(lows: list[str], j: int) -> bool:
+    """Whether "my"/"our" owns the noun phrase ending at ``j``, past its adjectives and
+    up to two plain modifiers ("my travel buddy", "our old pottery teacher")."""
     modifiers = 0
     while j >= 0 and (lows[j] in ROLE_ADJECTIVES or (_plain(lows[j]) and modifiers < 2)):
         modifiers += lows[j] not in ROLE_ADJECTIVES
@@ -108,7 +108,7 @@ def any_role_before(lows: list[str], start: int) -> str | None:
         j -= 1
     while j >= 0 and (lows[j] in HONORIFICS or lows[j] == ","):
         j -= 1
-    if j < 0 or not _head_noun(lows[j]) or lows[j] in ROLE_ADJECTIVES or not _owner_before(lows, j - 1):
+    if j < 0 or not _head_noun(lows[j]) or lows[j] in ROLE_ADJECTIVES or not owned_by_speaker(lows, j - 1):
         return None
     return lows[j]
 
@@ -142,7 +142,7 @@ def role_before(lows: list[str], start: int) -> tuple[str | None, bool]:
     role, role_start = role_words(lows, j)
     if role is None:
         return None, False
-    return role, _owner_before(lows, role_start - 1)
+    return role, owned_by_speaker(lows, role_start - 1)
 
 
 def role_after(words: list[str], lows: list[str], end: int) -> tuple[str | None, bool]:

@@ -26,6 +26,7 @@ from memledger.extraction.patterns import (
     Mention,
     word_set,
 )
+from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
@@ -121,25 +122,28 @@ def owned_work(lows: list[str], start: int) -> bool:
         j -= 1
     if j < 1 or (lows[j] not in PROJECT_NOUNS and lows[j] not in PROJECT_CUES):
         return False
-    k = j - 1
-    while k >= 0 and j - k <= 3 and lows[k].isalpha() and lows[k] not in POSSESSIVES:
-        k -= 1
-    return k >= 0 and lows[k] in POSSESSIVES
+    return owned_by_speaker(lows, j - 1)
 
 
 def _made_in_relative(words: list[str], lows: list[str], end: int, starts: dict[int, Trigger]) -> EntityType | None:
     """ "Halyard, which Bao wrote in Odin, ...", "the Quince service, which we maintain":
     what a relative clause says someone built or works on is a project."""
     j = end + 1 if end < len(lows) and lows[end].isalpha() and not words[end][:1].isupper() else end
-    if lows[j : j + 2] not in ([",", "which"], [",", "that"]):
+    return "project" if makers_verb(words, lows, j, starts) is not None else None
+
+
+def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int, Trigger]) -> int | None:
+    """Where the verb of ", which|that <names, I, we> <builds / works on>" opening at
+    ``comma`` starts, or None when the tokens there are not such a relative clause."""
+    if lows[comma : comma + 2] not in ([",", "which"], [",", "that"]):
         return None
-    k = j + 2
-    while k < len(lows) and k - j <= 8 and k not in starts:
+    k = comma + 2
+    while k < len(lows) and k - comma <= 8 and k not in starts:
         if not (words[k][:1].isupper() or lows[k] in ("i", "we", "and", ",", "&")):
             return None
         k += 1
     trigger = starts.get(k)
-    return "project" if trigger is not None and trigger.kind in ("BUILD", "WORK_ON") and k > j + 2 else None
+    return k if trigger is not None and trigger.kind in ("BUILD", "WORK_ON") and k > comma + 2 else None
 
 
 def _object_slot(
