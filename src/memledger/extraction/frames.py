@@ -17,7 +17,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
+from memledger.extraction.patterns import HONORIFICS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
 from memledger.extraction.slots import (
     ADVERBS,
@@ -43,7 +43,6 @@ MADE_BY: Final = frozenset(_WORDS["MADE_BY"])
 _AT_WORK: Final = word_set("at for with")
 _DESCRIBING: Final = word_set("the a an who our")
 _NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
-_NOT_ROLE_NOUNS: Final = frozenset(_WORDS["NOT_ROLE_NOUNS"])
 
 
 class _Phrases:
@@ -332,33 +331,7 @@ def _appositions(speaker: Party, lows: list[str], mentions: list[Mention], by_st
             relation = relation_of(mention.role)
             for listed in [*_listed_after(lows, mention, by_start), *_listed_before(lows, mention, mentions)]:
                 edges.append(Edge(speaker, relation, Party.of(listed), FRAME_CONFIDENCE, mention.role))
-            continue
-        noun = None if mention.role else _owned_noun(lows, mention.start)
-        if noun is None:
-            continue
-        relation = "WORKS_WITH" if _work_noun(noun) else "KNOWS"
-        edges.append(Edge(speaker, relation, Party.of(mention), FRAME_CONFIDENCE, noun))
-        for listed in _listed_after(lows, mention, by_start):
-            edges.append(Edge(speaker, relation, Party.of(listed), FRAME_CONFIDENCE, noun))
     return edges
-
-
-def _owned_noun(lows: list[str], start: int) -> str | None:
-    """The noun of "my <noun>[,] [Dr.] <name>" before a name, if the speaker owns it."""
-    j = start - 1
-    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".")):
-        j -= 1
-    if j < 1 or not lows[j].isalpha() or lows[j] in _NOT_ROLE_NOUNS:
-        return None
-    noun = lows[j]
-    k = j - 1
-    while k >= 0 and (lows[k] in ROLE_ADJECTIVES or is_filler(lows[k])):
-        k -= 1
-    return noun if k >= 0 and lows[k] in POSSESSIVES else None
-
-
-def _work_noun(noun: str) -> bool:
-    return noun in gz.WORK_ROLES or noun.rstrip("s") in gz.WORK_ROLES
 
 
 def _listed_before(lows: list[str], last: Mention, mentions: list[Mention]) -> list[Mention]:

@@ -8,6 +8,7 @@ person's, any noun phrase the speaker owns is a role ("Ebru is my financial plan
 from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
+from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES
 
 
@@ -27,7 +28,7 @@ def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
 def relation_of(role: str) -> str:
     """The speaker's relation to a person in ``role``: a colleague's role is work, any
     other (kin, friends, a teacher, a landlord) acquaintance."""
-    return "WORKS_WITH" if role in gz.WORK_ROLES else "KNOWS"
+    return "WORKS_WITH" if role in gz.WORK_ROLES or role.rstrip("s") in gz.WORK_ROLES else "KNOWS"
 
 
 def owned_by_speaker(lows: list[str], j: int) -> bool:
@@ -51,6 +52,8 @@ def _head_noun(low: str) -> bool:
     return _plain(low) and not low.endswith(("ed", "ing"))
 
 
+# Nouns that own a name without being a role of its person ("my app Lantern").
+_NOT_ROLE_NOUNS = frozenset(lexicon.sections("frame_words.txt")["NOT_ROLE_NOUNS"])
 # Words that end a role's noun phrase or cannot be in one.
 _NOT_ROLE = frozenset(
     [
@@ -106,11 +109,11 @@ def any_role_before(lows: list[str], start: int) -> str | None:
     j = start - 1
     if j >= 0 and lows[j] in ("is", "was"):
         j -= 1
-    while j >= 0 and (lows[j] in HONORIFICS or lows[j] == ","):
+    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".")):
         j -= 1
-    if j < 0 or not _head_noun(lows[j]) or lows[j] in ROLE_ADJECTIVES or not owned_by_speaker(lows, j - 1):
+    if j < 0 or not _head_noun(lows[j]) or lows[j] in _NOT_ROLE_NOUNS or lows[j] in ROLE_ADJECTIVES:
         return None
-    return lows[j]
+    return lows[j] if owned_by_speaker(lows, j - 1) else None
 
 
 def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
