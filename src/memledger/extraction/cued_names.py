@@ -72,7 +72,9 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
         opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
         if i in f.initial and end - i > 1 and not _known_word(f.lows[i]) and not opening_name:
             unknown.append((i, end))  # named only if its slot says so ("Hollow Pine is where ...")
-            i += 1  # "Tell Fatima": an imperative verb, capitalised because it opens the sentence
+            # "Tell Fatima": an imperative verb, capitalised because it opens the sentence;
+            # but a span a verb follows is the subject, whole ("Juniper Sync relies on ...").
+            i = end if _verb_follows(f, end) else i + 1
             continue
         mention = _classify(f, i, end)
         if mention is not None:
@@ -81,6 +83,15 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             unknown.append((i, end))
         i = end
     return unknown
+
+
+def _verb_follows(f: NameFinder, end: int) -> bool:
+    """Whether the token at ``end`` reads as a finite verb: a form of "be"/"have" or a
+    lower-case word in -s ("relies", "crashes")."""
+    low, word = f.next(end), f.words[end] if end < len(f.words) else ""
+    if low in ("is", "was", "are", "were", "has", "had", "'s"):
+        return True
+    return word.islower() and low.isalpha() and len(low) > 3 and low.endswith("s") and not low.endswith("ss")
 
 
 def _known_word(low: str) -> bool:
@@ -93,6 +104,8 @@ def _chunk_end(f: NameFinder, i: int) -> int:
     while end < len(f.words) and end - i < 4 and not f.taken[end]:
         word, low = f.words[end], f.lows[end]
         if word == "&" and end + 1 < len(f.words) and f.words[end + 1][:1].isupper():
+            if end - i == 1 and _given(f.lows[i]) and _given(f.lows[end + 1]):
+                break  # "Harpreet & Iker": two people
             end += 1  # "Calloway & Finch": one firm's name
             continue
         if not word[0].isupper():
@@ -101,6 +114,10 @@ def _chunk_end(f: NameFinder, i: int) -> int:
             break
         end += 1
     return end
+
+
+def _given(low: str) -> bool:
+    return gz.is_given_name(low) or name_guess.is_world_name(low)
 
 
 def _closing_noun(low: str) -> bool:
@@ -181,6 +198,8 @@ def _as_person(f: NameFinder, name: str, start: int, end: int) -> Mention | None
     first = f.lows[start]
     if gz.is_given_name(first) and (first not in COMMON_GIVEN or start not in f.initial):
         return Mention(name, "person", 0.85, start, end)
+    if end - start == 1 and start in f.initial and name_guess.ordinary(f.words[start]):
+        return None  # "Dad wants ...", "Anyone know ...": an English word capitalised as it opens
     if person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in TO_PERSON):
         return Mention(name, "person", 0.75, start, end)
     return None

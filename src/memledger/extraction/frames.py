@@ -7,6 +7,7 @@
 - Relations by apposition: "my physio, Dr. Amara Nwosu", "my cousins Ana and Bo":
   a person named right after the speaker's noun for them. Work nouns make
   colleagues, any other noun someone the speaker knows.
+- Belonging (workplaces, institutions, groups) is read in ``memberships``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
+from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
 from memledger.extraction.patterns import HONORIFICS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
 from memledger.extraction.slots import (
@@ -28,9 +30,8 @@ from memledger.extraction.slots import (
     makers_verb,
     owned_work,
 )
-from memledger.extraction.triggers import NOT_WORKPLACE, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import Trigger, find_triggers, is_filler
 
-FRAME_CONFIDENCE = 0.8
 _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
 KNOWN_CONFIDENCE = 0.9
@@ -40,9 +41,7 @@ _BE: Final = word_set("is are was were be been being 's")
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
 MADE_BY: Final = frozenset(_WORDS["MADE_BY"])
-_AT_WORK: Final = word_set("at for with")
-_DESCRIBING: Final = word_set("the a an who our")
-_NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
+_WANTING: Final = frozenset(_WORDS["WANTING"])
 
 
 class _Phrases:
@@ -71,10 +70,9 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges.extend(_where(lows, by_start, by_end))
     edges.extend(_appositions(speaker, lows, mentions, by_start))
     edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
-    edges.extend(_workplaces(lows, mentions))
+    edges.extend(membership_edges(speaker, lows, mentions, by_start))
     edges.extend(_kin(lows, mentions))
     edges.extend(_pronoun_roles(speaker, lows, mentions))
-    edges.extend(_at_our_workplace(speaker, lows, by_start))
     edges.extend(_company(speaker, lows, mentions, by_start, phrases))
     edges.extend(_relative_makers(speaker, words, lows, by_start, by_end, phrases))
     return edges
@@ -132,7 +130,9 @@ def _company(
             k -= 1
         if k < 0 or lows[k] not in ("i", "we", "i'm", "we're") or any(i in in_phrases for i in range(k, w + 1)):
             continue
-        for named in (person, *_listed_after(lows, person, by_start)):
+        if grouped(lows, w):
+            continue  # the speaker's teammates: ``_teammates``
+        for named in (person, *listed_after(lows, person, by_start)):
             edges.append(Edge(speaker, "KNOWS", Party.of(named), FRAME_CONFIDENCE))
     return edges
 
@@ -148,35 +148,6 @@ def _kin(lows: list[str], mentions: list[Mention]) -> list[Edge]:
             role = lows[second.end + 1] if second.end + 1 < len(lows) else ""
             if role in gz.PERSONAL_ROLES:
                 edges.append(Edge(Party.of(first), "KNOWS", Party.of(second), FRAME_CONFIDENCE, role))
-    return edges
-
-
-def _at_our_workplace(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
-    """ "At Quillfeather Press we typeset in ...": the speaker works where "we" are."""
-    start = 1 if lows[:1] == ["at"] else None
-    org = by_start.get(start) if start is not None else None
-    if org is None or org.entity_type != "organization":
-        return []
-    following = lows[org.end : org.end + 2]
-    if following[:1] in (["we"], ["i"]) or following in ([",", "we"], [",", "i"]):
-        return [Edge(speaker, "PART_OF", Party.of(org), FRAME_CONFIDENCE)]
-    return []
-
-
-def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
-    """ "Joost is the warehouse lead for Orrin Freight", "Bence, a paramedic with
-    Tidewater Ambulance", "Rosalinda, who leads QA at Lumenfold": a person described
-    by their job at an organization is part of it."""
-    edges: list[Edge] = []
-    for person, org in pairwise(mentions):
-        if person.entity_type != "person" or org.entity_type != "organization":
-            continue
-        between = lows[person.end : org.start]
-        if not 3 <= len(between) <= 8 or between[0] not in ("is", "was", ",") or between[-1] not in _AT_WORK:
-            continue
-        described = any(word in _DESCRIBING for word in between[1:3])
-        if described and not _NOT_WORKPLACE & set(between):
-            edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
 
 
@@ -206,7 +177,7 @@ def _instruments(
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
             continue  # "with Farrukh": a name only its slot typed may be a person
         verb = finite_verb_before(words, lows, p)
-        if verb is None:
+        if verb is None or lows[verb] in _WANTING:
             continue
         agent = _agent(lows, verb, p, by_start)
         if agent is None and verb in in_phrases:
@@ -240,10 +211,19 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
         k -= 1
     if k > 0 and lows[k - 1] in ("i", "we"):
         return speaker
+    if k > 0 and lows[k - 1] in ("he", "she"):
+        return _last_person(by_end, k - 1)
     named = by_end.get(k)
     if named is None or named.entity_type not in ("person", "project", "organization"):
         return None
     return Party.of(named)
+
+
+def _last_person(by_end: dict[int, Mention], before: int) -> Party | None:
+    """Whom "he" or "she" at ``before`` most likely means: the last person named before it
+    in the sentence ("My coach Dilnoza she gives me ...")."""
+    people = [m for end, m in by_end.items() if end <= before and m.entity_type == "person"]
+    return Party.of(max(people, key=lambda m: m.end)) if people else None
 
 
 def _passive(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]) -> list[Edge]:
@@ -329,7 +309,7 @@ def _appositions(speaker: Party, lows: list[str], mentions: list[Mention], by_st
             continue
         if mention.role and mention.mine:
             relation = relation_of(mention.role)
-            for listed in [*_listed_after(lows, mention, by_start), *_listed_before(lows, mention, mentions)]:
+            for listed in [*listed_after(lows, mention, by_start), *_listed_before(lows, mention, mentions)]:
                 edges.append(Edge(speaker, relation, Party.of(listed), FRAME_CONFIDENCE, mention.role))
     return edges
 
@@ -366,16 +346,3 @@ def _pronoun_roles(speaker: Party, lows: list[str], mentions: list[Mention]) -> 
         if named and role:
             edges.append(Edge(speaker, relation_of(role), Party.of(named[-1]), FRAME_CONFIDENCE, role))
     return edges
-
-
-def _listed_after(lows: list[str], first: Mention, by_start: dict[int, Mention]) -> list[Mention]:
-    """People listed after ``first``: "my cousins Ana, Bo and Cy"."""
-    listed: list[Mention] = []
-    end = first.end
-    while end < len(lows) and lows[end] in (",", "and", "&"):
-        following = by_start.get(end + 1) or (by_start.get(end + 2) if lows[end + 1 : end + 2] == ["and"] else None)
-        if following is None or following.entity_type != "person":
-            break
-        listed.append(following)
-        end = following.end
-    return listed

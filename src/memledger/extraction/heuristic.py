@@ -45,6 +45,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.extraction.roles import relation_of
+from memledger.extraction.rosters import roster_edges
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.triggers import (
     ARROWS,
@@ -135,7 +136,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "5"
+    version = "6"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -161,7 +162,9 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     speaker = speaker_prefix(user)
     header: tuple[Party, str] | None = None
     labelled: list[tuple[str, Sentence]] = []
-    for sentence in (analyse(part, project) for part in split_sentences(text[:MAX_TEXT_CHARS])):
+    text = text[:MAX_TEXT_CHARS]
+    lowercase = not any(character.isupper() for character in text)
+    for sentence in (analyse(part, project, lowercase=lowercase) for part in split_sentences(text)):
         if asks_to_forget(sentence.text):
             continue  # what the speaker asks to forget is not to be remembered
         label = _label(sentence)
@@ -179,6 +182,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(clause_relations(found.speaker(), sentence, clauses))
                 edges.extend(_terse_relations(found.speaker(), sentence, clauses))
             edges.extend(frame_edges(found.speaker(), sentence.words, sentence.lows, sentence.mentions))
+            edges.extend(roster_edges(found.speaker(), sentence))
         edges = _asserted(sentence, edges)
         for edge in edges:
             found.apply(edge)
@@ -276,10 +280,13 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
         if mention.role and mention.mine:
             relation = relation_of(mention.role)
             edges.append(Edge(found.speaker(), relation, Party.of(mention), EXPLICIT, mention.role))
+    for mention in mentions:
+        if mention.entity_type in ("tool", "concept") and sentence.lows[mention.end : mention.end + 1] == [">"]:
+            edges.append(Edge(found.speaker(), "PREFERS", Party.of(mention), EXPLICIT))  # "Yousician > Fender Play"
     for left, right in pairwise(mentions):
         between = sentence.lows[left.end : right.start]
         if left.entity_type == "person" and right.entity_type == "organization":
-            from_org = between in (["from"], ["from", "the"], [",", "from"])
+            from_org = between in (["from"], ["from", "the"], [",", "from"], ["at"], [",", "at"], ["at", "the"])
             owned = len(between) == 3 and between[0] == "'s" and between[2] == ","
             if from_org or owned:
                 edges.append(Edge(Party.of(left), "PART_OF", Party.of(right), EXPLICIT))

@@ -33,6 +33,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import any_role_after, any_role_before
 from memledger.extraction.shapes import common_word
+from memledger.extraction.triggers import INFORMAL
 
 MAX_SENTENCE_TOKENS = 256
 """Tokens of a sentence that are read. Reading a clause looks back from each trigger,
@@ -40,13 +41,18 @@ so a sentence costs the square of its length; prose sentences are far shorter
 (the labelled corpus's longest has 26), a hostile or pasted run is cut here."""
 
 
-def analyse(text: str, project: str = "") -> Sentence:
+def analyse(text: str, project: str = "", *, lowercase: bool = False) -> Sentence:
     """Tokens (the first :data:`MAX_SENTENCE_TOKENS`), mentions and mood (question,
-    hedge) of one sentence; ``project`` is the turn's project scope key, if any."""
-    words = tokenize(text)[:MAX_SENTENCE_TOKENS]
-    lows = [word.lower() for word in words]
+    hedge) of one sentence; ``project`` is the turn's project scope key, if any;
+    ``lowercase`` says the writer capitalises nothing, so names are found by spelling."""
+    written = tokenize(text)[:MAX_SENTENCE_TOKENS]
+    words = name_guess.truecased(written) if lowercase else written
+    lows = [INFORMAL.get(word, word) if word.islower() else word.lower() for word in words]
     lowered = text.lower()
     mentions, unsettled = find_names(words, lows, project)
+    if lowercase:
+        for mention in mentions:
+            mention.name = " ".join(written[mention.start : mention.end])  # named as written
     return Sentence(
         text=text,
         words=words,
@@ -68,6 +74,7 @@ def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[li
     _find_known(finder)
     unknown = find_capitalised(finder)
     slots.type_by_slot(words, lows, unknown, finder.add, finder.initial, finder.taken, finder.found)
+    slots.lowercase_tools(words, lows, finder.taken, finder.add)
     _find_lowercase_projects(finder)
     _find_lowercase_people(finder)
     _propagate_lists(finder, unknown)
@@ -220,6 +227,8 @@ def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
         if any(f.taken[start:end]) or f.lows[start] in gz.PLACES:
             continue
         entity_type = name_guess.guess(f.words[start:end], f.prev(start))
+        if entity_type == "person" and slots.attributive(f.words, f.lows, start, end):
+            continue  # "a Tado thermostat": a name that modifies a noun names a thing
         if entity_type is not None:
             f.add(Mention(" ".join(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final, NamedTuple
 
 from memledger.events.catalogue import EntityType
@@ -23,7 +23,7 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 
 # Every data file the module reads; a test checks each ships with the package.
-LEXICON_FILES: Final = ("common_english.txt", "world_given_names.txt", "world_places.txt")
+LEXICON_FILES: Final = ("common_english.txt", "rare_english.txt", "world_given_names.txt", "world_places.txt")
 GUESS_CONFIDENCE = 0.6
 # Per-n-gram log-odds, scaled by the square root of their number, needed to call a word
 # a person's or a tool's name; between the two a word stays unnamed.
@@ -63,6 +63,7 @@ class _Model:
 
 class _Lists(NamedTuple):
     common_english: frozenset[str]
+    rare_english: frozenset[str]
     world_names: frozenset[str]  # folded: "ragnheidur"
     world_places: frozenset[str]
     model: _Model
@@ -72,10 +73,11 @@ class _Lists(NamedTuple):
 def _lists() -> _Lists:
     """The three lists and the model, read and trained on first use: a command that
     extracts nothing does not wait for them."""
-    common, names, places = (lexicon.entries(name) for name in LEXICON_FILES)
+    common, rare, names, places = (lexicon.entries(name) for name in LEXICON_FILES)
     world_names = frozenset(gz.fold(name) for name in names)
     return _Lists(
         common_english=frozenset(common),
+        rare_english=frozenset(rare),
         world_names=world_names,
         world_places=frozenset(places),
         model=_Model(
@@ -108,6 +110,53 @@ def is_place(low: str, before: str) -> bool:
     return before in _LOCATIVE and low in _lists().world_places
 
 
+def english(low: str) -> bool:
+    """Whether a lower-cased word is an English word, however rare ("flaky", "infra")."""
+    lists = _lists()
+    return low in lists.common_english or low in lists.rare_english
+
+
+def truecased(words: list[str]) -> list[str]:
+    """The words of a writer who capitalises nothing, with the ones no English list knows
+    (and that are no misspelling of an English word) capitalised as the names they likely are:
+    "uses life360" reads as "uses Life360", "pickd" stays a word."""
+    cased: list[str] = []
+    for word in words:
+        named = _unknown_lower(word)
+        if not named and cased and cased[-1][:1].isupper() and word in gz.ORG_SUFFIXES:
+            named = True  # "skyvale airways": the name's kind of institution goes with it
+        cased.append(_capitalised(word) if named else word)
+    return cased
+
+
+def _capitalised(word: str) -> str:
+    return word[:1].upper() + word[1:]
+
+
+@lru_cache(maxsize=8192)
+def _unknown_lower(word: str) -> bool:
+    if len(word) < 3 or not word[:1].isalpha() or not word.isalnum() or not word.islower():
+        return False
+    low = gz.fold(word)
+    if low in _lists().world_names:
+        return True
+    return not english(word) and low not in _lists().world_places and not _misspelt(word)
+
+
+def _misspelt(word: str) -> bool:
+    """Whether one letter deleted, added, changed or two swapped make an English word."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    edits = (
+        [a + b[1:] for a, b in splits if b]
+        + [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1]
+        + [a + c + b[1:] for a, b in splits if b for c in letters]
+        + [a + c + b for a, b in splits for c in letters]
+    )
+    common = _lists().common_english
+    return any(edit in common for edit in edits)
+
+
 def ordinary(word: str, before: str = "") -> bool:
     """A word that is more likely a sentence's own word or a place than a name; a name
     that is also a town's is a place after a preposition of place ("near Sora")."""
@@ -128,12 +177,19 @@ def word_type(word: str, before: str = "") -> EntityType | None:
     low, lists = gz.fold(word.lower()), _lists()
     if low in lists.world_names:
         return "person"
+    if _compound(low, lists.common_english):
+        return "tool"  # "Trainline", "Smilecraft": English words run together name products
     score = lists.model.score(low)
     if score > _MARGIN:
         return "person"
     if score < -_MARGIN:
         return "tool"
     return None
+
+
+def _compound(low: str, common: frozenset[str]) -> bool:
+    """Whether a word is two English words of four letters or more run together."""
+    return any(low[:i] in common and low[i:] in common for i in range(4, len(low) - 3))
 
 
 def guess(words: Sequence[str], before: str = "") -> EntityType | None:

@@ -26,7 +26,7 @@ _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 # where a whitespace run does ("(?<!\s)"), so a long run without a line break is
 # scanned once, not once per character (quadratic, for a hostile turn).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[*•-])|(?<!\s)\s*\n\s*|;\s+")
-_TOKEN = re.compile(r"(?:St|Mt|Ft)\.(?= [A-Z])|[^\W_](?:[\w'.+#&/-]*[\w+#])?|->|=>|→|\S")
+_TOKEN = re.compile(r"(?:St|Mt|Ft)\.(?= [A-Z])|\b[wW]/|[^\W_](?:[\w'.+#&/-]*[\w+#])?|->|=>|→|\S")
 # The content word lists (lexicon/cue_words.txt); the small closed-class sets left in
 # code (wh-words and auxiliaries, pronouns, possessives, list joiners) are grammar.
 _CUES: Final = lexicon.sections("cue_words.txt")

@@ -50,6 +50,7 @@ CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though whi
     "\u2013",
 }
 _SUBJECTS: Final = word_set("i i'm i've i'd we we're we've we'd he she they it you")
+_POSSESSIVE_OPENERS: Final = word_set("our my his her their")
 _DOUBLE_NEGATIVE: Final = word_set("without")
 _WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
 TIMELESS: Final = frozenset(("KNOWS",))
@@ -67,10 +68,16 @@ def unasserted(lows: list[str]) -> dict[int, str]:
             found = (0, previous)
         reason = found[1] if found else None
         if found is not None:
-            first = start if found[1] in _WHOLE_CLAUSE else start + found[0]
+            whole = found[1] in _WHOLE_CLAUSE and not _contrasted(lows, start + found[0])
+            first = start if whole else start + found[0]
             out.update(dict.fromkeys(range(first, _scope_end(lows, first, end, found[1])), found[1]))
         previous = reason
     return out
+
+
+def _contrasted(lows: list[str], cue: int) -> bool:
+    """ "use Grab and not the taxi": a negation joined by "and"/"or" denies only what follows."""
+    return cue > 0 and lows[cue] in NEGATORS and lows[cue - 1] in ("and", "or")
 
 
 def _scope_end(lows: list[str], first: int, end: int, reason: str) -> int:
@@ -103,7 +110,7 @@ def _subject_follows(lows: list[str], i: int) -> bool:
     """Whether a subject opens at ``i``, after any adverbs ("and honestly I'm ...")."""
     while i < len(lows) and is_filler(lows[i]):
         i += 1
-    return i < len(lows) and lows[i] in _SUBJECTS
+    return i < len(lows) and (lows[i] in _SUBJECTS or lows[i] in _POSSESSIVE_OPENERS)
 
 
 def _reason(words: list[str]) -> tuple[int, str] | None:

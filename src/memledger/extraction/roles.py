@@ -28,7 +28,8 @@ def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
 def relation_of(role: str) -> str:
     """The speaker's relation to a person in ``role``: a colleague's role is work, any
     other (kin, friends, a teacher, a landlord) acquaintance."""
-    return "WORKS_WITH" if role in gz.WORK_ROLES or role.rstrip("s") in gz.WORK_ROLES else "KNOWS"
+    work = role in gz.WORK_ROLES or role.rstrip("s") in gz.WORK_ROLES or role.startswith("co-")
+    return "WORKS_WITH" if work else "KNOWS"
 
 
 def owned_by_speaker(lows: list[str], j: int) -> bool:

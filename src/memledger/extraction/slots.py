@@ -27,6 +27,7 @@ from memledger.extraction.patterns import (
     word_set,
 )
 from memledger.extraction.roles import owned_by_speaker
+from memledger.extraction.rosters import opens_roster
 from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
@@ -63,6 +64,8 @@ _BUILT_FRAMES: Final = frozenset(_WORDS["BUILT_FRAMES"])
 WORKS: Final = frozenset(_WORDS["WORKS"])
 """Verbs of working or studying somewhere: "... is where Tsiry works"."""
 _SUBJECT_DETERMINERS: Final = word_set("the our my their")
+_DETERMINERS: Final = word_set("a an the my our your their his her this that")
+_INDEFINITE: Final = word_set("a an")
 _PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
 _BE_FORMS: Final = word_set("is are was were")
 # Closed-class words that are never the verb of "subject verb ... in X".
@@ -100,6 +103,8 @@ def type_by_slot(
     ends = {trigger.end: trigger for trigger in triggers}
     starts = {trigger.start: trigger for trigger in triggers}
     orgs = {m.start for m in found if m.entity_type == "organization"}
+    people = {m.start for m in found if m.entity_type == "person"}
+    tools = {m.start for m in found if m.entity_type == "tool"}
     for start, end in unknown:
         if any(taken[start:end]):
             continue
@@ -107,11 +112,76 @@ def type_by_slot(
         if kind is None and start not in initial and lows[end : end + 1] == ["from"] and end + 1 in orgs:
             kind = "person"  # "Radka from Brantwood Analytics"
         kind = kind or _subject_slot(lows, start, end, starts) or _made_in_relative(words, lows, end, starts)
+        kind = kind or ("project" if _made_with_tool(lows, start, end, tools) else None)
         kind = kind or ("project" if owned_work(lows, start) else None)
+        kind = kind or ("organization" if owned_institution(lows, start) else None)
+        kind = kind or modifier_type(words, lows, start, end)
+        listed = end + 1 < len(lows) and (not taken[end + 1] or end + 1 in people)
+        kind = kind or ("project" if listed and opens_roster(words, lows, start, end) else None)
         if kind == "tool" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
             continue  # "lives in Lyon": a place after a preposition of place is no instrument
+        if kind == "person" and start in initial and end - start == 1 and name_guess.ordinary(words[start]):
+            continue  # "Anyone know ...": an English word capitalised because it opens the sentence
         if kind is not None:
             add(Mention(" ".join(words[start:end]), kind, SLOT_CONFIDENCE, start, end))
+
+
+def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: Callable[[Mention], None]) -> None:
+    """A lower-case word that is no English word, in the slot of a thing used ("logging
+    meals in cronometer", "moved it to ghostfolio"): informal writing names tools so."""
+    triggers = find_triggers(lows)
+    ends = {trigger.end: trigger for trigger in triggers}
+    for i, (word, low) in enumerate(zip(words, lows, strict=True)):
+        if (
+            taken[i]
+            or not word.islower()
+            or len(low) < 4
+            or low in gz.NOT_NAMES
+            or name_guess.english(low)
+            or name_guess.ordinary(word)
+        ):
+            continue
+        if name_guess.is_world_name(low) or gz.is_given_name(low) or i == 0:
+            continue
+        if _object_slot(words, lows, i, i + 1, ends) == "tool":
+            add(Mention(word, "tool", name_guess.GUESS_CONFIDENCE, i, i + 1))
+
+
+def attributive(words: list[str], lows: list[str], start: int, end: int) -> bool:
+    """Whether a name modifies the noun after it, behind a determiner ("a Tado thermostat",
+    "the Bramble storefront"): a thing's name then, never a person's."""
+    if start < 1 or lows[start - 1] not in _DETERMINERS or end >= len(lows):
+        return False
+    return words[end].islower() and _common_noun(lows[end]) and lows[end] not in _SUBJECT_GAP
+
+
+def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> EntityType | None:
+    """The type a noun gives the name modifying it: a piece of work ("the Moraine
+    cluster"), an institution ("the Millhouse studio"), or a product one can have one of
+    ("a Hilti laser level")."""
+    if not attributive(words, lows, start, end):
+        return None
+    head = (
+        lows[end + 1] if end + 1 < len(lows) and words[end + 1].islower() and _common_noun(lows[end + 1]) else lows[end]
+    )
+    if head in PROJECT_NOUNS:
+        return "project"
+    if head in gz.ORG_SUFFIXES:
+        return "organization"
+    return "tool" if lows[start - 1] in _INDEFINITE else None
+
+
+def owned_institution(lows: list[str], start: int) -> bool:
+    """Whether the name at ``start`` follows an institution the speaker belongs to: "my
+    running club, the Ferrous Striders", "in my university Marlowe University"."""
+    j = start - 1
+    if j >= 0 and lows[j] == "the":
+        j -= 1
+    if j >= 0 and lows[j] == ",":
+        j -= 1
+    if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS):
+        return False
+    return owned_by_speaker(lows, j - 1)
 
 
 def owned_work(lows: list[str], start: int) -> bool:
@@ -154,6 +224,8 @@ def _object_slot(
     agent = start >= 3 and lows[start - 1] == "by" and lows[start - 3] in _BE_FORMS
     if agent and end - start == 1 and lows[start - 2] not in USED_BY:
         return "person"  # "reviewed by Vojtěch" (but "handled by Kestra": a tool's work)
+    if agent and end - start == 1 and not _person_name(lows[start:end]):
+        return "tool"  # "exports are handled by Kestra": a thing used, unless a person's name
     owned = start >= 2 and lows[start - 2] in POSSESSIVES and lows[start - 1] not in ROLE_ADJECTIVES
     if owned and _common_noun(lows[start - 1]):
         return "person"  # "my physio Tewodros", "our landlord Cengiz"
@@ -197,6 +269,22 @@ def _instrument(words: list[str], lows: list[str], j: int, ends: dict[int, Trigg
             placed = phrase in _NOT_ALONE  # "runs a farm in Minas Gerais": where, not with what
             return None if placed or phrase.endswith((" by", " in", " on", " at")) else "tool"
     return None
+
+
+def _made_with_tool(lows: list[str], start: int, end: int, tools: set[int]) -> bool:
+    """ "Night Ferry is recorded in Zencastr": what is made with a known tool is a piece
+    of work, unless the name is a person's."""
+    if lows[end : end + 1] not in (["is"], ["was"], ["are"]) or end + 3 >= len(lows):
+        return False
+    participle = lows[end + 1].endswith("ed") or lows[end + 1] in LED or lows[end + 1] in USED_BY
+    if not participle or lows[end + 2] not in ("in", "with", "on", "using"):
+        return False
+    k = end + 4 if lows[end + 3] in ("a", "an", "the") else end + 3
+    return k in tools and not _person_name(lows[start:end])
+
+
+def _person_name(lows: list[str]) -> bool:
+    return gz.is_given_name(lows[0]) or name_guess.is_world_name(lows[0])
 
 
 def _job_before(lows: list[str], k: int, since: int | None = None) -> bool:
@@ -245,19 +333,35 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
     subject-verb: a verb right after "I"/"we"/"she" (past adverbs and auxiliaries), one
     in -s or -ed right after a name, or a participle after "is"/"are" ("is recorded")."""
     k = prep - 1
-    while k > 0 and prep - k < 12 and (lows[k - 1] not in _CLAUSE_ENDS or _coordinated(lows, k - 1)):
-        low, before = lows[k], lows[k - 1]
-        if low.isalpha() and len(low) > 1 and low not in _NOT_VERBS:
+    while k > 0 and prep - k < 12 and (lows[k - 1] not in _CLAUSE_ENDS or _verb_after_name(words, lows, k)):
+        low = lows[k]
+        if (low.isalpha() and len(low) > 1 and low not in _NOT_VERBS) or _doing(lows, k):
             b = k - 1
             while b > 0 and lows[b] in ADVERBS:
                 b -= 1
             before = lows[b]
+            if b > 0 and before == "," and words[b - 1][:1].isupper():
+                b, before = b - 1, lows[b - 1]  # "My travel buddy, Makana, books ..."
             after_pronoun = before in _PRONOUN_SUBJECTS
             inflected = low.endswith(("s", "ed")) and not low.endswith("ss")
-            if after_pronoun or (inflected and (before in _BE_FORMS or words[b][:1].isupper())):
+            participle = before in _BE_FORMS and (low in USED_BY or low in LED)
+            if after_pronoun or participle or (inflected and (before in _BE_FORMS or words[b][:1].isupper())):
                 return k
         k -= 1
     return None
+
+
+def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
+    """Whether the token before ``k`` joins rather than ends a clause: an "and" joining two
+    objects, or the comma closing a name's apposition ("My buddy, Makana, books ...")."""
+    if _coordinated(lows, k - 1):
+        return True
+    return lows[k - 1] == "," and k >= 2 and words[k - 2][:1].isupper() and lows[k] not in _NOT_VERBS
+
+
+def _doing(lows: list[str], k: int) -> bool:
+    """ "does his taxes in GnuCash": a form of "do" as the main verb, before its object."""
+    return lows[k] in ("do", "does", "did") and k + 1 < len(lows) and lows[k + 1] in _OBJECT_GAP | {"his", "her"}
 
 
 def _coordinated(lows: list[str], k: int) -> bool:

@@ -24,22 +24,24 @@ _PHRASES: Final[dict[str, tuple[str, ...]]] = {
 # (pronouns, determiners, prepositions, negators, conjunctions, BE forms, punctuation)
 # stay in code as grammar.
 _WORDS: Final = lexicon.sections("clause_words.txt")
+INFORMAL: Final[dict[str, str]] = dict(entry.split(" ", 1) for entry in _WORDS["INFORMAL"])
+"""Informal spellings and the word each is read as ("w/" -> "with", "n" -> "and")."""
 
 # What an object of each type becomes, per trigger kind.
 RELATIONS: Final[dict[str, dict[str, str]]] = {
     "USE": {"tool": "USES", "concept": "USES"},
     "BE": {"tool": "USES"},
-    "PREFER": {"tool": "PREFERS", "concept": "PREFERS"},
+    "PREFER": {"tool": "PREFERS", "concept": "PREFERS", "organization": "PREFERS"},
     "LIKE": {"tool": "PREFERS", "concept": "PREFERS"},
-    "DECIDE": {"tool": "DECIDED", "concept": "DECIDED"},
+    "DECIDE": {"tool": "DECIDED", "concept": "DECIDED", "organization": "DECIDED"},
     "KEEP": {"tool": "USES", "concept": "USES"},
     "WORK_ON": {"project": "WORKS_ON", "organization": "WORKS_ON", "person": "WORKS_WITH"},
     "BUILD": {"project": "WORKS_ON"},
     "WORK_WITH": {"person": "WORKS_WITH"},
     "KNOW": {"person": "KNOWS"},
     "INTRO": {"person": "KNOWS"},
-    "DEPEND": {"tool": "DEPENDS_ON", "project": "DEPENDS_ON"},
-    "DEPENDED": {"tool": "DEPENDS_ON", "project": "DEPENDS_ON"},
+    "DEPEND": {"tool": "DEPENDS_ON", "project": "DEPENDS_ON", "organization": "DEPENDS_ON"},
+    "DEPENDED": {"tool": "DEPENDS_ON", "project": "DEPENDS_ON", "organization": "DEPENDS_ON"},
     "PART": {"organization": "PART_OF", "project": "PART_OF"},
     "AT": {"organization": "PART_OF"},
     "ON": {"project": "WORKS_ON", "organization": "PART_OF", "tool": "USES"},

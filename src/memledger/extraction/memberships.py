@@ -1,0 +1,160 @@
+"""Who belongs where and with whom: a person described by a job at an organization, the
+speaker's workplace, institutions and groups ("my running club, the Ferrous Striders",
+"our ward at Mercy Vale", "I'm on the billing squad with Chidi"). Pure."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Final
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction import lexicon
+from memledger.extraction.patterns import TEAM_NOUNS, Edge, Mention, Party, word_set
+from memledger.extraction.roles import owned_by_speaker
+from memledger.extraction.slots import owned_institution
+from memledger.extraction.triggers import JOBS, NOT_WORKPLACE
+
+FRAME_CONFIDENCE = 0.8
+_WORDS: Final = lexicon.sections("frame_words.txt")
+_AT_WORK: Final = word_set("at for with")
+_DESCRIBING: Final = word_set("the a an who our my")
+_WE: Final = word_set("we i we've we're we'd i'm i've")
+_DASHES: Final = frozenset(("-", "\u2013", "\u2014"))
+_DESCRIBED_AS: Final = _DASHES | {"is", "was", ","}
+_NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
+_UNITS: Final = frozenset(_WORDS["UNITS"])
+_CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
+
+
+def membership_edges(
+    speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]
+) -> list[Edge]:
+    """The PART_OF and WORKS_WITH edges a sentence's descriptions of belonging state."""
+    return [
+        *_workplaces(lows, mentions),
+        *_at_our_workplace(speaker, lows, by_start),
+        *_speakers_workplace(speaker, lows, by_start),
+        *_own_institutions(speaker, lows, mentions),
+        *_teammates(speaker, lows, by_start),
+        *_own_units(speaker, lows, mentions),
+    ]
+
+
+def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Joost is the warehouse lead for Orrin Freight", "Bence, a paramedic with
+    Tidewater Ambulance", "Rosalinda, who leads QA at Lumenfold": a person described
+    by their job at an organization is part of it."""
+    edges: list[Edge] = []
+    for person, org in pairwise(mentions):
+        if person.entity_type != "person" or org.entity_type != "organization":
+            continue
+        between = lows[person.end : org.start]
+        if between == ["("] and lows[org.end : org.end + 1] == [")"]:
+            edges.append(
+                Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE)
+            )  # "Leonor (Mistral Bakery)"
+            continue
+        if not 3 <= len(between) <= 8 or between[0] not in _DESCRIBED_AS or between[-1] not in _AT_WORK:
+            continue
+        described = between[0] in _DASHES or any(word in _DESCRIBING for word in between[1:3])
+        if described and not _NOT_WORKPLACE & set(between):
+            edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
+    return edges
+
+
+def _at_our_workplace(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
+    """ "At Quillfeather Press we typeset in ...": the speaker works where "we" are."""
+    start = 1 if lows[:1] == ["at"] else None
+    org = by_start.get(start) if start is not None else None
+    if org is None or org.entity_type != "organization":
+        return []
+    following = lows[org.end : org.end + 2]
+    if following[:1] == [","]:
+        following = following[1:]
+    if following[:1] and following[0] in _WE:
+        return [Edge(speaker, "PART_OF", Party.of(org), FRAME_CONFIDENCE)]
+    return []
+
+
+def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
+    """ "I'm a site manager for Veldmark Bouw", "I manage the front desk at the Kittiwake
+    Hotel": the speaker, described by a job at an organization, is part of it."""
+    edges: list[Edge] = []
+    for i, low in enumerate(lows[:-3]):
+        if low not in ("i", "i'm"):
+            continue
+        for k in range(i + 2, min(i + 9, len(lows) - 1)):
+            if lows[k] in _CLAUSE_ENDS:
+                break
+            at_org = lows[k] in _AT_WORK and (
+                by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
+            )
+            if at_org and at_org.entity_type == "organization" and _job_said(lows[i + 1 : k]):
+                edges.append(Edge(speaker, "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
+                break
+    return edges
+
+
+def _job_said(words: list[str]) -> bool:
+    """Whether the words after "I" name the speaker's job or what they run at work."""
+    return any(w in JOBS or w in gz.WORK_ROLES for w in words) or words[:1] in (["manage"], ["run"], ["lead"])
+
+
+def _own_institutions(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "My running club, the Ferrous Striders, ...": the speaker is part of it."""
+    return [
+        Edge(speaker, "PART_OF", Party.of(m), FRAME_CONFIDENCE)
+        for m in mentions
+        if m.entity_type == "organization" and owned_institution(lows, m.start)
+    ]
+
+
+def _own_units(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Our ward at Mercy Vale Hospital", "my cohort at Stonebridge College": a group of
+    the speaker's inside an organization makes the speaker part of it."""
+    edges: list[Edge] = []
+    for org in mentions:
+        j = org.start - 1 - (lows[org.start - 1 : org.start] == ["the"])
+        if org.entity_type != "organization" or j < 2 or lows[j] not in ("at", "in"):
+            continue
+        noun = lows[j - 1]
+        unit = noun in TEAM_NOUNS or noun in gz.ORG_SUFFIXES or noun in _UNITS
+        if unit and owned_by_speaker(lows, j - 2):
+            edges.append(Edge(speaker, "PART_OF", Party.of(org), FRAME_CONFIDENCE))
+    return edges
+
+
+def _teammates(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
+    """ "I'm on the ingestion squad with Chidi and Ane", "I'm in the robotics club with
+    Sora": the people the speaker is in a group with work with the speaker."""
+    edges: list[Edge] = []
+    for w, low in enumerate(lows):
+        if low != "with" or w < 3 or not grouped(lows, w):
+            continue
+        window = lows[max(0, w - 7) : w]
+        member = any(
+            a in ("i'm", "im", "we're") or (a in ("i", "we") and b in ("am", "are")) for a, b in pairwise(window)
+        )
+        first = by_start.get(w + 1)
+        if member and first is not None and first.entity_type == "person" and ("on" in window or "in" in window):
+            for named in (first, *listed_after(lows, first, by_start)):
+                edges.append(Edge(speaker, "WORKS_WITH", Party.of(named), FRAME_CONFIDENCE))
+    return edges
+
+
+def grouped(lows: list[str], w: int) -> bool:
+    """Whether a team, club or institution is named right before the "with" at ``w``."""
+    return any(n in TEAM_NOUNS or n in gz.ORG_SUFFIXES for n in lows[max(0, w - 3) : w])
+
+
+def listed_after(lows: list[str], first: Mention, by_start: dict[int, Mention]) -> list[Mention]:
+    """People listed after ``first``: "my cousins Ana, Bo and Cy"."""
+    listed: list[Mention] = []
+    end = first.end
+    while end < len(lows) and lows[end] in (",", "and", "&"):
+        following = by_start.get(end + 1) or (by_start.get(end + 2) if lows[end + 1 : end + 2] == ["and"] else None)
+        if following is None or following.entity_type != "person":
+            break
+        listed.append(following)
+        end = following.end
+    return listed

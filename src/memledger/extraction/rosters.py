@@ -1,0 +1,63 @@
+"""Who's-who lines: "Glowworm: me, Itzel and Joaquín; Saltpan: Eilidh and Ruaridh",
+"Owners: Halyard - Bao; Cinder - Selam". A name opening a segment and followed by a
+colon or a dash and then only people names a piece of work those people do. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction import name_guess
+from memledger.extraction.patterns import Edge, Mention, Party, Sentence
+
+_LINKS: Final = frozenset((":", "-", "\u2013", "\u2014"))
+_SEGMENT_STARTS: Final = _LINKS | {";", ".", "(", "/"}
+_JOINERS: Final = frozenset((",", "and", "&", "+", "/"))
+_SPEAKER: Final = frozenset(("me", "i", "myself"))
+_CONFIDENCE: Final = 0.75
+
+
+def opens_roster(words: list[str], lows: list[str], start: int, end: int) -> bool:
+    """Whether the name at ``start:end`` heads a segment whose list after a colon or dash
+    begins with a person's name or the speaker: then it names a piece of work."""
+    if start > 0 and lows[start - 1] not in _SEGMENT_STARTS:
+        return False
+    if end + 1 >= len(lows) or lows[end] not in _LINKS:
+        return False
+    if end - start == 1 and name_guess.ordinary(words[start]):
+        return False
+    first, word = lows[end + 1], words[end + 1]
+    return first in _SPEAKER or (word[:1].isupper() and (gz.is_given_name(first) or not name_guess.ordinary(word)))
+
+
+def roster_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """The people listed after each work's name, who work on it."""
+    by_start = {m.start: m for m in sentence.mentions}
+    edges: list[Edge] = []
+    for work in sentence.mentions:
+        if work.entity_type != "project" or not opens_roster(sentence.words, sentence.lows, work.start, work.end):
+            continue
+        people = _listed_people(sentence.lows, by_start, work.end + 1, speaker)
+        edges.extend(Edge(person, "WORKS_ON", Party.of(work), _CONFIDENCE) for person in people)
+    return edges
+
+
+def _listed_people(lows: list[str], by_start: dict[int, Mention], i: int, speaker: Party) -> list[Party]:
+    """The parties of a list of people from token ``i``; none when anything else is listed."""
+    people: list[Party] = []
+    while i < len(lows):
+        mention = by_start.get(i)
+        if lows[i] in _SPEAKER:
+            people.append(speaker)
+            i += 1
+        elif mention is not None and mention.entity_type == "person":
+            people.append(Party.of(mention))
+            i = mention.end
+        else:
+            return []
+        if i >= len(lows) or lows[i] in (";", ".", ")"):
+            return people
+        if lows[i] not in _JOINERS:
+            return []
+        i += 1
+    return people
