@@ -189,3 +189,36 @@ def test_who_is_part_of_an_organization(text: str, edge: tuple[str, str, str]) -
 
 def test_an_appointment_somewhere_is_no_membership() -> None:
     assert not any(r == "PART_OF" for _, r, _ in edges("I had my appointment at Riverbend Clinic."))
+
+
+def test_what_the_speaker_has_one_of_is_a_product_and_their_own_work_a_project() -> None:
+    assert entities("Please cancel my Quellon membership.") == {"Quellon": "tool"}
+    assert entities("Our Tidewell pipelines are slow.") == {"Tidewell": "project"}
+
+
+def test_what_a_switch_leaves_is_a_tool_too() -> None:
+    assert entities("We moved from Quillbase to Zorbix.") == {"Quillbase": "tool", "Zorbix": "tool"}
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("Payments: Gullpost. Invoices: Zorbix.", ("user", "USES", "Zorbix")),
+        ("Kids: Tendai → Showbie.", ("Tendai", "USES", "Showbie")),
+        ("Case notes — docs in iManage, billing in Clio.", ("user", "USES", "iManage")),
+    ],
+)
+def test_a_note_without_verbs_names_what_is_used(text: str, edge: tuple[str, str, str]) -> None:
+    assert edge in edges(text)
+
+
+def test_a_chain_of_dependencies_is_no_note_of_use() -> None:
+    assert not any(r == "USES" for _, r, _ in edges("Dependency chain: Phoenix -> Gullpost -> Zorbix."))
+
+
+def test_a_name_ending_in_a_plural_noun_is_a_group() -> None:
+    assert entities("Someone from the Quarrow Foxes lent me a paddle.") == {"Quarrow Foxes": "organization"}
+
+
+def test_whom_one_buys_or_books_from_is_a_business() -> None:
+    assert entities("The drill I ordered from Toolhaus Direct arrived broken.") == {"Toolhaus Direct": "organization"}

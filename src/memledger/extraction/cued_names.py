@@ -131,6 +131,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.8, start, end)
     if end - start > 1 and last in gz.ORG_SUFFIXES:
         return Mention(name, "organization", 0.85, start, end)
+    if end - start > 1 and name_guess.plural_noun(last) and not gz.is_given_name(f.lows[start]):
+        return Mention(name, "organization", 0.7, start, end)  # "Windward Paddlers": a group
     if end - start > 1 and last in PROJECT_NOUNS:
         return Mention(name, "project", 0.8, start, end)
     for rule in (_as_person_by_role, _as_project, _as_org, _as_person, _as_tool):

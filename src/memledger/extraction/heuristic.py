@@ -45,7 +45,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.extraction.roles import relation_of
-from memledger.extraction.rosters import roster_edges
+from memledger.extraction.rosters import note_uses, roster_edges
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.triggers import (
     ARROWS,
@@ -183,6 +183,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(_terse_relations(found.speaker(), sentence, clauses))
             edges.extend(frame_edges(found.speaker(), sentence.words, sentence.lows, sentence.mentions))
             edges.extend(roster_edges(found.speaker(), sentence))
+            edges.extend(note_uses(found.speaker(), sentence, verbless=not find_triggers(sentence.lows)))
         edges = _asserted(sentence, edges)
         for edge in edges:
             found.apply(edge)

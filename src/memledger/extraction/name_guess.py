@@ -187,6 +187,13 @@ def word_type(word: str, before: str = "") -> EntityType | None:
     return None
 
 
+def plural_noun(low: str) -> bool:
+    """Whether a word is the plural of an English noun ("paddlers", "sons", "foxes")."""
+    if len(low) < 4 or not low.endswith("s") or low.endswith("ss"):
+        return False
+    return english(low[:-1]) or (low.endswith("es") and english(low[:-2]))
+
+
 def _compound(low: str, common: frozenset[str]) -> bool:
     """Whether a word is two English words of four letters or more run together."""
     return any(low[:i] in common and low[i:] in common for i in range(4, len(low) - 3))

@@ -61,11 +61,13 @@ USED_BY: Final = frozenset(_WORDS["USED_BY"])
 LED: Final = frozenset(_WORDS["LED"])
 """Participles whose agent is a person: "maintained by Osric Vale" (a company would "develop")."""
 _BUILT_FRAMES: Final = frozenset(_WORDS["BUILT_FRAMES"])
+_COMMERCE: Final = frozenset(_WORDS["COMMERCE"])
 WORKS: Final = frozenset(_WORDS["WORKS"])
 """Verbs of working or studying somewhere: "... is where Tsiry works"."""
 _SUBJECT_DETERMINERS: Final = word_set("the our my their")
-_DETERMINERS: Final = word_set("a an the my our your their his her this that")
+_DETERMINERS: Final = word_set("a an the my our your their his her this that 's")
 _INDEFINITE: Final = word_set("a an")
+_OWNERS: Final = word_set("my our their his her 's")
 _PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
 _BE_FORMS: Final = word_set("is are was were")
 # Closed-class words that are never the verb of "subject verb ... in X".
@@ -156,19 +158,22 @@ def attributive(words: list[str], lows: list[str], start: int, end: int) -> bool
 
 
 def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> EntityType | None:
-    """The type a noun gives the name modifying it: a piece of work ("the Moraine
-    cluster"), an institution ("the Millhouse studio"), or a product one can have one of
-    ("a Hilti laser level")."""
+    """The type a noun gives the name modifying it: an institution ("the Millhouse
+    studio"), a product one can have one of ("a Hilti laser level", "my Peloton
+    membership"), or the owner's piece of work ("our Tidewell pipelines")."""
     if not attributive(words, lows, start, end):
         return None
     head = (
         lows[end + 1] if end + 1 < len(lows) and words[end + 1].islower() and _common_noun(lows[end + 1]) else lows[end]
     )
-    if head in PROJECT_NOUNS:
-        return "project"
+    owner = lows[start - 1]
     if head in gz.ORG_SUFFIXES:
         return "organization"
-    return "tool" if lows[start - 1] in _INDEFINITE else None
+    if owner in _INDEFINITE:
+        return "tool"
+    if owner not in _OWNERS:
+        return None  # "the Rail Planner app": someone's work or a product, the noun cannot say
+    return "project" if head in PROJECT_NOUNS or head.rstrip("s") in PROJECT_NOUNS else "tool"
 
 
 def owned_institution(lows: list[str], start: int) -> bool:
@@ -234,6 +239,8 @@ def _object_slot(
         j -= 1
     if j >= 2 and lows[j - 1] in ("at", "for", "with") and _job_before(lows, j - 1):
         return "organization"  # "the warehouse lead for Orrin Freight", "a paramedic with Tidewater"
+    if j >= 2 and lows[j - 1] in ("from", "with") and _COMMERCE & set(lows[max(0, j - 6) : j - 1]):
+        return "organization"  # "ordered from Toolhaus Direct", "booked with Andes Lumbre Travel"
     trigger = ends.get(j)
     if trigger is None:
         return _instrument(words, lows, j, ends)
@@ -250,8 +257,8 @@ def _object_slot(
 def _instrument(words: list[str], lows: list[str], j: int, ends: dict[int, Trigger]) -> EntityType | None:
     """ "keep our recipes in Paprika", "train on Zwift": the object of an instrument
     preposition after a verb of use, in the same clause, is what is used."""
-    if j >= 1 and lows[j - 1] in ("to", "onto") and _switched_before(lows, j - 1, ends):
-        return "tool"  # "switch the booking sheet to Teamup"
+    if j >= 1 and lows[j - 1] in ("to", "onto", "from", "off") and _switched_before(lows, j - 1, ends):
+        return "tool"  # "switch the booking sheet to Teamup", "move the chat from Viber"
     if j < 1 or lows[j - 1] not in _OBJECT_PREPOSITIONS:
         return None
     if lows[j - 1] in _ALWAYS_INSTRUMENTS:
