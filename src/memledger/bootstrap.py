@@ -11,16 +11,17 @@ from functools import cached_property, lru_cache
 from sqlalchemy.engine import URL, Engine
 
 from memledger.adapters.embedding import Embedder, LitellmEmbedder, MiniLmEmbedder, offline
+from memledger.adapters.embedding_chain import EmbeddingChain
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.adapters.model_ping import PING_TIMEOUT_S, ping
-from memledger.config import Settings
+from memledger.config import OFFLINE_EMBEDDING_MODELS, Settings
 from memledger.errors import DatabaseUnavailable, InvalidCommand
 from memledger.events.catalogue import ExtractionMode
 from memledger.extraction.hybrid import HybridExtractor
 from memledger.extraction.modes import ModeSwitch
 from memledger.extraction.protocol import Extractor
 from memledger.formatting import tokens
-from memledger.projectors import graph_aging, registry
+from memledger.projectors import embedding_backfill, graph_aging, registry
 from memledger.selection.candidates import PER_CHANNEL
 from memledger.service import check, integrity, projections, replica_reads, scope_ids, turns, vector_channel
 from memledger.service.extraction import ExtractionWorker, WorkerConfig
@@ -219,10 +220,33 @@ def aging_of(settings: Settings) -> graph_aging.Aging:
 def build_embedder(settings: Settings) -> Embedder:
     """The embedder the settings name, one per process and configuration: "minilm"
     is the offline default ("minilm-float32" the same file with float32 products,
-    the vectors installations made before), anything else a litellm model. Nothing loads until the
-    first text is embedded."""
+    the vectors installations made before), anything else a litellm model. A chain of
+    models (``embedding_chain``) is an ``EmbeddingChain``: its ``embed`` asks the first
+    model alone, and the projector asks the chain (``embed_any``). Nothing loads until
+    the first text is embedded."""
     options = json.dumps(settings.embedding_options, sort_keys=True, default=str)
-    return _embedder(settings.embedding_model, options, settings.embedding_timeout_s, settings.embedding_threads)
+    chain = settings.embedding_chain
+    if len(chain) > 1:
+        terms = (settings.embedding_timeout_s, settings.embedding_retries, settings.embedding_cooldown_s)
+        return _embedding_chain(chain, options, settings.embedding_threads, *terms)
+    return _embedder(chain[0], options, settings.embedding_timeout_s, settings.embedding_threads)
+
+
+@lru_cache(maxsize=8)
+def _embedding_chain(
+    chain: tuple[str, ...], options: str, threads: int, timeout_s: float, retries: int, cooldown_s: float
+) -> EmbeddingChain:
+    """One chain per process and configuration: its Router's cool-downs must outlive a call."""
+    offline_model = chain[-1] if chain[-1] in OFFLINE_EMBEDDING_MODELS else None
+    providers = chain[:-1] if offline_model else chain
+    return EmbeddingChain(
+        providers,
+        _embedder(offline_model, options, timeout_s, threads) if offline_model else None,
+        options=json.loads(options),
+        retries=retries,
+        timeout_s=timeout_s,
+        cooldown_s=cooldown_s,
+    )
 
 
 @lru_cache(maxsize=8)
@@ -252,16 +276,18 @@ def vector_search(database: Database, embedder: Embedder | None = None) -> Vecto
 
 
 def preload_embedder(database: Database) -> None:
-    """Load the configured offline model now, so no request of a server waits for it."""
+    """Load the configured offline model now, so no request of a server waits for it
+    (nor the first batch a chain's offline model embeds when its providers fail)."""
     chosen = build_embedder(database.settings)
-    if isinstance(chosen, MiniLmEmbedder):
-        chosen.load()
+    offline_model = chosen.offline if isinstance(chosen, EmbeddingChain) else chosen
+    if isinstance(offline_model, MiniLmEmbedder):
+        offline_model.load()
 
 
 def names_a_model(settings: Settings) -> bool:
     """Whether the settings name a litellm model (the LLM extractor's, which a tenant can
     switch to, or an embedding model other than the offline one): litellm will load anyway."""
-    litellm_embedding = settings.embedding_model not in ("minilm", "minilm-float32")
+    litellm_embedding = any(model not in OFFLINE_EMBEDDING_MODELS for model in settings.embedding_chain)
     return bool(settings.llm_chain) or litellm_embedding
 
 
@@ -347,6 +373,9 @@ class Background:
                 target=self.loop.run, kwargs={"should_stop": self._stop.is_set}, name="memledger-worker", daemon=True
             ),
         ]
+        chain, every_s = build_embedder(settings), settings.embedding_backfill_interval_s
+        if isinstance(chain, EmbeddingChain) and every_s > 0:  # rows of its fallbacks to re-embed
+            self.threads.append(embedding_backfill.thread(database.engine, chain, every_s, self._stop.is_set))
         for thread in self.threads:
             thread.start()
 

@@ -9,6 +9,9 @@ import platformdirs
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+# The embedding models memledger runs itself (adapters/embedding.py); any other name is litellm's.
+OFFLINE_EMBEDDING_MODELS = ("minilm", "minilm-float32")
+
 
 def _default_home() -> Path:
     return Path(platformdirs.user_data_dir("memledger", appauthor=False))
@@ -89,6 +92,18 @@ class Settings(BaseSettings):
     embedding_options: dict[str, Any] = Field(default_factory=dict)
     embedding_timeout_s: float = Field(default=30.0, gt=0)
     embedding_threads: int = Field(default=1, ge=1, le=64)
+    # The embedding chain, first choice first ("openai/text-embedding-3-small,minilm"): the
+    # first is the tenants' model (search embeds with it); a later one embeds what the ones
+    # before it could not, under its own model, until the backfill re-embeds it with the
+    # first (docs/adr/0013). The offline model may only be last. Unset:
+    # embedding_model alone. embedding_options, _timeout_s and _retries apply to each
+    # provider; a provider whose every attempt at a call failed is skipped for
+    # embedding_cooldown_s (0: never); the backfill runs every embedding_backfill_interval_s
+    # (0: never in the background).
+    embedding_models: Annotated[tuple[str, ...], NoDecode] = ()
+    embedding_retries: int = Field(default=2, ge=1)
+    embedding_cooldown_s: float = Field(default=60.0, ge=0)
+    embedding_backfill_interval_s: float = Field(default=30.0, ge=0)
     # Graph maintenance (docs/graph-maintenance.md), all applied when reading: an edge's
     # weight halves every edge_half_life_days it goes unreinforced; an entity mentioned
     # fewer than prune_min_mentions times, unseen and with no edge reinforced within
@@ -112,6 +127,28 @@ class Settings(BaseSettings):
             raise ValueError(f"MEMLEDGER_LLM_MODELS names a model twice: {value!r}")
         return models
 
+    @field_validator("embedding_models", mode="before")
+    @classmethod
+    def _split_embedding_models(cls, value: object) -> object:
+        """A comma-separated list; no empty entry, no model twice, the offline model last."""
+        if isinstance(value, str):
+            models = tuple(each.strip() for each in value.split(",")) if value.strip() else ()
+        elif isinstance(value, (list, tuple)):
+            models = tuple(str(each).strip() for each in value)
+        else:
+            return value
+        if any(not each for each in models):
+            raise ValueError(f"MEMLEDGER_EMBEDDING_MODELS has an empty entry: {value!r}")
+        if len(set(models)) != len(models):
+            raise ValueError(f"MEMLEDGER_EMBEDDING_MODELS names a model twice: {value!r}")
+        offline = [i for i, each in enumerate(models) if each in OFFLINE_EMBEDDING_MODELS]
+        if offline and offline != [len(models) - 1]:
+            raise ValueError(
+                f"MEMLEDGER_EMBEDDING_MODELS={value!r}: the offline model ({' or '.join(OFFLINE_EMBEDDING_MODELS)})"
+                " can only be the last of the chain, and only once"
+            )
+        return models
+
     @field_validator("read_database_urls", mode="before")
     @classmethod
     def _split_urls(cls, value: object) -> object:
@@ -129,6 +166,21 @@ class Settings(BaseSettings):
                 f"MEMLEDGER_LLM_MODELS={','.join(self.llm_models)}: set one of them"
             )
         return self
+
+    @model_validator(mode="after")
+    def _one_first_embedding_model(self) -> Settings:
+        chain = self.embedding_models
+        if chain and "embedding_model" in self.model_fields_set and chain[0] != self.embedding_model:
+            raise ValueError(
+                f"MEMLEDGER_EMBEDDING_MODEL={self.embedding_model} is not the first of "
+                f"MEMLEDGER_EMBEDDING_MODELS={','.join(chain)}: set one of them"
+            )
+        return self
+
+    @property
+    def embedding_chain(self) -> tuple[str, ...]:
+        """The embedding models, first choice (the tenants' model) first."""
+        return self.embedding_models or (self.embedding_model,)
 
     @property
     def llm_chain(self) -> tuple[str, ...]:

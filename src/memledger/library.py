@@ -13,13 +13,11 @@ Every method calls the service layer; none holds logic of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from memledger import bootstrap
@@ -27,6 +25,7 @@ from memledger.config import Settings
 from memledger.service import (
     context,
     context_replay,
+    driver_errors,
     importing,
     keys,
     memory,
@@ -45,21 +44,10 @@ from memledger.service.record import TurnInput, record_turns
 from memledger.service.search import GraphAnswer
 from memledger.service.tenant_settings import TenantSettings
 from memledger.service.types import ItemKind, PromotionKind, ScopeKind, Scopes, SelectedItem, Selection
-from memledger.store import db
 
 Style = Literal["text", "xml"]
 
 __all__ = ["Change", "ImportSummary", "MemoryLedger", "TurnInput"]
-
-
-@contextmanager
-def _database_errors() -> Iterator[None]:
-    """A read's driver errors raised as the writes raise them (``DatabaseUnavailable``
-    while the database is down), never as SQLAlchemy's own."""
-    try:
-        yield
-    except sa_exc.DBAPIError as e:
-        raise db.translate(e) from e
 
 
 class MemoryLedger:
@@ -250,7 +238,7 @@ class MemoryLedger:
         ``InvalidField`` naming ``query``; while the database is unavailable it raises
         ``DatabaseUnavailable``."""
         vectors = bootstrap.vector_search(self.database)
-        with _database_errors():
+        with driver_errors.translated():
             return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, kinds=kinds, vector_search=vectors)
 
     def graph(
@@ -260,7 +248,7 @@ class MemoryLedger:
         ``scopes`` (an agent asking for a conversation), only those said where one of them
         is shared, as ``context`` shows; without, the whole tenant's (an inspection). Of the
         users' own entities, only that of ``user`` (or ``scopes``' user) is shown."""
-        with _database_errors():
+        with driver_errors.translated():
             return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user, scopes=scopes)
 
     def promote(
@@ -319,12 +307,12 @@ class MemoryLedger:
         """The events behind an item, back to its turns. With ``scopes`` (an agent asking for a
         conversation), only an item it could be shown, with the turns it may see; without, the
         whole tenant's (an audit)."""
-        with _database_errors():
+        with driver_errors.translated():
             return provenance.provenance(self._as(tenant_id), tenant_id, item_id, scopes)
 
     def history(self, tenant_id: str, key: str) -> list[Step]:
         """Every fact ever stated on ``key``, and what happened to each."""
-        with _database_errors():
+        with driver_errors.translated():
             return provenance.key_history(self._as(tenant_id), tenant_id, key)
 
     def replay(self, tenant_id: str, context_event_id: str) -> Replay:

@@ -23,22 +23,21 @@ from sqlalchemy.engine import Engine
 from memledger import bootstrap
 from memledger.bootstrap import Database
 from memledger.errors import InvalidCommand, LedgerError, Unauthorized
-from memledger.formatting.names import names_for
 from memledger.service import (
     context,
     context_limits,
+    driver_errors,
     graph_stats,
     keys,
     maintenance,
     memory,
     provenance,
+    reader_names,
     scope_assertions,
-    scope_ids,
     search,
 )
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
-from memledger.store import outage
 
 T = TypeVar("T")
 # The caller's tenant and its fenced engine, from a tool call's context and the user it names.
@@ -105,7 +104,7 @@ def _explained(tool: Callable[..., T]) -> Callable[..., T]:
         except LedgerError as e:
             raise ToolError(f"{type(e).__name__}: {e}") from e
         except sa_exc.DBAPIError as e:  # its message holds SQL and parameters: name the kind only
-            if outage.is_outage(e):
+            if driver_errors.is_outage(e):
                 raise ToolError("DatabaseUnavailable: memory cannot be reached now; try again later") from e
             raise ToolError(f"database error: {type(e.orig or e).__name__}") from e
 
@@ -224,7 +223,7 @@ def _add_memory_search(server: MCPServer, caller: Caller, database: Database) ->
         caller_tenant, engine = caller(ctx, user)
         scopes, vectors = _scopes(session, project, user, org), bootstrap.vector_search(database)
         found = search.search(engine, caller_tenant, scopes, query, k=k, kinds=kinds, vector_search=vectors)
-        names = names_for(scope_ids.stored_scopes(engine, caller_tenant, scopes))
+        names = reader_names.names_of_caller(engine, caller_tenant, scopes)
         return [
             {
                 "id": i.item_id,

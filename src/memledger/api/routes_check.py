@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from memledger.api.deps import database_of
-from memledger.api.routes_ops import is_operator
+from memledger.api.operator_key import is_operator
 from memledger.bootstrap import check_probes
 from memledger.errors import Unauthorized
 from memledger.service import check

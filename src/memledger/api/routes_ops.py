@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -11,6 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from memledger.api.deps import Actor, Fenced, Tenant, database_of
+from memledger.api.operator_key import is_operator
 from memledger.api.schemas import EventsPage, storable_text
 from memledger.bootstrap import build_worker
 from memledger.errors import Unauthorized
@@ -94,12 +94,3 @@ def get_health(request: Request, detail: bool = False) -> JSONResponse:
             report["replicas"] = msgspec.to_builtins(replica_reads.lag(database.reads, database.engine))
         return JSONResponse(status_code=status, content=report)
     return JSONResponse(status_code=status, content={"status": "ok" if report["ok"] else "unavailable"})
-
-
-def is_operator(request: Request) -> bool:
-    """Whether the request carries the operator key, compared in constant time."""
-    expected: str | None = request.app.state.operator_key
-    scheme, _, given = request.headers.get("authorization", "").partition(" ")
-    if not expected or scheme.lower() != "bearer":
-        return False
-    return hmac.compare_digest(given.strip().encode(), expected.encode())

@@ -17,7 +17,6 @@ from memledger.cli.arguments import add_json, add_scopes, add_tenant, nonblank
 from memledger.cli.output import edge_text, json_line, names_of
 from memledger.config import Settings
 from memledger.errors import InvalidCommand, NotFound
-from memledger.events.keys import normalise_name
 from memledger.service import context, context_replay, ledger_pages, provenance, search
 from memledger.service.ledger_pages import MAX_POSITION, position_of
 from memledger.service.types import ITEM_KINDS, Scopes, SelectedItem, TurnRef
@@ -336,7 +335,7 @@ def graph_command(args: argparse.Namespace) -> int:
     finally:
         database.close()
     if answer.entity is None and not _names_the_user(args):
-        hint = "; for the speaker, give --user" if normalise_name(args.entity) in SELF_WORDS else ""
+        hint = "; for the speaker, give --user" if search.names_the_speaker(args.entity) else ""
         raise NotFound(f"tenant {args.tenant!r} has no entity {args.entity!r} (by name or id){hint}")
     if args.json:
         print(json_line(msgspec.to_builtins(answer)))
@@ -352,13 +351,10 @@ def graph_command(args: argparse.Namespace) -> int:
     return 0
 
 
-SELF_WORDS = frozenset({"user", "me", "i", "myself"})  # the speaker, as ``search.query_graph`` reads them
-
-
 def _names_the_user(args: argparse.Namespace) -> bool:
     """Whether ``graph`` was asked about the speaker ("me" with ``--user``), who is no
     entity of the graph: none found is then an empty answer, not an unknown entity."""
-    return bool(args.user) and normalise_name(args.entity) in SELF_WORDS
+    return bool(args.user) and search.names_the_speaker(args.entity)
 
 
 def provenance_command(args: argparse.Namespace) -> int:

@@ -13,8 +13,7 @@ from memledger import bootstrap
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
-from memledger.service import compaction
-from memledger.store import db, embedded_server, migrate, restored
+from memledger.service import compaction, database_server
 
 
 def register(commands: Any) -> None:
@@ -51,25 +50,24 @@ def status_command(args: argparse.Namespace) -> int:
     """Print the server in use, PostgreSQL and pgvector versions, migrations, oldest writer;
     with the embedded server, whether it was running (this command starts it) and its data."""
     settings = Settings()
-    was_running = settings.database_url is None and embedded_server.embedded_pid(settings.pgdata) is not None
+    was_running = settings.database_url is None and database_server.embedded_pid(settings.pgdata) is not None
     database = bootstrap.connect(settings, run_migrations=False)
     try:
-        with database.engine.connect() as conn:
-            server = db.server_status(conn)
-        current = migrate.current(database.engine)
+        found = database_server.report(database.engine)
+        server = found.server
         report = {
             "server": database.describe(),
             "embedded": database.embedded,
             "embedded_data": str(settings.pgdata) if database.embedded else None,
             "embedded_was_running": was_running if database.embedded else None,
-            "embedded_pid": embedded_server.embedded_pid(settings.pgdata) if database.embedded else None,
+            "embedded_pid": database_server.embedded_pid(settings.pgdata) if database.embedded else None,
             "postgres_version": server.server_version,
             "pgvector_version": server.pgvector_version,
             "database": server.database,
-            "migration_current": current,
-            "migration_head": migrate.head(),
+            "migration_current": found.migration_current,
+            "migration_head": found.migration_head,
             "oldest_write_transaction_s": server.oldest_write_transaction_s,
-            "ledger_ids_ahead_of_server": _ids_ahead(database) if current is not None else None,
+            "ledger_ids_ahead_of_server": found.ids_ahead,
             "idle_in_transaction_session_timeout": server.idle_in_transaction_timeout,
         }
     finally:
@@ -85,17 +83,17 @@ def status_command(args: argparse.Namespace) -> int:
 def start_command(args: argparse.Namespace) -> int:
     """Start the embedded server (or find it running), and say where its data is."""
     pgdata = _embedded_only("start")
-    was_running = embedded_server.embedded_pid(pgdata) is not None
-    embedded_server.start_embedded(pgdata)
+    was_running = database_server.embedded_pid(pgdata) is not None
+    database_server.start_embedded(pgdata)
     state = "was already running" if was_running else "started"
-    print(f"embedded PostgreSQL {state} (pid {embedded_server.embedded_pid(pgdata)}); data in {pgdata}")
+    print(f"embedded PostgreSQL {state} (pid {database_server.embedded_pid(pgdata)}); data in {pgdata}")
     return 0
 
 
 def stop_command(args: argparse.Namespace) -> int:
     """Stop the embedded server cleanly; commands that need it start it again."""
     pgdata = _embedded_only("stop")
-    if embedded_server.stop_embedded(pgdata):
+    if database_server.stop_embedded(pgdata):
         print(f"stopped the embedded PostgreSQL; data in {pgdata}")
     else:
         print(f"the embedded PostgreSQL was not running; data in {pgdata}")
@@ -114,18 +112,12 @@ def _embedded_only(verb: str) -> Path:
     return settings.pgdata
 
 
-def _ids_ahead(database: bootstrap.Database) -> int:
-    """How far the ledger's transaction ids are ahead of the server's."""
-    with database.engine.connect() as conn:
-        return restored.ids_behind(conn)
-
-
 def advance_ids_command(args: argparse.Namespace) -> int:
     """Assign empty transactions until the server is past the ledger's transaction ids
     (a ledger restored from a logical dump); the next command starts as usual."""
     database = bootstrap.connect(Settings(), run_migrations=False)
     try:
-        advanced = restored.advance_ids(database.engine)
+        advanced = database_server.advance_ids(database.engine)
     finally:
         database.close()
     print(f"advanced the server's transaction ids by {advanced}; the ledger reads in order")
@@ -136,7 +128,7 @@ def migrate_command(args: argparse.Namespace) -> int:
     """Migrate the database to head."""
     database = bootstrap.connect(Settings(), run_migrations=True)
     try:
-        print(f"migrated {database.describe()} to {migrate.current(database.engine)}")
+        print(f"migrated {database.describe()} to {database_server.migration_current(database.engine)}")
     finally:
         database.close()
     return 0

@@ -10,32 +10,11 @@ from typing import Any
 
 from memledger import bootstrap
 from memledger.cli.arguments import positive_int
+from memledger.cli.extractor_start import FROM_NOW_HELP, announce_start
 from memledger.config import Settings
 from memledger.errors import InvalidCommand, NotFound
-from memledger.projectors.summaries import SUMMARIES
-from memledger.service import reextraction
-from memledger.service.extraction import ExtractionWorker
+from memledger.service import memory, reextraction
 from memledger.service.extraction_loop import WorkerLoop
-
-FROM_NOW_HELP = (
-    "an extractor (or version) that never ran here starts at the end of the ledger: only turns"
-    " recorded from now on (default: off, it extracts the whole past once, a model call per conversation)"
-)
-
-
-def announce_start(worker: ExtractionWorker, from_now: bool) -> None:
-    """Start a new extractor version at the end of the ledger if asked; else say, on
-    stderr, that it is about to extract the whole past."""
-    if from_now:
-        if worker.start_from_now():
-            print(f"{worker.name}: starts at the end of the ledger (turns from now on)", file=sys.stderr)
-        return
-    if worker.is_new() and (pending := worker.pending()):
-        print(
-            f"{worker.name} has not run here before: it extracts all {pending} turns recorded so far"
-            " (--from-now starts it at the end of the ledger instead)",
-            file=sys.stderr,
-        )
 
 
 def register(commands: Any) -> None:
@@ -169,7 +148,7 @@ def diff_command(args: argparse.Namespace) -> int:
     finally:
         database.close()
     tally = Counter((c.kind, c.change) for c in changes)
-    for kind, name, _ in SUMMARIES:  # each kind and the read model it lives in ("entities")
+    for kind, name in memory.READ_MODEL.items():  # each kind and the read model it lives in ("entities")
         counts = ", ".join(f"{tally[(kind, ch)]} {ch}" for ch in ("added", "lost", "changed"))
         print(f"{name}: {counts}")
         shown = [c for c in changes if c.kind == kind][: args.limit]

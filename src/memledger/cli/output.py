@@ -9,8 +9,7 @@ from typing import Any
 import msgspec
 from sqlalchemy.engine import Engine
 
-from memledger.formatting.names import Names, names_for
-from memledger.service import scope_ids
+from memledger.service.reader_names import Names, names_of_caller
 from memledger.service.types import Scopes
 
 _encoder = msgspec.json.Encoder()
@@ -26,7 +25,7 @@ def names_of(engine: Engine, tenant_id: str, scopes: Scopes, texts: Iterable[str
     key is read only when one of ``texts`` holds a stored id: a tenant that has one exists."""
     if not any("hid." in text for text in texts):
         return Names()
-    return names_for(scope_ids.stored_scopes(engine, tenant_id, scopes))
+    return names_of_caller(engine, tenant_id, scopes)
 
 
 def edge_text(names: Names, source: str, relation: str, target: str) -> str:

@@ -10,12 +10,11 @@ from typing import Any
 
 from memledger import bootstrap
 from memledger.cli.arguments import add_json, add_tenant, port
-from memledger.cli.extraction_commands import FROM_NOW_HELP, announce_start
+from memledger.cli.extractor_start import FROM_NOW_HELP, announce_start
 from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
-from memledger.service import keys, maintenance_schedule
-from memledger.store import embedded_server
+from memledger.service import database_server, keys, maintenance_schedule
 
 
 def register(commands: Any) -> None:
@@ -152,7 +151,7 @@ def _watch_embedded(database: bootstrap.Database) -> threading.Event:
     stop = threading.Event()
     if database.embedded:
         threading.Thread(
-            target=embedded_server.watch_embedded,
+            target=database_server.watch_embedded,
             args=(database.settings.pgdata,),
             kwargs={"should_stop": stop.is_set, "interval_s": EMBEDDED_CHECK_S},
             name="memledger-embedded-watch",

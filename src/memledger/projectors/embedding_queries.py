@@ -1,10 +1,11 @@
-"""Queries over the embeddings read model: the nearest items to a vector (one
-model per tenant, checked), the texts an item's rows hold, and the deletes erasure
-needs. The projector that writes the table is ``embeddings``."""
+"""Queries over the embeddings read model: the nearest items to a vector (of one
+model's rows, checked against the tenant's), the texts an item's rows hold, the
+deletes erasure needs, and the backfill's reads and moves of fallback rows. The
+projector that writes the table is ``embeddings``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -37,14 +38,16 @@ def nearest(
     """The tenant's ``k`` items of ``kinds`` nearest ``query_vector``, nearest first.
 
     ``query_vector`` must come from ``model``: if the tenant's vectors were made by
-    another model or have another dimension, raises ``EmbeddingMismatch`` (never an
-    empty answer). A tenant with no vectors gets []. Uses the HNSW index with
-    iterative scans, so the tenant filter does not starve the top ``k``; sets
-    ``hnsw.iterative_scan`` for the caller's transaction only (SET LOCAL).
+    a model outside the embedding chain or have another dimension, raises
+    ``EmbeddingMismatch`` (never an empty answer). A tenant with no vectors of
+    ``model`` gets [] (items with only a fallback model's vectors are the other
+    channels' to find). Uses the HNSW index with iterative scans, so the tenant
+    filter does not starve the top ``k``; sets ``hnsw.iterative_scan`` for the
+    caller's transaction only (SET LOCAL).
 
-    The search asks for ``model``'s vectors only, and a tenant's vectors all come
-    from one model; so rows found prove the model matches, and the tenant's stored
-    model is looked up (one more statement) only when none are found.
+    The search asks for ``model``'s vectors only, so rows found prove the model
+    matches, and the tenant's stored model is looked up (one more statement) only
+    when none are found.
     """
     wanted = sorted(set(kinds))
     if k <= 0 or not wanted:
@@ -62,12 +65,34 @@ def nearest(
 
 
 def check_model(conn: Connection, tenant_id: str, model: str, dim: int) -> None:
-    """``EmbeddingMismatch`` if the tenant's vectors were made by another model or
-    have another dimension than a query vector of ``model`` and ``dim`` (a search
-    that found nothing calls this: a mismatch is an error, never an empty answer)."""
+    """``EmbeddingMismatch`` if the tenant's vectors were made by another model than a
+    query vector of ``model`` and ``dim``, or have another dimension (a search that
+    found nothing calls this: a mismatch is an error, never an empty answer). Rows of
+    a fallback model of the process's embedding chain are none when ``model`` is of
+    the chain too: the tenant's items wait for the backfill."""
     stored = stored_models(conn, [tenant_id]).get(tenant_id)
-    if stored is not None and stored != (model, dim):
+    if stored is None or stored == (model, dim):
+        return
+    chain = chain_models()
+    if stored[1] != dim or stored[0] not in chain or model not in chain:
         raise EmbeddingMismatch(tenant_id, stored[0], stored[1], model, dim)
+
+
+class _Chain:
+    """The models of the process's embedding chain (``use_chain``; the composition
+    root sets it): a tenant's rows of a fallback model are no mismatch."""
+
+    models: tuple[str, ...] = ()
+
+
+def use_chain(models: Sequence[str]) -> None:
+    """Say which models the process's embedding chain has, first choice first."""
+    _Chain.models = tuple(models)
+
+
+def chain_models() -> tuple[str, ...]:
+    """The models of the process's embedding chain (empty until told)."""
+    return _Chain.models
 
 
 def to_literal(vector: Sequence[float]) -> str:
@@ -126,3 +151,68 @@ def delete_items(tx: Connection, tenant_id: str, items: Iterable[tuple[str, str]
     if not keys:
         return 0
     return int(tx.execute(embeddings.delete().where(in_keys(keys))).rowcount)
+
+
+class FallbackRow(msgspec.Struct, frozen=True):
+    """A row under a model other than the chain's first: the backfill's to move."""
+
+    tenant_id: str
+    item_kind: str
+    item_id: str
+    model: str
+    text_sha256: str
+
+
+def _not_model(model: str) -> sa.ColumnElement[bool]:
+    # Two ranges rather than "<>": each can read the (model, tenant_id) index.
+    wanted = sa.bindparam("first", model, type_=sa.Text)
+    return sa.or_(embeddings.c.model < wanted, embeddings.c.model > wanted)
+
+
+def fallback_rows(conn: Connection, first: str, limit: int) -> list[FallbackRow]:
+    """Up to ``limit`` rows under a model other than ``first``, by tenant and item."""
+    e = embeddings.c
+    stmt = (
+        sa.select(e.tenant_id, e.item_kind, e.item_id, e.model, e.text_sha256)
+        .where(_not_model(first))
+        .order_by(e.tenant_id, e.item_kind, e.item_id)
+        .limit(limit)
+    )
+    return [FallbackRow(*row) for row in conn.execute(stmt).all()]
+
+
+def rows_by_model(conn: Connection, tenant_id: str | None = None) -> dict[str, int]:
+    """How many rows each model has (of one tenant, or of all): rows of a model other
+    than the chain's first wait for the backfill."""
+    stmt = sa.select(embeddings.c.model, sa.func.count()).group_by(embeddings.c.model)
+    if tenant_id is not None:
+        stmt = stmt.where(embeddings.c.tenant_id == tenant_id)
+    return {str(model): int(n) for model, n in conn.execute(stmt).all()}
+
+
+def move_to(tx: Connection, first: str, rows: Iterable[FallbackRow], vectors: Mapping[str, str]) -> int:
+    """Backfill: give each of ``rows`` still under the model and text it was read with,
+    whose text has a vector of ``first`` in ``vectors`` (by hash, pgvector's text form,
+    read from the cache), that vector and model: the row the projector would write
+    now. Returns how many moved."""
+    e = embeddings.c
+    params = [
+        {"tenant": r.tenant_id, "kind": r.item_kind, "id": r.item_id, "was": r.model, "sha": r.text_sha256}
+        | {"first": first, "vector": vectors[r.text_sha256]}
+        for r in sorted(rows, key=lambda r: (r.tenant_id, r.item_kind, r.item_id))
+        if r.text_sha256 in vectors
+    ]
+    if not params:
+        return 0
+    stmt = (
+        embeddings.update()
+        .values(model=sa.bindparam("first"), embedding=sa.cast(sa.bindparam("vector", type_=sa.Text), Vector(DIM)))
+        .where(
+            e.tenant_id == sa.bindparam("tenant"),
+            e.item_kind == sa.bindparam("kind"),
+            e.item_id == sa.bindparam("id"),
+            e.model == sa.bindparam("was"),
+            e.text_sha256 == sa.bindparam("sha"),
+        )
+    )
+    return int(tx.execute(stmt, params).rowcount)

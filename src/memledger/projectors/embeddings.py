@@ -16,9 +16,15 @@ Which text an item has, whatever the batch boundaries:
 - an entity: "name: description" from its latest observation with a description,
   or its name alone until one has a description.
 
-One model per tenant: a tenant's vectors all come from one model, and a process
-configured with another refuses to add to them (``EmbeddingMismatch``), as does a
-query. Changing the model is a rebuild of this projection.
+Models: the embedder is a chain (``adapters.embedding_chain``; one model is a chain
+of one) whose first model is the tenants'. An item's row holds the vector of the
+first model of the chain whose vector of its text the cache holds; a text none
+holds is embedded by the chain, and its row is kept under the model that answered
+(a fallback's vector is never stored as the first model's). Queries ask for one
+model's rows. The backfill (``embedding_backfill``) later moves fallback rows to
+the first model. A tenant whose rows are of a model outside the chain is refused
+(``EmbeddingMismatch``): changing the first model without keeping the old one in
+the chain is a rebuild of this projection.
 
 Erasure: a batch is read, and embedded, before an erasure of its events may
 commit; so every write of the cache first holds the erasure of the texts' tenants
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from importlib import resources
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -41,22 +48,24 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection, Engine
 
+from memledger.adapters.embedding_chain import as_chain
 from memledger.errors import EmbeddingFailed, EmbeddingMismatch
 from memledger.events.catalogue import EntityObserved, FactExtracted, MemoryPromoted, TurnRecorded
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Recorded
 from memledger.events.keys import entity_id, key_words
-from memledger.projectors import bulk
+from memledger.projectors import bulk, checkpoints
 from memledger.projectors.base import live_schema, read_models
 from memledger.store import db, embedding_cache, event_reads
 
 if TYPE_CHECKING:
     from memledger.adapters.embedding import Embedder
+    from memledger.adapters.embedding_chain import ChainEmbedder
 
 NAME = "embeddings"
-VERSION = 2
+VERSION = 3
 HANDLES = frozenset(tag_of(t) for t in (TurnRecorded, FactExtracted, MemoryPromoted, EntityObserved))
-DIM = 384  # the column's dimension (projections/embeddings/v2.sql)
+DIM = 384  # the column's dimension (projections/embeddings/v3.sql)
 EMBED_BATCH = 64
 ItemKey = tuple[str, str, str]  # (tenant, kind, item id)
 
@@ -152,9 +161,10 @@ def _tenant_hashes(conn: Connection, tenant_id: str) -> set[str]:
 
 
 def stored_models(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, tuple[str, int]]:
-    """(model, dim) of each tenant's vectors; tenants with none are absent.
+    """(model, dim) of one of each tenant's vectors; tenants with none are absent.
 
-    One row per tenant suffices: apply never lets a second model into a tenant.
+    One row per tenant suffices: apply lets only the models of its chain into a
+    tenant, so a row of another model means every row was made before that chain.
     """
     tenants = sa.func.unnest(sa.bindparam("tenants", sorted(set(tenant_ids)), type_=ARRAY(sa.Text)))
     tenant = tenants.table_valued("tenant_id").render_derived(name="t")
@@ -168,35 +178,38 @@ def stored_models(conn: Connection, tenant_ids: Iterable[str]) -> dict[str, tupl
     return {r[0]: (r[1], r[2]) for r in conn.execute(stmt).all()}
 
 
-def _check_model(conn: Connection, tenant_ids: Iterable[str], model: str, dim: int) -> None:
+def _check_model(conn: Connection, tenant_ids: Iterable[str], models: Sequence[str], dim: int) -> None:
     for tenant_id, (stored, stored_dim) in stored_models(conn, tenant_ids).items():
-        if (stored, stored_dim) != (model, dim):
-            raise EmbeddingMismatch(tenant_id, stored, stored_dim, model, dim)
+        if stored not in models or stored_dim != dim:
+            raise EmbeddingMismatch(tenant_id, stored, stored_dim, models[0], dim)
 
 
 def vectors_for(
-    tx: Connection, embedder: Embedder, texts: Mapping[str, str], batch: Sequence[Recorded]
-) -> dict[str, str]:
-    """The cached vector of each text (by hash), embedding and caching the misses that
-    an event of ``batch`` not erased still gives (``still_said``); a text only erased
-    events give gets none.
+    tx: Connection, chain: ChainEmbedder, texts: Mapping[str, str], batch: Sequence[Recorded]
+) -> dict[str, tuple[str, str]]:
+    """The model and cached vector of each text (by hash): the first model of the
+    chain the cache holds a vector of, else the chain's answer, cached under the model
+    that gave it, for the misses an event of ``batch`` not erased still gives
+    (``still_said``); a text only erased events give gets none.
 
     The vectors returned are re-read from the cache, so if another writer cached a
     text first, its vector is the one used.
     """
-    found = embedding_cache.lookup(tx, embedder.model, texts.keys())
+    found = embedding_cache.lookup_first(tx, chain.models, texts.keys())
     missing = [sha for sha in texts if sha not in found]
     if missing:
         said = still_said(tx, batch, missing)
         missing = [sha for sha in missing if sha in said]
-    # One store for all of them, in hash order: two transactions storing overlapping
-    # texts chunk by chunk (shortest first) took their rows in different orders and
-    # deadlocked (a live catch-up against a rebuild, or an erasure's refresh).
-    made: dict[str, list[float]] = {}
-    embed_missing(embedder, texts, missing, made.update)
-    embedding_cache.store(tx, embedder.model, made)
+    # One store per model for all of them, in (model, hash) order: two transactions
+    # storing overlapping texts chunk by chunk (shortest first) took their rows in
+    # different orders and deadlocked (a live catch-up against a rebuild, or an
+    # erasure's refresh).
+    made: dict[str, dict[str, list[float]]] = {}
+    embed_missing(chain, texts, missing, lambda model, vectors: made.setdefault(model, {}).update(vectors))
+    for model in sorted(made):
+        embedding_cache.store(tx, model, made[model])
     if missing:
-        found.update(embedding_cache.lookup(tx, embedder.model, missing))
+        found.update(embedding_cache.lookup_first(tx, chain.models, missing))
     return found
 
 
@@ -234,27 +247,31 @@ def _erased_now(conn: Connection, recs: Iterable[Recorded]) -> set[int]:
 
 
 def embed_missing(
-    embedder: Embedder,
+    chain: ChainEmbedder,
     texts: Mapping[str, str],
     missing: Iterable[str],
-    keep: Callable[[dict[str, list[float]]], None],
+    keep: Callable[[str, dict[str, list[float]]], None],
 ) -> None:
     """Embed the ``missing`` texts (by hash) shortest first, ``EMBED_BATCH`` at a time
-    (little padding), handing each run's vectors to ``keep``."""
+    (little padding), handing each run's vectors to ``keep`` with the model that
+    made them."""
     ordered = sorted(missing, key=lambda sha: (len(texts[sha]), sha))
     for start in range(0, len(ordered), EMBED_BATCH):
         chunk = ordered[start : start + EMBED_BATCH]
-        vectors = embedder.embed([texts[sha] for sha in chunk])
-        if len(vectors) != len(chunk) or any(len(v) != embedder.dim for v in vectors):
-            raise EmbeddingFailed(f"embedder {embedder.model!r} returned vectors of the wrong number or size")
-        keep(dict(zip(chunk, vectors, strict=True)))
+        model, vectors = chain.embed_any([texts[sha] for sha in chunk])
+        if model not in chain.models:
+            raise EmbeddingFailed(f"embedder {model!r} is not of the chain {chain.models!r}")
+        if len(vectors) != len(chunk) or any(len(v) != chain.dim for v in vectors):
+            raise EmbeddingFailed(f"embedder {model!r} returned vectors of the wrong number or size")
+        keep(model, dict(zip(chunk, vectors, strict=True)))
 
 
 class EmbeddingsProjector:
-    """Projects turns, facts and entities into ``embeddings`` with ``embedder``.
+    """Projects turns, facts and entities into ``embeddings`` with ``embedder`` (a
+    chain of models, or one).
 
-    Deterministic: rows depend on the events and the cache, never on batch
-    boundaries or on when the vector was made.
+    Deterministic: rows depend on the events, the cache and the chain, never on
+    batch boundaries or on when the vector was made.
     """
 
     name = NAME
@@ -263,6 +280,7 @@ class EmbeddingsProjector:
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
+        self.chain = as_chain(embedder)
 
     def prepare(self, engine: Engine, batch: Sequence[Recorded]) -> None:
         """Embed the batch's uncached texts before its transaction begins, caching each
@@ -275,18 +293,17 @@ class EmbeddingsProjector:
         items = texts_of(batch)
         if not items:
             return
-        model = self.embedder.model
         with engine.connect() as conn:  # reads only: no transaction id, holds nobody back
             exists = _existing(conn, [key for key, item in items.items() if not item.replaces])
             texts = {text_sha256(i.text): i.text for k, i in items.items() if i.replaces or k not in exists}
-            missing = set(texts) - set(embedding_cache.lookup(conn, model, texts.keys()))
+            missing = set(texts) - set(embedding_cache.lookup_first(conn, self.chain.models, texts.keys()))
 
-        def keep(vectors: dict[str, list[float]]) -> None:
+        def keep(model: str, vectors: dict[str, list[float]]) -> None:
             with db.begin(engine) as tx:
                 said = still_said(tx, batch, vectors.keys())
                 embedding_cache.store(tx, model, {sha: v for sha, v in vectors.items() if sha in said})
 
-        embed_missing(self.embedder, texts, missing, keep)
+        embed_missing(self.chain, texts, missing, keep)
 
     def refolding(self, tx: Connection, tenant_id: str) -> Callable[[], None]:
         """Before the tenant is refolded at an erasure record: what to do after. The
@@ -306,20 +323,23 @@ class EmbeddingsProjector:
         items = texts_of(batch)
         if not items:
             return
-        model, dim = self.embedder.model, self.embedder.dim
+        chain, dim = self.chain, self.chain.dim
         if dim != DIM:
-            raise EmbeddingFailed(f"embedder {model!r} makes {dim}-dimensional vectors; this projection stores {DIM}")
-        _check_model(tx, {key[0] for key in items}, model, dim)
+            raise EmbeddingFailed(
+                f"embedder {chain.model!r} makes {dim}-dimensional vectors; this projection stores {DIM}"
+            )
+        _check_model(tx, {key[0] for key in items}, chain.models, dim)
         exists = _existing(tx, [key for key, item in items.items() if not item.replaces])
         items = {key: item for key, item in items.items() if item.replaces or key not in exists}
         hashes = {key: text_sha256(item.text) for key, item in items.items()}
-        vectors = vectors_for(tx, self.embedder, {hashes[key]: item.text for key, item in items.items()}, batch)
+        vectors = vectors_for(tx, chain, {hashes[key]: item.text for key, item in items.items()}, batch)
         # An item whose text got no vector came from events erased since the batch was
         # read: it gets no row (the refold at the erasure's record removes any left).
         keys = sorted(key for key in items if hashes[key] in vectors)
 
         def row(key: ItemKey) -> EmbeddingRow:
-            return EmbeddingRow(*key, model, dim, hashes[key], vectors[hashes[key]])
+            model, vector = vectors[hashes[key]]
+            return EmbeddingRow(*key, model, dim, hashes[key], vector)
 
         bulk.insert_new(tx, embeddings, [row(k) for k in keys if not items[k].replaces])
         bulk.upsert(tx, embeddings, [row(k) for k in keys if items[k].replaces])
@@ -340,3 +360,25 @@ def hashes_in_use(conn: Connection, text_sha256s: Iterable[str], *, other_than: 
         .distinct()
     )
     return set(conn.execute(stmt).scalars())
+
+
+_UPGRADED_FROM = 2
+
+
+def upgrade_in_place(engine: Engine) -> bool:
+    """Make a live v2 copy v3 where it stands (``projections/embeddings/v3_from_v2.sql``):
+    v3 adds only an index, so this equals a rebuild and spares one. True if it upgraded;
+    a copy of another version is left."""
+    sql = (resources.files("memledger.projection_sql") / NAME / "v3_from_v2.sql").read_text(encoding="utf-8")
+    with db.begin(engine) as tx:
+        found = checkpoints.lock(tx, NAME)
+        if found is None or found.version != _UPGRADED_FROM or found.state != "live":
+            return False
+        quoted = tx.dialect.identifier_preparer.quote_schema(found.db_schema)
+        # text(): DDL from the projection's own SQL file, run with its schema first on the
+        # search_path (as runner.create_tables); the schema name is quoted by the dialect.
+        tx.execute(sa.text(f"SET LOCAL search_path TO {quoted}, public"))
+        tx.execute(sa.text(sql))
+        tx.execute(sa.text("SET LOCAL search_path TO DEFAULT"))
+        checkpoints.replace(tx, NAME, msgspec.structs.replace(found, version=VERSION))
+    return True

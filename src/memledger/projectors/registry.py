@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from memledger.adapters.embedding import Embedder, offline
+from memledger.adapters.embedding_chain import as_chain
 from memledger.errors import NotFound
+from memledger.projectors import embedding_queries
 from memledger.projectors.api_keys import ApiKeysProjector
 from memledger.projectors.base import Projector
 from memledger.projectors.embeddings import EmbeddingsProjector
@@ -14,16 +16,20 @@ from memledger.projectors.turns import TurnsProjector
 
 
 class _Configured:
-    """The embedder of this process's embeddings projector. The composition root
-    sets it from the settings (``bootstrap.connect``); until then the offline
-    default is used. Embedders load lazily, so holding one costs nothing."""
+    """The embedder of this process's embeddings projector (one model, or a chain:
+    ``adapters.embedding_chain``, an embedder whose ``embed`` is its first model's).
+    The composition root sets it from the settings (``bootstrap.connect``); until
+    then the offline default is used. Embedders load lazily, so holding one costs
+    nothing."""
 
     embedder: Embedder | None = None
 
 
 def use_embedder(embedder: Embedder) -> None:
-    """Make ``embedder`` the one the embeddings projector uses in this process."""
+    """Make ``embedder`` the one the embeddings projector uses in this process; its
+    chain's models are the ones a tenant's rows may be of."""
     _Configured.embedder = embedder
+    embedding_queries.use_chain(as_chain(embedder).models)
 
 
 def embedder() -> Embedder:

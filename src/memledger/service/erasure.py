@@ -101,16 +101,7 @@ def erase(
     stored = None if subject is None else scope_ids.stored_id(engine, tenant_id, "user", subject)
     with db.begin(engine) as tx:
         _lock_out(tx, tenant_id)
-        recs = _tenant_events(tx, tenant_id)
-        if stored is None:
-            scope = erasure_scope.for_tenant(recs)
-        else:
-            scope = erasure_scope.for_subject(recs, stored)
-            if not scope.subject_seen:
-                raise NotFound(
-                    f"tenant {tenant_id!r} has no turns or context requests of subject {subject!r},"
-                    " and no promotion into their user scope"
-                )
+        scope = _covered(tx, tenant_id, stored, subject)
         erased = event_store.erase_private(tx, tenant_id, [r.position for r in scope.records])
         report = ErasureReport(tenant_id, stored, erased, 0, len(scope.records) - erased, 0, None, {}, [])
         if not erased:
@@ -118,9 +109,7 @@ def erase(
         forgotten = _forget_vectors(tx, tenant_id, scope)
         dropped = reextraction.drop_all(tx)
         record = _record(stored, scope, erased, reason)
-        now = datetime.now(UTC)
-        new = NewEvent(event=record, event_id=f"erase:{uuid.uuid4()}", occurred_at=now, metadata=Metadata(actor=actor))
-        position = event_store.append(tx, tenant_id, ERASURE_STREAM, [new], None).positions[0]
+        position = _append_record(tx, tenant_id, record, actor)
     refreshed = catch_up_through(engine, position, timeout_s) if refresh else {}
     vacuumed = vacuum(engine, _touched_tables(refreshed)) if vacuum_after else []
     return msgspec.structs.replace(
@@ -132,6 +121,28 @@ def erase(
         vacuumed=vacuumed,
         dropped_shadows=dropped,
     )
+
+
+def _covered(tx: Connection, tenant_id: str, stored: str | None, subject: str | None) -> erasure_scope.Scope:
+    """What the erasure covers: every person's words in the tenant (no subject), or the
+    subject's (``stored`` as the tenant keeps it); NotFound for a subject never heard of."""
+    recs = _tenant_events(tx, tenant_id)
+    if stored is None:
+        return erasure_scope.for_tenant(recs)
+    scope = erasure_scope.for_subject(recs, stored)
+    if not scope.subject_seen:
+        raise NotFound(
+            f"tenant {tenant_id!r} has no turns or context requests of subject {subject!r},"
+            " and no promotion into their user scope"
+        )
+    return scope
+
+
+def _append_record(tx: Connection, tenant_id: str, record: SubjectErased, actor: str | None) -> int:
+    """Append the erasure's record to the tenant's erasure stream; its position."""
+    now = datetime.now(UTC)
+    new = NewEvent(event=record, event_id=f"erase:{uuid.uuid4()}", occurred_at=now, metadata=Metadata(actor=actor))
+    return event_store.append(tx, tenant_id, ERASURE_STREAM, [new], None).positions[0]
 
 
 def _lock_out(tx: Connection, tenant_id: str) -> None:

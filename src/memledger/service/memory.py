@@ -234,47 +234,18 @@ def promote(
     Explicit promotion always works, whatever the tenant's automatic-promotion switch.
     The target scope's key is given raw (or as the stored id we showed) and stored hashed.
     """
-    check_identifier("tenant_id", tenant_id)
-    if scope not in scope_ids.KINDS:
-        raise InvalidCommand(f"scope must be one of {', '.join(scope_ids.KINDS)}, not {scope!r}")
-    if memory_id is not None:
-        check_identifier("memory_id", memory_id)
-    if statement is not None:
-        _check_statement_length(statement)  # first: a long text need not be scanned for secrets
-    for field, text in (("statement", statement), ("key", key)):
-        if text is not None:
-            check_text(field, text)
-            _check_no_secret(field, text)
+    _check_request(tenant_id, scope, memory_id, statement, key)
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     scope_key = getattr(scopes, scope)
     if not scope_key:
         raise InvalidCommand(f"promotion to the {scope} scope needs the {scope} scope key")
     source_turns: tuple[str, ...] = ()
     if memory_id is not None:
-        with engine.connect() as conn:
-            found = facts_queries.by_ids(conn, tenant_id, [memory_id])
-        if not found:
-            raise NotFound(f"tenant {tenant_id!r} has no fact {memory_id!r}")
-        fact = found[0]
-        if fact.scope in _PRIVATE and getattr(scopes, fact.scope) != fact.scope_key:
-            # A session's or a person's own memory is theirs to share: as if it did not exist.
-            raise NotFound(f"tenant {tenant_id!r} has no fact {memory_id!r} that these scopes may see")
-        if statement is not None and statement.strip() != fact.statement.strip():
-            # The promoted fact cites the fact's turns: other words would be put in their mouth.
-            raise InvalidCommand(
-                "give a memory_id or a statement, not both: a promoted fact keeps the words its turns said "
-                "(promote a new statement without memory_id)"
-            )
-        statement = fact.statement
-        key = key or fact.key
-        source_turns = tuple(fact.source_turns)
+        fact = _fact_to_promote(engine, tenant_id, scopes, memory_id, statement)
+        statement, key, source_turns = fact.statement, key or fact.key, tuple(fact.source_turns)
     if not statement or not statement.strip():
         raise InvalidCommand("promotion needs a memory_id or a statement")
-    of_fact = memory_id is not None  # what fails now is the fact's, named by the memory_id sent
-    _check_statement_length(statement, of_fact=of_fact)  # again: a fact's own words, stored before the cap
-    key = key or derived_key(kind, statement)
-    _check_no_secret("statement", statement, of_fact=of_fact)  # again: stored before the guard knew its kind
-    _check_no_secret("key", key, of_fact=of_fact)
+    key = _stored_key(kind, statement, key, of_fact=memory_id is not None)
     new_id = "promoted-" + short_hash(scope, scope_key, key, statement)
     event = MemoryPromoted(
         memory_id=new_id,
@@ -288,6 +259,55 @@ def promote(
     )
     _append(engine, tenant_id, item_stream(new_id), event, actor)
     return new_id
+
+
+def _check_request(tenant_id: str, scope: str, memory_id: str | None, statement: str | None, key: str | None) -> None:
+    """Refuse a promotion's input before anything is read: the ids, the scope's kind, and
+    the words sent (their length first: a long text need not be scanned for secrets)."""
+    check_identifier("tenant_id", tenant_id)
+    if scope not in scope_ids.KINDS:
+        raise InvalidCommand(f"scope must be one of {', '.join(scope_ids.KINDS)}, not {scope!r}")
+    if memory_id is not None:
+        check_identifier("memory_id", memory_id)
+    if statement is not None:
+        _check_statement_length(statement)
+    for field, text in (("statement", statement), ("key", key)):
+        if text is not None:
+            check_text(field, text)
+            _check_no_secret(field, text)
+
+
+def _fact_to_promote(
+    engine: Engine, tenant_id: str, scopes: Scopes, memory_id: str, statement: str | None
+) -> facts_queries.FactHit:
+    """The fact ``memory_id`` as ``scopes`` (stored) may see it; NotFound if they may not,
+    InvalidCommand if ``statement`` puts other words in its turns' mouth."""
+    with engine.connect() as conn:
+        found = facts_queries.by_ids(conn, tenant_id, [memory_id])
+    if not found:
+        raise NotFound(f"tenant {tenant_id!r} has no fact {memory_id!r}")
+    fact = found[0]
+    if fact.scope in _PRIVATE and getattr(scopes, fact.scope) != fact.scope_key:
+        # A session's or a person's own memory is theirs to share: as if it did not exist.
+        raise NotFound(f"tenant {tenant_id!r} has no fact {memory_id!r} that these scopes may see")
+    if statement is not None and statement.strip() != fact.statement.strip():
+        # The promoted fact cites the fact's turns: other words would be put in their mouth.
+        raise InvalidCommand(
+            "give a memory_id or a statement, not both: a promoted fact keeps the words its turns said "
+            "(promote a new statement without memory_id)"
+        )
+    return fact
+
+
+def _stored_key(kind: str, statement: str, key: str | None, *, of_fact: bool) -> str:
+    """The key the promotion stores, once the words it stores pass the checks again: a
+    fact's own (``of_fact``: failures name its memory_id) were stored before the length
+    cap, and before the guard knew its kind."""
+    _check_statement_length(statement, of_fact=of_fact)
+    key = key or derived_key(kind, statement)
+    _check_no_secret("statement", statement, of_fact=of_fact)
+    _check_no_secret("key", key, of_fact=of_fact)
+    return key
 
 
 _PRIVATE = ("session", "user")  # scopes whose facts only their own requests read

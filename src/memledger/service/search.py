@@ -34,6 +34,7 @@ MAX_DEPTH = graph_queries.MAX_DEPTH
 # The types an edge's far end may have: the catalogue's, and the speaker's ("user").
 ENTITY_TYPES: tuple[str, ...] = (*get_args(EntityType), "user")
 _RELATION = re.compile(r"[A-Z][A-Z0-9_]{0,63}")  # events.catalogue.RelationshipObserved.relation
+SELF_WORDS = frozenset({"user", "me", "i", "myself"})  # words for the speaker in a graph question
 
 
 def search(
@@ -63,11 +64,7 @@ def search(
     ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidField naming
     ``query``), and so is an unknown kind (InvalidIdentifier). Of the users' own
     entities and edges, only the request's user's are found (``graph_queries.users_shown``)."""
-    check_identifier("tenant_id", tenant_id)
-    check_text("query", query)
-    if not 1 <= k <= MAX_K:
-        raise InvalidCommand(f"k must be between 1 and {MAX_K}, not {k}")
-    wanted = check_kinds(kinds)
+    wanted = _check_search(tenant_id, query, k, kinds)
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     embedded = wanted & EMBEDDED_KINDS
     # Embedding the query (the longest step) runs while the text and graph channels do.
@@ -85,20 +82,42 @@ def search(
             if "turn" in wanted and named is not None:  # None: the tenant has no turn
                 near_turns = candidates.vector_turns(conn, tenant_id, vector, max(k * 2, TURNS_READ))
         if "turn" in wanted and named is not None:
-            # Any of the words, best first: a question rarely has all its words in one turn.
-            limit = max(k * 2, TURNS_READ)
-            found = episodes.rank_turns(
-                conn, tenant_id, query, near_turns, episodes.shareable, limit=limit, speakers=named, scopes=scopes
-            )
-            channels = ("text", "vector") if near_turns else ("text",)
-            pool += [
-                Candidate(item=_turn_item(turn_id, text), ranks=dict.fromkeys(channels, rank))
-                for rank, (turn_id, text) in enumerate(found, start=1)
-            ]
+            pool += _turns(conn, tenant_id, scopes, query, near_turns, named, limit=max(k * 2, TURNS_READ))
         shown = visibility.keep_visible(conn, tenant_id, scopes, [c for c in pool if c.item.kind in wanted])
         ranked = _rank(shown, query, datetime.now(UTC))
         attached = speakers.attach(conn, tenant_id, [c.item for c in ranked[:k]], every=True)
         return [others_unnamed(item, scopes.user) for item in attached]
+
+
+def _check_search(tenant_id: str, query: str, k: int, kinds: Iterable[str] | None) -> set[str]:
+    """The item kinds a search asks for, once its tenant, query and ``k`` are checked."""
+    check_identifier("tenant_id", tenant_id)
+    check_text("query", query)
+    if not 1 <= k <= MAX_K:
+        raise InvalidCommand(f"k must be between 1 and {MAX_K}, not {k}")
+    return check_kinds(kinds)
+
+
+def _turns(
+    conn: Connection,
+    tenant_id: str,
+    scopes: Scopes,
+    query: str,
+    near_turns: dict[str, float],
+    named: dict[str, str],
+    *,
+    limit: int,
+) -> list[Candidate]:
+    """The turn channel: turns with any of the query's words (a question rarely has all
+    its words in one turn) or near its meaning (``near_turns``), best first."""
+    found = episodes.rank_turns(
+        conn, tenant_id, query, near_turns, episodes.shareable, limit=limit, speakers=named, scopes=scopes
+    )
+    channels = ("text", "vector") if near_turns else ("text",)
+    return [
+        Candidate(item=_turn_item(turn_id, text), ranks=dict.fromkeys(channels, rank))
+        for rank, (turn_id, text) in enumerate(found, start=1)
+    ]
 
 
 def others_unnamed(item: SelectedItem, user: str | None) -> SelectedItem:
@@ -310,25 +329,13 @@ def query_graph(
     stored = scope_ids.stored_scopes(engine, tenant_id, scopes) if scopes is not None else None
     users = None if every_user else graph_queries.users_shown(stored.user if stored and stored.user else user)
     with db.reading(engine) as conn:
-        if normalise_name(entity) in {"user", "me", "i", "myself"} and user:
+        if names_the_speaker(entity) and user:
             start = [entity_id("user", user)]
             found: EntityHit | None = None
         else:
-            words = [w for w in normalise_name(entity).split() if w.isalnum()]
-            hits = graph_queries.entities_by_id(conn, tenant_id, [entity], users=users) or graph_queries.named_in(
-                conn, tenant_id, words, entity, users=users
-            )
-            if stored is not None:  # an entity only the request's scopes have heard of
-                hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for h in hits for t in h.source_turns))
-                hits = [h for h in hits if visibility.shown(h.source_turns, hidden)]
-            exact = [h for h in hits if normalise_name(h.name) == normalise_name(entity) or h.entity_id == entity]
-            candidates = exact or hits
-            found = candidates[0] if candidates else None
+            found = _entity_named(conn, tenant_id, entity, stored, users)
             if found is None:
                 return GraphAnswer(entity=None, edges=[])
-            root = entity_merges.roots(conn, tenant_id, [found.entity_id]).get(found.entity_id)
-            if root is not None:  # merged: answered as the entity it was merged into
-                found = next(iter(graph_queries.entities_by_id(conn, tenant_id, [root], users=users)), found)
             start = [found.entity_id]
         edges = graph_queries.walk(
             conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types, users=users
@@ -337,6 +344,36 @@ def query_graph(
             hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for e in edges for t in e.source_turns))
             edges = [edge for edge in edges if visibility.shown(edge.source_turns, hidden)]
     return GraphAnswer(entity=found, edges=edges)
+
+
+def names_the_speaker(entity: str) -> bool:
+    """Whether ``entity`` is a word for the speaker ("me", "user"), who is no entity of
+    the graph: ``query_graph`` starts from the user's own entity instead."""
+    return normalise_name(entity) in SELF_WORDS
+
+
+def _entity_named(
+    conn: Connection, tenant_id: str, entity: str, stored: Scopes | None, users: frozenset[str] | None
+) -> EntityHit | None:
+    """The entity ``entity`` (an id, else a name) stands for among those the request
+    may see: an exact name before a partial one, a merged entity as the one it was
+    merged into; None if there is none."""
+    words = [w for w in normalise_name(entity).split() if w.isalnum()]
+    hits = graph_queries.entities_by_id(conn, tenant_id, [entity], users=users) or graph_queries.named_in(
+        conn, tenant_id, words, entity, users=users
+    )
+    if stored is not None:  # an entity only the request's scopes have heard of
+        hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for h in hits for t in h.source_turns))
+        hits = [h for h in hits if visibility.shown(h.source_turns, hidden)]
+    exact = [h for h in hits if normalise_name(h.name) == normalise_name(entity) or h.entity_id == entity]
+    chosen = exact or hits
+    if not chosen:
+        return None
+    found = chosen[0]
+    root = entity_merges.roots(conn, tenant_id, [found.entity_id]).get(found.entity_id)
+    if root is not None:  # merged: answered as the entity it was merged into
+        found = next(iter(graph_queries.entities_by_id(conn, tenant_id, [root], users=users)), found)
+    return found
 
 
 def _relations(relations: Iterable[str] | None) -> list[str] | None:

@@ -7,11 +7,17 @@ runs its other statements meanwhile; the search waits for the vector only when
 it needs it. Vectors of requests are kept per process: agents often ask again.
 They are kept by the SHA-256 of the request, not its words: a serving process
 holds no text an erasure (run from another process) could not reach.
+
+A request is embedded by the tenants' model alone (the first of an embedding chain),
+never a fallback's: its vector is searched against that model's rows. With a chain,
+that model failing (or cooling down) leaves the request without a vector channel,
+logged and counted (``skipped``); the other channels answer it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -21,9 +27,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from sqlalchemy.engine import Connection
 
 from memledger.adapters.embedding import Embedder
+from memledger.errors import EmbeddingFailed
 from memledger.projectors import embedding_queries
 from memledger.selection.candidates import QueryVector
 from memledger.service.context import VectorWait
+
+log = logging.getLogger(__name__)
 
 CACHED_VECTORS = 1024
 # A few at once: the offline model keeps a core busy per embedding, a provider's
@@ -47,6 +56,9 @@ class VectorChannel:
     def __init__(self, embedder: Embedder, k: int) -> None:
         self.embedder = embedder
         self.k = k
+        # a chain has fallbacks: its first model failing is an outage to ride out
+        self.fail_open = hasattr(embedder, "embed_any")
+        self.skipped = 0  # requests left without a vector: the model failed (fail_open)
 
     @property
     def ready(self) -> bool:
@@ -72,7 +84,20 @@ class VectorChannel:
         else:
             future = Future()
             future.set_result(cached)
-        return future.result
+        return self._failing_open(future) if self.fail_open else future.result
+
+    def _failing_open(self, future: Future[QueryVector]) -> VectorWait:
+        """``future.result``, None when the model failed (the request goes without)."""
+
+        def wait(timeout_s: float | None) -> QueryVector | None:
+            try:
+                return future.result(timeout_s)
+            except EmbeddingFailed as e:
+                self.skipped += 1
+                log.warning("the request goes without the vector channel: %s", e)
+                return None
+
+        return wait
 
     def __call__(self, conn: Connection, tenant_id: str, text: str) -> list[str]:
         """The ids of the tenant's ``k`` facts nearest ``text``, best first."""

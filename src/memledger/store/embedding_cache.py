@@ -6,6 +6,9 @@ text it has embedded before. The table is a control table (migrated, never
 rebuilt) and shared by tenants. A text's first stored vector stays: later writers
 of the same key keep it, so every copy of a projection gets bit-identical rows.
 
+A chain of models (a primary and its fallbacks) keeps each model's vectors under that
+model; ``lookup_first`` finds a text's vector of the first model of the chain that has one.
+
 Vectors are read in pgvector's text form (``VectorText``) and handed on as they
 are, so a vector copied from the cache into a projection is never re-parsed.
 
@@ -44,6 +47,26 @@ def lookup(conn: Connection, model: str, text_sha256s: Collection[str]) -> dict[
         return {}
     stmt = sa.select(t.c.text_sha256, sa.cast(t.c.embedding, sa.Text)).where(t.c.model == model, _any_of(text_sha256s))
     return {str(sha): str(vector) for sha, vector in conn.execute(stmt).all()}
+
+
+def lookup_first(
+    conn: Connection, models: Sequence[str], text_sha256s: Collection[str]
+) -> dict[str, tuple[str, VectorText]]:
+    """For each of these text hashes, the first of ``models`` (in order) with a cached
+    vector, and that vector; hashes none of them has are absent."""
+    if not text_sha256s or not models:
+        return {}
+    stmt = sa.select(t.c.model, t.c.text_sha256, sa.cast(t.c.embedding, sa.Text)).where(
+        t.c.model == sa.any_(sa.bindparam("models", sorted(set(models)), type_=ARRAY(sa.Text))),
+        _any_of(text_sha256s),
+    )
+    rank = {model: i for i, model in enumerate(models)}
+    found: dict[str, tuple[str, VectorText]] = {}
+    for model, sha, vector in conn.execute(stmt).all():
+        held = found.get(sha)
+        if held is None or rank[model] < rank[held[0]]:
+            found[str(sha)] = (str(model), str(vector))
+    return found
 
 
 def store(tx: Connection, model: str, vectors: Mapping[str, Sequence[float]]) -> None:

@@ -1,0 +1,69 @@
+"""The import contracts (``[tool.importlinter]`` in pyproject.toml) cover the whole package:
+a module no contract names is one whose imports nobody checks, so adding one (an ``ids.py``,
+a new command module) without placing it in the layers fails here."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from importlinter.cli import lint_imports
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "memledger"
+
+
+def _contracts() -> list[dict[str, object]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts: list[dict[str, object]] = config["tool"]["importlinter"]["contracts"]
+    return contracts
+
+
+def _named(field: str, contracts: list[dict[str, object]]) -> set[str]:
+    """Every module a contract names in ``field`` (a layer may list siblings with | or :)."""
+    names: set[str] = set()
+    for contract in contracts:
+        for entry in contract.get(field, []):  # type: ignore[attr-defined]
+            names.update(part.strip() for part in str(entry).replace(":", "|").split("|"))
+    return names
+
+
+def _modules(under: Path) -> list[str]:
+    """The dotted names of the package's modules and subpackages under ``under``."""
+    found = []
+    for path in sorted(under.iterdir()):
+        if path.name.startswith(("_", ".")) or not (path.suffix == ".py" or (path / "__init__.py").exists()):
+            continue
+        found.append(".".join(("memledger", *path.relative_to(PACKAGE).with_suffix("").parts)))
+    return found
+
+
+def test_every_top_level_module_has_a_layer() -> None:
+    layers = _named("layers", _contracts())
+    missing = [name for name in _modules(PACKAGE) if name not in layers]
+    assert not missing, f"modules in no layer of the layers contract: {missing}"
+
+
+@pytest.mark.parametrize(("folder", "suffixes"), [("api", ("routes_",)), ("cli", ("_commands", "demo"))])
+def test_every_route_and_command_module_is_in_its_independence_contract(folder: str, suffixes: tuple[str, ...]) -> None:
+    independent = _named("modules", [c for c in _contracts() if c["type"] == "independence"])
+    entrypoints = [
+        name
+        for name in _modules(PACKAGE / folder)
+        if any(name.rsplit(".", 1)[1].startswith(s) or name.endswith(s) for s in suffixes)
+    ]
+    assert entrypoints, f"no route or command module found in {folder}/"
+    missing = [name for name in entrypoints if name not in independent]
+    assert not missing, f"modules in no independence contract: {missing}"
+
+
+def test_surfaces_and_selection_each_have_a_forbidden_contract() -> None:
+    sources = _named("source_modules", [c for c in _contracts() if c["type"] == "forbidden"])
+    expected = {"memledger.api", "memledger.cli", "memledger.mcp_server", "memledger.library", "memledger.selection"}
+    assert expected <= sources, f"no forbidden contract for: {sorted(expected - sources)}"
+
+
+def test_the_contracts_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert lint_imports(config_filenames=("pyproject.toml",), no_cache=True) == 0
