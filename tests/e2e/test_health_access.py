@@ -69,7 +69,7 @@ def test_the_operator_reads_database_migrations_projections_and_worker(operated:
     assert health["migrations"]["current"] == health["migrations"]["head"]
     assert {"turns", "facts", "entities", "relationships"} <= set(health["projections"])
     assert all(p["ok"] and p["state"] == "live" for p in health["projections"].values())
-    assert health["worker"] == {"ok": True, "extractor": "extract:heuristic@6", "pending_turns": 0}
+    assert health["worker"] == {"ok": True, "extractor": "extract:heuristic@7", "pending_turns": 0}
 
 
 def test_the_operator_sees_pending_turns_that_the_public_does_not(operated: ApiServer, surfaces: Surfaces) -> None:

@@ -132,17 +132,19 @@ def heuristic_results(database: bootstrap.Database, turn_ids: list[str]) -> dict
     return found
 
 
+# each failure, and whether litellm's Router cools the model down for it (a dropped
+# connection is no provider's verdict: litellm never cools down for one)
 FAILURES = {
-    "HTTP 500": status(500),
-    "HTTP 429 (rate limited)": status(429),
-    "no answer within the timeout": HANG,
-    "connection dropped": DROP,
+    "HTTP 500": (status(500), True),
+    "HTTP 429 (rate limited)": (status(429), True),
+    "no answer within the timeout": (HANG, True),
+    "connection dropped": (DROP, False),
 }
 
 
-@pytest.mark.parametrize("failure", FAILURES.values(), ids=FAILURES.keys())
+@pytest.mark.parametrize(("failure", "cools_down"), FAILURES.values(), ids=FAILURES.keys())
 def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_events_are_stored(
-    database: bootstrap.Database, provider: FakeProvider, failure: Reply
+    database: bootstrap.Database, provider: FakeProvider, failure: Reply, cools_down: bool
 ) -> None:
     turn_ids = record(database, f"fail-{failure.kind}-{failure.status}")
     worker = llm_worker(database, provider, failure)
@@ -154,7 +156,10 @@ def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_eve
 
     batches = -(-len(turn_ids) // BATCH)
     assert report.turns == len(turn_ids)
-    assert len(provider.requests) == batches * RETRIES, "each batch: one call per attempt, no more"
+    # The one configured model cools down once a call's every attempt failed: the next
+    # batch, within the window, goes to the heuristics without asking it.
+    asked = RETRIES if cools_down else batches * RETRIES
+    assert len(provider.requests) == asked, "each batch asked: one call per attempt, no more"
     assert (llm.fallbacks, llm.refused_answers) == (batches, 0)
     assert (report.fallbacks, report.refused_answers) == (batches, 0)  # what `memledger extract` prints
     # A hang costs the timeout per attempt and the backoff between attempts, no more.
@@ -162,7 +167,7 @@ def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_eve
     assert took < budget, f"the drain took {took:.1f} s; timeouts not applied?"
     assert results(database, worker, turn_ids) == heuristic_results(database, turn_ids)
     named = set().union(*answered_by(database, worker, turn_ids).values())
-    assert named == {"heuristic@6"}, "an auditor must see that the heuristics, not the model, extracted these"
+    assert named == {"heuristic@7"}, "an auditor must see that the heuristics, not the model, extracted these"
 
 
 def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table(
@@ -198,34 +203,61 @@ def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table
     assert columns_containing(database.engine, MARKER) == [], "something of a refused answer was stored"
 
 
-def test_once_the_provider_recovers_the_next_batch_uses_the_model_with_no_restart(
-    database: bootstrap.Database, provider: FakeProvider
+@pytest.fixture(scope="module")
+def quick_cooldown(own_server: OwnServer, provider: FakeProvider) -> bootstrap.Database:
+    """As ``database``, the model's cool-down ``COOLDOWN_S`` (the default is a minute)."""
+    return own_server.database(
+        "llm_cool",
+        extractor="llm",
+        llm_model="openai/fake-extractor",
+        llm_options=provider.options(),
+        llm_retries=RETRIES,
+        llm_timeout_s=TIMEOUT_S,
+        llm_cooldown_s=COOLDOWN_S,
+        worker_batch_turns=BATCH,
+    )
+
+
+COOLDOWN_S = 2.0
+
+
+def test_a_lone_model_is_skipped_while_it_cools_down_and_asked_again_after_with_no_restart(
+    quick_cooldown: bootstrap.Database, provider: FakeProvider
 ) -> None:
+    database = quick_cooldown
     turn_ids = record(database, "recovers")
     first, second = turn_ids[:BATCH], turn_ids[BATCH:]
+    later = [f"recovered-{i}" for i in range(BATCH)]  # record() names turns prefix-index
     valid = answer(
         {
             "turns": [
                 {
-                    "turn_id": second[0],
+                    "turn_id": later[0],
                     "entities": [{"name": "Kestrel Analytics", "type": "organization", "confidence": 0.9}],
                 }
             ]
         }
     )
     worker = llm_worker(database, provider, status(503), status(503), valid)
+    failed_at = time.monotonic()
     worker.drain()
     llm = model_of(worker)
-    assert isinstance(llm, LlmExtractor)
 
-    assert len(provider.requests) == RETRIES + 1
-    assert (llm.fallbacks, llm.refused_answers) == (1, 0)
-    found = results(database, worker, turn_ids)
+    assert len(provider.requests) == RETRIES, "the second batch, within the window: the model not asked"
+    assert time.monotonic() - failed_at < COOLDOWN_S, "the drain outlasted the window; the test proves nothing"
+    assert (llm.fallbacks, llm.refused_answers) == (2, 0)
     expected = heuristic_results(database, turn_ids)
-    assert {t: found[t] for t in first} == {t: expected[t] for t in first}, "the failed batch: the heuristics'"
-    (event,) = found[second[0]]
-    assert isinstance(event, EntityObserved) and event.name == "Kestrel Analytics", "the model's answer, stored"
-    assert found[second[2]] == [] != expected[second[2]], "the model's answer stands: no heuristics added to it"
+    assert results(database, worker, turn_ids) == expected, "both batches: the heuristics'"
     named = answered_by(database, worker, turn_ids)
-    assert set().union(*(named[t] for t in first)) == {"heuristic@6"}
-    assert named[second[0]] == {"llm:openai/fake-extractor@1"}
+    assert set().union(*(named[t] for t in first + second)) == {"heuristic@6"}
+
+    time.sleep(max(0.0, failed_at + COOLDOWN_S + 0.5 - time.monotonic()))
+    assert record(database, "recovered")[:BATCH] == later
+    worker.drain()  # the same worker and Router: no restart
+    assert len(provider.requests) == RETRIES + 2, "after the window the model is asked again, each batch"
+    assert llm.fallbacks == 2
+    found = results(database, worker, later)
+    (event,) = found[later[0]]
+    assert isinstance(event, EntityObserved) and event.name == "Kestrel Analytics", "the model's answer, stored"
+    assert found[later[2]] == [] != heuristic_results(database, later)[later[2]], "no heuristics added to it"
+    assert answered_by(database, worker, later)[later[0]] == {"llm:openai/fake-extractor@1"}

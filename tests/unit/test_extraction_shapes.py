@@ -222,3 +222,14 @@ def test_a_name_ending_in_a_plural_noun_is_a_group() -> None:
 
 def test_whom_one_buys_or_books_from_is_a_business() -> None:
     assert entities("The drill I ordered from Toolhaus Direct arrived broken.") == {"Toolhaus Direct": "organization"}
+
+
+def test_a_partner_in_the_work_works_on_it_too() -> None:
+    found = edges("I maintain the Petrel project with my colleague Shirin Farahani.")
+    assert ("Shirin Farahani", "WORKS_ON", "Petrel") in found
+    assert ("Leo", "WORKS_ON", "Compass") not in edges("I'm the PM for the Compass project, working with Leo.")
+
+
+def test_pairing_on_something_is_working_on_it() -> None:
+    found = edges("Valeria and I have been pairing on the new Skylark checkout flow all week.")
+    assert {("user", "WORKS_ON", "Skylark"), ("Valeria", "WORKS_ON", "Skylark")} <= found

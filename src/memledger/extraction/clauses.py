@@ -10,13 +10,13 @@ contrast, not objects; negated triggers become retractions.
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, moved_project, split_contrast
 from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
 from memledger.extraction.roles import relation_of, role_words
+from memledger.extraction.shared_work import shared_work
 from memledger.extraction.triggers import (
     BE_FORMS,
     CONDITIONAL_LEADS,
@@ -299,18 +299,9 @@ class _ClauseReader:
                 edges.extend(self._edge(kind, last, subject, obj, context))
         if kind in ("USE", "BUILD", "KEEP") and subjects == [self.speaker]:
             edges.extend(self._project_frame(edges))
-        if kind in ("WORK_ON", "BUILD") and self.speaker not in subjects and self._with_speaker():
-            edges.extend(self._shared_work(edges))
+        if kind in ("WORK_ON", "BUILD"):
+            edges.extend(shared_work(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
-
-    def _with_speaker(self) -> bool:
-        """ "... works on Juniper Sync with me": the speaker does the work too."""
-        return any(a == "with" and b in ("me", "us") for a, b in pairwise(self.words))
-
-    def _shared_work(self, edges: list[Edge]) -> list[Edge]:
-        shared = [Edge(self.speaker, e.relation, e.target, self.confidence) for e in edges if e.relation == "WORKS_ON"]
-        people = {e.source for e in edges if e.relation == "WORKS_ON" and e.source.kind == "person"}
-        return shared + [Edge(self.speaker, "WORKS_WITH", person, self.confidence) for person in people]
 
     def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject, context: str | None) -> list[Edge]:
         speaker = self.speaker

@@ -1,0 +1,44 @@
+"""Work done with someone: "Iker works on Juniper Sync with me" (the speaker works on it
+too, with Iker), "I maintain Petrel with my colleague Shirin" (Shirin works on it too).
+A verb's own "with" ("working with Leo") names a colleague, not a partner in the work.
+Pure."""
+
+from __future__ import annotations
+
+from memledger.extraction.patterns import Edge, Mention, Party
+from memledger.extraction.triggers import Item, find_triggers
+
+
+def shared_work(
+    speaker: Party, items: list[Item], subjects: list[Party], edges: list[Edge], confidence: float
+) -> list[Edge]:
+    """The WORKS_ON (and WORKS_WITH) edges that a clause's "with" adds to its work ``edges``."""
+    work = [e for e in edges if e.relation == "WORKS_ON"]
+    if not work:
+        return []
+    added: list[Edge] = []
+    for index, item in enumerate(items):
+        if item != "with" or _verbs_own(items, index):
+            continue
+        following = items[index + 1 : index + 5]
+        if following[:1] in (["me"], ["us"]) and speaker not in subjects:
+            added += [Edge(speaker, "WORKS_ON", e.target, confidence) for e in work]
+            added += [Edge(speaker, "WORKS_WITH", e.source, confidence) for e in work if e.source.kind == "person"]
+        partner = _partner(following)
+        if partner is not None:
+            added += [Edge(partner, "WORKS_ON", e.target, confidence) for e in work if e.source != partner]
+    return added
+
+
+def _verbs_own(items: list[Item], index: int) -> bool:
+    before = items[index - 1] if index else ""
+    return isinstance(before, str) and any(t.kind == "WORK_WITH" for t in find_triggers([before, "with"]))
+
+
+def _partner(following: list[Item]) -> Party | None:
+    """The person named at most two words after "with" ("my colleague Shirin"), if any."""
+    named = next((i for i in following if isinstance(i, Mention)), None)
+    if named is None or named.entity_type != "person":
+        return None
+    between = [str(w) for w in following[: following.index(named)]]
+    return Party.of(named) if len(between) <= 2 and not {",", "and"} & set(between) else None
