@@ -75,7 +75,8 @@ def test_the_composition_root_builds_a_chain_whose_first_model_is_the_tenants(
         embedding_models=f"{FIRST},{SECOND},minilm",
         embedding_retries="3",
         embedding_cooldown_s="7",
-        embedding_threads="3",  # an offline model of its own (the default one may be loaded by now)
+        embedding_threads="3",  # an offline model of its own (the default one may be loaded by now),
+        embedding_timeout_s="29.25",  # and a cache key no other test uses
     )
     built = bootstrap.build_embedder(chosen)
     assert isinstance(built, EmbeddingChain)
