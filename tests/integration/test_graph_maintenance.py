@@ -26,6 +26,7 @@ from memledger.projectors import (
     registry,
     runner,
 )
+from memledger.projectors.embeddings import embeddings as embeddings_table
 from memledger.selection.words import query_words
 from memledger.service import erasure, graph_stats, maintenance, projections, provenance, scope_ids, search
 from memledger.store import db, event_store, migrate
@@ -283,6 +284,28 @@ def test_the_embedding_rule_runs_over_the_entities_vectors(database: Any) -> Non
         ("tool:kubernetes cluster", ("tool:kubernetes clusters",), "embedding")
     ]
     assert report.merges[0].score > 0.95
+
+
+def test_the_embedding_rule_compares_only_the_tenants_model(database: Any) -> None:
+    """A fallback model's rows (waiting for the backfill) are never compared with the
+    first model's: the rule reads one model's vectors."""
+    engine: Engine = database.engine
+    tenant = f"cosine-{uuid.uuid4().hex[:8]}"
+    said = [EntityObserved(name=t, entity_type="tool", confidence=0.8) for t in ("Kubernetes cluster", "Redis")]
+    _append(engine, tenant, [(e, T0 + timedelta(seconds=i)) for i, e in enumerate(said)])
+    projections.catch_up_all(engine, ["embeddings"])
+    rows = embeddings_table.c
+    with db.begin(engine) as tx:
+        tx.execute(
+            sa.update(embeddings_table)
+            .where(rows.tenant_id == tenant, rows.item_id == "tool:redis")
+            .values(model="fallback/model")
+        )
+    with db.reading(engine) as conn:
+        found = entity_merges.entity_vectors(conn, tenant, 100, registry.embedder().model)
+        other = entity_merges.entity_vectors(conn, tenant, 100, "fallback/model")
+    assert (found.count, found.ids) == (1, ["tool:kubernetes cluster"])
+    assert (other.count, other.ids) == (1, ["tool:redis"])
 
 
 def test_statistics_count_merged_entities_apart_and_degrees_through_merges(merged: tuple[Engine, str]) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from typing import Annotated, Any, NamedTuple
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
+from starlette.concurrency import run_in_threadpool
 
 from memledger.api.intake import HOLDER_STATE
 from memledger.bootstrap import Database
@@ -30,22 +32,32 @@ def database_of(request: Request) -> Database:
     return db_
 
 
-def api_key(
+async def api_key(
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     header: Annotated[str | None, Depends(_header)],
 ) -> str | None:
-    """The key the request carries, if any (Bearer first)."""
+    """The key the request carries, if any (Bearer first). A coroutine: it does no I/O,
+    so it runs on the event loop rather than in a worker thread."""
     return bearer.credentials if bearer is not None else header
 
 
-def _holder(request: Request, key: str | None) -> tuple[str, str] | None:
-    """The key's tenant and id: as ``intake.Intake`` found them before reading the
-    body, or looked up now (a request without a body)."""
+def _checked(request: Request, key: str | None) -> tuple[str, str] | None:
+    """The key's tenant and id as ``intake.Intake`` found them before reading the body."""
     checked = getattr(request.state, HOLDER_STATE, None)
     if checked is not None and checked[0] == key:
         found: tuple[str, str] = checked[1]
         return found
-    return keys.holder_for(database_of(request).engine, key) if key else None
+    return None
+
+
+def _holder(request: Request, key: str | None, *, kept: bool = False) -> tuple[str, str] | None:
+    """The key's tenant and id: as ``intake.Intake`` found them before reading the
+    body, or looked up now (a request without a body; ``kept``: ``keys.holder_kept``)."""
+    found = _checked(request, key)
+    if found is not None or not key:
+        return found
+    engine = database_of(request).engine
+    return keys.holder_kept(engine, key) if kept else keys.holder_for(engine, key)
 
 
 async def named_users(request: Request) -> tuple[str, ...]:
@@ -123,7 +135,7 @@ class Reader(NamedTuple):
     actor: str
 
 
-def context_reader(
+async def context_reader(
     request: Request,
     key: Annotated[str | None, Depends(api_key)],
     users: Annotated[tuple[str, ...], Depends(named_users)],
@@ -132,15 +144,18 @@ def context_reader(
     agent's chat loop: None when the database cannot look the key up (it is down), so
     the route answers an empty block that says why. An empty block holds nothing of
     any tenant, so answering it before the key is checked leaks nothing. A key that
-    the database rejects is still 401."""
-    try:
-        found = _holder(request, key)
-    except sa_exc.DBAPIError as e:
-        if isinstance(db.translate(e), DatabaseUnavailable):
+    the database rejects is still 401. The key's holder is kept (``keys.holder_kept``):
+    one this process holds is answered on the event loop, a lookup in a worker thread."""
+    found = _checked(request, key) or (keys.kept_holder(database_of(request).engine, key) if key else None)
+    if found is None:
+        try:
+            found = await run_in_threadpool(partial(_holder, kept=True), request, key)
+        except sa_exc.DBAPIError as e:
+            if isinstance(db.translate(e), DatabaseUnavailable):
+                return None
+            raise
+        except DatabaseUnavailable:
             return None
-        raise
-    except DatabaseUnavailable:
-        return None
     if found is None:
         raise Unauthorized(_NO_KEY)
     tenant_id, key_id = found

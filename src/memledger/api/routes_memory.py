@@ -145,7 +145,7 @@ def get_context(
     as_of: Annotated[AsOf, Query(description="a ledger position (digits), or a time with a timezone")] = None,
     deadline_ms: Annotated[int | None, Query(ge=1, le=context.MAX_DEADLINE_MS)] = None,
     after: Annotated[int | None, Query(ge=0, lt=2**63, description=AFTER)] = None,
-) -> ContextOut:
+) -> ContextOut | Response:
     """The read-only memory block for a request. Never an error for the agent's chat
     loop: when memory cannot answer, the block is empty and says why (with the
     database down, before the key can be checked: "memory unavailable", event_id "")."""
@@ -172,8 +172,14 @@ def get_context(
         vector_search=vector_search(database),
         actor=actor,
     )
+    return _context_response(served)
+
+
+def _context_response(served: context.ServedContext) -> Response:
+    """``served`` as ``ContextOut`` JSON, encoded once: returned as a response, it is
+    not validated again and re-encoded by FastAPI (in a worker thread) per request."""
     block = served.block
-    return ContextOut(
+    out = ContextOut.model_construct(
         block=block.text,
         event_id=served.event_id,
         item_ids=list(block.item_ids),
@@ -183,6 +189,7 @@ def get_context(
         sha256=block.sha256,
         empty_reason=served.selection.empty_reason,
     )
+    return Response(msgspec.json.encode(dict(out)), media_type="application/json")
 
 
 @router.post("/v1/memory/select", response_model=SelectionOut, tags=["agents"])

@@ -118,6 +118,13 @@ def has_merges(conn: Connection, tenant_id: str) -> bool:
     return conn.execute(stmt).first() is not None
 
 
+def any_merged(tenant_id: sa.ColumnElement[str]) -> sa.Exists:
+    """``has_merges`` as a clause, for a statement that asks it on its own round trip
+    (uncorrelated: PostgreSQL answers it once, from the partial index)."""
+    e = entities.c
+    return sa.exists().where(e.tenant_id == tenant_id, e.merged_into.is_not(None))
+
+
 def merge_summary(conn: Connection, tenant_id: str) -> MergeSummary:
     """How many of the tenant's entities read as another, and the last merge's time."""
     e = entities.c
@@ -162,11 +169,12 @@ class EntityVectors:
     matrix: npt.NDArray[np.float32]
 
 
-def entity_vectors(conn: Connection, tenant_id: str, limit: int) -> EntityVectors:
-    """The vectors the embeddings read model holds for the tenant's entities, if there
-    are at most ``limit``: what the cosine merge rule compares. Reads ``conn``'s snapshot."""
+def entity_vectors(conn: Connection, tenant_id: str, limit: int, model: str) -> EntityVectors:
+    """The vectors of ``model`` (the tenant's; a fallback's rows wait for the backfill)
+    the embeddings read model holds for the tenant's entities, if there are at most
+    ``limit``: what the cosine merge rule compares. Reads ``conn``'s snapshot."""
     v = embeddings.c
-    where = (v.tenant_id == tenant_id, v.item_kind == "entity")
+    where = (v.tenant_id == tenant_id, v.item_kind == "entity", v.model == model)
     count = int(conn.execute(sa.select(sa.func.count()).where(*where)).scalar_one())
     if not count or count > limit:
         return EntityVectors(count, [], np.zeros((0, 0), dtype=np.float32))

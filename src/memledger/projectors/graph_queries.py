@@ -228,19 +228,20 @@ def walk(
     """
     depth = check_depth(depth)
     frontier = {node for node in start if shows([node], users)}
-    merges = bool(frontier) and entity_merges.has_merges(conn, tenant_id)
+    wanted_relations = sorted(set(relations)) if relations is not None else None
+    wanted_types = sorted(set(entity_types)) if entity_types is not None else None
+    read: dict[int, list[Any]] | None = {}
+    if depth >= 2 and frontier:  # it also answers whether the tenant has merges
+        read = _two_hops(conn, tenant_id, frontier, wanted_relations, wanted_types, limit_per_hop, users)
+    merges = read is None or (depth < 2 and bool(frontier) and entity_merges.has_merges(conn, tenant_id))
     if merges:
         root = entity_merges.roots(conn, tenant_id, frontier)
         frontier = {root.get(node, node) for node in frontier}
+    read = {} if read is None else read
     when, half_life = at or datetime.now(UTC), graph_aging.current().half_life_days
     seen_nodes = set(frontier)
     seen_edges: set[str] = set()
     found: list[Edge] = []
-    wanted_relations = sorted(set(relations)) if relations is not None else None
-    wanted_types = sorted(set(entity_types)) if entity_types is not None else None
-    read: dict[int, list[Any]] = {}
-    if depth >= 2 and frontier and not merges:
-        read = _two_hops(conn, tenant_id, frontier, wanted_relations, wanted_types, limit_per_hop, users)
     for hop in range(1, depth + 1):
         if not frontier:
             break
@@ -323,8 +324,9 @@ def _two_hops(
     entity_types: Sequence[str] | None,
     limit: int,
     users: Collection[str] | None,
-) -> dict[int, list[Any]]:
-    """The rows hop 1 and hop 2 of ``walk`` read, in their order, in one statement."""
+) -> dict[int, list[Any]] | None:
+    """The rows hop 1 and hop 2 of ``walk`` read, in their order, in one statement;
+    None (and no edge read) when the tenant has merged entities."""
     params = {
         "tenant_id": tenant_id,
         "start": sorted(start),
@@ -336,6 +338,8 @@ def _two_hops(
     out: dict[int, list[Any]] = {1: [], 2: []}
     statement = _two_hops_statement(relations is not None, entity_types is not None, users is not None)
     for row in conn.execute(statement, params).all():
+        if row[0] == 0:
+            return None
         out[row[0]].append(row[1:])
     return out
 
@@ -350,7 +354,16 @@ def _two_hops_statement(relations: bool, entity_types: bool, users: bool) -> sa.
     nodes = sa.bindparam("start", type_=ARRAY(sa.Text))
     order = (r.confidence.desc(), r.relationship_key)
     limit = sa.bindparam("limit", type_=sa.Integer)
-    hop1 = sa.select(*_EDGE_COLUMNS).where(*_touching(nodes, relations)).order_by(*order).limit(limit).cte("hop1")
+    # A tenant with merges is walked hop by hop (``_merged_hop``): then this statement
+    # reads no edge and answers one row of hop 0 instead, saving a round trip to ask.
+    merged = entity_merges.any_merged(sa.bindparam("tenant_id", type_=sa.Text))
+    hop1 = (
+        sa.select(*_EDGE_COLUMNS)
+        .where(*_touching(nodes, relations), sa.not_(merged))
+        .order_by(*order)
+        .limit(limit)
+        .cte("hop1")
+    )
     far = sa.case((hop1.c.source_entity_id == sa.any_(nodes), hop1.c.target_entity_id), else_=hop1.c.source_entity_id)
     far_type = sa.case((far == hop1.c.target_entity_id, hop1.c.target_type), else_=hop1.c.source_type)
     reached = sa.select(far.label("node")).where(far != sa.all_(nodes)).distinct()
@@ -385,9 +398,15 @@ def _two_hops_statement(relations: bool, entity_types: bool, users: bool) -> sa.
     )
     hop2_cte = sa.select(*_EDGE_COLUMNS).join_from(top, relationships, by_key).cte("hop2")
     return sa.union_all(
+        sa.select(sa.literal(0).label("hop"), *_nulls_of(hop1.c)).where(merged),
         sa.select(sa.literal(1).label("hop"), *hop1.c),
         sa.select(sa.literal(2).label("hop"), *hop2_cte.c),
     ).order_by(sa.literal_column("hop"), sa.literal_column("confidence").desc(), sa.literal_column("relationship_key"))
+
+
+def _nulls_of(columns: Iterable[sa.ColumnElement[Any]]) -> list[sa.ColumnElement[Any]]:
+    """A NULL of each edge column's type, under its name (a row that is no edge)."""
+    return [sa.cast(sa.null(), relationships.c[str(c.key)].type).label(c.key) for c in columns]
 
 
 def edges_by_key(conn: Connection, tenant_id: str, keys: Iterable[str]) -> list[Edge]:

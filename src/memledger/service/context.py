@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Literal, NamedTuple, Protocol
 
 import msgspec
@@ -161,7 +162,7 @@ def _select(
     wanted = _Wanted(category, relevant_categories(category), _min_confidence(request, category), datetime.now(UTC))
     # The deadline, enforced by PostgreSQL for every statement of the transaction.
     conn = db.with_local_settings(conn, {"statement_timeout": str(request.deadline_ms), **SELECT_SETTINGS})
-    settings = tenant_settings.load(conn, request.tenant_id)
+    settings = tenant_settings.kept(conn, request.tenant_id)
     if not settings.recall:
         return Selection(request=request.request, empty_reason="recall is switched off for this tenant")
     if request.as_of is not None:
@@ -284,11 +285,18 @@ def _choose(
 def _selection(conn: Connection, request: SelectRequest, items: list[SelectedItem], as_of: str | None) -> Selection:
     # Defence in depth: no item is rendered whose shown form the guard refuses (a fact
     # stored before the guard knew its kind, or a form that neutralisation makes).
-    items = [item for item in items if find_secret(neutralise(item.text).text) is None]
+    items = [item for item in items if _shown_safely(item.text)]
     if not items:
         return Selection(request=request.request, empty_reason="no memory matches this request", as_of=as_of)
     chosen = speakers.attach(conn, request.tenant_id, items)
     return Selection(request=request.request, items=chosen, as_of=as_of, scopes=request.scopes)
+
+
+@lru_cache(maxsize=4096)
+def _shown_safely(text: str) -> bool:
+    """Whether ``text``'s shown form passes the secret guard: pure, and asked of the
+    same memories by request after request, so each answer is kept."""
+    return find_secret(neutralise(text).text) is None
 
 
 def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:

@@ -34,7 +34,7 @@ from memledger.errors import NotFound
 from memledger.events.catalogue import SubjectErased
 from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.projectors import checkpoints, embeddings, registry, runner
-from memledger.service import erasure_scope, ledger_pages, projections, reextraction, scope_ids
+from memledger.service import erasure_scope, keys, ledger_pages, projections, reextraction, scope_ids, tenant_settings
 from memledger.store import db, embedding_cache, event_reads, event_store
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import embedding_cache as embedding_cache_table
@@ -110,6 +110,8 @@ def erase(
         dropped = reextraction.drop_all(tx)
         record = _record(stored, scope, erased, reason)
         position = _append_record(tx, tenant_id, record, actor)
+    keys.forget(tenant_id)  # what this process keeps of the tenant for reads is read afresh
+    tenant_settings.forget(tenant_id)
     refreshed = catch_up_through(engine, position, timeout_s) if refresh else {}
     vacuumed = vacuum(engine, _touched_tables(refreshed)) if vacuum_after else []
     return msgspec.structs.replace(

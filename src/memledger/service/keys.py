@@ -14,12 +14,19 @@ from memledger.events.catalogue import ApiKeyIssued, ApiKeyRevoked
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.projectors import api_keys
 from memledger.service.memory import read_model_through
+from memledger.service.ttl_cache import TtlCache
 from memledger.store import db, event_store
 from memledger.store.identifiers import check_identifier
 
 KEYS_STREAM = "tenant:keys"
 KEY_READY_S = 10.0  # how long issuing or revoking a key waits for the key lookup to show it
 PREFIX = "mlk_"
+# Which tenant a key reaches, as a context read asks it (``holder_kept``). A revocation
+# made in this process drops the answer at once; one made by another process (the
+# CLI, another server) is seen within this many seconds. Unknown keys are never kept,
+# so a key issued anywhere works at once. Every other use looks the key up each time.
+HOLDER_TTL_S = 2.0
+_holders: TtlCache[tuple[object, str], tuple[str, str]] = TtlCache(HOLDER_TTL_S, 4096)
 
 
 def key_hash(key: str) -> str:
@@ -44,6 +51,13 @@ def revoke(engine: Engine, tenant_id: str, key_id: str, *, reason: str = "", act
         if not any(k.key_id == key_id for k in api_keys.list_keys(conn, tenant_id)):
             raise NotFound(f"tenant {tenant_id!r} has no key {key_id!r}")
     _append(engine, tenant_id, ApiKeyRevoked(key_id=key_id, reason=reason), actor)
+    forget(tenant_id, key_id)  # after the lookup shows it: a lookup racing it is not kept
+
+
+def forget(tenant_id: str, key_id: str | None = None) -> None:
+    """Drop this process's kept answers for the tenant's key ``key_id`` (None: every
+    key of the tenant), and any being read now: the next request looks it up."""
+    _holders.drop_where(lambda _slot, holder: holder[0] == tenant_id and key_id in (None, holder[1]))
 
 
 def _append(engine: Engine, tenant_id: str, event: ApiKeyIssued | ApiKeyRevoked, actor: str | None) -> None:
@@ -70,6 +84,23 @@ def holder_for(engine: Engine, key: str) -> tuple[str, str] | None:
         return None
     with engine.connect() as conn:
         return api_keys.holder_of(conn, key_hash(key))
+
+
+def holder_kept(engine: Engine, key: str) -> tuple[str, str] | None:
+    """``holder_for``, kept for ``HOLDER_TTL_S`` once found live: for reads that may
+    follow another process's revocation by that much (serving context)."""
+    found = kept_holder(engine, key)
+    if found is None and key.startswith(PREFIX):
+        generation = _holders.generation()
+        found = holder_for(engine, key)
+        if found is not None:
+            _holders.put((engine.pool, key_hash(key)), found, generation)
+    return found
+
+
+def kept_holder(engine: Engine, key: str) -> tuple[str, str] | None:
+    """``holder_kept``'s answer if this process holds it (no I/O), else None."""
+    return _holders.get((engine.pool, key_hash(key))) if key.startswith(PREFIX) else None
 
 
 def list_keys(engine: Engine, tenant_id: str) -> list[api_keys.KeyRow]:

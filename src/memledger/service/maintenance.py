@@ -22,7 +22,7 @@ from memledger.errors import InvalidCommand, NotFound
 from memledger.events.catalogue import EntitiesMerged, EntitiesSplit, Event
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.events.keys import item_stream
-from memledger.projectors import entity_merges, graph_aging
+from memledger.projectors import entity_merges, graph_aging, registry
 from memledger.projectors.entity_merges import EntityVectors, MergeInput
 from memledger.service import maintenance_rules
 from memledger.service.maintenance_rules import MergeCandidate
@@ -106,7 +106,7 @@ def find_merges(engine: Engine, tenant_id: str) -> tuple[list[MergeInput], list[
     check_identifier("tenant_id", tenant_id)
     with db.reading(engine) as conn:
         rows = entity_merges.merge_inputs(conn, tenant_id)
-        vectors = entity_merges.entity_vectors(conn, tenant_id, MAX_COMPARED)
+        vectors = entity_merges.entity_vectors(conn, tenant_id, MAX_COMPARED, registry.embedder().model)
     merges = maintenance_rules.find_candidates(rows, vectors if vectors.ids else None)
     return rows, merges, _cosine_note(vectors)
 

@@ -12,12 +12,16 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import InvalidCommand
 from memledger.events.catalogue import ExtractionMode, TenantSettingsChanged
 from memledger.events.envelope import Metadata, NewEvent
+from memledger.service.ttl_cache import TtlCache
 from memledger.store import db, event_reads, event_store
 
 SETTINGS_STREAM = "tenant:settings"
 SWITCHES = ("capture", "recall", "auto_promote", "broad_scope_writes")
 EXTRACTION_MODES: tuple[ExtractionMode, ...] = ("heuristic", "llm", "hybrid")
 FIELDS = (*SWITCHES, "extraction_mode")  # every setting a change may name
+# What a context request reads (``kept``): a change made in this process is seen at
+# once, one made by another process within this many seconds.
+KEPT_TTL_S = 2.0
 
 
 class TenantSettings(msgspec.Struct, frozen=True):
@@ -30,6 +34,9 @@ class TenantSettings(msgspec.Struct, frozen=True):
     auto_promote: bool = False
     broad_scope_writes: bool = False
     extraction_mode: ExtractionMode | None = None
+
+
+_kept: TtlCache[tuple[object, str], TenantSettings] = TtlCache(KEPT_TTL_S, 4096)
 
 
 def fold(events: list[TenantSettingsChanged]) -> TenantSettings:
@@ -49,6 +56,23 @@ def load(conn: Connection, tenant_id: str) -> TenantSettings:
         if isinstance(rec.event, TenantSettingsChanged)
     ]
     return fold(changes)
+
+
+def kept(conn: Connection, tenant_id: str) -> TenantSettings:
+    """``load``, kept for ``KEPT_TTL_S``: for reads that may lag another process's
+    change by that much (serving context), never for a write's checks."""
+    slot = (conn.engine.pool, tenant_id)
+    found = _kept.get(slot)
+    if found is None:
+        generation = _kept.generation()
+        found = load(conn, tenant_id)
+        _kept.put(slot, found, generation)
+    return found
+
+
+def forget(tenant_id: str) -> None:
+    """Drop this process's kept settings of ``tenant_id`` (and any being read now)."""
+    _kept.drop_where(lambda slot, _settings: slot[1] == tenant_id)
 
 
 def current(engine: Engine, tenant_id: str) -> TenantSettings:
@@ -92,6 +116,9 @@ def change(engine: Engine, tenant_id: str, change: TenantSettingsChanged, actor:
         occurred_at=datetime.now(UTC),
         metadata=Metadata(actor=actor),
     )
-    with db.begin(engine) as tx:
-        event_store.append(tx, tenant_id, SETTINGS_STREAM, [new], None)
-        return load(tx, tenant_id)
+    try:
+        with db.begin(engine) as tx:
+            event_store.append(tx, tenant_id, SETTINGS_STREAM, [new], None)
+            return load(tx, tenant_id)
+    finally:
+        forget(tenant_id)  # after the commit: a read racing it is not kept
