@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 import sqlalchemy as sa
@@ -47,9 +47,17 @@ def _events(count: int, text: str = "words " * 60) -> list[NewEvent]:
     ]
 
 
-def _prepared_inserts(ledger: MemoryLedger, tenant: str) -> list[str]:
-    """Append 12 times each way (more than psycopg's prepare threshold of 5) on one new
-    connection: the insert statements it then holds prepared."""
+class Kept(NamedTuple):
+    """A statement the connection holds prepared, and how often each kind of plan ran it."""
+
+    statement: str
+    generic_plans: int
+    custom_plans: int
+
+
+def _prepared(ledger: MemoryLedger, tenant: str) -> list[Kept]:
+    """Append 12 times each way (more than PostgreSQL's 5 custom plans before it may keep
+    a generic one) on one new connection: the statements it then holds prepared."""
     engine = db.create_engine(ledger.database.url, pool_size=1)
     version = 0
     try:
@@ -60,27 +68,50 @@ def _prepared_inserts(ledger: MemoryLedger, tenant: str) -> list[str]:
                 with conn.begin():
                     batch_append.append_many(conn, [StreamAppend(tenant, f"many-{uuid.uuid4().hex}", _events(2), 0)])
             with conn.begin():
-                kept = conn.execute(sa.text("SELECT statement FROM pg_prepared_statements")).scalars().all()
+                rows = conn.execute(
+                    sa.text("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
+                ).all()
     finally:
         engine.dispose()
     assert version == 24
-    return [s for s in kept if "jsonb_to_recordset" in s]
+    return [Kept(*row) for row in rows]
 
 
-def test_while_the_ledger_is_small_no_insert_is_prepared(
+def _inserts(kept: list[Kept]) -> list[Kept]:
+    return [k for k in kept if "jsonb_to_recordset" in k.statement]
+
+
+def test_while_the_ledger_is_small_no_insert_runs_a_generic_plan(
     ledger: MemoryLedger, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(direct, "PREPARE_FROM_POSITION", 2**62)
     monkeypatch.setattr(direct, "_large", set())
-    assert _prepared_inserts(ledger, tenant) == []
+    inserts = _inserts(_prepared(ledger, tenant))
+    assert len(inserts) == 2  # append's and append_many's: prepared, parsed once
+    assert all(k.generic_plans == 0 and k.custom_plans == 12 for k in inserts), inserts
 
 
-def test_once_the_ledger_is_large_the_inserts_are_prepared(
+def test_once_the_ledger_is_large_the_inserts_may_run_a_generic_plan(
     ledger: MemoryLedger, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(direct, "PREPARE_FROM_POSITION", 1)
     monkeypatch.setattr(direct, "_large", set())
-    assert len(_prepared_inserts(ledger, tenant)) == 2  # append's and append_many's
+    kept = _prepared(ledger, tenant)
+    inserts = _inserts(kept)
+    assert len(inserts) == 2
+    assert all(k.generic_plans + k.custom_plans == 12 for k in inserts), inserts
+    setting = [k for k in kept if "set_config" in k.statement]  # plan_cache_mode
+    assert sum(k.generic_plans + k.custom_plans for k in setting) <= 1  # the first lock, before any position
+
+
+def test_the_stream_locks_are_prepared_while_the_ledger_is_small(
+    ledger: MemoryLedger, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(direct, "PREPARE_FROM_POSITION", 2**62)
+    monkeypatch.setattr(direct, "_large", set())
+    locks = [k for k in _prepared(ledger, tenant) if "pg_advisory_xact_lock" in k.statement]
+    assert len(locks) == 2  # append's and append_many's
+    assert all("set_config" in k.statement for k in locks)  # plan_cache_mode, for the transaction
 
 
 @pytest.mark.parametrize("count", [1, 100, 1000])

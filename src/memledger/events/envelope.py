@@ -10,8 +10,11 @@ import msgspec
 from memledger.events.catalogue import Event
 
 
-class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """Who and what caused an event. Stored as the row's ``metadata`` jsonb."""
+class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """Who and what caused an event. Stored as the row's ``metadata`` jsonb.
+
+    ``gc=False``: it holds strings only, so it can be in no reference cycle, and
+    the garbage collector need not track the many a read makes."""
 
     causation_id: str | None = None
     correlation_id: str | None = None
@@ -51,11 +54,13 @@ class Cursor(NamedTuple):
 START = Cursor(0, 0)
 
 
-class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """An event as the ledger holds it.
 
     ``erased``: its private fields were erased (they read as placeholders, see
-    ``codec.decode_stored``); projections skip such an event.
+    ``codec.decode_stored``); projections skip such an event. ``gc=False``: its
+    event and metadata never refer back to it, so it can be in no reference
+    cycle, and the garbage collector need not track the many a read makes.
     """
 
     tenant_id: str

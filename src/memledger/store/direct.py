@@ -1,13 +1,14 @@
-"""Running the append statements on the driver's connection directly.
+"""Running the append statements on the driver's connection directly, prepared.
 
-Until the ledger holds ``PREPARE_FROM_POSITION`` events, each statement is planned
-afresh on every call, never a psycopg prepared statement: PostgreSQL keeps a prepared
-statement's generic plan, and one made while the events table was small, when every
-index looks alike, could check event ids through the index of the tenant alone and
-scan the tenant's every row on each append. Past that size the statements may be
-prepared (psycopg's threshold): a generic plan made then tells the indexes apart,
-and planning is spared. Driver errors are raised as SQLAlchemy's, as
-``Connection.execute`` raises them, so that ``db`` translates them alike.
+PostgreSQL may keep a prepared statement's generic plan, and one made while the events
+table was small, when every index looks alike, could check event ids through the index
+of the tenant alone and scan the tenant's every row on each append. So until the ledger
+holds ``PREPARE_FROM_POSITION`` events, the stream lock that opens an append also sets
+``plan_cache_mode`` to ``force_custom_plan`` for its transaction: the insert is planned
+on each call, with the table as it is then, and only its parsing is spared. Past that
+size PostgreSQL chooses (a generic plan made then tells the indexes apart). Driver
+errors are raised as SQLAlchemy's, as ``Connection.execute`` raises them, so that
+``db`` translates them alike.
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 
-# From this ledger position on, the append statements may be prepared (see above).
+# From this ledger position on, the append statements may keep a generic plan (see above).
 PREPARE_FROM_POSITION = 10_000
 _large: set[tuple[str | int | None, ...]] = set()  # the databases this process has seen reach it
+
+# Transaction-local, like every setting an append makes.
+_CUSTOM_PLANS = sa.func.set_config("plan_cache_mode", "force_custom_plan", True)
 
 
 def _database(tx: Connection) -> tuple[str | int | None, ...]:
@@ -35,19 +39,19 @@ def _database(tx: Connection) -> tuple[str | int | None, ...]:
 
 def seen(tx: Connection, positions: Iterable[int]) -> None:
     """Note positions an append took in ``tx``: once one reaches ``PREPARE_FROM_POSITION``,
-    the append statements may be prepared on that database from then on."""
+    the append statements may keep generic plans on that database from then on."""
     if max(positions, default=0) >= PREPARE_FROM_POSITION:
         _large.add(_database(tx))
 
 
-def _prepare(tx: Connection) -> bool | None:
-    """psycopg's ``prepare``: False (plan afresh) until the ledger is large, then None
-    (its threshold decides)."""
-    return None if _database(tx) in _large else False
+@functools.cache
+def _planning_each_call(stmt: sa.Select[Any]) -> sa.Select[Any]:
+    """``stmt`` that also makes its transaction plan prepared statements on each call."""
+    return stmt.add_columns(_CUSTOM_PLANS)
 
 
 @functools.cache
-def _driver_statement(stmt: sa.ClauseElement, dialect: Dialect) -> tuple[str, dict[str, Any]]:
+def driver_statement(stmt: sa.ClauseElement, dialect: Dialect) -> tuple[str, dict[str, Any]]:
     """``stmt`` as the driver's SQL text, and the values of its fixed parameters."""
     compiled = stmt.compile(dialect=dialect)
     if not isinstance(compiled, SQLCompiler):
@@ -56,8 +60,11 @@ def _driver_statement(stmt: sa.ClauseElement, dialect: Dialect) -> tuple[str, di
 
 
 def begin_with(tx: Connection, stmt: sa.Select[Any], params: Mapping[str, Any]) -> None:
-    """Run ``stmt`` (its rows dropped) in ``tx``: on the driver when ``tx`` is in its
-    transaction already, else through SQLAlchemy, which then begins it."""
+    """Run ``stmt``, an append's stream lock (its rows dropped), in ``tx``: on the driver
+    when ``tx`` is in its transaction already, else through SQLAlchemy, which then begins
+    it. While the ledger is small it also makes the transaction plan on each call."""
+    if _database(tx) not in _large:
+        stmt = _planning_each_call(stmt)
     if tx.in_transaction():
         execute(tx, stmt, params)
     else:
@@ -65,16 +72,16 @@ def begin_with(tx: Connection, stmt: sa.Select[Any], params: Mapping[str, Any]) 
 
 
 def execute(tx: Connection, stmt: sa.ClauseElement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-    """Run ``stmt`` in ``tx``: the rows it returns. ``tx`` must be in its transaction
-    (a statement run through it first, as the stream lock is, begins it): SQLAlchemy
-    does not see this one, and would not commit it otherwise."""
+    """Run ``stmt`` in ``tx``, prepared: the rows it returns. ``tx`` must be in its
+    transaction, opened by ``begin_with`` (the stream lock): SQLAlchemy does not see
+    this statement, and would not commit it otherwise."""
     if not tx.in_transaction():
         raise RuntimeError("direct.execute needs a connection in a transaction")
-    sql, fixed = _driver_statement(stmt, tx.dialect)
+    sql, fixed = driver_statement(stmt, tx.dialect)
     driver: psycopg.Connection[Any] = tx.connection.driver_connection  # type: ignore[assignment]
     try:
         with driver.cursor() as cursor:
-            cursor.execute(sql, {**fixed, **params}, prepare=_prepare(tx))
+            cursor.execute(sql, {**fixed, **params}, prepare=True)
             return list(cursor.fetchall())
     except psycopg.Error as e:
         raise sa_exc.DBAPIError.instance(sql, None, e, psycopg.Error, hide_parameters=True) from e

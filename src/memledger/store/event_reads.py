@@ -411,8 +411,12 @@ def events_about(
     return [_to_recorded(row) for row in conn.execute(stmt).all()]
 
 
-# Public: the gap-safe visibility conditions, for other readers of the events table.
+# Public: the gap-safe visibility conditions, for other readers of the events table;
+# read_all's statement, row decoding and type check, for readers that stream it.
 visible_after = _visible_after
+read_all_statement = _read_all_statement
+to_recorded = _to_recorded
+checked_types = _checked_types
 
 
 _READ_TENANT = (
