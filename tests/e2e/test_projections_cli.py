@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from memledger.projectors import registry
+from memledger.projectors import registry, runner
+from memledger.projectors.embeddings import EmbeddingsProjector
 from memledger.service import projections as service
+from tests.integration.test_embedding_chain_rows import FIRST, Switchable, tenant, turn
+from tests.integration.test_embeddings import Writer
 from tests.integration.test_projections_support import (
     READ_MODELS,
     append_in_transactions,
@@ -40,16 +43,17 @@ def ledger(database: TestDatabase) -> Iterator[Engine]:
         yield engine
 
 
-def projections(engine: Engine, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DATABASE_URL": url_of(engine)}
+def projections(engine: Engine, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATABASE_URL": url_of(engine), **(env or {})}
     return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=180, check=False)
 
 
 def status(engine: Engine) -> dict[str, dict[str, Any]]:
+    """Each projection's line (the embedding chain's and a replica's are keyed apart)."""
     result = projections(engine, "status", "--json")
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-    return {row["name"]: row for row in rows}
+    return {row["name"]: row for row in rows if "name" in row}
 
 
 def test_status_lists_every_projection_with_its_lag_before_and_after_a_run(ledger: Engine) -> None:
@@ -163,3 +167,33 @@ def test_retry_of_a_projection_that_has_not_failed_says_there_is_nothing_to_retr
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "facts has not failed: nothing to retry"
     assert places() == before
+
+
+def test_status_shows_the_embedding_chain_and_the_rows_waiting_for_its_backfill(database: TestDatabase) -> None:
+    """Rows under the chain's second model wait for the backfill; the same rows, with the
+    chain's first model alone configured, are of a model outside it. The chain's counters
+    are a serving process's (GET /health?detail=1), never printed here."""
+    with fresh_database(database, "proj_chain") as engine:
+        chain = Switchable()  # answers as "fake/first": its rows are the second model's below
+        projector = EmbeddingsProjector(chain)
+        runner.install(engine, projector)
+        who = tenant()
+        Writer(engine, who).append(*(turn(f"t{i}", f"row {i} of the chain ({who})") for i in range(3)))
+        runner.catch_up(engine, projector)
+        chained = {"MEMLEDGER_EMBEDDING_MODELS": f"openai/fake-primary,{FIRST}"}
+
+        result = projections(engine, "status", "--json", env=chained)
+        assert result.returncode == 0, result.stderr
+        lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        assert {
+            "embedding_chain": {"models": ["openai/fake-primary", FIRST], "waiting": {FIRST: 3}, "outside": {}}
+        } in lines
+
+        text = projections(engine, "status", env=chained)
+        assert text.returncode == 0, text.stderr
+        assert "embedding models: openai/fake-primary, fake/first (the first is the tenants')" in text.stdout
+        assert f"rows waiting for the backfill: {FIRST} 3" in text.stdout
+
+        alone = projections(engine, "status", env={"MEMLEDGER_EMBEDDING_MODELS": "openai/fake-primary"})
+        assert "rows waiting for the backfill: none" in alone.stdout
+        assert f"rows of a model outside the chain (rebuild embeddings): {FIRST} 3" in alone.stdout

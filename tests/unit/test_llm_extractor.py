@@ -535,13 +535,24 @@ def test_an_error_then_an_answer_uses_the_answer(monkeypatch: pytest.MonkeyPatch
 def test_each_batch_gets_its_own_call_and_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     wrapper = Calls(litellm.completion, answers=[RuntimeError("down"), json.dumps(VALID)])
     monkeypatch.setattr(litellm, "completion", wrapper)
-    llm = extractor(retries=1)
+    llm = extractor(retries=1, cooldown_s=0)  # with a cool-down the failed model is skipped by the second
     first = llm.extract(TURNS[:1])
     second = llm.extract(TURNS)
     assert wrapper.count == 2  # one per batch; retries=1 means no retry
     assert llm.fallbacks == 1
     assert first == from_fallback(TURNS[:1])
     assert set(second) == {"t1", "t2", "t3"}
+
+
+def test_a_lone_failing_model_is_not_asked_again_within_its_cool_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    wrapper = Calls(litellm.completion, answers=[RuntimeError("down"), json.dumps(VALID)])
+    monkeypatch.setattr(litellm, "completion", wrapper)
+    llm = extractor(retries=1)  # one model, no fallback model: the Router's policy still cools it down
+    llm.extract(TURNS[:1])
+    second = llm.extract(TURNS)
+    assert wrapper.count == 1, "the second batch, within the cool-down, went to the fallback unasked"
+    assert llm.fallbacks == 2
+    assert second == from_fallback(TURNS)
 
 
 def test_a_timeout_in_the_options_does_not_break_every_call(calls: Calls) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from memledger.adapters.embedding import MINILM_DIM, Embedder, normalised
-from memledger.adapters.llm_extractor import router
+from memledger.adapters.llm_extractor import answering_model, router
 from memledger.errors import EmbeddingFailed
 
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ class EmbeddingChain:
             response = self._chain().embedding(model=self.model, input=inputs, **call)
         except Exception as e:
             raise EmbeddingFailed(f"embedding chain {self.providers!r} failed: {type(e).__name__}: {e}") from e
-        model = _answering_model(response)
+        model = answering_model(response)
         if model not in self.providers:
             raise EmbeddingFailed(f"the Router did not say which model answered ({model!r}); its vectors are not kept")
         return model, self._checked(model, response, len(texts))
@@ -190,35 +190,13 @@ class EmbeddingChain:
     def _build_router(self) -> Any:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price map fetched at import
         import litellm  # noqa: PLC0415 - slow to import; only a process that embeds through a provider needs it
-        from litellm.router_api import ChangeSet  # noqa: PLC0415 - as above
-        from litellm.types.router import AllowedFailsPolicy  # noqa: PLC0415 - as above
 
         # litellm's embedding call reads a client max_retries of 0 as this default (BerriAI/litellm#7003),
         # so the OpenAI client would retry twice more inside every attempt the Router counts.
         setattr(litellm, "DEFAULT_MAX_RETRIES", 0)  # noqa: B010 - not in litellm's exported names
-        built = router(
+        return router(
             self.providers, self._options, retries=self.retries, timeout_s=self.timeout_s, cooldown_s=self.cooldown_s
         )
-        if self.cooldown_s > 0:
-            # The Router never cools down a provider that has no fallback in it (the offline
-            # model is none of its), unless a policy names the failure: these are the provider's.
-            fails = self.retries - 1
-            policy = AllowedFailsPolicy(
-                AuthenticationErrorAllowedFails=fails,
-                TimeoutErrorAllowedFails=fails,
-                RateLimitErrorAllowedFails=fails,
-                InternalServerErrorAllowedFails=fails,
-            )
-            built.apply(ChangeSet(assign={"allowed_fails_policy": policy}))
-        return built
-
-
-def _answering_model(response: Any) -> str | None:
-    """The model group (a provider of the chain) the Router says answered, if it says."""
-    hidden = getattr(response, "_hidden_params", None) or {}
-    headers = hidden.get("additional_headers") or {}
-    group = headers.get("x-litellm-model-group")
-    return group if isinstance(group, str) else None
 
 
 def _field(item: Any, name: str) -> Any:

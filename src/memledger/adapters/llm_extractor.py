@@ -234,7 +234,7 @@ class LlmExtractor:
         content = response.choices[0].message.content
         if not isinstance(content, str):
             raise msgspec.ValidationError("the answer has no text content")
-        return content, _answering_model(response, self.model)
+        return content, answering_model(response) or self.model
 
     def _chain(self) -> Any:
         """The Router over the chain, built once: its cool-downs must outlive a call."""
@@ -251,7 +251,9 @@ def router(
     """litellm's Router over ``models``, each its own model group, each falling back to
     the ones after it. A model cools down when every attempt of one call failed
     (``allowed_fails``: the attempts before the last); ``cooldown_s`` 0 turns cool-downs off
-    (litellm reads a cool-down of 0 as its default)."""
+    (litellm reads a cool-down of 0 as its default). The Router cools down a model with no
+    fallback group after it (a lone model, the chain's last) only for failures a policy
+    names: timeouts, rate limits, 500, 502, 503 and bad keys are the provider's, so they are named."""
     # litellm fetches a price map from the network at import unless told not to;
     # it is also slow to import, so it is imported only when a model is called.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -264,24 +266,35 @@ def router(
     # each model falls back to every later one, in order
     fallbacks = [{model: list(models[i + 1 :])} for i, model in enumerate(models[:-1])]
     from litellm.router import Router  # noqa: PLC0415 - see above
+    from litellm.types.router import AllowedFailsPolicy  # noqa: PLC0415 - see above
 
+    fails = retries - 1
+    policy = AllowedFailsPolicy(
+        AuthenticationErrorAllowedFails=fails,
+        TimeoutErrorAllowedFails=fails,
+        RateLimitErrorAllowedFails=fails,
+        InternalServerErrorAllowedFails=fails,
+        BadGatewayErrorAllowedFails=fails,
+        ServiceUnavailableErrorAllowedFails=fails,
+    )
     return Router(
         model_list=model_list,
         fallbacks=fallbacks,
-        num_retries=retries - 1,
+        num_retries=fails,
         timeout=timeout_s,
-        allowed_fails=retries - 1,
+        allowed_fails=fails,
+        allowed_fails_policy=policy if cooldown_s > 0 else None,
         cooldown_time=cooldown_s or None,
         disable_cooldowns=cooldown_s == 0,
     )
 
 
-def _answering_model(response: Any, first: str) -> str:
-    """The model group (a model of the chain) the Router says answered; ``first`` if it does not say."""
+def answering_model(response: Any) -> str | None:
+    """The model group (a model of the chain) the Router says answered, if it says."""
     hidden = getattr(response, "_hidden_params", None) or {}
     headers = hidden.get("additional_headers") or {}
     group = headers.get("x-litellm-model-group")
-    return group if isinstance(group, str) else first
+    return group if isinstance(group, str) else None
 
 
 def conversations(turns: Sequence[TurnText]) -> list[list[TurnText]]:

@@ -62,11 +62,15 @@ def status_command(args: argparse.Namespace) -> int:
     try:
         rows = projections.statuses(database.engine)
         replicas = replica_reads.lag(database.reads, database.engine)
+        chain = projections.embedding_chain_status(database.engine)
     finally:
         database.close()
+    # The chain's counters are a serving process's (GET /health?detail=1); this one embedded nothing.
+    chain = msgspec.structs.replace(chain, switches=None, answered=None, provider_failures=None)
     if args.json:
         for row in rows:
             print(json_line(msgspec.to_builtins(row)))
+        print(json_line({"embedding_chain": msgspec.to_builtins(chain)}))  # keyed apart, as a replica's
         for lag in replicas:  # MEMLEDGER_READ_DATABASE_URLS: one line each, keyed apart from projections
             print(json_line({"replica": msgspec.to_builtins(lag)}))
         return 0
@@ -78,8 +82,18 @@ def status_command(args: argparse.Namespace) -> int:
         )
         if r.error:
             print(f"{'':14} stopped at position {r.error_position} (event {r.error_event_id}): {r.error}")
+    _print_chain(chain.models, chain.waiting, chain.outside)
     _print_replicas(replicas)
     return 0 if all(r.state != "failed" for r in rows) else 1
+
+
+def _print_chain(models: list[str], waiting: dict[str, int], outside: dict[str, int]) -> None:
+    """The embedding models, and the rows of a fallback the backfill has yet to move."""
+    print(f"\nembedding models: {', '.join(models)} (the first is the tenants')")
+    print(f"rows waiting for the backfill: {', '.join(f'{m} {n}' for m, n in waiting.items()) or 'none'}")
+    if outside:
+        found = ", ".join(f"{m} {n}" for m, n in outside.items())
+        print(f"rows of a model outside the chain (rebuild embeddings): {found}")
 
 
 def _print_replicas(replicas: list[replica_reads.ReplicaLag]) -> None:

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import msgspec
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -27,7 +28,7 @@ from memledger.errors import EmbeddingFailed, LedgerError
 from memledger.events.envelope import START, Recorded
 from memledger.projectors import checkpoints, embedding_queries
 from memledger.projectors.embedding_queries import FallbackRow
-from memledger.projectors.embeddings import EMBED_BATCH, HANDLES, NAME, item_text, still_said, text_sha256
+from memledger.projectors.embeddings import EMBED_BATCH, HANDLES, NAME, embeddings, item_text, still_said, text_sha256
 from memledger.store import db, embedding_cache, event_reads
 from memledger.store.outage import OUTAGES
 
@@ -77,6 +78,21 @@ def backfill(engine: Engine, chain: ChainEmbedder, *, limit: int = ROUND_ROWS) -
     if done.moved:
         log.info("embedding backfill: moved %d rows to %s", done.moved, chain.model)
     return done
+
+
+def not_first(conn: Connection, first: str) -> dict[str, int]:
+    """Rows under a model other than ``first``, counted by model (of every tenant): a
+    later model of the chain's wait for the backfill. Reads the ``(model, tenant_id)``
+    index on either side of ``first``, so its cost is those rows', not the table's."""
+    e = embeddings.c
+    wanted = sa.bindparam("first", first, type_=sa.Text)
+    stmt = (
+        sa.select(e.model, sa.func.count())
+        .where(sa.or_(e.model < wanted, e.model > wanted))
+        .group_by(e.model)
+        .order_by(e.model)
+    )
+    return {str(model): int(n) for model, n in conn.execute(stmt).all()}
 
 
 def _move(engine: Engine, first: str, rows: Sequence[FallbackRow]) -> int:

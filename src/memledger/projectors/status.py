@@ -1,4 +1,5 @@
-"""What ``memledger projections status`` reports for each projection."""
+"""What ``memledger projections status`` reports for each projection, and for the
+embedding chain: its models and the rows waiting for the backfill."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from datetime import datetime
 import msgspec
 from sqlalchemy.engine import Connection
 
+from memledger.adapters.embedding import Embedder
+from memledger.adapters.embedding_chain import EmbeddingChain, as_chain
 from memledger.events.envelope import START
-from memledger.projectors import checkpoints
+from memledger.projectors import checkpoints, embedding_backfill
 from memledger.projectors.base import Projector
+from memledger.projectors.embeddings import NAME as EMBEDDINGS
 from memledger.store import event_reads
 
 
@@ -55,4 +59,39 @@ def status(conn: Connection, projector: Projector, now: datetime) -> ProjectionS
         error=cp.error,
         error_position=cp.error_position,
         error_event_id=cp.error_event_id,
+    )
+
+
+class EmbeddingChainStatus(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The embedding chain: its ``models`` (the first the tenants'), the rows under a
+    later model of it (``waiting``: the backfill's work) and under a model outside it
+    (``outside``: a mismatch, a rebuild's work), by model. The counters are the
+    calling process's chain's (None for a single model): calls a later model answered
+    (``switches``), calls answered by model, calls every provider failed."""
+
+    models: list[str]
+    waiting: dict[str, int]
+    outside: dict[str, int]
+    switches: int | None = None
+    answered: dict[str, int] | None = None
+    provider_failures: int | None = None
+
+
+def embedding_chain(conn: Connection, embedder: Embedder) -> EmbeddingChainStatus:
+    """The chain ``embedder`` is (a single model is a chain of one) and its rows; no rows
+    while the embeddings projection is not installed."""
+    models = as_chain(embedder).models
+    cp = checkpoints.get(conn, EMBEDDINGS)
+    others = embedding_backfill.not_first(conn, models[0]) if cp is not None else {}
+    waiting = {model: n for model, n in others.items() if model in models}
+    outside = {model: n for model, n in others.items() if model not in models}
+    if not isinstance(embedder, EmbeddingChain):
+        return EmbeddingChainStatus(list(models), waiting, outside)
+    return EmbeddingChainStatus(
+        list(models),
+        waiting,
+        outside,
+        switches=embedder.switches,
+        answered=dict(sorted(embedder.answered.items())),
+        provider_failures=embedder.provider_failures,
     )

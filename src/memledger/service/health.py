@@ -1,4 +1,5 @@
-"""Health: is the database reachable and migrated, are the projectors and the worker keeping up."""
+"""Health: is the database reachable and migrated, are the projectors and the worker keeping up,
+and how the embedding chain fares (its switches, the rows waiting for the backfill)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,8 @@ def check(engine: Engine, worker: ExtractionWorker, now: datetime) -> dict[str, 
             for s in statuses
         }
         report["worker"] = {"ok": True, "extractor": worker.name, "pending_turns": worker.pending()}
+        # informative, never a 503: a fallback's rows are served by words until the backfill
+        report["embeddings"] = msgspec.to_builtins(projections.embedding_chain_status(engine))
     except (LedgerError, sa_exc.SQLAlchemyError) as e:
         report["database"] = {"ok": False, "error": str(e)}
         report["ok"] = False

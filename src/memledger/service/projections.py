@@ -12,11 +12,11 @@ from sqlalchemy.engine import Engine, make_url
 
 from memledger.errors import ProjectionFailed
 from memledger.events.envelope import Cursor
-from memledger.projectors import checkpoints, entities, registry, runner
+from memledger.projectors import checkpoints, embeddings, entities, registry, runner
 from memledger.projectors import rebuild as rebuilding
 from memledger.projectors.base import Projector
 from memledger.projectors.rebuild import TableDiff
-from memledger.projectors.status import ProjectionStatus, status
+from memledger.projectors.status import EmbeddingChainStatus, ProjectionStatus, embedding_chain, status
 from memledger.store import db
 from memledger.store.follow import Wakeup
 
@@ -29,11 +29,13 @@ def select(names: Sequence[str] | None) -> tuple[Projector, ...]:
 
 
 def install_all(engine: Engine) -> None:
-    """Create every projection's live copy and checkpoint if missing; a live entities
-    copy of v2 is made v3 in place (``entities.upgrade_in_place``)."""
+    """Create every projection's live copy and checkpoint if missing; a live v2 copy of
+    entities or embeddings is made v3 in place (their ``upgrade_in_place``: a v3 adds
+    only what the live rows already allow, so the copy needs no rebuild)."""
     for projector in registry.all_projectors():
         runner.install(engine, projector)
     entities.upgrade_in_place(engine)
+    embeddings.upgrade_in_place(engine)
 
 
 def catch_up_all(engine: Engine, names: Sequence[str] | None = None) -> dict[str, int]:
@@ -142,6 +144,12 @@ def statuses(engine: Engine) -> list[ProjectionStatus]:
     now = datetime.now(UTC)
     with engine.connect() as conn:
         return [status(conn, projector, now) for projector in registry.all_projectors()]
+
+
+def embedding_chain_status(engine: Engine) -> EmbeddingChainStatus:
+    """This process's embedding chain, its counters, and the rows waiting for the backfill."""
+    with engine.connect() as conn:
+        return embedding_chain(conn, registry.embedder())
 
 
 def reset_failure(engine: Engine, name: str) -> bool:
