@@ -11,6 +11,8 @@ import pytest
 from memledger.adapters.embedding import offline
 from memledger.adapters.embedding_pool import MIN_PART, EmbedderPool, split
 from memledger.errors import EmbeddingFailed
+from memledger.projectors import registry
+from memledger.service import readiness
 
 
 class Recording:
@@ -84,3 +86,28 @@ def test_the_offline_models_vectors_through_the_pool_equal_its_own() -> None:
     with EmbedderPool(model, workers=2) as pool:
         pooled = pool.embed(texts)
     assert pooled == model.embed(texts)
+
+
+class Chained(Recording):
+    """An embedding chain's shape: it can answer from a fallback model too."""
+
+    models = ("fake", "fake-fallback")
+
+    def embed_any(self, texts: Sequence[str]) -> tuple[str, list[list[float]]]:
+        return self.model, self.embed(texts)
+
+
+def test_the_wait_pools_a_single_model_but_leaves_a_chain_whole() -> None:
+    before = registry.embedder()
+    try:
+        single = Recording(1)
+        registry.use_embedder(single)
+        with readiness._pooled_embedder(2):
+            assert isinstance(registry.embedder(), EmbedderPool)
+        assert registry.embedder() is single
+        chained = Chained(1)
+        registry.use_embedder(chained)
+        with readiness._pooled_embedder(2):
+            assert registry.embedder() is chained, "a pool would hide the chain's fallbacks"
+    finally:
+        registry.use_embedder(before)

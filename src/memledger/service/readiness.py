@@ -146,10 +146,11 @@ def _backlog_worker(worker: ExtractionWorker, workers: int) -> Iterator[Extracti
 @contextmanager
 def _pooled_embedder(workers: int) -> Iterator[None]:
     """This process's embeddings projector embeds with ``workers`` threads (an
-    ``EmbedderPool`` around its embedder) until the block ends. Same model, same vectors."""
+    ``EmbedderPool`` around its embedder) until the block ends. Same model, same vectors;
+    an embedding chain is not pooled."""
     inner = registry.embedder()
-    if workers <= 1 or isinstance(inner, EmbedderPool):
-        yield
+    if workers <= 1 or isinstance(inner, EmbedderPool) or hasattr(inner, "embed_any"):
+        yield  # a chain is left whole: a pool around it would hide its fallbacks
         return
     with EmbedderPool(inner, workers=workers) as pool:
         registry.use_embedder(pool)
