@@ -131,8 +131,7 @@ def type_by_slot(
 def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: Callable[[Mention], None]) -> None:
     """A lower-case word that is no English word, in the slot of a thing used ("logging
     meals in cronometer", "moved it to ghostfolio"): informal writing names tools so."""
-    triggers = find_triggers(lows)
-    ends = {trigger.end: trigger for trigger in triggers}
+    ends: dict[int, Trigger] | None = None
     for i, (word, low) in enumerate(zip(words, lows, strict=True)):
         if (
             taken[i]
@@ -145,6 +144,8 @@ def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: C
             continue
         if name_guess.is_world_name(low) or gz.is_given_name(low) or i == 0:
             continue
+        if ends is None:
+            ends = {trigger.end: trigger for trigger in find_triggers(lows)}
         if _object_slot(words, lows, i, i + 1, ends) == "tool":
             add(Mention(word, "tool", name_guess.GUESS_CONFIDENCE, i, i + 1))
 

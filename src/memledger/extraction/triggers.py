@@ -8,7 +8,9 @@ live in ``lexicon/trigger_phrases.txt`` and ``lexicon/clause_words.txt``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from memledger.extraction import lexicon
@@ -123,6 +125,12 @@ def is_filler(word: str) -> bool:
 
 def find_triggers(words: list[str]) -> list[Trigger]:
     """Trigger phrases in ``words`` (lower-case; mentions replaced by ""), longest first."""
+    return list(_triggers_of(tuple(words)))
+
+
+@lru_cache(maxsize=1024)
+def _triggers_of(words: tuple[str, ...]) -> tuple[Trigger, ...]:
+    """``find_triggers``, kept: a sentence's readers ask for the same words' triggers."""
     found: list[Trigger] = []
     i = 0
     while i < len(words):
@@ -132,10 +140,10 @@ def find_triggers(words: list[str]) -> list[Trigger]:
             continue
         found.append(match)
         i = match.end
-    return found
+    return tuple(found)
 
 
-def _match_at(words: list[str], i: int) -> Trigger | None:
+def _match_at(words: Sequence[str], i: int) -> Trigger | None:
     entries = _TABLE.get(words[i])
     if entries is None:
         return None
