@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memledger.adapters import int8_matmuls
+from memledger.adapters.litellm_import import import_litellm
 from memledger.errors import EmbeddingFailed
 
 # "-dq": the file's int8 weights are multiplied as int8 (``int8_matmuls``). Run with
@@ -259,12 +259,7 @@ class LitellmEmbedder:
 
     def _embedding_call(self) -> EmbeddingCall:
         if self._call is None:
-            # litellm fetches a price map from the network at import unless told not to.
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm  # noqa: PLC0415 - slow to import; only a process that embeds needs it
-
-            litellm.suppress_debug_info = True  # no "Provider List" banner on stdout per failed call
-            self._call = litellm.embedding
+            self._call = import_litellm().embedding
         return self._call
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

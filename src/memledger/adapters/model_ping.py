@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
+
+from memledger.adapters.litellm_import import import_litellm
 
 PING_TIMEOUT_S = 10.0
 
@@ -12,12 +13,7 @@ PING_TIMEOUT_S = 10.0
 def ping(model: str, options: Mapping[str, Any], *, timeout_s: float = PING_TIMEOUT_S) -> str:
     """Ask ``model`` for one token through litellm, once (no retries), within
     ``timeout_s``; what it answered. Raises whatever litellm raises."""
-    # litellm fetches a price map from the network at import unless told not to;
-    # it is also slow to import, so it is imported only when a model is called.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm  # noqa: PLC0415 - see above
-
-    litellm.suppress_debug_info = True
+    litellm = import_litellm()
     call: dict[str, Any] = {
         **options,  # the deployment's keys, base URL, or a test's mock_response
         "model": model,

@@ -19,7 +19,7 @@ from memledger.api.intake import HOLDER_STATE
 from memledger.bootstrap import Database
 from memledger.errors import DatabaseUnavailable, Unauthorized
 from memledger.service import keys, scope_assertions
-from memledger.store import db
+from memledger.service.driver_errors import translate
 
 _bearer = HTTPBearer(auto_error=False)
 _header = APIKeyHeader(name="X-API-Key", auto_error=False)
@@ -151,7 +151,7 @@ async def context_reader(
         try:
             found = await run_in_threadpool(partial(_holder, kept=True), request, key)
         except sa_exc.DBAPIError as e:
-            if isinstance(db.translate(e), DatabaseUnavailable):
+            if isinstance(translate(e), DatabaseUnavailable):
                 return None
             raise
         except DatabaseUnavailable:

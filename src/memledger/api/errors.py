@@ -27,7 +27,7 @@ from memledger.errors import (
     Unauthorized,
     UnknownEventType,
 )
-from memledger.store import db
+from memledger.service.driver_errors import translate
 
 # The one code for "your input is wrong", whether the request fails its schema or a
 # check behind it (an identifier, an event's field, a command): a client handles one.
@@ -70,7 +70,7 @@ async def database_error(request: Request, error: Exception) -> JSONResponse:
     ``store.db.begin``, as when PostgreSQL restarts): 503 with the reason, never a 500
     with a stack trace."""
     assert isinstance(error, sa_exc.DBAPIError)
-    return await ledger_error(request, db.translate(error))
+    return await ledger_error(request, translate(error))
 
 
 async def ledger_error(request: Request, error: Exception) -> JSONResponse:

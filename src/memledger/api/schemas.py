@@ -15,9 +15,9 @@ from pydantic_core import PydanticCustomError
 from memledger.errors import InvalidIdentifier
 from memledger.service.context import MAX_DEADLINE_MS
 from memledger.service.context_limits import MAX_BUDGET_CHARS, MAX_REQUEST_CHARS, MIN_BUDGET_CHARS
+from memledger.service.input_checks import check_identifier
 from memledger.service.ledger_pages import MAX_POSITION, position_of
 from memledger.service.memory import MAX_PROMOTED_STATEMENT
-from memledger.store.identifiers import check_identifier
 
 Scope = Literal["session", "project", "user", "org"]
 Kind = Literal["decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"]

@@ -11,6 +11,9 @@ import hashlib
 import re
 import unicodedata
 
+# The longest name, key or relationship id kept as it is: a longer name is cut
+# (extraction.policy.clean_name), a longer relationship key hashed (edge_id).
+MAX_NAME_LENGTH = 200
 SYMMETRIC_RELATIONS = frozenset({"WORKS_WITH", "KNOWS", "RELATED_TO", "MARRIED_TO", "SIBLING_OF"})
 
 _SPACE = re.compile(r"\s+")
@@ -68,6 +71,11 @@ def relationship_key(source_type: str, source_name: str, relation: str, target_t
     if relation in SYMMETRIC_RELATIONS and target < source:
         source, target = target, source
     return f"{source}|{relation}|{target}"
+
+
+def edge_id(key: str) -> str:
+    """A relationship key short enough to be an id (long names are hashed)."""
+    return key if len(key) <= MAX_NAME_LENGTH else "rel-" + _digest(key)[:16]
 
 
 def slot_id(scope: str, scope_key: str, key: str) -> str:

@@ -35,7 +35,15 @@ from memledger.events.catalogue import (
     Scopes,
 )
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.events.keys import entity_id, item_stream, normalise_name, normalise_statement, relationship_key
+from memledger.events.keys import (
+    MAX_NAME_LENGTH,
+    edge_id,
+    entity_id,
+    item_stream,
+    normalise_name,
+    normalise_statement,
+    relationship_key,
+)
 from memledger.extraction.protocol import (
     DirectiveCandidate,
     FactCandidate,
@@ -46,7 +54,6 @@ from memledger.extraction.secrets import find_secret
 
 STORE_THRESHOLD = 0.5
 MAX_FACTS_PER_TURN = 20
-MAX_NAME_LENGTH = 200
 MAX_ENTITY_NAME_LENGTH = MAX_NAME_LENGTH - len("organization:")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 # Format characters (Unicode Cf: zero-width spaces and joiners, soft hyphens, bidi
@@ -85,11 +92,6 @@ class Policy:
     max_facts: int = 1000
     auto_promote: bool = False
     broad_scope_writes: bool = False  # may extraction write the user and org scopes?
-
-
-def edge_id(key: str) -> str:
-    """A relationship key short enough to be an id (long names are hashed)."""
-    return key if len(key) <= MAX_NAME_LENGTH else "rel-" + short_hash(key)
 
 
 def clean_text(text: str) -> str:

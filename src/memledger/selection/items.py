@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from memledger.extraction.policy import edge_id
+from memledger.events.keys import edge_id
 from memledger.selection.types import SelectedItem
 
 

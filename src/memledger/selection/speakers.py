@@ -8,8 +8,9 @@ source turns' subjects), so the block can say "said by another user" (formatter
 version 4), and so does each turn a search finds. A user-scope fact is the
 request's user's own.
 
-Read from the ledger, not a read model: the turns are immutable and precede the
-facts, so a replay finds the speakers the live selection found.
+The voices come from ``projectors.turn_voices``, which reads them from the ledger:
+the turns are immutable and precede the facts, so a replay finds the speakers the
+live selection found.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 import msgspec
 from sqlalchemy.engine import Connection
 
+from memledger.projectors.turn_voices import Voice, voices_of
 from memledger.selection.types import SelectedItem, TurnRef
-from memledger.store import event_reads
 
 SHARED = frozenset({"session", "project", "org"})
 
@@ -34,7 +35,7 @@ def attach(
     turns = {turn for item in items if every or _shared(item) for turn in item.source_turns}
     if not turns:
         return tuple(items)
-    voices = event_reads.turn_voices(conn, tenant_id, turns)
+    voices = voices_of(conn, tenant_id, turns)
     return tuple(_with_voices(item, voices) if every or _shared(item) else item for item in items)
 
 
@@ -42,7 +43,7 @@ def _shared(item: SelectedItem) -> bool:
     return (item.kind == "fact" and item.scope in SHARED) or item.kind == "turn"
 
 
-def _with_voices(item: SelectedItem, voices: dict[str, event_reads.Voice]) -> SelectedItem:
+def _with_voices(item: SelectedItem, voices: dict[str, Voice]) -> SelectedItem:
     heard = [voices[t] for t in item.source_turns if t in voices]
     cited = tuple(
         TurnRef(turn_id=t, speaker=voices[t].name, said_at=voices[t].said_at) if t in voices else TurnRef(turn_id=t)

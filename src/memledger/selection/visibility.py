@@ -11,8 +11,9 @@ tenant's, and a request with no scope key (an operator's search) sees all.
 Only what is known to come from other people's scopes is hidden: an item citing
 no turn the ledger holds is shown as before.
 
-Read from the ledger, not a read model: turns are immutable, so a selection as of
-a past moment keeps what the live selection kept.
+The turns' scopes come from ``projectors.turn_voices``, which reads them from the
+ledger: turns are immutable, so a selection as of a past moment keeps what the live
+selection kept.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from collections.abc import Iterable
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Scopes
+from memledger.projectors.turn_voices import scopes_of
 from memledger.selection.candidates import scope_pairs
 from memledger.selection.rank import Candidate
-from memledger.store import event_reads
 
 GUARDED = frozenset({"turn", "entity", "relationship"})
 
@@ -44,7 +45,7 @@ def hidden_turns(conn: Connection, tenant_id: str, scopes: Scopes, turns: Iterab
     wanted, guarded = set(scope_pairs(scopes)), set(turns)
     if not wanted or not guarded:
         return set()
-    recorded = event_reads.turn_scopes(conn, tenant_id, guarded)
+    recorded = scopes_of(conn, tenant_id, guarded)
     return {turn for turn, keys in recorded.items() if keys and not keys & wanted}
 
 
