@@ -15,13 +15,13 @@ answer by a model other than the first is logged and counted (``switches``).
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from memledger.adapters.embedding import MINILM_DIM, Embedder, normalised
+from memledger.adapters.litellm_import import import_litellm
 from memledger.adapters.llm_extractor import answering_model, router
 from memledger.errors import EmbeddingFailed
 
@@ -188,8 +188,7 @@ class EmbeddingChain:
             return self._router
 
     def _build_router(self) -> Any:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price map fetched at import
-        import litellm  # noqa: PLC0415 - slow to import; only a process that embeds through a provider needs it
+        litellm = import_litellm()  # only a process that embeds through a provider needs it
 
         # litellm's embedding call reads a client max_retries of 0 as this default (BerriAI/litellm#7003),
         # so the OpenAI client would retry twice more inside every attempt the Router counts.

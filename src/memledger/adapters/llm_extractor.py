@@ -23,13 +23,13 @@ in docs/llm-extraction.md.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
+from memledger.adapters.litellm_import import import_litellm
 from memledger.events.catalogue import EntityType, FactCategory, ScopeKind
 from memledger.extraction.protocol import (
     EntityCandidate,
@@ -254,18 +254,13 @@ def router(
     (litellm reads a cool-down of 0 as its default). The Router cools down a model with no
     fallback group after it (a lone model, the chain's last) only for failures a policy
     names: timeouts, rate limits, 500, 502, 503 and bad keys are the provider's, so they are named."""
-    # litellm fetches a price map from the network at import unless told not to;
-    # it is also slow to import, so it is imported only when a model is called.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm  # noqa: PLC0415 - see above
-
-    litellm.suppress_debug_info = True  # no "Provider List" banner on stdout per failed call
+    import_litellm()  # slow to import: only when a model is called
     model_list = [
         {"model_name": model, "litellm_params": {"timeout": timeout_s, **options, "model": model}} for model in models
     ]
     # each model falls back to every later one, in order
     fallbacks = [{model: list(models[i + 1 :])} for i, model in enumerate(models[:-1])]
-    from litellm.router import Router  # noqa: PLC0415 - see above
+    from litellm.router import Router  # noqa: PLC0415 - imported after import_litellm set the map
     from litellm.types.router import AllowedFailsPolicy  # noqa: PLC0415 - see above
 
     fails = retries - 1
