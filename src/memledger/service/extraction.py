@@ -223,8 +223,29 @@ class ExtractionWorker:
         keys = {(t.tenant_id, conversation_of(t)) for t in turns}
         saved = counters.load(tx, label, keys)
         counts = {key: Counts(**saved.get(key, {})) for key in keys}  # type: ignore[arg-type]
-        settings = tenant_settings.load_many(tx, {t.tenant_id for t in turns})
         report = BatchReport(turns=len(turns))
+        per_turn, deltas = self._events_of(tx, turns, results, counts)
+        self._write(tx, per_turn, deltas, counts, report)
+        counters.save(tx, label, {k: {n: getattr(c, n) for n in counters.COUNT_COLUMNS} for k, c in counts.items()})
+
+        def added(*names: str) -> int:
+            now: int = sum(getattr(c, n) for c in counts.values() for n in names)
+            return now - sum(s.get(n, 0) for s in saved.values() for n in names)
+
+        report.refused_secrets = added("refused_secrets")
+        report.skipped = added("skipped_entities", "skipped_relationships", "skipped_facts")
+        report.dropped_low_confidence = added("dropped_low_confidence")
+        return report
+
+    def _events_of(
+        self,
+        tx: Connection,
+        turns: Sequence[TurnText],
+        results: Mapping[TurnKey, TurnExtraction],
+        counts: dict[tuple[str, str], Counts],
+    ) -> tuple[list[tuple[TurnText, list[NewEvent]]], dict[TurnKey, dict[str, int]]]:
+        """Each turn's events under the policy, with what they add to its conversation's counts."""
+        settings = tenant_settings.load_many(tx, {t.tenant_id for t in turns})
         per_turn: list[tuple[TurnText, list[NewEvent]]] = []
         deltas: dict[TurnKey, dict[str, int]] = {}
         # this batch's events so far, per tenant: a batch holds several tenants' turns, and
@@ -235,12 +256,13 @@ class ExtractionWorker:
             extraction = results.get((turn.tenant_id, turn.turn_id), TurnExtraction())
             if turn.role == "user":
                 extraction = with_directives(extraction, turn.text)
+            switches = settings[turn.tenant_id]
             policy = Policy(
                 max_entities=self.config.max_entities,
                 max_relationships=self.config.max_relationships,
                 max_facts=self.config.max_facts,
-                auto_promote=settings[turn.tenant_id].auto_promote,
-                broad_scope_writes=settings[turn.tenant_id].broad_scope_writes,
+                auto_promote=switches.auto_promote,
+                broad_scope_writes=switches.broad_scope_writes,
             )
             conversation = counts[(turn.tenant_id, conversation_of(turn))]
             before = _tally(conversation)
@@ -251,24 +273,45 @@ class ExtractionWorker:
                 turn, extraction, conversation, policy, extractor=self.extractor.name, version=self.extractor.version
             )
             if turn.role == "user":  # retractions, as part of this extraction
-                # "Forget what I said about ...": what the speaker said about it
                 mine = earlier.get(turn.tenant_id, [])
-                retracted = forgetting.retractions(tx, turn, asked, mine) if asked else []
-                # "I now work at Globex.": the edge to what a newer fact replaces
-                written = [new.event for _, new in pairs]
-                when = said_at.get(turn.tenant_id, {})
-                asked_for = {r.item_id for r in retracted}
-                retracted += [
-                    r for r in replaced_edges.retractions(tx, turn, written, mine, when) if r.item_id not in asked_for
-                ]
-                if retracted:
-                    pairs = follow_up(
-                        turn, pairs, retracted, extractor=self.extractor.name, version=self.extractor.version
-                    )
+                pairs = self._with_retractions(tx, turn, asked, pairs, mine, said_at.get(turn.tenant_id, {}))
             deltas[(turn.tenant_id, turn.turn_id)] = {n: v - before[n] for n, v in _tally(conversation).items()}
             per_turn.append((turn, [new for _, new in pairs]))
             earlier.setdefault(turn.tenant_id, []).extend(new.event for _, new in pairs)
             said_at.setdefault(turn.tenant_id, {})[turn.turn_id] = turn.occurred_at
+        return per_turn, deltas
+
+    def _with_retractions(
+        self,
+        tx: Connection,
+        turn: TurnText,
+        asked: list[str],
+        pairs: list[tuple[str, NewEvent]],
+        mine: list[Event],
+        when: dict[str, datetime],
+    ) -> list[tuple[str, NewEvent]]:
+        """``pairs`` followed by what the turn retracts: what the speaker asks to forget
+        ("Forget what I said about ..."), and the edges a newer fact replaces ("I now work
+        at Globex.")."""
+        retracted = forgetting.retractions(tx, turn, asked, mine) if asked else []
+        written = [new.event for _, new in pairs]
+        asked_for = {r.item_id for r in retracted}
+        replaced = replaced_edges.retractions(tx, turn, written, mine, when)
+        retracted += [r for r in replaced if r.item_id not in asked_for]
+        if not retracted:
+            return pairs
+        return follow_up(turn, pairs, retracted, extractor=self.extractor.name, version=self.extractor.version)
+
+    def _write(
+        self,
+        tx: Connection,
+        per_turn: list[tuple[TurnText, list[NewEvent]]],
+        deltas: dict[TurnKey, dict[str, int]],
+        counts: dict[tuple[str, str], Counts],
+        report: BatchReport,
+    ) -> None:
+        """Append each turn's encodable events; a turn whose stream held them already
+        (nothing written) takes back what it added to its conversation's counts."""
         appends: list[tuple[TurnText, batch_append.StreamAppend]] = []
         for turn, events in per_turn:
             valid = _encodable(turn, events)
@@ -283,16 +326,6 @@ class ExtractionWorker:
                     setattr(conversation, name, getattr(conversation, name) - delta)
                 continue
             report.events += len(wanted.events)
-        counters.save(tx, label, {k: {n: getattr(c, n) for n in counters.COUNT_COLUMNS} for k, c in counts.items()})
-
-        def added(*names: str) -> int:
-            now: int = sum(getattr(c, n) for c in counts.values() for n in names)
-            return now - sum(s.get(n, 0) for s in saved.values() for n in names)
-
-        report.refused_secrets = added("refused_secrets")
-        report.skipped = added("skipped_entities", "skipped_relationships", "skipped_facts")
-        report.dropped_low_confidence = added("dropped_low_confidence")
-        return report
 
     def _append_all(
         self, tx: Connection, appends: list[batch_append.StreamAppend]
