@@ -25,6 +25,8 @@ from memledger.extraction import lexicon
 # Every data file the module reads; a test checks each ships with the package.
 LEXICON_FILES: Final = ("common_english.txt", "rare_english.txt", "world_given_names.txt", "world_places.txt")
 GUESS_CONFIDENCE = 0.6
+# A longer lower-case run is no name (and checking it for misspellings would cost its square).
+_LONGEST_NAME_WORD = 24
 # Per-n-gram log-odds, scaled by the square root of their number, needed to call a word
 # a person's or a tool's name; between the two a word stays unnamed.
 _MARGIN: Final = 1.0
@@ -135,7 +137,7 @@ def _capitalised(word: str) -> str:
 
 @lru_cache(maxsize=8192)
 def _unknown_lower(word: str) -> bool:
-    if len(word) < 3 or not word[:1].isalpha() or not word.isalnum() or not word.islower():
+    if not 3 <= len(word) <= _LONGEST_NAME_WORD or not word[:1].isalpha() or not word.isalnum() or not word.islower():
         return False
     low = gz.fold(word)
     if low in _lists().world_names:
