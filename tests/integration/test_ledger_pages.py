@@ -13,7 +13,8 @@ from memledger.errors import EventDecodeError, InvalidCommand, UnknownEventType
 from memledger.events import FactExtracted, NewEvent, Recorded
 from memledger.events.envelope import START, Cursor
 from memledger.store import direct, event_reads, event_store, ledger_pages
-from tests.conftest import turn_event
+from tests.conftest import TestDatabase, turn_event
+from tests.integration.test_projections_support import fresh_database
 
 
 def _fact(key: str) -> NewEvent:
@@ -159,8 +160,14 @@ def test_a_statement_of_many_pages_walks_the_index_without_sorting(engine: Engin
 
 
 def test_an_event_that_cannot_be_decoded_raises_and_leaves_the_transaction_usable(
-    engine: Engine, tenant: str, small_statements: None
+    database: TestDatabase, tenant: str, small_statements: None
 ) -> None:
+    # a database of its own: the row it writes would stop other tests' projectors
+    with fresh_database(database, "pages_bad") as engine:
+        _undecodable_read(engine, tenant)
+
+
+def _undecodable_read(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "s", [turn_event(str(i)) for i in range(3)])
     with engine.begin() as tx:  # a row no append would write: its payload lacks the turn's fields
         tx.execute(
