@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from importlib import resources
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -54,7 +53,7 @@ from memledger.events.catalogue import EntityObserved, FactExtracted, MemoryProm
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Recorded
 from memledger.events.keys import entity_id, key_words
-from memledger.projectors import bulk, checkpoints
+from memledger.projectors import bulk, in_place_upgrade
 from memledger.projectors.base import live_schema, read_models
 from memledger.store import db, embedding_cache, event_reads
 
@@ -369,16 +368,4 @@ def upgrade_in_place(engine: Engine) -> bool:
     """Make a live v2 copy v3 where it stands (``projections/embeddings/v3_from_v2.sql``):
     v3 adds only an index, so this equals a rebuild and spares one. True if it upgraded;
     a copy of another version is left."""
-    sql = (resources.files("memledger.projection_sql") / NAME / "v3_from_v2.sql").read_text(encoding="utf-8")
-    with db.begin(engine) as tx:
-        found = checkpoints.lock(tx, NAME)
-        if found is None or found.version != _UPGRADED_FROM or found.state != "live":
-            return False
-        quoted = tx.dialect.identifier_preparer.quote_schema(found.db_schema)
-        # text(): DDL from the projection's own SQL file, run with its schema first on the
-        # search_path (as runner.create_tables); the schema name is quoted by the dialect.
-        tx.execute(sa.text(f"SET LOCAL search_path TO {quoted}, public"))
-        tx.execute(sa.text(sql))
-        tx.execute(sa.text("SET LOCAL search_path TO DEFAULT"))
-        checkpoints.replace(tx, NAME, msgspec.structs.replace(found, version=VERSION))
-    return True
+    return in_place_upgrade.upgrade(engine, NAME, _UPGRADED_FROM, VERSION)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from functools import lru_cache
-from importlib import resources
 
 import msgspec
 import sqlalchemy as sa
@@ -23,7 +22,7 @@ from memledger.events.catalogue import (
 from memledger.events.codec import tag_of
 from memledger.events.envelope import Recorded
 from memledger.events.keys import USER_NODE, entity_id
-from memledger.projectors import bulk, checkpoints
+from memledger.projectors import bulk, in_place_upgrade
 from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
 
@@ -318,16 +317,4 @@ def upgrade_in_place(engine: Engine) -> bool:
     """Make a live v2 copy v3 where it stands (``projections/entities/v3_from_v2.sql``):
     v3 adds only the merge columns, empty for every event v2 applied, so this equals a
     rebuild and spares one. True if it upgraded; a copy of another version is left."""
-    sql = (resources.files("memledger.projection_sql") / NAME / "v3_from_v2.sql").read_text(encoding="utf-8")
-    with engine.begin() as tx:
-        found = checkpoints.lock(tx, NAME)
-        if found is None or found.version != _UPGRADED_FROM or found.state != "live":
-            return False
-        quoted = tx.dialect.identifier_preparer.quote_schema(found.db_schema)
-        # text(): DDL from the projection's own SQL file, run with its schema first on the
-        # search_path (as runner.create_tables); the schema name is quoted by the dialect.
-        tx.execute(sa.text(f"SET LOCAL search_path TO {quoted}, public"))
-        tx.execute(sa.text(sql))
-        tx.execute(sa.text("SET LOCAL search_path TO DEFAULT"))
-        checkpoints.replace(tx, NAME, msgspec.structs.replace(found, version=VERSION))
-    return True
+    return in_place_upgrade.upgrade(engine, NAME, _UPGRADED_FROM, VERSION)
