@@ -21,6 +21,8 @@ from tests.e2e.conftest import scratch
 
 SCOPES = Scopes(session="s1", project="phoenix", user="dana")
 ASKED = "Which database does Phoenix use?"
+# Read-your-writes, not latency, is under test: a loaded machine must not fail a read open.
+PATIENT_MS = 10_000
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +40,7 @@ def tenant(ledger: MemoryLedger) -> str:
 
 
 def _fact_of(ledger: MemoryLedger, tenant: str, words: str) -> str:
-    selection = ledger.select(tenant, ASKED, scopes=SCOPES)
+    selection = ledger.select(tenant, ASKED, scopes=SCOPES, deadline_ms=PATIENT_MS)
     return next(item.item_id for item in selection.items if item.kind == "fact" and words in item.text)
 
 
@@ -48,16 +50,16 @@ def test_a_retracted_fact_leaves_the_next_block_and_a_restored_one_comes_back(
     fact = _fact_of(ledger, tenant, "PostgreSQL")
     retracted = ledger.retract(tenant, fact, "wrong")
     assert (retracted.kind, retracted.status, retracted.shown) == ("fact", "retracted", True)
-    assert fact not in ledger.context(tenant, ASKED, scopes=SCOPES).item_ids
+    assert fact not in ledger.context(tenant, ASKED, scopes=SCOPES, deadline_ms=PATIENT_MS).item_ids
     assert ledger.restore(tenant, fact).status == "restored"
-    assert fact in ledger.context(tenant, ASKED, scopes=SCOPES).item_ids
+    assert fact in ledger.context(tenant, ASKED, scopes=SCOPES, deadline_ms=PATIENT_MS).item_ids
 
 
 def test_a_promoted_fact_is_in_the_next_block(ledger: MemoryLedger, tenant: str) -> None:
     promoted = ledger.promote(
         tenant, kind="preference", scope="user", scopes=SCOPES, statement="Dana prefers short answers."
     )
-    block = ledger.context(tenant, "How should answers be formatted?", scopes=SCOPES)
+    block = ledger.context(tenant, "How should answers be formatted?", scopes=SCOPES, deadline_ms=PATIENT_MS)
     assert promoted in block.item_ids
 
 
