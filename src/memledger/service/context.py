@@ -12,14 +12,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Literal, NamedTuple, Protocol
 
 import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from memledger.errors import InvalidCommand, LedgerError
+from memledger.errors import InvalidCommand
 from memledger.events.envelope import Cursor
 from memledger.extraction.secrets import find_secret
 from memledger.formatting import Block, render
@@ -49,7 +49,6 @@ from memledger.service import (
     tenant_settings,
     turns,
 )
-from memledger.service.context_limits import MIN_BUDGET_CHARS
 from memledger.service.context_request import DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, SelectRequest
 from memledger.store import db, event_reads
 from memledger.store.identifiers import check_identifier
@@ -356,40 +355,17 @@ def build_context(
     if the ledger cannot take it, the agent still gets its block. ``selector``, if given,
     selects elsewhere (a read replica: ``service.replica_reads``), returning the selection
     and the read models' cursors it saw; the record is then appended through ``engine``."""
-    if max_tokens is not None and max_tokens < 1:
-        raise InvalidCommand(f"max_tokens must be at least 1, not {max_tokens}")
-    if style not in ("text", "xml"):
-        raise InvalidCommand(f"style must be text or xml, not {style!r}")
-    if token_model is not None:  # recorded with the block: refused now, not lost at recording
-        check_identifier("token_model", token_model)
-    if request.budget_chars < MIN_BUDGET_CHARS:
-        raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
-    context_recording.check_scopes(request.scopes)
+    context_recording.check_block_options(request, style, max_tokens, token_model)
     count, counted_by = context_limits.request_counter(token_model)  # recorded: a replay counts as this block did
     estimated = counted_by != token_model
-
-    def block_of(selection: Selection) -> Block:
-        budget = {"max_chars": request.budget_chars, "max_tokens": max_tokens}
-        return render_block(selection, style=style, count_tokens=count, **budget)
-
-    try:  # select and record by the stored ids (select, given them, keeps them as they are)
-        request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
-    except InvalidCommand:
-        raise
-    except LedgerError as e:  # fail open, as select does; without the ids nothing can be recorded
-        log.warning("context for tenant %s failed open: %s", request.tenant_id, e)
-        failed = Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
-        return ServedContext(block=block_of(failed), selection=failed, event_id="", tokens_estimated=estimated)
+    block_of = partial(
+        render_block, style=style, count_tokens=count, max_chars=request.budget_chars, max_tokens=max_tokens
+    )
+    stored = context_recording.with_stored_ids(engine, request)  # select and record by the stored ids
+    if isinstance(stored, Selection):  # failed open: without the ids nothing can be recorded
+        return ServedContext(block=block_of(stored), selection=stored, event_id="", tokens_estimated=estimated)
     started, asked_at = time.monotonic(), datetime.now(UTC)  # asked before its transaction began
-    conn: Connection | None = None
-    read_cursors: dict[str, str] | None = None
-    unusable = context_limits.unusable(request)
-    if unusable is not None:  # the caller's data, not its bug: fail open, recorded
-        request, selection = unusable
-    elif selector is not None:  # it fails open itself
-        selection, read_cursors = selector(request)
-    else:
-        selection, conn = _select_to_record(engine, request, started, vector_search)
+    request, selection, conn, read_cursors = _selected(engine, stored, started, selector, vector_search)
     try:
         selection, block = _rendered(request, selection, block_of)
         event_id = f"context:{uuid.uuid4()}"
@@ -414,6 +390,26 @@ def build_context(
     return ServedContext(
         block=block, selection=selection, event_id=event_id if recorded else "", tokens_estimated=estimated
     )
+
+
+def _selected(
+    engine: Engine,
+    request: SelectRequest,
+    started: float,
+    selector: Callable[[SelectRequest], tuple[Selection, dict[str, str]]] | None,
+    vector_search: VectorSearch | None,
+) -> tuple[SelectRequest, Selection, Connection | None, dict[str, str] | None]:
+    """The selection to serve and where to record it: failed open on the caller's unusable
+    data (recorded), from ``selector`` (a replica, with the cursors it saw), or here, on
+    the connection the record then goes through."""
+    unusable = context_limits.unusable(request)
+    if unusable is not None:  # the caller's data, not its bug: fail open, recorded
+        return (*unusable, None, None)
+    if selector is not None:  # it fails open itself
+        selection, read_cursors = selector(request)
+        return request, selection, None, read_cursors
+    selection, conn = _select_to_record(engine, request, started, vector_search)
+    return request, selection, conn, None
 
 
 def _select_to_record(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -21,7 +22,9 @@ from memledger.formatting import FORMATTER_VERSION, Block
 from memledger.projectors import checkpoints
 from memledger.selection.types import Selection
 from memledger.service import scope_ids
+from memledger.service.context_limits import MIN_BUDGET_CHARS
 from memledger.store import db, event_store
+from memledger.store.identifiers import check_identifier
 
 if TYPE_CHECKING:
     from memledger.service.context import SelectRequest
@@ -152,3 +155,28 @@ def _read_cursors(conn: Connection) -> dict[str, str]:
 def read_cursors(conn: Connection) -> dict[str, str]:
     """``_read_cursors`` for a selection read on another server than its record."""
     return _read_cursors(conn)
+
+
+def check_block_options(request: SelectRequest, style: str, max_tokens: int | None, token_model: str | None) -> None:
+    """Refuse a block's options that are the caller's mistake, before anything is read."""
+    if max_tokens is not None and max_tokens < 1:
+        raise InvalidCommand(f"max_tokens must be at least 1, not {max_tokens}")
+    if style not in ("text", "xml"):
+        raise InvalidCommand(f"style must be text or xml, not {style!r}")
+    if token_model is not None:  # recorded with the block: refused now, not lost at recording
+        check_identifier("token_model", token_model)
+    if request.budget_chars < MIN_BUDGET_CHARS:
+        raise InvalidCommand(f"budget_chars must be at least {MIN_BUDGET_CHARS}, not {request.budget_chars}")
+    check_scopes(request.scopes)
+
+
+def with_stored_ids(engine: Engine, request: SelectRequest) -> SelectRequest | Selection:
+    """``request`` with its scopes as the tenant stores them (select, given them, keeps
+    them as they are), or an empty selection saying why when they cannot be read."""
+    try:
+        return replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
+    except InvalidCommand:
+        raise
+    except LedgerError as e:  # fail open, as select does
+        log.warning("context for tenant %s failed open: %s", request.tenant_id, e)
+        return Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
