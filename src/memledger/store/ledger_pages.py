@@ -24,7 +24,7 @@ from memledger.store.schema import events
 # stops early waits for the rest of its statement's rows (drained, not cancelled,
 # so that its transaction stays usable).
 PAGES_PER_STATEMENT = 20
-# libpq hands rows over in chunks from version 17; before, one by one (slower, the same rows).
+# Rows are streamed in chunks where libpq offers it (version 17 on), else one by one: the same rows.
 _CHUNKED = psycopg.pq.version() >= 170000
 
 
