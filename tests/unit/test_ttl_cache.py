@@ -57,3 +57,25 @@ def test_a_time_of_zero_keeps_nothing_and_bad_bounds_are_refused() -> None:
     assert cache.get("a") is None
     with pytest.raises(ValueError, match="max_entries"):
         TtlCache(1.0, 0)
+
+
+def test_get_or_load_keeps_what_it_loaded_but_not_none_nor_what_a_drop_raced() -> None:
+    cache: TtlCache[str, int] = TtlCache(2.0, 8, Clock())
+    loads: list[str] = []
+
+    def load(key: str, value: int | None) -> int | None:
+        loads.append(key)
+        return value
+
+    assert cache.get_or_load("a", lambda: load("a", 1)) == 1
+    assert cache.get_or_load("a", lambda: load("a", 2)) == 1, "kept: not loaded again"
+    assert cache.get_or_load("none", lambda: load("none", None)) is None
+    assert cache.get("none") is None, "an unknown answer is not kept"
+
+    def load_raced() -> int:
+        cache.drop_where(lambda _k, _v: False)  # a revocation lands while the answer is read
+        return 3
+
+    assert cache.get_or_load("b", load_raced) == 3
+    assert cache.get("b") is None, "an answer read across a drop is not kept"
+    assert loads == ["a", "none"]

@@ -89,13 +89,9 @@ def holder_for(engine: Engine, key: str) -> tuple[str, str] | None:
 def holder_kept(engine: Engine, key: str) -> tuple[str, str] | None:
     """``holder_for``, kept for ``HOLDER_TTL_S`` once found live: for reads that may
     follow another process's revocation by that much (serving context)."""
-    found = kept_holder(engine, key)
-    if found is None and key.startswith(PREFIX):
-        generation = _holders.generation()
-        found = holder_for(engine, key)
-        if found is not None:
-            _holders.put((engine.pool, key_hash(key)), found, generation)
-    return found
+    if not key.startswith(PREFIX):
+        return None
+    return _holders.get_or_load((engine.pool, key_hash(key)), lambda: holder_for(engine, key))
 
 
 def kept_holder(engine: Engine, key: str) -> tuple[str, str] | None:

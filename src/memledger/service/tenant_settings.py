@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from typing import cast
 
 import msgspec
 from sqlalchemy.engine import Connection, Engine
@@ -61,13 +62,8 @@ def load(conn: Connection, tenant_id: str) -> TenantSettings:
 def kept(conn: Connection, tenant_id: str) -> TenantSettings:
     """``load``, kept for ``KEPT_TTL_S``: for reads that may lag another process's
     change by that much (serving context), never for a write's checks."""
-    slot = (conn.engine.pool, tenant_id)
-    found = _kept.get(slot)
-    if found is None:
-        generation = _kept.generation()
-        found = load(conn, tenant_id)
-        _kept.put(slot, found, generation)
-    return found
+    found = _kept.get_or_load((conn.engine.pool, tenant_id), lambda: load(conn, tenant_id))
+    return cast(TenantSettings, found)  # load always answers, so the cache never answers None
 
 
 def forget(tenant_id: str) -> None:

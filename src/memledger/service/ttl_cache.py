@@ -60,6 +60,17 @@ class TtlCache(Generic[K, V]):
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
+    def get_or_load(self, key: K, load: Callable[[], V | None]) -> V | None:
+        """The answer kept for ``key``, else ``load()``'s, kept unless it is None or a
+        drop happened while it was read."""
+        found = self.get(key)
+        if found is None:
+            generation = self.generation()
+            found = load()
+            if found is not None:
+                self.put(key, found, generation)
+        return found
+
     def drop_where(self, matches: Callable[[K, V], bool]) -> None:
         """Forget every entry ``matches``, and any answer being read now."""
         with self._lock:
