@@ -13,6 +13,20 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 OFFLINE_EMBEDDING_MODELS = ("minilm", "minilm-float32")
 
 
+def _model_list(setting: str, value: str | list[object] | tuple[object, ...]) -> tuple[str, ...]:
+    """A chain of models from a comma-separated string (or a list), refusing an empty
+    entry or a model named twice, naming ``setting``."""
+    if isinstance(value, str):
+        models = tuple(each.strip() for each in value.split(",")) if value.strip() else ()
+    else:
+        models = tuple(str(each).strip() for each in value)
+    if any(not each for each in models):
+        raise ValueError(f"{setting} has an empty entry: {value!r}")
+    if len(set(models)) != len(models):
+        raise ValueError(f"{setting} names a model twice: {value!r}")
+    return models
+
+
 def _default_home() -> Path:
     return Path(platformdirs.user_data_dir("memledger", appauthor=False))
 
@@ -118,29 +132,15 @@ class Settings(BaseSettings):
     @classmethod
     def _split_models(cls, value: object) -> object:
         """A comma-separated list; no empty entry, no model twice."""
-        if not isinstance(value, str):
-            return value
-        models = tuple(each.strip() for each in value.split(",")) if value.strip() else ()
-        if any(not each for each in models):
-            raise ValueError(f"MEMLEDGER_LLM_MODELS has an empty entry: {value!r}")
-        if len(set(models)) != len(models):
-            raise ValueError(f"MEMLEDGER_LLM_MODELS names a model twice: {value!r}")
-        return models
+        return _model_list("MEMLEDGER_LLM_MODELS", value) if isinstance(value, str) else value
 
     @field_validator("embedding_models", mode="before")
     @classmethod
     def _split_embedding_models(cls, value: object) -> object:
         """A comma-separated list; no empty entry, no model twice, the offline model last."""
-        if isinstance(value, str):
-            models = tuple(each.strip() for each in value.split(",")) if value.strip() else ()
-        elif isinstance(value, (list, tuple)):
-            models = tuple(str(each).strip() for each in value)
-        else:
+        if not isinstance(value, (str, list, tuple)):
             return value
-        if any(not each for each in models):
-            raise ValueError(f"MEMLEDGER_EMBEDDING_MODELS has an empty entry: {value!r}")
-        if len(set(models)) != len(models):
-            raise ValueError(f"MEMLEDGER_EMBEDDING_MODELS names a model twice: {value!r}")
+        models = _model_list("MEMLEDGER_EMBEDDING_MODELS", value)
         offline = [i for i, each in enumerate(models) if each in OFFLINE_EMBEDDING_MODELS]
         if offline and offline != [len(models) - 1]:
             raise ValueError(
