@@ -121,7 +121,7 @@ def select(
             with db.reading(engine) as conn:
                 selection = _select(conn, request, wait, started, vector_search)
                 if cursors is not None and selection.as_of is None:
-                    cursors.update(context_recording.read_cursors(conn))
+                    cursors.update(context_recording.cursors_of(conn))
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
         return failing_open.failed_open(request, e)
     return failing_open.within_deadline(request, selection, started)

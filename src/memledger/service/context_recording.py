@@ -21,7 +21,7 @@ from memledger.events.envelope import Metadata, NewEvent
 from memledger.formatting import FORMATTER_VERSION, Block
 from memledger.projectors import checkpoints
 from memledger.selection.types import Selection
-from memledger.service import scope_ids
+from memledger.service import failing_open, scope_ids
 from memledger.service.context_limits import MIN_BUDGET_CHARS
 from memledger.store import db, event_store
 from memledger.store.identifiers import check_identifier
@@ -125,7 +125,7 @@ def record(
             max_chars=request.budget_chars,
             max_tokens=max_tokens,
             token_model=token_model,
-            read_cursors=(read_cursors if read_cursors is not None else _read_cursors(conn))
+            read_cursors=(read_cursors if read_cursors is not None else cursors_of(conn))
             if selection.as_of is None
             else {},
         )
@@ -146,15 +146,10 @@ def storable(text: str) -> str:
     return UNSTORABLE.sub("\ufffd", text)
 
 
-def _read_cursors(conn: Connection) -> dict[str, str]:
+def cursors_of(conn: Connection) -> dict[str, str]:
     """Where each read model stood (one statement), for a replay to rebuild its state."""
     found = checkpoints.cursors(conn, list(READ_MODELS))
     return {name: str(found[name]) for name in READ_MODELS if name in found}
-
-
-def read_cursors(conn: Connection) -> dict[str, str]:
-    """``_read_cursors`` for a selection read on another server than its record."""
-    return _read_cursors(conn)
 
 
 def check_block_options(request: SelectRequest, style: str, max_tokens: int | None, token_model: str | None) -> None:
@@ -178,5 +173,4 @@ def with_stored_ids(engine: Engine, request: SelectRequest) -> SelectRequest | S
     except InvalidCommand:
         raise
     except LedgerError as e:  # fail open, as select does
-        log.warning("context for tenant %s failed open: %s", request.tenant_id, e)
-        return Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
+        return failing_open.failed_open(request, e)

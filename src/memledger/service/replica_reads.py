@@ -31,7 +31,7 @@ from sqlalchemy.engine import Engine
 
 from memledger.errors import DatabaseUnavailable
 from memledger.selection.types import Selection
-from memledger.service import context, scope_ids
+from memledger.service import context, failing_open, scope_ids
 from memledger.store import db, read_replicas
 
 log = logging.getLogger(__name__)
@@ -216,7 +216,7 @@ def select_routed(
         request = replace(request, scopes=scope_ids.stored_scopes(reads.primary, request.tenant_id, request.scopes))
         route = reads.route(request.tenant_id, after=after, wait_s=wait_s(request.deadline_ms))
     except Exception as e:  # noqa: BLE001 - fail open, as context.select does
-        return Selection(request=request.request, empty_reason=f"memory unavailable ({type(e).__name__}: {e})")
+        return failing_open.failed_open(request, e)  # its reason never quotes SQL or the request's words
     if route.engine is None:
         return Selection(request=request.request, empty_reason=f"memory unavailable ({route.reason})")
     if route.reason:

@@ -31,8 +31,6 @@ EMBEDDED_SERVER_SETTINGS = {
     "work_mem": "16MB",
 }
 
-# SQLSTATEs that mean "the server cannot take writes" rather than "bad input".
-
 
 def start_embedded(pgdata: Path) -> URL:
     """Start (or reuse, if running) the embedded PostgreSQL with data in ``pgdata``.
