@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from functools import partial
 from typing import Annotated, Any, NamedTuple
 
 from fastapi import Depends, Request
@@ -50,14 +49,13 @@ def _checked(request: Request, key: str | None) -> tuple[str, str] | None:
     return None
 
 
-def _holder(request: Request, key: str | None, *, kept: bool = False) -> tuple[str, str] | None:
+def _holder(request: Request, key: str | None) -> tuple[str, str] | None:
     """The key's tenant and id: as ``intake.Intake`` found them before reading the
-    body, or looked up now (a request without a body; ``kept``: ``keys.holder_kept``)."""
+    body, or looked up now (a request without a body)."""
     found = _checked(request, key)
     if found is not None or not key:
         return found
-    engine = database_of(request).engine
-    return keys.holder_kept(engine, key) if kept else keys.holder_for(engine, key)
+    return keys.holder_for(database_of(request).engine, key)
 
 
 async def named_users(request: Request) -> tuple[str, ...]:
@@ -146,10 +144,11 @@ async def context_reader(
     any tenant, so answering it before the key is checked leaks nothing. A key that
     the database rejects is still 401. The key's holder is kept (``keys.holder_kept``):
     one this process holds is answered on the event loop, a lookup in a worker thread."""
-    found = _checked(request, key) or (keys.kept_holder(database_of(request).engine, key) if key else None)
-    if found is None:
+    engine = database_of(request).engine
+    found = _checked(request, key) or (keys.kept_holder(engine, key) if key else None)
+    if found is None and key:
         try:
-            found = await run_in_threadpool(partial(_holder, kept=True), request, key)
+            found = await run_in_threadpool(keys.holder_kept, engine, key)
         except sa_exc.DBAPIError as e:
             if isinstance(translate(e), DatabaseUnavailable):
                 return None
