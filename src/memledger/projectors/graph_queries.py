@@ -131,15 +131,14 @@ def named_in(
     haystack = f" {normalise_name(text)} "
     params = {"tenant_id": tenant_id, "tsquery": " | ".join(words), "haystack": haystack}
     hits: list[EntityHit] = []
-    merged: dict[str, str] = {}  # a hit's id -> the id it was merged into
+    any_merged = False  # a hit was merged into another (the row's last column)
     for row in conn.execute(_named_in_statement(aging), params).all():
         hit = EntityHit(*row[:-1])
         names = [hit.name, *hit.aliases]
         if any(f" {n} " in haystack for n in map(normalise_name, names) if n) and shows([hit.entity_id], users):
             hits.append(hit)
-            if row[-1] is not None:
-                merged[hit.entity_id] = row[-1]
-    if merged:
+            any_merged = any_merged or row[-1] is not None
+    if any_merged:
         hits = _as_kept(conn, tenant_id, hits, users)
     return hits[:limit]
 
