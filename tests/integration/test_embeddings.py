@@ -399,10 +399,15 @@ def test_search_finds_turns_and_facts_by_meaning_through_its_vector_channel(vect
     ada_key, bob_key = (scope_ids.stored_id(vectors_db, tenant, "user", user) for user in ("ada", "bob"))
     said_by_ada = Scopes(user=ada_key)  # as recording a turn stores it: the request sees it
     Writer(vectors_db, tenant).append(
-        TurnRecorded(turn_id="t-pet", role="user", text="We adopted a little beagle from the shelter last spring",
-                     scopes=said_by_ada),
-        TurnRecorded(turn_id="t-city", role="user", text="The flat in Lisbon gets a lot of afternoon sun",
-                     scopes=said_by_ada),
+        TurnRecorded(
+            turn_id="t-pet",
+            role="user",
+            text="We adopted a little beagle from the shelter last spring",
+            scopes=said_by_ada,
+        ),
+        TurnRecorded(
+            turn_id="t-city", role="user", text="The flat in Lisbon gets a lot of afternoon sun", scopes=said_by_ada
+        ),
         fact("diet", "diet", "Ada is vegetarian", scope_key=ada_key),
         fact("bob-pet", "pet", "Bob owns a cat", scope_key=bob_key),  # another user's
     )

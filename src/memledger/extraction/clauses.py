@@ -355,7 +355,8 @@ class _ClauseReader:
         before = self.items[trigger.start - 1] if trigger.start else ""
         if isinstance(before, Mention) and before.entity_type == "organization":
             return True
-        return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES
+        being = before in ("been", "am", "i'm", "im")  # "I'm at Acme", "been at Fernhollow six years"
+        return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES or being
 
     def _role_owner(self, trigger: Trigger) -> Party | None:
         """ "Ali is my mentor at Careem": the workplace is the mentor's, not the speaker's."""

@@ -191,9 +191,17 @@ def _as_org(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
     if low in gz.PLACES or gz.is_given_name(f.lows[start]):
         return None
     client = f.prev(start) == "is" and f.prev(start, 2) in CLIENT_NOUNS
-    if org_cue(f, start, end) or named_as(f, start, CALLED_ORG) or client:
+    if org_cue(f, start, end) or named_as(f, start, CALLED_ORG) or client or _after_institution(f, start):
         return Mention(name, "organization", 0.8, start, end)
     return None
+
+
+def _after_institution(f: NameFinder, start: int) -> bool:
+    """ "the clinic Salud Norte", "in restaurant Dragão Dourado": a name right after a
+    lower-case noun for an institution is that institution's."""
+    noun = f.prev(start)
+    written = start >= 1 and f.words[start - 1].islower()
+    return written and (noun in CALLED_ORG or noun in gz.ORG_SUFFIXES) and noun not in ("client", "customer")
 
 
 def _as_person(f: NameFinder, name: str, start: int, end: int) -> Mention | None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from memledger.events.keys import normalise_name, speaker_prefix
+from memledger.extraction import gazetteer as gz
 from memledger.extraction import polarity
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
 from memledger.extraction.directives import asks_to_forget, directive_content
@@ -136,7 +137,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "7"
+    version = "8"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -260,13 +261,23 @@ def _terse_relations(speaker: Party, sentence: Sentence, clauses: list[Clause]) 
             after = items[index + 1] if index + 1 < len(items) else ""
             before = items[index - 1] if index else ""
             listed = _leads(items, index) or (bool(edges) and before == ",")
-            stated = after == "shop" or (before in POSSESSIVE_USER and not negated)
+            stated = after == "shop" or (_owned(items, index) and not negated)
             bare = not triggers and (
                 (after == "for" and listed) or (":" in words[:4] and words[:1] in (["our"], ["my"]))
             )
             if stated or bare:
                 edges.append(Edge(speaker, "USES", Party.of(item), confidence))
     return edges
+
+
+def _owned(items: list[Item], index: int) -> bool:
+    """ "my Kindle", "my new MacBook Air": the speaker's, past one describing word (not
+    a person, "my brother's", or a verb's "-s", "my team uses")."""
+    before = items[index - 1] if index else ""
+    if before in POSSESSIVE_USER:
+        return True
+    described = isinstance(before, str) and before.isalpha() and before.islower() and not before.endswith("s")
+    return described and index >= 2 and items[index - 2] in POSSESSIVE_USER and before not in gz.ROLES
 
 
 def _leads(items: list[Item], index: int) -> bool:

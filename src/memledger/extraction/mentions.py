@@ -84,6 +84,7 @@ def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[li
         if start not in finder.initial and not any(finder.taken[start:end])
     )
     _guess_unknown(finder, unknown)
+    _propagate_lists(finder, unknown, LIST_JOINERS - {","})  # a guess types its coordinates, as weakly
     _owned_roles(finder)
     finder.found.sort(key=lambda mention: mention.start)
     return finder.found, unsettled
@@ -134,7 +135,7 @@ def _longest_known(f: NameFinder, i: int) -> tuple[int, Mention] | None:
         if phrase in gz.NEEDS_CAPITAL and not _capital_ok(f, i, length, surface):
             continue
         mention = _known_mention(f, phrase, surface, i, i + length)
-        if mention.entity_type == "tool" and surface[:1].isupper():
+        if mention.entity_type in ("tool", "organization") and surface[:1].isupper():
             mention = _extended(f, mention)
         return mention.end - i, mention
     if "-" in low:
@@ -145,23 +146,32 @@ def _longest_known(f: NameFinder, i: int) -> tuple[int, Mention] | None:
 
 
 def _extended(f: NameFinder, mention: Mention) -> Mention:
-    """A known name followed by capitalised words no list knows is one longer name:
-    "AWS Secrets Manager", not "AWS"; one that ends in a kind of institution is an
-    organization's ("Mistral Bakery")."""
+    """A known name followed by capitalised words or a model code is one longer name:
+    "AWS Secrets Manager", not "AWS"; a company's name so extended names its product
+    ("Google Maps", "Sony A6400"), unless it ends in a kind of institution ("Mistral Bakery")."""
     end = mention.end
     while end < len(f.words) and end - mention.end < 3 and not f.taken[end]:
         word, low = f.words[end], f.lows[end]
+        if _model_code(word):
+            end += 1
+            break
         if not word[:1].isupper() or common_word(low) or _is_known(low) or gz.is_given_name(low) or low in gz.PLACES:
             break
         end += 1
-    while end > mention.end and _plural(f.lows[end - 1]):
-        end -= 1  # "Kubernetes Deployments": a common noun after the name
+    while mention.kind is not None and end > mention.end and _plural(f.lows[end - 1]):
+        end -= 1  # "Kubernetes Deployments": a common noun after a tool's name, not "Google Maps"
     if end == mention.end:
         return mention
     name = " ".join(f.words[mention.start : end])
     if f.lows[end - 1] in gz.ORG_SUFFIXES:
         return Mention(name, "organization", mention.confidence, mention.start, end)
-    return Mention(name, mention.entity_type, mention.confidence, mention.start, end, kind=mention.kind)
+    return Mention(name, "tool", mention.confidence, mention.start, end, kind=mention.kind)
+
+
+def _model_code(word: str) -> bool:
+    """A product's model code: letters then digits ("A6400", "K1000", "XM5")."""
+    letters = word.rstrip("0123456789")
+    return 0 < len(letters) <= 3 and len(word) - len(letters) >= 2 and letters.isalpha()
 
 
 def _plural(low: str) -> bool:
@@ -244,7 +254,7 @@ def _owned_roles(f: NameFinder) -> None:
             mention.role, mention.mine = role, True
 
 
-def _propagate_lists(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
+def _propagate_lists(f: NameFinder, unknown: list[tuple[int, int]], joiners: frozenset[str] = LIST_JOINERS) -> None:
     """An unexplained name listed beside a typed one ("Wei and Fatima") takes its type;
     one typed this way types the next ("runs Zephyr, Quoll and Brindle")."""
     by_end = {m.end: m for m in f.found}
@@ -252,13 +262,13 @@ def _propagate_lists(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
     for start, end in unknown:
         if any(f.taken[start:end]):
             continue
-        left = by_end.get(start - 1) if f.prev(start) in LIST_JOINERS else None
-        right = by_start.get(end + 1) if f.next(end) in LIST_JOINERS else None
+        left = by_end.get(start - 1) if f.prev(start) in joiners else None
+        right = by_start.get(end + 1) if f.next(end) in joiners else None
         neighbour = left or right
         if start in f.initial and not (right is not None and right.entity_type == "person" and f.next(end) == "and"):
             continue  # an opening word is listed only as "Wulan and Budi ..."
         if neighbour is not None and neighbour.entity_type != "concept":
             name = " ".join(f.words[start:end])
-            mention = Mention(name, neighbour.entity_type, 0.7, start, end)
+            mention = Mention(name, neighbour.entity_type, min(0.7, neighbour.confidence), start, end)
             f.add(mention)
             by_end[end] = by_start[start] = mention

@@ -106,6 +106,9 @@ _LOCATIVE: Final = frozenset(
 )
 
 
+_OWNED: Final = frozenset(["my", "our", "his", "her", "their"])
+
+
 def is_place(low: str, before: str) -> bool:
     """Whether a lower-cased name read after ``before`` is a place: a town's name after a
     preposition of place ("lives in Lyon"), whoever else bears it."""
@@ -181,12 +184,9 @@ def word_type(word: str, before: str = "") -> EntityType | None:
         return "person"
     if _compound(low, lists.common_english):
         return "tool"  # "Trainline", "Smilecraft": English words run together name products
-    score = lists.model.score(low)
-    if score > _MARGIN:
-        return "person"
-    if score < -_MARGIN:
+    if lists.model.score(low) < -_MARGIN:
         return "tool"
-    return None
+    return None  # spelt like a given name, it may as well be a product's ("Makita", "Runna")
 
 
 def plural_noun(low: str) -> bool:
@@ -213,6 +213,8 @@ def guess(words: Sequence[str], before: str = "") -> EntityType | None:
     if not words or is_place(" ".join(words).lower(), before):
         return None
     first = "person" if gz.is_given_name(words[0].lower()) else word_type(words[0], before)
+    if first is None and before in _OWNED and not ordinary(words[0]):
+        first = "tool"  # "my Wahoo Elemnt": what one owns that is no given name is a thing
     if len(words) == 1 or first is None:
         return first
     if first == "person":

@@ -256,7 +256,7 @@ def split_clauses(items: list[Item]) -> list[Clause]:
             clauses.append(Clause(current, lead))
             current, lead, names_only, embedded, resumes = [], ",", True, False, True
             continue
-        joint = item in (",", "and") and bool(current) and names_only
+        joint = item in (",", "and") and bool(current) and (names_only or _named_phrase_and_i(current, items, index))
         if isinstance(item, str) and not joint and _opens_clause(items, index):
             if current:
                 clauses.append(Clause(current, lead, resumes=resumes))
@@ -268,6 +268,18 @@ def split_clauses(items: list[Item]) -> list[Clause]:
     if current:
         clauses.append(Clause(current, lead, resumes=resumes))
     return clauses
+
+
+def _named_phrase_and_i(current: list[Item], items: list[Item], index: int) -> bool:
+    """ "My partner Wiktor and I ...": a noun phrase ending in a person's name, then "and
+    I", is one subject, as "Wiktor and I" is."""
+    following = items[index + 1] if index + 1 < len(items) else ""
+    last = current[-1]
+    if following not in ("i", "we") or not isinstance(last, Mention) or last.entity_type != "person":
+        return False
+    words = current[1:-1]  # "business partner"
+    short = len(words) <= 2 and all(isinstance(word, str) and word.isalpha() for word in words)
+    return short and current[0] in POSSESSIVE_USER | DETERMINERS
 
 
 def _listed(item: Item) -> bool:

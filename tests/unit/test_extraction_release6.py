@@ -1,0 +1,67 @@
+"""Shapes read since release 5: names compared or listed with a typed one, a company's
+or a tool's name extended by its product's words or model code, what the speaker owns,
+"my partner X and I", an institution's noun before its name, and where the speaker
+studies, drives or has been. Every name is invented, so each case fails if the rule it
+names is removed."""
+
+from __future__ import annotations
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction.heuristic import extract_text
+
+
+def edges(text: str) -> set[tuple[str, str, str]]:
+    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
+
+
+def entities(text: str) -> dict[str, str]:
+    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
+
+
+def test_a_name_compared_with_a_tool_is_a_tool() -> None:
+    assert entities("Honestly Trello vs Zanquel is a coin toss.").get("Zanquel") == "tool"
+    assert entities("I'd pick Trello over Zanquel any day.").get("Zanquel") == "tool"
+
+
+def test_a_name_listed_with_a_guessed_product_takes_its_type() -> None:
+    found = entities("Anyone know if Stormbridge or Zanquel is cheaper?")
+    assert found == {"Stormbridge": "tool", "Zanquel": "tool"}
+
+
+def test_a_comma_does_not_carry_a_guessed_type_into_the_next_clause() -> None:
+    found = entities("We met in Zanquel, Ragnheiður already booked the van.")
+    assert found.get("Zanquel") != "person"
+
+
+def test_a_companys_name_with_its_products_words_is_the_product() -> None:
+    assert "google" in gz.KNOWN_NAMES and "google maps" not in gz.KNOWN_NAMES
+    assert entities("I mostly navigate with Google Maps.") == {"Google Maps": "tool"}
+
+
+def test_a_model_code_after_a_known_name_is_part_of_it() -> None:
+    assert entities("I shoot everything on a Sony A6400.") == {"Sony A6400": "tool"}
+
+
+def test_what_the_speaker_owns_past_a_describing_word_is_used() -> None:
+    assert ("user", "USES", "Kindle") in edges("I read it on my old Kindle.")
+    assert ("user", "USES", "Jira") not in edges("my brother's Jira board is chaos")
+
+
+def test_an_unknown_name_the_speaker_owns_is_a_thing() -> None:
+    assert entities("the route will not sync to my Quorvane Elemnt.") == {"Quorvane Elemnt": "tool"}
+
+
+def test_a_named_partner_and_i_are_one_subject() -> None:
+    found = edges("My partner Zdravka and I decided to use Xero.")
+    assert {("Zdravka", "DECIDED", "Xero"), ("user", "DECIDED", "Xero")} <= found
+
+
+def test_a_name_after_an_institutions_noun_is_that_institution() -> None:
+    assert entities("The clinic Salud Veranera decided to use Xero.").get("Salud Veranera") == "organization"
+    assert ("Salud Veranera", "DECIDED", "Xero") in edges("The clinic Salud Veranera decided to use Xero.")
+
+
+def test_where_the_speaker_studies_drives_or_has_been_is_where_they_belong() -> None:
+    assert ("user", "PART_OF", "Quellmoor College") in edges("I study at Quellmoor College.")
+    assert ("user", "PART_OF", "Lumbrel Freight") in edges("Now I drive for Lumbrel Freight.")
+    assert ("user", "PART_OF", "Vantree Bistro") in edges("been at Vantree Bistro six years now")
