@@ -65,3 +65,29 @@ def test_where_the_speaker_studies_drives_or_has_been_is_where_they_belong() -> 
     assert ("user", "PART_OF", "Quellmoor College") in edges("I study at Quellmoor College.")
     assert ("user", "PART_OF", "Lumbrel Freight") in edges("Now I drive for Lumbrel Freight.")
     assert ("user", "PART_OF", "Vantree Bistro") in edges("been at Vantree Bistro six years now")
+
+
+def test_a_role_at_work_makes_a_colleague() -> None:
+    assert ("user", "WORKS_WITH", "Zdravka") in edges("My lab partner Zdravka swears by Zotero.")
+    assert ("user", "KNOWS", "Zdravka") in edges("My partner Zdravka swears by Zotero.")
+
+
+def test_a_passive_whose_doer_has_an_untyped_name_says_nothing_of_the_speaker() -> None:
+    assert ("user", "USES", "Zentrix") not in edges("Zentrix is used by the Vaskel storefront for search.")
+    assert ("user", "USES", "Zentrix") in edges("Zentrix is used by the storefront for search.")
+
+
+def test_a_passives_subject_may_be_the_name_modifying_its_noun() -> None:
+    found = edges("The Quarnby importer is powered by Apache Tika.")
+    assert ("Quarnby", "USES", "Apache Tika") in found and ("user", "USES", "Apache Tika") not in found
+
+
+def test_a_relative_clause_about_someone_unnamed_says_nothing_of_the_speaker() -> None:
+    assert edges("The guy who did our loft only uses Zentrix kit.") == set()
+    assert edges("I hired a fitter who uses Zentrix.") == set()
+    assert ("Quarnby", "USES", "Zentrix") in edges("We maintain Quarnby, which uses Zentrix.")
+
+
+def test_an_owned_noun_before_a_named_person_is_that_persons_role() -> None:
+    found = edges("Our head chef, Tomasz Wrona, prefers Zentrix ovens.")
+    assert ("Tomasz Wrona", "PREFERS", "Zentrix") in found and ("user", "PREFERS", "Zentrix") not in found

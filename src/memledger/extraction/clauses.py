@@ -65,6 +65,7 @@ def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] |
     last_mention: Mention | None = None
     antecedent: Mention | None = None  # what an embedded relative clause was about
     earlier: list[Mention] = []  # the names of the clauses before, for "she" and "it"
+    before: Clause | None = None
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:
             continue
@@ -74,13 +75,34 @@ def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] |
             antecedent = last_mention
         if clause.resumes and antecedent is not None:
             inherited = [Party.of(antecedent)]
+        mentions = [item for item in clause.items if isinstance(item, Mention)]
+        if clause.lead in ("who", "that") and _unnamed_before(before) and not _opens_with_subject(clause.items):
+            before, earlier = clause, [*earlier, *mentions]
+            continue  # "the guy who did our loft uses X": said of someone unnamed
         reader = _ClauseReader(speaker, clause, inherited, confidence, earlier)
         edges.extend(reader.read())
         previous = reader.last_subjects or previous
-        mentions = [item for item in clause.items if isinstance(item, Mention)]
         last_mention = mentions[-1] if mentions else last_mention
         earlier = [*earlier, *mentions]
+        before = clause
     return edges
+
+
+def _unnamed_before(clause: Clause | None) -> bool:
+    """Whether a clause ends in a common noun ("the guy"), which a restrictive relative
+    clause after it is about."""
+    items = clause.items if clause is not None else []
+    last = items[-1] if items else None
+    if not isinstance(last, str) or not last.isalpha() or last in SUBJECT_PRONOUNS or last in THIRD_PERSON:
+        return False
+    return any(item in DETERMINERS or item in POSSESSIVE_USER for item in items[-3:-1])  # a noun phrase, not a verb
+
+
+def _opens_with_subject(items: list[Item]) -> bool:
+    """Whether a clause opens with its own subject ("that we use X"), so its lead is a
+    conjunction, not a relative pronoun standing for the subject."""
+    first = items[0] if items else ""
+    return isinstance(first, Mention) or first in SUBJECT_PRONOUNS or first in THIRD_PERSON or first in POSSESSIVE_USER
 
 
 def sentence_clauses(sentence: Sentence) -> list[Clause]:
@@ -224,7 +246,19 @@ class _ClauseReader:
         while j < len(self.words) and self.words[j] in ROLE_ADJECTIVES:
             j += 1
         role, _ = role_words(self.words, j + 1)
-        return self.words[j : j + 1] != [] and (self.words[j] in gz.ROLES or role is not None)
+        listed = self.words[j : j + 1] != [] and (self.words[j] in gz.ROLES or role is not None)
+        return listed or self._names_a_person(index + 1)
+
+    def _names_a_person(self, j: int) -> bool:
+        """Whether the noun phrase from item ``j`` is a person's, named right after it:
+        "our head chef, Dao Thi Lan, prefers ..." is said of Dao Thi Lan."""
+        end = min(j + 3, len(self.items))
+        while j < end and isinstance(self.items[j], str) and str(self.items[j]).isalpha():
+            j += 1
+        if j < len(self.items) and self.items[j] == ",":
+            j += 1
+        named = self.items[j] if j < len(self.items) else None
+        return isinstance(named, Mention) and named.entity_type == "person" and named.role is not None
 
     def _blocks(self, index: int, item: Item) -> bool:
         if isinstance(item, Mention):

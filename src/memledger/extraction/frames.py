@@ -66,7 +66,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     by_end = {m.end: m for m in mentions}
     phrases = _Phrases(lows)
     edges: list[Edge] = []
-    edges.extend(_passive(speaker, lows, by_start, by_end))
+    edges.extend(_passive(speaker, words, lows, by_start, by_end))
     edges.extend(_where(lows, by_start, by_end))
     edges.extend(_appositions(speaker, lows, mentions, by_start))
     edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
@@ -226,7 +226,9 @@ def _last_person(by_end: dict[int, Mention], before: int) -> Party | None:
     return Party.of(max(people, key=lambda m: m.end)) if people else None
 
 
-def _passive(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]) -> list[Edge]:
+def _passive(
+    speaker: Party, words: list[str], lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]
+) -> list[Edge]:
     edges: list[Edge] = []
     for i, low in enumerate(lows):
         if low != "by" or i < 2:
@@ -241,6 +243,8 @@ def _passive(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_e
         if patient is None and be > 0 and lows[be - 1] == "and":
             patient = _opening_subject(by_start)
         agent = _after(lows, by_start, i + 1)
+        if agent is None and _named_doer(words, lows, i + 1):
+            continue  # "used by the Bramble storefront": someone's the speaker did not name
         edge = _passive_edge(speaker, lows[participle], patient, agent)
         if edge is not None:
             edges.append(edge)
@@ -274,8 +278,25 @@ def _opening_subject(by_start: dict[int, Mention]) -> Mention | None:
 
 
 def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | None:
-    """The named subject right before the verb, or None when it is unnamed."""
-    return by_end.get(be)
+    """The named subject before the verb, or the name modifying its head noun ("the
+    Wrenfield importer is ..."), or None when it is unnamed."""
+    for end in range(be, max(be - 3, 0), -1):
+        if (named := by_end.get(end)) is not None:
+            return named
+        if not lows[end - 1].isalpha() or lows[end - 1] in _BE or lows[end - 1] in _JOINING:
+            return None
+    return None
+
+
+_JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"])
+
+
+def _named_doer(words: list[str], lows: list[str], i: int) -> bool:
+    """Whether the doer after "by" at ``i`` has a name no rule typed ("the Bramble
+    storefront"): then it is that name's, not the speaker's."""
+    while i < len(lows) and lows[i] in ("the", "a", "an"):
+        i += 1
+    return i < len(words) and words[i][:1].isupper()
 
 
 def _after(lows: list[str], by_start: dict[int, Mention], i: int) -> Mention | None:

@@ -11,12 +11,15 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES
 
+# Nouns that put a role at work: "my business partner", "my lab partner", "my work wife".
+_AT_WORK = frozenset(["business", "work", "lab", "research", "project", "study", "office", "team"])
+
 
 def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
     """The role ending at token ``j`` ("manager", "tech lead") and where it starts."""
     if j >= len(lows):
         return None, j
-    if j >= 1 and f"{lows[j - 1]} {lows[j]}" in gz.ROLES:
+    if j >= 1 and (f"{lows[j - 1]} {lows[j]}" in gz.ROLES or (lows[j - 1] in _AT_WORK and lows[j] in gz.ROLES)):
         return f"{lows[j - 1]} {lows[j]}", j - 1
     if j >= 0 and lows[j] in gz.ROLES:
         return lows[j], j
@@ -29,7 +32,7 @@ def relation_of(role: str) -> str:
     """The speaker's relation to a person in ``role``: a colleague's role is work, any
     other (kin, friends, a teacher, a landlord) acquaintance."""
     work = role in gz.WORK_ROLES or role.rstrip("s") in gz.WORK_ROLES or role.startswith("co-")
-    return "WORKS_WITH" if work else "KNOWS"
+    return "WORKS_WITH" if work or role.split(maxsplit=1)[0] in _AT_WORK else "KNOWS"
 
 
 def owned_by_speaker(lows: list[str], j: int) -> bool:
