@@ -91,3 +91,14 @@ def test_a_relative_clause_about_someone_unnamed_says_nothing_of_the_speaker() -
 def test_an_owned_noun_before_a_named_person_is_that_persons_role() -> None:
     found = edges("Our head chef, Tomasz Wrona, prefers Zentrix ovens.")
     assert ("Tomasz Wrona", "PREFERS", "Zentrix") in found and ("user", "PREFERS", "Zentrix") not in found
+
+
+def test_it_is_the_last_thing_named_when_that_is_a_piece_of_work() -> None:
+    found = edges("My colleague Zdravka maintains the Quarnby library, it depends on NumPy.")
+    assert ("Quarnby", "DEPENDS_ON", "NumPy") in found
+    assert not any(rel == "DEPENDS_ON" for _, rel, _ in edges("We run Quarnby on Postgres, it depends on NumPy."))
+
+
+def test_what_a_piece_of_work_needs_or_is_depending_on_it_depends_on() -> None:
+    assert ("Quarnby", "DEPENDS_ON", "Valkey") in edges("The Quarnby service needs Valkey or it falls over.")
+    assert ("Quarnby", "DEPENDS_ON", "NumPy") in edges("The project Quarnby is depending on NumPy.")

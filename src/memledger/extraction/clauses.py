@@ -53,6 +53,7 @@ from memledger.extraction.triggers import (
 
 EXPLICIT = 0.9
 _THINGS: Final = ("tool", "concept")
+_NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 HEDGED = 0.6
 
 
@@ -221,6 +222,8 @@ class _ClauseReader:
             return Party.of(person)  # "My trainer Bolat he prefers ...", "..., and she prefers ..."
         if item == "it" and len(self.inherited) == 1 and self.inherited[0].kind in ("project", "organization"):
             return self.inherited[0]  # "...; it depends on Meltano": the clause before's subject
+        if item == "it" and (last := self._antecedent(index, _NAMED_KINDS)) is not None:
+            return Party.of(last) if last.entity_type in ("project", "organization") else None  # the last named
         if item in POSSESSIVE_USER and not self._role_follows(index):
             self.possessive = True
             return self.speaker
