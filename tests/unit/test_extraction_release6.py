@@ -102,3 +102,8 @@ def test_it_is_the_last_thing_named_when_that_is_a_piece_of_work() -> None:
 def test_what_a_piece_of_work_needs_or_is_depending_on_it_depends_on() -> None:
     assert ("Quarnby", "DEPENDS_ON", "Valkey") in edges("The Quarnby service needs Valkey or it falls over.")
     assert ("Quarnby", "DEPENDS_ON", "NumPy") in edges("The project Quarnby is depending on NumPy.")
+
+
+def test_a_pronoun_opening_a_sentence_may_stand_for_the_last_sentences_name() -> None:
+    assert ("Quarnby", "DEPENDS_ON", "Kafka") in edges("We built Quarnby last spring. It depends on Kafka.")
+    assert ("Zdravka", "PREFERS", "Zotero") in edges("I met Zdravka at the lab. She prefers Zotero.")

@@ -10,6 +10,7 @@ contrast, not objects; negated triggers become retractions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
@@ -57,15 +58,18 @@ _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 HEDGED = 0.6
 
 
-def clause_relations(speaker: Party, sentence: Sentence, clauses: list[Clause] | None = None) -> list[Edge]:
+def clause_relations(
+    speaker: Party, sentence: Sentence, clauses: list[Clause] | None = None, before: Sequence[Mention] = ()
+) -> list[Edge]:
     """The edges the clauses of one (non-question) sentence state; ``clauses`` are the
-    sentence's (``sentence_clauses``), if the caller has them already."""
+    sentence's (``sentence_clauses``), if the caller has them already; ``before``, the
+    names of the sentence before, which its "it", "he" and "she" may stand for."""
     confidence = HEDGED if sentence.hedged else EXPLICIT
     edges: list[Edge] = []
     previous: list[Party] = []
     last_mention: Mention | None = None
     antecedent: Mention | None = None  # what an embedded relative clause was about
-    earlier: list[Mention] = []  # the names of the clauses before, for "she" and "it"
+    earlier: list[Mention] = list(before)  # the names of the clauses before, for "she" and "it"
     before: Clause | None = None
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:

@@ -165,6 +165,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     labelled: list[tuple[str, Sentence]] = []
     text = text[:MAX_TEXT_CHARS]
     lowercase = not any(character.isupper() for character in text)
+    named_before: list[Mention] = []  # the sentence before's names, for a pronoun opening the next
     for sentence in (analyse(part, project, lowercase=lowercase) for part in split_sentences(text)):
         if asks_to_forget(sentence.text):
             continue  # what the speaker asks to forget is not to be remembered
@@ -180,7 +181,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             header = _listed(found, sentence, header, edges)
             if not (header and sentence.lows[:1] in (["-"], ["*"], ["•"])):
                 clauses = sentence_clauses(sentence)
-                edges.extend(clause_relations(found.speaker(), sentence, clauses))
+                edges.extend(clause_relations(found.speaker(), sentence, clauses, named_before))
                 edges.extend(_terse_relations(found.speaker(), sentence, clauses))
             edges.extend(frame_edges(found.speaker(), sentence.words, sentence.lows, sentence.mentions))
             edges.extend(roster_edges(found.speaker(), sentence))
@@ -191,6 +192,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         if stating:
             for fact in facts_for_sentence(_quoted(sentence), edges, speaker):
                 found.fact(fact)
+        named_before = sentence.mentions
     for edge in _labelled_edges(found.speaker(), labelled):
         found.apply(edge)
     return found.result()
