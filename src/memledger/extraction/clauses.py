@@ -70,7 +70,7 @@ def clause_relations(
     last_mention: Mention | None = None
     antecedent: Mention | None = None  # what an embedded relative clause was about
     earlier: list[Mention] = list(before)  # the names of the clauses before, for "she" and "it"
-    before: Clause | None = None
+    last_clause: Clause | None = None
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:
             continue
@@ -81,15 +81,15 @@ def clause_relations(
         if clause.resumes and antecedent is not None:
             inherited = [Party.of(antecedent)]
         mentions = [item for item in clause.items if isinstance(item, Mention)]
-        if clause.lead in ("who", "that") and _unnamed_before(before) and not _opens_with_subject(clause.items):
-            before, earlier = clause, [*earlier, *mentions]
+        if clause.lead in ("who", "that") and _unnamed_before(last_clause) and not _opens_with_subject(clause.items):
+            last_clause, earlier = clause, [*earlier, *mentions]
             continue  # "the guy who did our loft uses X": said of someone unnamed
         reader = _ClauseReader(speaker, clause, inherited, confidence, earlier)
         edges.extend(reader.read())
         previous = reader.last_subjects or previous
         last_mention = mentions[-1] if mentions else last_mention
         earlier = [*earlier, *mentions]
-        before = clause
+        last_clause = clause
     return edges
 
 
