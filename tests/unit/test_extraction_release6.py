@@ -107,3 +107,13 @@ def test_what_a_piece_of_work_needs_or_is_depending_on_it_depends_on() -> None:
 def test_a_pronoun_opening_a_sentence_may_stand_for_the_last_sentences_name() -> None:
     assert ("Quarnby", "DEPENDS_ON", "Kafka") in edges("We built Quarnby last spring. It depends on Kafka.")
     assert ("Zdravka", "PREFERS", "Zotero") in edges("I met Zdravka at the lab. She prefers Zotero.")
+
+
+def test_a_role_labelling_a_person_in_a_note_is_the_speakers() -> None:
+    assert ("user", "KNOWS", "Zdravka Quill") in edges("Tutor: Zdravka Quill (Spanish), Weds online.")
+    assert ("user", "WORKS_WITH", "Zdravka Quill") in edges("Thesis: supervisor = Prof. Zdravka Quill.")
+    assert not any(rel == "KNOWS" for _, rel, _ in edges("Standup: Zdravka Quill blocked on review."))
+
+
+def test_informal_kin_words_are_roles() -> None:
+    assert ("user", "KNOWS", "chidi") in edges("my bf chidi n i went w/ a joint account at starling")

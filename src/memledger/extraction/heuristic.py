@@ -46,7 +46,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.extraction.roles import relation_of
-from memledger.extraction.rosters import note_uses, roster_edges
+from memledger.extraction.rosters import note_uses, role_lines, roster_edges
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.triggers import (
     ARROWS,
@@ -185,6 +185,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(_terse_relations(found.speaker(), sentence, clauses))
             edges.extend(frame_edges(found.speaker(), sentence.words, sentence.lows, sentence.mentions))
             edges.extend(roster_edges(found.speaker(), sentence))
+            edges.extend(role_lines(found.speaker(), sentence))
             edges.extend(note_uses(found.speaker(), sentence, verbless=not find_triggers(sentence.lows)))
         edges = _asserted(sentence, edges)
         for edge in edges:

@@ -141,10 +141,10 @@ def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
 
 
 def role_before(lows: list[str], start: int) -> tuple[str | None, bool]:
-    """The role named right before a name ("my manager Dave", "Dr." and commas skipped),
-    and whether it is the speaker's."""
+    """The role named right before a name ("my manager Dave", "Tutor: Dave"; "Dr." and
+    commas skipped), and whether it is the speaker's."""
     j = start - 1
-    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".")):
+    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".", ":", "=")):
         j -= 1
     role, role_start = role_words(lows, j)
     if role is None:

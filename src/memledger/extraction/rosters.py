@@ -3,7 +3,8 @@ Saltpan: Eilidh and Ruaridh", "Owners: Halyard - Bao"): a name opening a segment
 followed by a colon or a dash and then only people names a piece of work those people
 do. Tool lines ("Payments: GoCardless", "docs in iManage, billing in Clio", "Tendai ->
 Showbie"): what a note names after a label, an arrow or "in" is what its writer, or the
-person before the arrow, uses. Pure."""
+person before the arrow, uses. Role lines ("Tutor: Zdravka Quill"): whom the speaker
+knows or works with. Pure."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
-from memledger.extraction.patterns import Edge, Mention, Party, Sentence
+from memledger.extraction.patterns import HONORIFICS, Edge, Mention, Party, Sentence
+from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.triggers import ARROWS
 
 _LINKS: Final = frozenset((":", "-", "\u2013", "\u2014"))
@@ -45,6 +47,23 @@ def roster_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
             continue
         people = _listed_people(sentence.lows, by_start, work.end + 1, speaker)
         edges.extend(Edge(person, "WORKS_ON", Party.of(work), _CONFIDENCE) for person in people)
+    return edges
+
+
+def role_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """A note's role labels: "Tutor: Zdravka Quill", "advisor = Prof. Quill": the
+    person after a role's colon or equals sign is the speaker's, in that role."""
+    lows = sentence.lows
+    edges: list[Edge] = []
+    for person in sentence.mentions:
+        j = person.start - 1
+        while j > 0 and (lows[j] in HONORIFICS or lows[j] == "."):
+            j -= 1
+        if person.entity_type != "person" or j < 1 or lows[j] not in (":", "="):
+            continue
+        role, start = role_words(lows, j - 1)
+        if role is not None and (start == 0 or lows[start - 1] in _SEGMENT_STARTS):
+            edges.append(Edge(speaker, relation_of(role), Party.of(person), _CONFIDENCE, role))
     return edges
 
 
