@@ -258,7 +258,7 @@ class _ClauseReader:
 
     def _names_a_person(self, j: int) -> bool:
         """Whether the noun phrase from item ``j`` is a person's, named right after it:
-        "our head chef, Dao Thi Lan, prefers ..." is said of Dao Thi Lan."""
+        "our head chef, Ines Varga, prefers ..." is said of Ines Varga."""
         end = min(j + 3, len(self.items))
         while j < end and isinstance(self.items[j], str) and str(self.items[j]).isalpha():
             j += 1
@@ -396,7 +396,7 @@ class _ClauseReader:
         before = self.items[trigger.start - 1] if trigger.start else ""
         if isinstance(before, Mention) and before.entity_type == "organization":
             return True
-        being = before in ("been", "am", "i'm", "im")  # "I'm at Acme", "been at Fernhollow six years"
+        being = before in ("been", "am", "i'm", "im")  # "I'm at Acme", "been at Tarrowby six years"
         return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES or being
 
     def _role_owner(self, trigger: Trigger) -> Party | None:

@@ -197,7 +197,7 @@ def _as_org(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
 
 
 def _after_institution(f: NameFinder, start: int) -> bool:
-    """ "the clinic Salud Norte", "in restaurant Dragão Dourado": a name right after a
+    """ "the clinic Ventora Salud", "in restaurant Casa Lumenta": a name right after a
     lower-case noun for an institution is that institution's."""
     noun = f.prev(start)
     written = start >= 1 and f.words[start - 1].islower()

@@ -244,7 +244,7 @@ def _passive(
             patient = _opening_subject(by_start)
         agent = _after(lows, by_start, i + 1)
         if agent is None and _named_doer(words, lows, i + 1):
-            continue  # "used by the Bramble storefront": someone's the speaker did not name
+            continue  # "used by the Vaskel storefront": someone's the speaker did not name
         edge = _passive_edge(speaker, lows[participle], patient, agent)
         if edge is not None:
             edges.append(edge)
@@ -279,7 +279,7 @@ def _opening_subject(by_start: dict[int, Mention]) -> Mention | None:
 
 def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | None:
     """The named subject before the verb, or the name modifying its head noun ("the
-    Wrenfield importer is ..."), or None when it is unnamed."""
+    Quarnby importer is ..."), or None when it is unnamed."""
     for end in range(be, max(be - 3, 0), -1):
         if (named := by_end.get(end)) is not None:
             return named
@@ -292,7 +292,7 @@ _JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"]
 
 
 def _named_doer(words: list[str], lows: list[str], i: int) -> bool:
-    """Whether the doer after "by" at ``i`` has a name no rule typed ("the Bramble
+    """Whether the doer after "by" at ``i`` has a name no rule typed ("the Vaskel
     storefront"): then it is that name's, not the speaker's."""
     while i < len(lows) and lows[i] in ("the", "a", "an"):
         i += 1

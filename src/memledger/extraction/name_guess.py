@@ -214,7 +214,7 @@ def guess(words: Sequence[str], before: str = "") -> EntityType | None:
         return None
     first = "person" if gz.is_given_name(words[0].lower()) else word_type(words[0], before)
     if first is None and before in _OWNED and not ordinary(words[0]):
-        first = "tool"  # "my Wahoo Elemnt": what one owns that is no given name is a thing
+        first = "tool"  # "my Quorvane Elemnt": what one owns that is no given name is a thing
     if len(words) == 1 or first is None:
         return first
     if first == "person":

@@ -271,8 +271,8 @@ def split_clauses(items: list[Item]) -> list[Clause]:
 
 
 def _named_phrase_and_i(current: list[Item], items: list[Item], index: int) -> bool:
-    """ "My partner Wiktor and I ...": a noun phrase ending in a person's name, then "and
-    I", is one subject, as "Wiktor and I" is."""
+    """ "My partner Oskarin and I ...": a noun phrase ending in a person's name, then "and
+    I", is one subject, as "Oskarin and I" is."""
     following = items[index + 1] if index + 1 < len(items) else ""
     last = current[-1]
     if following not in ("i", "we") or not isinstance(last, Mention) or last.entity_type != "person":
