@@ -19,6 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memledger.api.app import create_app
+from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.store import db
 from tests.e2e.conftest import ApiServer, Surfaces, start_server, stop_server, wait_until_serving
 
@@ -69,7 +70,8 @@ def test_the_operator_reads_database_migrations_projections_and_worker(operated:
     assert health["migrations"]["current"] == health["migrations"]["head"]
     assert {"turns", "facts", "entities", "relationships"} <= set(health["projections"])
     assert all(p["ok"] and p["state"] == "live" for p in health["projections"].values())
-    assert health["worker"] == {"ok": True, "extractor": "extract:heuristic@7", "pending_turns": 0}
+    extractor = f"extract:heuristic@{HeuristicExtractor.version}"
+    assert health["worker"] == {"ok": True, "extractor": extractor, "pending_turns": 0}
 
 
 def test_the_operator_sees_pending_turns_that_the_public_does_not(operated: ApiServer, surfaces: Surfaces) -> None:
