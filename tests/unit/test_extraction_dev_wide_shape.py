@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = {"extraction_dev_wide.jsonl": (200, 12), "extraction_dev_wide2.jsonl": (320, 25)}
+SETS = {
+    "extraction_dev_wide.jsonl": (200, 12),
+    "extraction_dev_wide2.jsonl": (320, 25),
+    "extraction_dev_wide3.jsonl": (320, 25),
+}
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
 ROW_KEYS = {"id", "text", "entities", "relationships"}
