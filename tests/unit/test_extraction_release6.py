@@ -117,3 +117,17 @@ def test_a_role_labelling_a_person_in_a_note_is_the_speakers() -> None:
 
 def test_informal_kin_words_are_roles() -> None:
     assert ("user", "KNOWS", "chidi") in edges("my bf chidi n i went w/ a joint account at starling")
+
+
+def test_a_progressive_verb_takes_its_instrument() -> None:
+    assert ("user", "USES", "Vesterby") in edges("I've been logging my runs in Vesterby since March.")
+    assert ("user", "USES", "Google Fit") in edges("So I am counting my steps with Google Fit.")
+
+
+def test_it_after_a_verb_of_evaluation_does_not_end_its_scope() -> None:
+    assert ("user", "USES", "Vesterby") not in edges("Now I'm looking at doing it online through Vesterby instead.")
+
+
+def test_through_the_name_of_a_region_is_no_instrument() -> None:
+    assert "Vaskels" not in entities("We're doing a three-week loop through the Vaskels in the autumn.")
+    assert ("user", "USES", "Vesterby") in edges("I submit my drafts through the Vesterby portal.")

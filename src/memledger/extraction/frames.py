@@ -207,9 +207,11 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
         k -= 1
     if k > 0 and lows[k - 1] in _BE:
         k -= 1
+    while k > 0 and lows[k - 1] in _AUXILIARIES:  # "I am counting", "I've been logging"
+        k -= 1
     if k > 0 and lows[k - 1] == ",":
         k -= 1
-    if k > 0 and lows[k - 1] in ("i", "we"):
+    if k > 0 and lows[k - 1] in _WE:
         return speaker
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
@@ -288,6 +290,8 @@ def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | N
     return None
 
 
+_AUXILIARIES: Final = frozenset(["am", "been", "have", "has", "be"])
+_WE: Final = frozenset(["i", "we", "i've", "ive", "we've", "i'm", "im", "we're"])
 _JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"])
 
 

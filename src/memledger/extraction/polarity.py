@@ -51,6 +51,8 @@ CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though whi
 }
 _SUBJECTS: Final = word_set("i i'm i've i'd we we're we've we'd he she they it you")
 _POSSESSIVE_OPENERS: Final = word_set("our my his her their")
+_OBJECT_TOO: Final = word_set("it you")
+_OPENERS: Final = word_set("and or but so then because , ;")
 _DOUBLE_NEGATIVE: Final = word_set("without")
 _WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
 TIMELESS: Final = frozenset(("KNOWS",))
@@ -86,8 +88,8 @@ def _scope_end(lows: list[str], first: int, end: int, reason: str) -> int:
     if reason in _WHOLE_CLAUSE:
         return end
     for i in range(first + 1, end):
-        if lows[i] in _SUBJECTS:
-            return i
+        if lows[i] in _SUBJECTS and (lows[i] not in _OBJECT_TOO or lows[i - 1] in _OPENERS):
+            return i  # "looking at doing it online": "it" after a verb is its object
     return end
 
 

@@ -70,6 +70,7 @@ _INDEFINITE: Final = word_set("a an")
 _OWNERS: Final = word_set("my our their his her 's")
 _PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
 _BE_FORMS: Final = word_set("is are was were")
+_PROGRESSIVE_AUXILIARIES: Final = word_set("been am i'm im we're were are")
 # Closed-class words that are never the verb of "subject verb ... in X".
 _NOT_VERBS: Final = word_set(
     "the a an my our your their his her its this that these those some all every each any "
@@ -244,7 +245,8 @@ def _object_slot(
         return "organization"  # "ordered from Toolhaus Direct", "booked with Andes Lumbre Travel"
     trigger = ends.get(j)
     if trigger is None:
-        return _instrument(words, lows, j, ends)
+        region = lows[j - 1 : j + 1] == ["through", "the"] and not (end < len(lows) and _common_noun(lows[end]))
+        return None if region else _instrument(words, lows, j, ends)  # "through the Balkans"
     phrase = " ".join(lows[trigger.start : trigger.end])
     if phrase in _PERSON_OBJECT:
         return "person"
@@ -353,7 +355,13 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
             after_pronoun = before in _PRONOUN_SUBJECTS
             inflected = low.endswith(("s", "ed")) and not low.endswith("ss")
             participle = before in _BE_FORMS and (low in USED_BY or low in LED)
-            if after_pronoun or participle or (inflected and (before in _BE_FORMS or words[b][:1].isupper())):
+            progressive = low.endswith("ing") and before in _PROGRESSIVE_AUXILIARIES  # "I've been logging"
+            if (
+                after_pronoun
+                or participle
+                or progressive
+                or (inflected and (before in _BE_FORMS or words[b][:1].isupper()))
+            ):
                 return k
         k -= 1
     return None
