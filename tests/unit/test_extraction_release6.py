@@ -131,3 +131,8 @@ def test_it_after_a_verb_of_evaluation_does_not_end_its_scope() -> None:
 def test_through_the_name_of_a_region_is_no_instrument() -> None:
     assert "Vaskels" not in entities("We're doing a three-week loop through the Vaskels in the autumn.")
     assert ("user", "USES", "Vesterby") in edges("I submit my drafts through the Vesterby portal.")
+
+
+def test_note_shorthand_reads_as_the_words_it_stands_for() -> None:
+    assert ("Yerlan", "PART_OF", "Vaskel Routes Travel") in edges("visa: ask Yerlan @ Vaskel Routes Travel")
+    assert ("Quarnby", "DEPENDS_ON", "Postgres") in edges("Quarnby svc → depends on NATS + Postgres")

@@ -47,7 +47,7 @@ def analyse(text: str, project: str = "", *, lowercase: bool = False) -> Sentenc
     ``lowercase`` says the writer capitalises nothing, so names are found by spelling."""
     written = tokenize(text)[:MAX_SENTENCE_TOKENS]
     words = name_guess.truecased(written) if lowercase else written
-    lows = [INFORMAL.get(word, word) if word.islower() else word.lower() for word in words]
+    lows = [INFORMAL.get(word, word) if word.islower() or word == "@" else word.lower() for word in words]
     lowered = text.lower()
     mentions, unsettled = find_names(words, lows, project)
     if lowercase:
