@@ -136,3 +136,14 @@ def test_through_the_name_of_a_region_is_no_instrument() -> None:
 def test_note_shorthand_reads_as_the_words_it_stands_for() -> None:
     assert ("Yerlan", "PART_OF", "Vaskel Routes Travel") in edges("visa: ask Yerlan @ Vaskel Routes Travel")
     assert ("Quarnby", "DEPENDS_ON", "Postgres") in edges("Quarnby svc → depends on NATS + Postgres")
+
+
+def test_the_speakers_job_at_an_organization_places_them_there() -> None:
+    assert ("user", "PART_OF", "Vaskel General") in edges("I've been a porter at Vaskel General for six years.")
+
+
+def test_a_verb_after_a_projects_head_noun_is_no_project_name() -> None:
+    found = entities("The Quarnby project depends from the old Postgres cluster.")
+    assert "depends" not in found and ("Quarnby", "DEPENDS_ON", "Postgres") in edges(
+        "The Quarnby project depends from the old Postgres cluster."
+    )

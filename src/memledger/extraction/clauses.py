@@ -54,6 +54,7 @@ from memledger.extraction.triggers import (
 
 EXPLICIT = 0.9
 _THINGS: Final = ("tool", "concept")
+_BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 HEDGED = 0.6
 
@@ -396,8 +397,10 @@ class _ClauseReader:
         before = self.items[trigger.start - 1] if trigger.start else ""
         if isinstance(before, Mention) and before.entity_type == "organization":
             return True
-        being = before in ("been", "am", "i'm", "im")  # "I'm at Acme", "been at Tarrowby six years"
-        return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES or being
+        being = before in _BEING  # "I'm at Acme", "been at Tarrowby six years"
+        words = self.words
+        employed = trigger.start >= 3 and words[trigger.start - 2] in ("a", "an") and words[trigger.start - 3] in _BEING
+        return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES or being or employed
 
     def _role_owner(self, trigger: Trigger) -> Party | None:
         """ "Ali is my mentor at Careem": the workplace is the mentor's, not the speaker's."""

@@ -216,7 +216,8 @@ def _find_lowercase_projects(f: NameFinder) -> None:
             continue
         called = f.prev(i) in ("called", "named") and named_as(f, i, CALLED_PROJECT)
         labelled = f.prev(i) == ":" and f.prev(i, 2) in ("repo", "repository", "project")
-        named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES
+        headed = i >= 2 and f.words[i - 2][:1].isupper()  # "the Margarita project depends": a head noun
+        named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES and not headed
         if called or labelled or named:
             f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
 
