@@ -147,3 +147,8 @@ def test_a_verb_after_a_projects_head_noun_is_no_project_name() -> None:
     assert "depends" not in found and ("Quarnby", "DEPENDS_ON", "Postgres") in edges(
         "The Quarnby project depends from the old Postgres cluster."
     )
+
+
+def test_a_wh_word_before_its_clauses_subject_opens_no_question() -> None:
+    assert ("user", "PREFERS", "Vesterby") in edges("When I travel I prefer Vesterby.")
+    assert edges("When do I prefer Vesterby.") == set()

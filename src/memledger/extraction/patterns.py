@@ -37,6 +37,9 @@ _QUESTION_START: Final = word_set(
     "does did is are was were have has any anyone anybody is there isn't aren't doesn't "
     "don't won't wouldn't shouldn't can't couldn't"
 )
+# A wh-word followed by its clause's subject opens a subordinate clause, not a question.
+_WH_LEADS: Final = word_set("when where what how whenever wherever")
+_DECLARATIVE_SUBJECTS: Final = word_set("i we he she they i'm we're i've we've")
 _REQUEST_LEADS: Final = tuple(_CUES["REQUEST_LEADS"])
 HEDGES: Final = re.compile(
     r"\b(?:i think|i guess|i believe|i suppose|i assume|maybe|perhaps|probably|possibly|"
@@ -106,8 +109,12 @@ def tokenize(sentence: str) -> list[str]:
 def is_question(lowered: str, lows: list[str]) -> bool:
     if any(lead in lowered for lead in _REQUEST_LEADS):
         return False
-    first = next((low for low in lows if low[0].isalnum()), "")
-    return lowered.rstrip().endswith("?") or first in _QUESTION_START
+    words = [low for low in lows if low[0].isalnum()]
+    first, second = [*words, "", ""][:2]
+    if lowered.rstrip().endswith("?"):
+        return True
+    subordinate = first in _WH_LEADS and second in _DECLARATIVE_SUBJECTS  # "When I travel I prefer ..."
+    return first in _QUESTION_START and not subordinate
 
 
 def entity_type_of(party: Party) -> EntityType | None:
