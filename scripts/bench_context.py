@@ -87,9 +87,9 @@ from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.events.keys import entity_id, relationship_key
 from memledger.formatting import render
 from memledger.projectors import rebuild, registry, runner
-from memledger.projectors.embeddings import item_text, text_sha256
+from memledger.projectors.embeddings.projector import item_text, text_sha256
 from memledger.selection.types import Selection
-from memledger.service import context, scope_ids, turns
+from memledger.service import context, selection_limit
 from memledger.store import db, embedded_server, event_store, migrate
 
 TARGETS = {"p50_ms": 20.0, "p99_ms": 60.0, "concurrent_p99_ms": 150.0}
@@ -672,9 +672,8 @@ class CountingEmbedder:
 
 
 def project_all(engine: Engine, counting: CountingEmbedder) -> dict[str, float]:
-    registry.use_embedder(counting)
     seconds = {}
-    for projector in registry.all_projectors():
+    for projector in registry.all_projectors(counting):
         runner.install(engine, projector)
         started = time.perf_counter()
         rebuild.rebuild(engine, projector)
@@ -757,18 +756,20 @@ class StatementClock:
 
 
 Served = tuple[Selection, str]  # the selection, and the block's text
+# This process's limit on selections at once, as a server's (``bootstrap.App.selections``).
+SELECTIONS = selection_limit.of_settings(Settings().context_concurrency)
 Operation = Callable[[Engine, context.SelectRequest, Any], Served]
 
 
 def select_and_format(engine: Engine, request: context.SelectRequest, search: Any) -> Served:
     """What the targets time: ``select`` (query embedding included) and the formatter."""
-    selection = context.select(engine, request, vector_search=search)
+    selection = context.select(engine, request, vector_search=search, limit=SELECTIONS)
     return selection, render(selection, max_chars=request.budget_chars).text
 
 
 def build_context(engine: Engine, request: context.SelectRequest, search: Any) -> Served:
     """Select, format and record ``ContextServed`` (what the library and API serve)."""
-    served = context.build_context(engine, request, vector_search=search)
+    served = context.build_context(engine, request, vector_search=search, limit=SELECTIONS)
     return served.selection, served.block.text
 
 
@@ -853,7 +854,7 @@ def time_select(engine: Engine, requests: Sequence[context.SelectRequest], searc
     samples = []
     for request in requests:
         started = time.perf_counter()
-        context.select(engine, request, vector_search=search)
+        context.select(engine, request, vector_search=search, limit=SELECTIONS)
         samples.append(time.perf_counter() - started)
     return samples
 
@@ -1018,15 +1019,14 @@ def measure(
         out["concurrent_processes"] = timed_processes(url, main.tenant_id, pool[5 * count + 20 :], warm, args.processes)
 
 
-def connect(url: URL, tenant_id: str, pool_size: int) -> tuple[bootstrap.Database, Engine]:
+def connect(url: URL, tenant_id: str, pool_size: int) -> tuple[bootstrap.App, Engine]:
     """The database, and the engine context is served through for ``tenant_id``: the
     application role, fenced by row-level security to the tenant, as the library,
     HTTP and MCP serve it."""
     owner = db.create_engine(url, pool_size=pool_size)
     app = db.create_app_engine(db.app_url(url, None), pool_size=pool_size)
-    for each in (owner, app):
-        scope_ids.set_default(each, False)  # the generated facts hold their scope keys as given
-    database = bootstrap.Database(owner, url, False, Settings(), app)
+    # the generated facts hold their scope keys as given
+    database = bootstrap.assemble(Settings(hash_scope_ids=False), owner, url, False, app)
     return database, database.for_tenant(tenant_id)
 
 
@@ -1175,7 +1175,7 @@ def report(out: dict[str, Any]) -> None:
     out["date"] = datetime.now(UTC).strftime("%Y-%m-%d")
     out["cpus"] = os.cpu_count()
     out["machine"] = platform.machine()
-    out["context_concurrency"] = turns.selections().limit  # selections of this process at once (0: no limit)
+    out["context_concurrency"] = SELECTIONS.limit  # selections of this process at once (0: no limit)
     print(json.dumps(out))
 
 

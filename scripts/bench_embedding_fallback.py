@@ -46,7 +46,9 @@ from memledger import bootstrap  # noqa: E402
 from memledger.adapters.embedding import MiniLmEmbedder  # noqa: E402
 from memledger.adapters.embedding_chain import EmbeddingChain  # noqa: E402
 from memledger.config import Settings  # noqa: E402
-from memledger.projectors import embedding_backfill, embedding_queries, rebuild, registry, runner  # noqa: E402
+from memledger.projectors import rebuild, registry, runner  # noqa: E402
+from memledger.projectors.embeddings import backfill as embedding_backfill  # noqa: E402
+from memledger.projectors.embeddings import queries as embedding_queries  # noqa: E402
 from memledger.service import projections  # noqa: E402
 from memledger.service.record import TurnInput, record_turns  # noqa: E402
 from memledger.service.types import Scopes  # noqa: E402
@@ -80,7 +82,7 @@ def text_of(i: int) -> str:
 
 
 def phase(
-    database: bootstrap.Database, provider: FakeEmbeddings, reply: Reply, first: int, turns: int, batch: int
+    database: bootstrap.App, provider: FakeEmbeddings, reply: Reply, first: int, turns: int, batch: int
 ) -> dict[str, Any]:
     provider.script("fake-primary", reply)
     asked_before = provider.asked_of("fake-primary")

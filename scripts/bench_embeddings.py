@@ -42,7 +42,7 @@ from memledger.adapters.embedding import MiniLmEmbedder  # noqa: E402
 from memledger.config import Settings  # noqa: E402
 from memledger.events.envelope import START, Metadata, Recorded  # noqa: E402
 from memledger.projectors import rebuild, runner  # noqa: E402
-from memledger.projectors.embeddings import EMBED_BATCH, EmbeddingsProjector, texts_of  # noqa: E402
+from memledger.projectors.embeddings.projector import EMBED_BATCH, EmbeddingsProjector, texts_of  # noqa: E402
 from memledger.store import db, event_reads, migrate  # noqa: E402
 
 QUERIES = [
@@ -155,7 +155,7 @@ def bench_database(appends: list[workload.Append], queries: int) -> dict[str, An
             warm_rebuild_s=round(warm, 1),
             warm_rebuild_events_per_s=round(handled / warm, 1),
         )
-        search = bootstrap.vector_search(bootstrap.Database(engine, url, False, settings))
+        search = bootstrap.vector_search(bootstrap.assemble(settings, engine, url, False, engine))
         samples = []
         for i in range(queries):
             with engine.connect() as conn:

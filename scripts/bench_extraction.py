@@ -99,9 +99,7 @@ class Database:
         migrate.upgrade(engine)
         for name in READ_MODELS:
             runner.install(engine, registry.by_name(name))
-        self.database = bootstrap.Database(
-            engine=engine, url=self.url, embedded=not settings.database_url, settings=settings, app_engine=engine
-        )
+        self.database = bootstrap.assemble(settings, engine, self.url, not settings.database_url, engine)
 
     def close(self) -> None:
         self.database.close()
@@ -174,7 +172,7 @@ def throughput(bench: Database, count: int, batch_turns: int | None) -> dict[str
     }
 
 
-def delay(database: bootstrap.Database, seconds: float, rate: float = 50.0) -> dict[str, float]:
+def delay(database: bootstrap.App, seconds: float, rate: float = 50.0) -> dict[str, float]:
     scopes = Scopes(session="live", project="nova", user="bench")
     engine = database.engine
     stop = threading.Event()

@@ -48,7 +48,8 @@ from memledger.config import Settings
 from memledger.events.catalogue import EntityObserved, Event, RelationshipObserved
 from memledger.events.envelope import NewEvent
 from memledger.events.keys import entity_id
-from memledger.projectors import graph_queries, rebuild, registry, runner
+from memledger.projectors import rebuild, registry, runner
+from memledger.projectors.relationships import graph_queries
 from memledger.service import maintenance, projections
 from memledger.service.maintenance_rules import name_key
 from memledger.store import db, embedded_server, event_store, migrate

@@ -40,7 +40,7 @@ from scripts import bench_context
 from tests.support.standby import Pair
 
 from memledger.adapters.embedding import MiniLmEmbedder
-from memledger.bootstrap import Database, vector_search
+from memledger.bootstrap import App, vector_search
 from memledger.events import NewEvent, Scopes, TurnRecorded
 from memledger.formatting import render
 from memledger.service import context, replica_reads
@@ -64,7 +64,7 @@ def _turns(prefix: str, count: int) -> list[NewEvent]:
 
 
 def context_pair(
-    database: Database, reads: replica_reads.ReadReplicas, main: bench_context.Tenant, count: int, search: Any
+    database: App, reads: replica_reads.ReadReplicas, main: bench_context.Tenant, count: int, search: Any
 ) -> dict[str, Any]:
     """Select and format each request on the primary and on the standby, in turn."""
     requests = bench_context.make_requests(main, count + 20)
@@ -100,9 +100,7 @@ def context_pair(
     return out
 
 
-def read_your_writes(
-    database: Database, reads: replica_reads.ReadReplicas, rate: float, seconds: float
-) -> dict[str, Any]:
+def read_your_writes(database: App, reads: replica_reads.ReadReplicas, rate: float, seconds: float) -> dict[str, Any]:
     """Writers at ``rate`` turns/s on the primary; a caller's read after its own write."""
     stop = threading.Event()
     written = [0]

@@ -1,10 +1,11 @@
-"""The composition root: Settings in, a connected and migrated database out."""
+"""The composition root: Settings in, the application out (``App``: a connected and
+migrated database, and the parts the use cases are given). Nothing below it reads the
+settings, the environment or a module's global state; it passes what each part needs."""
 
 from __future__ import annotations
 
 import functools
 import json
-import threading
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -14,16 +15,18 @@ from memledger.adapters.embedding import Embedder, LitellmEmbedder, MiniLmEmbedd
 from memledger.adapters.embedding_chain import EmbeddingChain
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.adapters.model_ping import PING_TIMEOUT_S, ping
+from memledger.adapters.tokenizers import Tokenizers
 from memledger.config import OFFLINE_EMBEDDING_MODELS, Settings
 from memledger.errors import DatabaseUnavailable, InvalidCommand
 from memledger.events.catalogue import ExtractionMode
 from memledger.extraction.hybrid import HybridExtractor
 from memledger.extraction.modes import ModeSwitch
 from memledger.extraction.protocol import Extractor
-from memledger.formatting import tokens
-from memledger.projectors import embedding_backfill, graph_aging, registry
+from memledger.formatting.tokens import estimate
+from memledger.projectors.relationships import graph_aging
 from memledger.selection.candidates import PER_CHANNEL
-from memledger.service import check, integrity, projections, replica_reads, scope_ids, turns, vector_channel
+from memledger.service import check, projections, replica_reads, scope_ids, selection_limit, vector_channel
+from memledger.service.background import Background
 from memledger.service.extraction import ExtractionWorker, WorkerConfig
 from memledger.service.extraction_loop import WorkerLoop
 from memledger.service.vector_channel import VectorChannel
@@ -31,8 +34,9 @@ from memledger.store import db, embedded_server, migrate, restored, row_security
 
 
 @dataclass(frozen=True)
-class Database:
-    """Two engines on a migrated memledger database, and where it came from.
+class App:
+    """The application: two engines on a migrated memledger database, where it came
+    from, and the parts its use cases are given. Surfaces hold one (``connect``).
 
     ``engine`` is the owner's: migrations, projectors, the extraction worker, the
     sealer, rebuild, verify, erase and API-key lookup, the paths that work across
@@ -40,6 +44,10 @@ class Database:
     (``store.row_security``): every request path takes ``for_tenant(tenant_id)`` and
     can then see and write that tenant's rows only. It connects on first use.
     ``read_engines`` are the application role's on the read replicas, if any.
+    ``embedder`` embeds for the embeddings projection and the vector channel (one model,
+    or a chain); ``aging`` is how reads age the graph; ``selections`` limits the context
+    selections running at once (``service.selection_limit``); ``tokenizers`` count a
+    block's tokens by a model's own tokenizer once litellm is loaded.
     """
 
     engine: Engine
@@ -47,6 +55,10 @@ class Database:
     embedded: bool
     settings: Settings
     app_engine: Engine
+    embedder: Embedder
+    aging: graph_aging.Aging
+    selections: selection_limit.SelectionLimit
+    tokenizers: Tokenizers
     read_engines: tuple[Engine, ...] = ()
 
     @cached_property
@@ -90,9 +102,9 @@ def server_url(settings: Settings) -> tuple[URL, bool]:
     return embedded_server.start_embedded(settings.pgdata), True
 
 
-def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
+def connect(settings: Settings, *, run_migrations: bool = True) -> App:
     """Start or reach PostgreSQL, create the database if missing, migrate it, create
-    any missing projection, return it."""
+    any missing projection; the application on it."""
     base, embedded = server_url(settings)
     url = base if (settings.database_url and base.database) else db.ensure_database(base, settings.database_name)
     engine = db.create_engine(
@@ -113,11 +125,7 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
         )
         for given in settings.read_database_urls
     )
-    for each in (engine, app_engine, *read_engines):
-        scope_ids.set_default(each, settings.hash_scope_ids)
-    registry.use_embedder(build_embedder(settings))
-    graph_aging.use(aging_of(settings))
-    turns.set_limit(settings.context_concurrency)
+    app = assemble(settings, engine, url, embedded, app_engine, read_engines)
     if run_migrations:
         migrate.upgrade(engine)
         projections.install_all(engine)
@@ -126,8 +134,32 @@ def connect(settings: Settings, *, run_migrations: bool = True) -> Database:
             if settings.app_password and not settings.app_database_url:
                 row_security.set_app_password(tx, settings.app_password.get_secret_value())
         _refuse_a_ledger_ahead(engine, app_engine)
-    return Database(
-        engine=engine, url=url, embedded=embedded, settings=settings, app_engine=app_engine, read_engines=read_engines
+    return app
+
+
+def assemble(
+    settings: Settings,
+    engine: Engine,
+    url: URL,
+    embedded: bool,
+    app_engine: Engine,
+    read_engines: tuple[Engine, ...] = (),
+) -> App:
+    """The application on engines already made: its parts built from ``settings``, and
+    each engine told whether tenants it sees first hash their scope ids."""
+    for each in (engine, app_engine, *read_engines):
+        scope_ids.set_default(each, settings.hash_scope_ids)
+    return App(
+        engine=engine,
+        url=url,
+        embedded=embedded,
+        settings=settings,
+        app_engine=app_engine,
+        embedder=build_embedder(settings),
+        aging=aging_of(settings),
+        selections=selection_limit.of_settings(settings.context_concurrency),
+        tokenizers=Tokenizers(estimate),
+        read_engines=read_engines,
     )
 
 
@@ -196,16 +228,16 @@ def build_extractor(settings: Settings) -> Extractor:
     return ModeSwitch(by_mode[settings.extractor], by_mode)
 
 
-def build_worker(database: Database, extractor: Extractor | None = None) -> ExtractionWorker:
-    """The extraction worker for ``database`` with the configured extractor and limits."""
-    settings = database.settings
+def build_worker(app: App, extractor: Extractor | None = None) -> ExtractionWorker:
+    """The extraction worker of ``app`` with the configured extractor and limits."""
+    settings = app.settings
     config = WorkerConfig(
         batch_turns=settings.worker_batch_turns,
         max_entities=settings.max_entities_per_conversation,
         max_relationships=settings.max_relationships_per_conversation,
         max_facts=settings.max_facts_per_conversation,
     )
-    return ExtractionWorker(database.engine, extractor or build_extractor(settings), config)
+    return ExtractionWorker(app.engine, extractor or build_extractor(settings), config)
 
 
 def aging_of(settings: Settings) -> graph_aging.Aging:
@@ -258,7 +290,7 @@ def _embedder(model: str, options: str, timeout_s: float, threads: int) -> Embed
     return LitellmEmbedder(model, options=json.loads(options), timeout_s=timeout_s)
 
 
-def vector_search(database: Database, embedder: Embedder | None = None) -> VectorChannel:
+def vector_search(app: App, embedder: Embedder | None = None) -> VectorChannel:
     """The vector channel of retrieval (``service.vector_channel``): the ids of the
     tenant's facts nearest in meaning to the request, best first.
 
@@ -267,18 +299,19 @@ def vector_search(database: Database, embedder: Embedder | None = None) -> Vecto
     a request waits for it within its own deadline, never before its clock starts
     (``preload_embedder`` loads it at a server's start instead).
     Vectors of another model than the configured one raise ``EmbeddingMismatch``.
-    Cheap to call per request: the embedder and the request vectors are cached per process.
+    Cheap to call per request: the request vectors are cached per process. ``embedder``:
+    another than the application's.
     """
-    chosen = embedder or build_embedder(database.settings)
+    chosen = embedder or app.embedder
     if isinstance(chosen, MiniLmEmbedder) and not chosen.loaded:
         vector_channel.load_soon(chosen.load)
     return VectorChannel(chosen, PER_CHANNEL)
 
 
-def preload_embedder(database: Database) -> None:
-    """Load the configured offline model now, so no request of a server waits for it
+def preload_embedder(app: App) -> None:
+    """Load the application's offline model now, so no request of a server waits for it
     (nor the first batch a chain's offline model embeds when its providers fail)."""
-    chosen = build_embedder(database.settings)
+    chosen = app.embedder
     offline_model = chosen.offline if isinstance(chosen, EmbeddingChain) else chosen
     if isinstance(offline_model, MiniLmEmbedder):
         offline_model.load()
@@ -291,20 +324,20 @@ def names_a_model(settings: Settings) -> bool:
     return bool(settings.llm_chain) or litellm_embedding
 
 
-def warm_tokenizers(settings: Settings) -> bool:
+def warm_tokenizers(app: App) -> bool:
     """Start importing litellm in the background when the settings name a model, so the
     first context request naming one counts by its tokenizer; whether it started. Until
     then requests count by the estimate (``context_limits.request_counter``)."""
-    if not names_a_model(settings):
+    if not names_a_model(app.settings):
         return False
-    tokens.TOKENIZERS.warm()
+    app.tokenizers.warm()
     return True
 
 
-def load_tokenizers() -> None:
+def load_tokenizers(app: App) -> None:
     """Import litellm now, in the caller's thread: a one-shot command naming a model has
     no deadline to keep and should count by that model's tokenizer."""
-    tokens.TOKENIZERS.load()
+    app.tokenizers.load()
 
 
 # How long ``memledger check`` waits for a server that does not answer, when the
@@ -323,71 +356,38 @@ def check_settings(settings: Settings) -> Settings:
     return settings.model_copy(update={"database_url": timed.render_as_string(hide_password=False)})
 
 
-def check_probes(database: Database) -> check.Probes:
-    """What ``service.check`` uses on ``database``: its engines, worker, embedder, and
+def check_probes(app: App) -> check.Probes:
+    """What ``service.check`` uses of ``app``: its engines, worker, embedder, aging, and
     a one-token request to the configured model (none without ``MEMLEDGER_LLM_MODEL``)."""
-    settings = database.settings
+    settings = app.settings
     ping_model = None
     first = settings.llm_chain[0] if settings.llm_chain else None  # the chain's first choice
     if first:
         timeout_s = min(settings.llm_timeout_s, PING_TIMEOUT_S)
         ping_model = functools.partial(ping, first, settings.llm_options, timeout_s=timeout_s)
     return check.Probes(
-        engine=database.engine,
-        for_tenant=database.for_tenant,
-        build_worker=lambda: build_worker(database),
-        embedder=build_embedder(settings),
-        vector_search=vector_search(database),
+        engine=app.engine,
+        for_tenant=app.for_tenant,
+        build_worker=lambda: build_worker(app),
+        embedder=app.embedder,
+        vector_search=vector_search(app),
         ping_model=ping_model,
         model=first,
+        aging=app.aging,
     )
 
 
-class Background:
-    """The projectors, the sealer and the extraction worker, in threads of this process."""
-
-    def __init__(self, database: Database, worker: ExtractionWorker | None = None) -> None:
-        self._stop = threading.Event()
-        settings = database.settings
-        self.loop = WorkerLoop(
-            worker or build_worker(database),
-            interval_s=settings.worker_interval_s,
-            poll_interval_s=settings.poll_interval_s,
-        )
-        self.threads = [
-            threading.Thread(
-                target=projections.run_live,
-                args=(database.engine,),
-                kwargs={"poll_interval": settings.poll_interval_s, "should_stop": self._stop.is_set},
-                name="memledger-projectors",
-                daemon=True,
-            ),
-            threading.Thread(
-                target=integrity.run_sealer,
-                args=(database.engine,),
-                kwargs={"should_stop": self._stop.is_set},
-                name="memledger-sealer",
-                daemon=True,
-            ),
-            threading.Thread(
-                target=self.loop.run, kwargs={"should_stop": self._stop.is_set}, name="memledger-worker", daemon=True
-            ),
-        ]
-        chain, every_s = build_embedder(settings), settings.embedding_backfill_interval_s
-        if isinstance(chain, EmbeddingChain) and every_s > 0:  # rows of its fallbacks to re-embed
-            self.threads.append(embedding_backfill.thread(database.engine, chain, every_s, self._stop.is_set))
-        for thread in self.threads:
-            thread.start()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Ask each to finish its current batch, and wait for them."""
-        self._stop.set()
-        self.loop.stop()
-        for thread in self.threads:
-            thread.join(timeout)
-
-
-def start_background(database: Database, worker: ExtractionWorker | None = None) -> Background:
+def start_background(app: App, worker: ExtractionWorker | None = None) -> Background:
     """Run the projectors, the sealer and the extraction worker (``worker``, or the
-    configured one) beside a server."""
-    return Background(database, worker)
+    configured one) beside a server (``service.background``)."""
+    settings = app.settings
+    loop = WorkerLoop(
+        worker or build_worker(app), interval_s=settings.worker_interval_s, poll_interval_s=settings.poll_interval_s
+    )
+    return Background(
+        app.engine,
+        loop,
+        app.embedder,
+        poll_interval_s=settings.poll_interval_s,
+        backfill_interval_s=settings.embedding_backfill_interval_s,
+    )

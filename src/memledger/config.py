@@ -73,9 +73,9 @@ class Settings(BaseSettings):
     # How long a context selection may take before it fails open with an empty block
     # (service.context.SelectRequest.deadline_ms); every surface's default.
     context_deadline_ms: int = Field(default=750, ge=1, le=60_000)
-    # How many context selections of a process run at once; the others wait their turn,
-    # first come first served, within their deadline (service/turns.py). Unset: two per
-    # core; 0: no limit.
+    # How many context selections of the application run at once; the others wait for a
+    # slot, first come first served, within their deadline (service/selection_limit.py).
+    # Unset: two per core; 0: no limit.
     context_concurrency: int | None = Field(default=None, ge=0)
     pool_size: int = Field(default=5, ge=1)
     # The default extraction mode; a tenant may choose its own (``memledger settings``).

@@ -53,7 +53,7 @@ __all__ = ["Change", "ImportSummary", "MemoryLedger", "TurnInput"]
 class MemoryLedger:
     """Memory for LLM agents on an append-only ledger. Thread-safe; open once per process."""
 
-    def __init__(self, database: bootstrap.Database) -> None:
+    def __init__(self, database: bootstrap.App) -> None:
         self.database = database
         self.engine = database.engine  # the owner's: extraction, projection, keys
 
@@ -160,13 +160,15 @@ class MemoryLedger:
         if not wait:
             return summary
         worker = bootstrap.build_worker(self.database)
-        return importing.wait_until_ready(self.engine, worker, summary, timeout_s=wait_timeout_s)
+        return importing.wait_until_ready(
+            self.engine, worker, summary, timeout_s=wait_timeout_s, embedder=self.database.embedder
+        )
 
     def process(self) -> int:
         """Extract every pending turn and bring the read models up to date, now (inline mode).
         Returns the number of turns extracted. A deployment runs ``memledger worker`` instead."""
         report = bootstrap.build_worker(self.database).drain()
-        projections.catch_up_all(self.engine)
+        projections.catch_up_all(self.engine, embedder=self.database.embedder)
         return report.turns
 
     def context(
@@ -205,6 +207,9 @@ class MemoryLedger:
             max_tokens=max_tokens,
             token_model=model,
             vector_search=bootstrap.vector_search(self.database),
+            aging=self.database.aging,
+            limit=self.database.selections,
+            tokenizers=self.database.tokenizers,
         )
         return context.served_block(served)
 
@@ -221,7 +226,14 @@ class MemoryLedger:
         select = context.SelectRequest(
             tenant_id=tenant_id, scopes=scopes, request=request, as_of=as_of, deadline_ms=self._deadline(deadline_ms)
         )
-        return context.select(self._as(tenant_id), select, vector_search=bootstrap.vector_search(self.database))
+        app = self.database
+        return context.select(
+            self._as(tenant_id),
+            select,
+            vector_search=bootstrap.vector_search(app),
+            aging=app.aging,
+            limit=app.selections,
+        )
 
     def search(
         self,
@@ -239,7 +251,16 @@ class MemoryLedger:
         ``DatabaseUnavailable``."""
         vectors = bootstrap.vector_search(self.database)
         with driver_errors.translated():
-            return search.search(self._as(tenant_id), tenant_id, scopes, query, k=k, kinds=kinds, vector_search=vectors)
+            return search.search(
+                self._as(tenant_id),
+                tenant_id,
+                scopes,
+                query,
+                k=k,
+                kinds=kinds,
+                vector_search=vectors,
+                aging=self.database.aging,
+            )
 
     def graph(
         self, tenant_id: str, entity: str, *, depth: int = 1, user: str | None = None, scopes: Scopes | None = None
@@ -249,7 +270,9 @@ class MemoryLedger:
         is shared, as ``context`` shows; without, the whole tenant's (an inspection). Of the
         users' own entities, only that of ``user`` (or ``scopes``' user) is shown."""
         with driver_errors.translated():
-            return search.query_graph(self._as(tenant_id), tenant_id, entity, depth=depth, user=user, scopes=scopes)
+            return search.query_graph(
+                self._as(tenant_id), tenant_id, entity, depth=depth, user=user, scopes=scopes, aging=self.database.aging
+            )
 
     def promote(
         self,
@@ -317,7 +340,7 @@ class MemoryLedger:
 
     def replay(self, tenant_id: str, context_event_id: str) -> Replay:
         """Re-render a served block from the ledger and check its hash."""
-        return context_replay.replay(self._as(tenant_id), tenant_id, context_event_id)
+        return context_replay.replay(self._as(tenant_id), tenant_id, context_event_id, self.database.tokenizers)
 
     def settings(self, tenant_id: str, **switches: bool) -> TenantSettings:
         """The tenant's switches (capture, recall, auto_promote, broad_scope_writes) after

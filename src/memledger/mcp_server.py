@@ -21,7 +21,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from memledger import bootstrap
-from memledger.bootstrap import Database
+from memledger.bootstrap import App
 from memledger.errors import InvalidCommand, LedgerError, Unauthorized
 from memledger.service import (
     context,
@@ -111,7 +111,7 @@ def _explained(tool: Callable[..., T]) -> Callable[..., T]:
     return run
 
 
-def _check_scope(database: Database, ctx: Context, tenant_id: str, user: str | None, *, fixed: bool) -> None:
+def _check_scope(database: App, ctx: Context, tenant_id: str, user: str | None, *, fixed: bool) -> None:
     """Refused unless the HTTP request asserts ``user`` (``MEMLEDGER_SCOPE_SECRET`` set)."""
     secret = database.settings.scope_secret
     if fixed or secret is None or not user:
@@ -121,7 +121,7 @@ def _check_scope(database: Database, ctx: Context, tenant_id: str, user: str | N
     scope_assertions.check(secret.get_secret_value(), tenant_id, [user], header, now=int(time.time()))
 
 
-def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServer:
+def build_server(database: App, *, tenant_id: str | None = None) -> MCPServer:
     """The MCP server over ``database``: a fixed tenant (stdio) or one per API key (HTTP)."""
     server = MCPServer(name="memledger", instructions=INSTRUCTIONS, version="1")
 
@@ -147,15 +147,15 @@ def build_server(database: Database, *, tenant_id: str | None = None) -> MCPServ
 
     _add_memory_context(server, caller, database)
     _add_memory_search(server, caller, database)
-    _add_query_graph(server, caller)
+    _add_query_graph(server, caller, database)
     _add_record_turn(server, caller)
     _add_promote_memory(server, caller)
     _add_memory_provenance(server, caller)
-    _add_graph_stats(server, caller)
+    _add_graph_stats(server, caller, database)
     return server
 
 
-def _add_memory_context(server: MCPServer, caller: Caller, database: Database) -> None:
+def _add_memory_context(server: MCPServer, caller: Caller, database: App) -> None:
     """The ``memory_context`` tool, calling as ``caller`` (``build_server``'s)."""
 
     @server.tool()
@@ -196,11 +196,14 @@ def _add_memory_context(server: MCPServer, caller: Caller, database: Database) -
             token_model=model,
             vector_search=bootstrap.vector_search(database),
             actor="mcp",
+            aging=database.aging,
+            limit=database.selections,
+            tokenizers=database.tokenizers,
         )
         return served.block.text
 
 
-def _add_memory_search(server: MCPServer, caller: Caller, database: Database) -> None:
+def _add_memory_search(server: MCPServer, caller: Caller, database: App) -> None:
     """The ``memory_search`` tool, calling as ``caller`` (``build_server``'s)."""
 
     @server.tool()
@@ -222,7 +225,9 @@ def _add_memory_search(server: MCPServer, caller: Caller, database: Database) ->
         said it (a name, "the user", or "another user (…)": then its "I" is that person)."""
         caller_tenant, engine = caller(ctx, user)
         scopes, vectors = _scopes(session, project, user, org), bootstrap.vector_search(database)
-        found = search.search(engine, caller_tenant, scopes, query, k=k, kinds=kinds, vector_search=vectors)
+        found = search.search(
+            engine, caller_tenant, scopes, query, k=k, kinds=kinds, vector_search=vectors, aging=database.aging
+        )
         names = reader_names.names_of_caller(engine, caller_tenant, scopes)
         return [
             {
@@ -240,7 +245,7 @@ def _add_memory_search(server: MCPServer, caller: Caller, database: Database) ->
         ]
 
 
-def _add_query_graph(server: MCPServer, caller: Caller) -> None:
+def _add_query_graph(server: MCPServer, caller: Caller, database: App) -> None:
     """The ``query_graph`` tool, calling as ``caller`` (``build_server``'s)."""
 
     @server.tool()
@@ -275,6 +280,7 @@ def _add_query_graph(server: MCPServer, caller: Caller) -> None:
             entity_types=entity_types,
             user=user,
             scopes=scopes if any((session, project, user, org)) else None,
+            aging=database.aging,
         )
         found: dict[str, Any] = msgspec.to_builtins(answer)
         return found
@@ -364,7 +370,7 @@ def _add_memory_provenance(server: MCPServer, caller: Caller) -> None:
         return found
 
 
-def _add_graph_stats(server: MCPServer, caller: Caller) -> None:
+def _add_graph_stats(server: MCPServer, caller: Caller, database: App) -> None:
     """The ``graph_stats`` tool, calling as ``caller`` (``build_server``'s)."""
 
     @server.tool(name="graph_stats")
@@ -375,7 +381,8 @@ def _add_graph_stats(server: MCPServer, caller: Caller) -> None:
         with the most mentions, and how many entities were mentioned only once. Give `user` to let
         the user's own entity be listed; the counts hold everyone's."""
         caller_tenant, engine = caller(ctx, user)
-        found: dict[str, Any] = msgspec.to_builtins(graph_stats.graph_stats(engine, caller_tenant, top=top, user=user))
+        stats = graph_stats.graph_stats(engine, caller_tenant, top=top, user=user, aging=database.aging)
+        found: dict[str, Any] = msgspec.to_builtins(stats)
         return found
 
     @server.tool(name="maintenance_status")
@@ -386,12 +393,13 @@ def _add_graph_stats(server: MCPServer, caller: Caller) -> None:
         hidden from context and search, and the decay half-life. Reads only; merging is the
         operator's (`memledger maintenance run`)."""
         caller_tenant, engine = caller(ctx, None)
-        status: dict[str, Any] = msgspec.to_builtins(maintenance.status(engine, caller_tenant))
+        found = maintenance.status(engine, caller_tenant, aging=database.aging, embedding_model=database.embedder.model)
+        status: dict[str, Any] = msgspec.to_builtins(found)
         return status
 
 
 def run(
-    database: Database,
+    database: App,
     *,
     transport: Literal["stdio", "http"] = "stdio",
     tenant_id: str | None = None,

@@ -306,11 +306,13 @@ def select_with_vectors(
 ) -> Selection:
     """``context.select`` with the ledger's vector channel, its model loaded first (so
     the channel is never skipped while it loads), and a deadline a busy test machine
-    cannot reach: these tests compare what is chosen, not how fast."""
-    channel = bootstrap.vector_search(library.database)
+    cannot reach: these tests compare what is chosen, not how fast. Its limit on
+    selections at once is the ledger's, as ``MemoryLedger.select``'s."""
+    app = library.database
+    channel = bootstrap.vector_search(app)
     getattr(channel.embedder, "load", lambda: None)()
     select = context.SelectRequest(tenant, scopes, request, deadline_ms=COMPARING_DEADLINE_MS)
-    return context.select(engine, select, vector_search=channel)
+    return context.select(engine, select, vector_search=channel, aging=app.aging, limit=app.selections)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from memledger.projectors import registry, runner
-from memledger.projectors.embeddings import EmbeddingsProjector
+from memledger.projectors.embeddings.projector import EmbeddingsProjector
 from memledger.service import projections as service
 from tests.integration.test_embedding_chain_rows import FIRST, Switchable, tenant, turn
 from tests.integration.test_embeddings import Writer

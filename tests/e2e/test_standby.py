@@ -49,7 +49,7 @@ OPERATOR_KEY = "operator-" + "k" * 40
 class Setup:
     pair: Pair
     name: str
-    database: bootstrap.Database  # primary, with the standby as its read replica
+    database: bootstrap.App  # primary, with the standby as its read replica
     standby_owner: Engine
     settings: Settings
 
@@ -67,7 +67,7 @@ def _url(url: URL) -> str:
 @pytest.fixture(scope="module")
 def setup() -> Iterator[Setup]:
     pair = Pair()
-    opened: list[bootstrap.Database] = []
+    opened: list[bootstrap.App] = []
     try:
         name = f"standby_{uuid.uuid4().hex[:10]}"
         primary_url = db.ensure_database(pair.primary_url, name)

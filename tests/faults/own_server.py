@@ -111,7 +111,7 @@ class OwnServer:
         self._bin: Path = self._server.bin_path
         self._user: str | None = self._server.system_user
         self._socket_dir = str(self.url.query["host"])
-        self.databases: list[bootstrap.Database] = []
+        self.databases: list[bootstrap.App] = []
         self.disks: list[DataDisk] = []
 
     def _pg_ctl(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -162,7 +162,7 @@ class OwnServer:
             admin.dispose()
         return disk
 
-    def database(self, prefix: str, *, disk: DataDisk | None = None, **settings: Any) -> bootstrap.Database:
+    def database(self, prefix: str, *, disk: DataDisk | None = None, **settings: Any) -> bootstrap.App:
         """A new database, its tables on ``disk`` if given, migrated through ``bootstrap.connect``."""
         name = f"{prefix}_{uuid.uuid4().hex[:10]}"
         url = db.ensure_database(self.url, name)
@@ -178,7 +178,7 @@ class OwnServer:
         options = {**QUICK, **settings}
         database = bootstrap.connect(Settings(DATABASE_URL=url.render_as_string(hide_password=False), **options))
         self.databases.append(database)
-        embedder = bootstrap.build_embedder(database.settings)
+        embedder = database.embedder
         if isinstance(embedder, MiniLmEmbedder):
             embedder.load()  # once per process: seconds of CPU that must not count in the tests' waits
         return database

@@ -1,7 +1,7 @@
 """PostgreSQL restarting in the middle of ingestion.
 
 A client records turns in batches while the projectors, the sealer and the
-extraction worker run in the background threads of ``bootstrap.Background``; the
+extraction worker run in the background threads of ``bootstrap.start_background``; the
 server crashes (``pg_ctl stop -m immediate``: sessions cut, no checkpoint, WAL
 replayed at the next start) and comes back. The client sends a refused batch again,
 unchanged, as any client would. Afterwards every turn is in the ledger once, each
@@ -26,6 +26,7 @@ from memledger import bootstrap
 from memledger.api.app import create_app
 from memledger.errors import DatabaseUnavailable
 from memledger.service import integrity, keys
+from memledger.service.background import Background
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
 from memledger.store import event_store
@@ -109,7 +110,7 @@ class Sender(threading.Thread):
                 break
 
 
-def resumed(background: bootstrap.Background) -> bool:
+def resumed(background: Background) -> bool:
     """True once the background has caught up; fails at once if one of its threads died."""
     dead = [t.name for t in background.threads if not t.is_alive()]
     assert not dead, f"background threads that died at the restart: {dead}"
@@ -164,7 +165,7 @@ def test_a_crash_in_the_middle_of_ingestion_loses_and_repeats_no_turn_and_everyt
 
 
 @pytest.fixture
-def api(pg: OwnServer) -> tuple[TestClient, bootstrap.Database, dict[str, str]]:
+def api(pg: OwnServer) -> tuple[TestClient, bootstrap.App, dict[str, str]]:
     database = pg.database("api_down")
     _, key = keys.create(database.engine, TENANT, label="faults")
     client = TestClient(create_app(database), raise_server_exceptions=False)
@@ -172,7 +173,7 @@ def api(pg: OwnServer) -> tuple[TestClient, bootstrap.Database, dict[str, str]]:
 
 
 def test_the_api_answers_503_with_the_reason_while_postgres_is_down_and_recovers_after(
-    pg: OwnServer, api: tuple[TestClient, bootstrap.Database, dict[str, str]]
+    pg: OwnServer, api: tuple[TestClient, bootstrap.App, dict[str, str]]
 ) -> None:
     client, database, auth = api
     turn = {"role": "user", "text": "I use Docker.", "turn_id": "down-1", "scopes": {"session": "s1"}}
@@ -206,7 +207,7 @@ def test_the_api_answers_503_with_the_reason_while_postgres_is_down_and_recovers
 
 
 def test_a_session_lost_between_the_pools_ping_and_its_transaction_is_refused_as_unavailable(
-    pg: OwnServer, api: tuple[TestClient, bootstrap.Database, dict[str, str]]
+    pg: OwnServer, api: tuple[TestClient, bootstrap.App, dict[str, str]]
 ) -> None:
     """The window in which a server dies under a ping that just succeeded, made certain:
     each checkout of the application role's pool terminates its own backend."""

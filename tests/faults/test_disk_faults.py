@@ -28,6 +28,7 @@ from memledger.api.app import create_app
 from memledger.errors import DatabaseUnavailable
 from memledger.projectors.status import ProjectionStatus
 from memledger.service import integrity, keys, projections
+from memledger.service.background import Background
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
 from tests.faults.checks import (
@@ -69,7 +70,7 @@ class Outage:
         _, key = keys.create(self.engine, TENANT, label="faults")
         self.http = TestClient(create_app(self.database), raise_server_exceptions=False)
         self.auth = {"Authorization": f"Bearer {key}"}
-        self.background: bootstrap.Background | None = None
+        self.background: Background | None = None
 
     def record(self, batch: list[TurnInput]) -> None:
         record_turns(self.database.for_tenant(TENANT), TENANT, batch)

@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 
 from memledger import bootstrap
 from memledger.adapters.embedding import MINILM_MODEL
-from memledger.projectors import embedding_backfill, embedding_queries
+from memledger.projectors.embeddings import backfill as embedding_backfill
+from memledger.projectors.embeddings import queries as embedding_queries
 from memledger.service import health
 from tests.faults.fake_embedding_provider import OK, FakeEmbeddings
 from tests.faults.fake_provider import status
@@ -21,20 +22,20 @@ from tests.faults.test_embedding_fallback import database as database  # noqa: P
 from tests.faults.test_embedding_fallback import provider as provider  # noqa: PLC0414 - the fixture (re-exported)
 
 
-def detail(database: bootstrap.Database) -> dict[str, object]:
-    return health.check(database.engine, bootstrap.build_worker(database), datetime.now(UTC))
+def detail(database: bootstrap.App) -> dict[str, object]:
+    return health.check(database.engine, bootstrap.build_worker(database), datetime.now(UTC), database.embedder)
 
 
-def not_first(database: bootstrap.Database) -> dict[str, int]:
+def not_first(database: bootstrap.App) -> dict[str, int]:
     """Rows under a model other than the first, counted by the read model's own query."""
     with database.engine.connect() as conn:
         return {m: n for m, n in embedding_queries.rows_by_model(conn).items() if m != PRIMARY}
 
 
 def test_health_details_show_the_chains_switches_and_the_rows_waiting_until_the_backfill_moves_them(
-    database: bootstrap.Database, provider: FakeEmbeddings
+    database: bootstrap.App, provider: FakeEmbeddings
 ) -> None:
-    chain = chain_of(database, provider, status(500))
+    database, chain = chain_of(database, provider, status(500))
     before = detail(database)["embeddings"]
     assert before == {
         "models": [PRIMARY, MINILM_MODEL],

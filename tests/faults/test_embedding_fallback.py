@@ -11,6 +11,7 @@ first model once it answers, and the rows always equal a rebuild's.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
@@ -22,10 +23,12 @@ import sqlalchemy as sa
 
 from memledger import bootstrap
 from memledger.adapters.embedding import MINILM_MODEL
-from memledger.adapters.embedding_chain import EmbeddingChain
+from memledger.adapters.embedding_chain import EmbeddingChain, as_chain
 from memledger.errors import EmbeddingMismatch, ProjectionFailed
-from memledger.projectors import checkpoints, embedding_backfill, embedding_queries, rebuild, registry, runner
-from memledger.projectors.embeddings import EmbeddingsProjector, embeddings
+from memledger.projectors import checkpoints, rebuild, registry, runner
+from memledger.projectors.embeddings import backfill as embedding_backfill
+from memledger.projectors.embeddings import queries as embedding_queries
+from memledger.projectors.embeddings.projector import EmbeddingsProjector, embeddings
 from memledger.service import projections, search
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
@@ -62,8 +65,7 @@ def provider() -> Iterator[FakeEmbeddings]:
 
 
 @pytest.fixture(scope="module")
-def database(own_server: OwnServer, provider: FakeEmbeddings) -> Iterator[bootstrap.Database]:
-    before = registry.embedder()
+def database(own_server: OwnServer, provider: FakeEmbeddings) -> Iterator[bootstrap.App]:
     database = own_server.database(
         "embchain",
         embedding_models=f"{PRIMARY},minilm",
@@ -74,23 +76,22 @@ def database(own_server: OwnServer, provider: FakeEmbeddings) -> Iterator[bootst
         embedding_backfill_interval_s=0,
     )
     yield database
-    registry.use_embedder(before)
 
 
-def chain_of(database: bootstrap.Database, provider: FakeEmbeddings, *script: Reply) -> EmbeddingChain:
-    """A new chain (no cool-down yet) as the settings build it, made this process's, with
-    the first provider following ``script`` from now."""
+def chain_of(database: bootstrap.App, provider: FakeEmbeddings, *script: Reply) -> tuple[bootstrap.App, EmbeddingChain]:
+    """``database``'s application with a new chain (no cool-down yet) as the settings
+    build it, and the chain, the first provider following ``script`` from now."""
     bootstrap._embedding_chain.cache_clear()  # a chain with a fresh Router per test
     chain = bootstrap.build_embedder(database.settings)
     assert isinstance(chain, EmbeddingChain), chain
-    bootstrap.preload_embedder(database)  # the offline model's loading is no outage's cost
-    registry.use_embedder(chain)
+    app = dataclasses.replace(database, embedder=chain)
+    bootstrap.preload_embedder(app)  # the offline model's loading is no outage's cost
     provider.script("fake-primary", *script)
     provider.asked.clear()
-    return chain
+    return app, chain
 
 
-def record(database: bootstrap.Database, tenant: str, texts: tuple[str, ...] = TEXTS) -> list[str]:
+def record(database: bootstrap.App, tenant: str, texts: tuple[str, ...] = TEXTS) -> list[str]:
     turns = [
         TurnInput(
             role="user", text=said(tenant, text), turn_id=f"{tenant}-{i}", scopes=Scopes(session=tenant, user="ann")
@@ -106,11 +107,11 @@ def said(tenant: str, text: str) -> str:
     return f"{text} ({tenant})"
 
 
-def project(database: bootstrap.Database) -> list[float]:
+def project(database: bootstrap.App) -> list[float]:
     """Catch the other projections up, then the embeddings projection batch by batch;
     each batch's time."""
     projections.catch_up_all(database.engine, ["turns", "facts", "entities", "relationships"])
-    projector = registry.by_name("embeddings")
+    projector = registry.by_name("embeddings", database.embedder)
     took = []
     while True:
         start = time.monotonic()
@@ -120,7 +121,7 @@ def project(database: bootstrap.Database) -> list[float]:
         took.append(time.monotonic() - start)
 
 
-def models_of(database: bootstrap.Database, tenant: str) -> dict[str, str]:
+def models_of(database: bootstrap.App, tenant: str) -> dict[str, str]:
     """Each turn's row model."""
     e = embeddings.c
     stmt = sa.select(e.item_id, e.model).where(e.tenant_id == tenant, e.item_kind == "turn")
@@ -128,22 +129,27 @@ def models_of(database: bootstrap.Database, tenant: str) -> dict[str, str]:
         return {str(r[0]): str(r[1]) for r in conn.execute(stmt).all()}
 
 
-def nearest_turns(database: bootstrap.Database, tenant: str, model: str, text: str) -> list[str]:
+def nearest_turns(database: bootstrap.App, tenant: str, model: str, text: str) -> list[str]:
     query = vector("fake-primary", said(tenant, text))
     with database.engine.begin() as conn:
-        found = embedding_queries.nearest(conn, tenant, query, model, kinds=["turn"], k=3)
+        found = embedding_queries.nearest(conn, tenant, query, model, kinds=["turn"], k=3, chain=chain_models(database))
     return [n.item_id for n in found]
 
 
-def equal_to_a_rebuild(database: bootstrap.Database) -> bool:
-    diffs = rebuild.verify(database.engine, registry.by_name("embeddings"))
+def chain_models(database: bootstrap.App) -> tuple[str, ...]:
+    """The models of the application's embedder, first choice first."""
+    return as_chain(database.embedder).models
+
+
+def equal_to_a_rebuild(database: bootstrap.App) -> bool:
+    diffs = rebuild.verify(database.engine, registry.by_name("embeddings", database.embedder))
     return bool(diffs) and all(d.equal for d in diffs)
 
 
 def test_a_failing_primary_falls_back_to_the_offline_model_under_its_name_and_nothing_is_lost(
-    database: bootstrap.Database, provider: FakeEmbeddings, caplog: pytest.LogCaptureFixture
+    database: bootstrap.App, provider: FakeEmbeddings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    chain = chain_of(database, provider, status(500))
+    database, chain = chain_of(database, provider, status(500))
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     turn_ids = record(database, tenant)
     began = time.monotonic()
@@ -160,9 +166,9 @@ def test_a_failing_primary_falls_back_to_the_offline_model_under_its_name_and_no
 
 
 def test_search_uses_the_tenants_model_and_finds_fallback_items_by_their_words(
-    database: bootstrap.Database, provider: FakeEmbeddings
+    database: bootstrap.App, provider: FakeEmbeddings
 ) -> None:
-    chain = chain_of(database, provider, status(500))
+    database, chain = chain_of(database, provider, status(500))
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     record(database, tenant)
     project(database)
@@ -175,14 +181,15 @@ def test_search_uses_the_tenants_model_and_finds_fallback_items_by_their_words(
     # the first model's query never meets the fallback's vectors: no answer, no mismatch
     assert nearest_turns(database, tenant, PRIMARY, TEXTS[6]) == []
     with database.engine.begin() as conn:
-        mixed = embedding_queries.nearest(conn, tenant, vector("fake-primary", TEXTS[6]), MINILM_MODEL, ["turn"], 3)
+        query = vector("fake-primary", TEXTS[6])
+        mixed = embedding_queries.nearest(conn, tenant, query, MINILM_MODEL, ["turn"], 3, chain.models)
     assert mixed and all(n.distance > 0.3 for n in mixed), "another model's query vector is only another direction"
 
 
 def test_the_backfill_moves_fallback_rows_to_the_first_model_once_it_answers(
-    database: bootstrap.Database, provider: FakeEmbeddings
+    database: bootstrap.App, provider: FakeEmbeddings
 ) -> None:
-    chain = chain_of(database, provider, status(500))
+    database, chain = chain_of(database, provider, status(500))
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     turn_ids = record(database, tenant)
     project(database)
@@ -204,9 +211,9 @@ def test_the_backfill_moves_fallback_rows_to_the_first_model_once_it_answers(
 
 
 def test_a_hanging_primary_costs_its_timeout_once_per_window_then_recovers(
-    database: bootstrap.Database, provider: FakeEmbeddings
+    database: bootstrap.App, provider: FakeEmbeddings
 ) -> None:
-    chain = chain_of(database, provider, HANG)
+    database, chain = chain_of(database, provider, HANG)
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     turn_ids = record(database, tenant)
     began = time.monotonic()
@@ -226,7 +233,7 @@ def test_a_hanging_primary_costs_its_timeout_once_per_window_then_recovers(
 
 
 def test_a_second_provider_writes_under_its_own_name(
-    own_server: OwnServer, provider: FakeEmbeddings, database: bootstrap.Database
+    own_server: OwnServer, provider: FakeEmbeddings, database: bootstrap.App
 ) -> None:
     two = own_server.database(
         "embtwo",
@@ -236,7 +243,7 @@ def test_a_second_provider_writes_under_its_own_name(
         embedding_retries=1,
         embedding_cooldown_s=COOL_S,
     )
-    chain = chain_of(two, provider, status(503))
+    two, chain = chain_of(two, provider, status(503))
     provider.script("fake-second", OK)
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     turn_ids = record(two, tenant, TEXTS[:3])
@@ -262,21 +269,21 @@ def test_a_second_provider_writes_under_its_own_name(
 
 
 def test_a_fallback_model_is_no_mismatch_but_a_model_outside_the_chain_is(
-    database: bootstrap.Database, provider: FakeEmbeddings
+    database: bootstrap.App, provider: FakeEmbeddings
 ) -> None:
-    chain_of(database, provider, status(500))
+    database, chain = chain_of(database, provider, status(500))
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     record(database, tenant, TEXTS[:2])
     project(database)
     with database.engine.begin() as conn:
-        embedding_queries.check_model(conn, tenant, PRIMARY, 384)  # a fallback's rows: no error
+        embedding_queries.check_model(conn, tenant, PRIMARY, 384, chain.models)  # a fallback's rows: no error
         with pytest.raises(EmbeddingMismatch, match="rebuild"):
-            embedding_queries.check_model(conn, tenant, "openai/another", 384)
+            embedding_queries.check_model(conn, tenant, "openai/another", 384, chain.models)
     assert isinstance(registry.by_name("embeddings"), EmbeddingsProjector)
 
 
 def test_serve_backfills_by_itself_once_the_primary_recovers(
-    own_server: OwnServer, provider: FakeEmbeddings, database: bootstrap.Database
+    own_server: OwnServer, provider: FakeEmbeddings, database: bootstrap.App
 ) -> None:
     served = own_server.database(
         "embserve",
@@ -287,7 +294,7 @@ def test_serve_backfills_by_itself_once_the_primary_recovers(
         embedding_cooldown_s=1.0,
         embedding_backfill_interval_s=0.3,
     )
-    chain = chain_of(served, provider, status(500))
+    served, chain = chain_of(served, provider, status(500))
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     turn_ids = record(served, tenant, TEXTS[:4])
     background = bootstrap.start_background(served)

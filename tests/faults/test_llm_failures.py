@@ -57,7 +57,7 @@ def provider() -> Iterator[FakeProvider]:
 
 
 @pytest.fixture(scope="module")
-def database(own_server: OwnServer, provider: FakeProvider) -> bootstrap.Database:
+def database(own_server: OwnServer, provider: FakeProvider) -> bootstrap.App:
     return own_server.database(
         "llm",
         extractor="llm",
@@ -69,7 +69,7 @@ def database(own_server: OwnServer, provider: FakeProvider) -> bootstrap.Databas
     )
 
 
-def record(database: bootstrap.Database, prefix: str) -> list[str]:
+def record(database: bootstrap.App, prefix: str) -> list[str]:
     """The six turns, with ids of their own, in a session of their own."""
     turns = [
         TurnInput(
@@ -84,7 +84,7 @@ def record(database: bootstrap.Database, prefix: str) -> list[str]:
     return [str(t.turn_id) for t in turns]
 
 
-def llm_worker(database: bootstrap.Database, provider: FakeProvider, *script: Reply) -> ExtractionWorker:
+def llm_worker(database: bootstrap.App, provider: FakeProvider, *script: Reply) -> ExtractionWorker:
     """The configured (LLM) worker, with the provider following ``script`` from now."""
     provider.script = list(script)
     provider.requests.clear()
@@ -100,7 +100,7 @@ def model_of(worker: ExtractionWorker) -> LlmExtractor:
     return worker.extractor.default
 
 
-def results(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: list[str]) -> dict[str, list[object]]:
+def results(database: bootstrap.App, worker: ExtractionWorker, turn_ids: list[str]) -> dict[str, list[object]]:
     """What ``worker``'s extractor appended for each turn (the events, not their ids or metadata)."""
     with database.engine.connect() as conn:
         return {
@@ -111,7 +111,7 @@ def results(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: li
         }
 
 
-def answered_by(database: bootstrap.Database, worker: ExtractionWorker, turn_ids: list[str]) -> dict[str, set[str]]:
+def answered_by(database: bootstrap.App, worker: ExtractionWorker, turn_ids: list[str]) -> dict[str, set[str]]:
     """Per turn, the extractors (name@version) the metadata of its events names."""
     with database.engine.connect() as conn:
         return {
@@ -123,7 +123,7 @@ def answered_by(database: bootstrap.Database, worker: ExtractionWorker, turn_ids
         }
 
 
-def heuristic_results(database: bootstrap.Database, turn_ids: list[str]) -> dict[str, list[object]]:
+def heuristic_results(database: bootstrap.App, turn_ids: list[str]) -> dict[str, list[object]]:
     """What a heuristic worker makes of the same turns (its own checkpoint and streams)."""
     heuristic = bootstrap.build_worker(database, HeuristicExtractor())
     heuristic.drain()
@@ -142,7 +142,7 @@ FAILURES = {
 
 @pytest.mark.parametrize("failure", FAILURES.values(), ids=FAILURES.keys())
 def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_events_are_stored(
-    database: bootstrap.Database, provider: FakeProvider, failure: Reply
+    database: bootstrap.App, provider: FakeProvider, failure: Reply
 ) -> None:
     turn_ids = record(database, f"fail-{failure.kind}-{failure.status}")
     worker = llm_worker(database, provider, failure)
@@ -169,7 +169,7 @@ def test_a_failing_provider_is_retried_then_the_heuristics_extract_and_their_eve
 
 
 def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table(
-    database: bootstrap.Database, provider: FakeProvider
+    database: bootstrap.App, provider: FakeProvider
 ) -> None:
     turn_ids = record(database, "garbage")
     first, second = turn_ids[:BATCH], turn_ids[BATCH:]
@@ -202,7 +202,7 @@ def test_garbage_answers_are_refused_whole_and_nothing_of_them_reaches_any_table
 
 
 @pytest.fixture(scope="module")
-def quick_cooldown(own_server: OwnServer, provider: FakeProvider) -> bootstrap.Database:
+def quick_cooldown(own_server: OwnServer, provider: FakeProvider) -> bootstrap.App:
     """As ``database``, one attempt per call (litellm's Router sleeps seconds before retrying
     a lone model) and a cool-down of ``COOLDOWN_S`` (the default is a minute)."""
     return own_server.database(
@@ -221,7 +221,7 @@ COOLDOWN_S = 4.0
 
 
 def test_a_lone_model_is_skipped_while_it_cools_down_and_asked_again_after_with_no_restart(
-    quick_cooldown: bootstrap.Database, provider: FakeProvider
+    quick_cooldown: bootstrap.App, provider: FakeProvider
 ) -> None:
     database = quick_cooldown
     turn_ids = record(database, "recovers")

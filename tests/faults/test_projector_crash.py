@@ -1,5 +1,5 @@
 """A projector crashing in the middle of a batch, through the service: the background
-threads of ``bootstrap.Background`` follow the ledger, as ``memledger serve --workers``
+threads of ``bootstrap.start_background`` follow the ledger, as ``memledger serve --workers``
 runs them (tests/integration covers the runner alone and a killed runner process).
 
 Two crashes: an event the turns projector cannot apply (a CHECK constraint stands in
@@ -22,6 +22,7 @@ from memledger.projectors import registry
 from memledger.projectors.base import live_schema
 from memledger.projectors.status import ProjectionStatus
 from memledger.service import integrity, projections
+from memledger.service.background import Background
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
 from memledger.store import event_reads
@@ -40,7 +41,7 @@ TENANT = "crash"
 POISON = "b005"
 
 
-def record(database: bootstrap.Database, prefix: str, count: int) -> list[str]:
+def record(database: bootstrap.App, prefix: str, count: int) -> list[str]:
     """``count`` turns in one call (one transaction); their ids."""
     batch = [
         TurnInput(role="user", text=turn_text(i), turn_id=f"{prefix}{i:03d}", scopes=Scopes(session=prefix, user="ann"))
@@ -60,7 +61,7 @@ def turn_rows(engine: Engine) -> set[str]:
         return {str(r[0]) for r in rows}
 
 
-def running(background: bootstrap.Background) -> None:
+def running(background: Background) -> None:
     dead = [t.name for t in background.threads if not t.is_alive()]
     assert not dead, f"background threads that died: {dead}"
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id, relationship_key
 from memledger.formatting import TEXT_BEGIN, TEXT_END, Style, render
-from memledger.projectors.entities import EntityRow
-from memledger.projectors.facts_fold import FactRow
-from memledger.projectors.relationships import RelationshipRow
+from memledger.projectors.entities.projector import EntityRow
+from memledger.projectors.facts.fold import FactRow
+from memledger.projectors.relationships.projector import RelationshipRow
 from memledger.selection import from_state
 from memledger.selection.rank import (
     Candidate,

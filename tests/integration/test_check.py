@@ -82,7 +82,7 @@ def test_a_failing_model_fails_its_step_only(ledger: MemoryLedger) -> None:
 
 def test_an_unreachable_database_fails_its_step_and_skips_the_rest() -> None:
     settings = Settings(DATABASE_URL=f"postgresql://memledger@127.0.0.1:{_closed_port()}/memledger")
-    opened: list[bootstrap.Database] = []
+    opened: list[bootstrap.App] = []
 
     def connect() -> check.Probes:
         opened.append(bootstrap.connect(bootstrap.check_settings(settings), run_migrations=False))

@@ -29,7 +29,8 @@ from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import EntityObserved, Event, FactExtracted, RelationshipObserved, ScopeKind, Scopes
 from memledger.events.envelope import NewEvent
-from memledger.projectors import checkpoints, facts_channels
+from memledger.projectors import checkpoints
+from memledger.projectors.facts import channels as facts_channels
 from memledger.selection import candidates, visibility
 from memledger.selection.rank import (
     SMALLEST_LATER_ITEM,

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 import pytest
 from fastapi.testclient import TestClient
 
+from memledger.adapters.tokenizers import Tokenizers
 from memledger.api.app import create_app
 from memledger.config import Settings
 from memledger.events.catalogue import ContextServed, Scopes
-from memledger.formatting import render, tokens
+from memledger.formatting import estimate, render
 from memledger.library import MemoryLedger
 from memledger.service import context, context_replay
 from tests.e2e.conftest import scratch
@@ -53,17 +54,23 @@ def _fake_litellm() -> ModuleType:
     return module
 
 
+@dataclasses.dataclass
+class Loading:
+    """Tokenizers whose import lasts until ``release`` is set."""
+
+    tokenizers: Tokenizers
+    release: threading.Event
+
+
 @pytest.fixture
-def loading(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
-    """The process's tokenizers, whose import lasts until the event is set."""
+def loading() -> Iterator[Loading]:
     release = threading.Event()
 
     def slow_import() -> ModuleType:
         release.wait(120)
         return _fake_litellm()
 
-    monkeypatch.setattr(tokens, "TOKENIZERS", tokens.Tokenizers(loader=slow_import))
-    yield release
+    yield Loading(Tokenizers(estimate, loader=slow_import), release)
     release.set()
 
 
@@ -73,9 +80,10 @@ def library(database: TestDatabase) -> Iterator[MemoryLedger]:
         yield opened
 
 
-def _serve(library: MemoryLedger, tenant: str) -> context.ServedContext:
+def _serve(library: MemoryLedger, tenant: str, tokenizers: Tokenizers) -> context.ServedContext:
     request = context.SelectRequest(tenant, SCOPES, REQUEST, deadline_ms=context.DEFAULT_DEADLINE_MS)
-    return context.build_context(library.database.for_tenant(tenant), request, max_tokens=MAX_TOKENS, token_model=MODEL)
+    engine = library.database.for_tenant(tenant)
+    return context.build_context(engine, request, max_tokens=MAX_TOKENS, token_model=MODEL, tokenizers=tokenizers)
 
 
 def _recorded(library: MemoryLedger, tenant: str, event_id: str) -> ContextServed:
@@ -94,50 +102,53 @@ def said(library: MemoryLedger, tenant: str) -> str:
 
 
 def test_a_request_naming_a_model_is_served_in_its_deadline_by_the_estimate_while_the_tokenizer_loads(
-    library: MemoryLedger, said: str, loading: threading.Event
+    library: MemoryLedger, said: str, loading: Loading
 ) -> None:
     started = time.monotonic()
-    served = _serve(library, said)
+    served = _serve(library, said, loading.tokenizers)
     elapsed_ms = (time.monotonic() - started) * 1000
 
     assert elapsed_ms < context.DEFAULT_DEADLINE_MS, f"took {elapsed_ms:.0f} ms"
     assert served.selection.items, served.selection.empty_reason
     assert served.tokens_estimated
-    assert served.block.tokens == tokens.estimate(served.block.text)
+    assert served.block.tokens == estimate(served.block.text)
     assert _recorded(library, said, served.event_id).token_model is None, "recorded as counted: by the estimate"
-    assert not tokens.TOKENIZERS.ready, "the import runs on"
-    assert tokens.TOKENIZERS.warm().is_alive(), "in the background, started by the request"
+    assert not loading.tokenizers.ready, "the import runs on"
+    assert loading.tokenizers.warm().is_alive(), "in the background, started by the request"
 
 
 def test_a_block_counted_by_the_estimate_replays_the_same_once_the_tokenizer_is_loaded(
-    library: MemoryLedger, said: str, loading: threading.Event
+    library: MemoryLedger, said: str, loading: Loading
 ) -> None:
-    served = _serve(library, said)
-    loading.set()
-    tokens.TOKENIZERS.warm().join(10)
-    assert tokens.TOKENIZERS.ready
-    by_model = render(
-        served.selection, max_chars=5000, max_tokens=MAX_TOKENS, count_tokens=tokens.litellm_counter(MODEL)
-    )
+    tokenizers = loading.tokenizers
+    served = _serve(library, said, tokenizers)
+    loading.release.set()
+    tokenizers.warm().join(10)
+    assert tokenizers.ready
+    by_model = render(served.selection, max_chars=5000, max_tokens=MAX_TOKENS, count_tokens=tokenizers.counter(MODEL))
     assert by_model.sha256 != served.block.sha256, "the model's tokenizer would render another block"
 
-    replayed = context_replay.replay(library.database.engine, said, served.event_id)
+    replayed = context_replay.replay(library.database.engine, said, served.event_id, tokenizers)
 
     assert replayed.matches
     assert replayed.block.text == served.block.text
-    now = _serve(library, said)  # loaded: counted by the model, recorded so, replayed so
+    now = _serve(library, said, tokenizers)  # loaded: counted by the model, recorded so, replayed so
     assert not now.tokens_estimated
     assert now.block.text == by_model.text
     assert _recorded(library, said, now.event_id).token_model == MODEL
-    assert context_replay.replay(library.database.engine, said, now.event_id).matches
+    assert context_replay.replay(library.database.engine, said, now.event_id, tokenizers).matches
 
 
 @pytest.mark.parametrize(
     ("settings", "warmed"), [({"extractor": "llm", "llm_model": "gpt-4o-mini"}, True), ({}, False)]
 )
 def test_the_api_starts_loading_the_tokenizer_at_startup_when_a_model_is_configured(
-    library: MemoryLedger, loading: threading.Event, settings: dict[str, str], warmed: bool
+    library: MemoryLedger, loading: Loading, settings: dict[str, str], warmed: bool
 ) -> None:
-    configured = dataclasses.replace(library.database, settings=Settings(**settings))  # type: ignore[arg-type]
+    configured = dataclasses.replace(
+        library.database,
+        settings=Settings(**settings),  # type: ignore[arg-type]
+        tokenizers=loading.tokenizers,
+    )
     with TestClient(create_app(configured)):
-        assert tokens.TOKENIZERS.started is warmed
+        assert loading.tokenizers.started is warmed

@@ -18,8 +18,16 @@ from sqlalchemy.engine import Engine
 from memledger.adapters.embedding import offline
 from memledger.errors import EmbeddingFailed
 from memledger.events.catalogue import Scopes, TurnRecorded
-from memledger.projectors import checkpoints, embedding_backfill, embedding_queries, live_version, rebuild, runner
-from memledger.projectors.embeddings import VERSION, EmbeddingsProjector, embeddings, text_sha256, upgrade_in_place
+from memledger.projectors import checkpoints, live_version, rebuild, runner
+from memledger.projectors.embeddings import backfill as embedding_backfill
+from memledger.projectors.embeddings import queries as embedding_queries
+from memledger.projectors.embeddings.projector import (
+    VERSION,
+    EmbeddingsProjector,
+    embeddings,
+    text_sha256,
+    upgrade_in_place,
+)
 from memledger.service import erasure
 from memledger.store import embedding_cache
 from tests.faults.fake_embedding_provider import vector

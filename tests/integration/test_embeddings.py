@@ -36,8 +36,8 @@ from memledger.events.catalogue import (
 )
 from memledger.events.envelope import NewEvent
 from memledger.projectors import checkpoints, rebuild, registry, runner
-from memledger.projectors.embedding_queries import delete_items, nearest, text_hashes
-from memledger.projectors.embeddings import EmbeddingsProjector, embeddings, text_sha256
+from memledger.projectors.embeddings.projector import EmbeddingsProjector, embeddings, text_sha256
+from memledger.projectors.embeddings.queries import delete_items, nearest, text_hashes
 from memledger.service import context, projections, scope_ids, search, vector_channel
 from memledger.service.record import TurnInput, record_turns
 from memledger.store import embedding_cache, event_reads, event_store
@@ -370,13 +370,8 @@ def test_bootstrap_vector_search_finds_a_fact_by_meaning(vectors_db: Engine) -> 
         fact("deadline", "deadline", "the Phoenix launch is due in March"),
     )
     runner.catch_up(vectors_db, registry.by_name("embeddings"))
-    database = bootstrap.Database(
-        engine=vectors_db,
-        url=vectors_db.url,
-        embedded=False,
-        settings=Settings(embedding_model="minilm"),
-        app_engine=vectors_db,  # unused here: the vector channel reads through the caller's connection
-    )
+    # app_engine unused here: the vector channel reads through the caller's connection
+    database = bootstrap.assemble(Settings(embedding_model="minilm"), vectors_db, vectors_db.url, False, vectors_db)
     search = bootstrap.vector_search(database)
 
     with vectors_db.connect() as conn:
@@ -390,8 +385,8 @@ def test_bootstrap_vector_search_finds_a_fact_by_meaning(vectors_db: Engine) -> 
     assert kept and not [part for part in kept if isinstance(part, str) and "puppy" in part]
 
 
-def _search_database(engine: Engine) -> bootstrap.Database:
-    return bootstrap.Database(engine=engine, url=engine.url, embedded=False, settings=Settings(), app_engine=engine)
+def _search_database(engine: Engine) -> bootstrap.App:
+    return bootstrap.assemble(Settings(), engine, engine.url, False, engine)
 
 
 def test_search_finds_turns_and_facts_by_meaning_through_its_vector_channel(vectors_db: Engine) -> None:
@@ -462,9 +457,7 @@ def test_a_retracted_fact_never_comes_back_through_the_vector_channel(vectors_db
     )
     projections.install_all(vectors_db)
     projections.catch_up_all(vectors_db, ["facts", "embeddings"])
-    database = bootstrap.Database(
-        engine=vectors_db, url=vectors_db.url, embedded=False, settings=Settings(), app_engine=vectors_db
-    )
+    database = bootstrap.assemble(Settings(), vectors_db, vectors_db.url, False, vectors_db)
     request = context.SelectRequest(
         tenant_id=tenant, scopes=Scopes(user="ada"), request="Does she have a puppy?", deadline_ms=5000
     )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import Engine
 
 from memledger.projectors import live_version, runner
-from memledger.projectors.embeddings import VERSION, EmbeddingsProjector
+from memledger.projectors.embeddings.projector import VERSION, EmbeddingsProjector
 from memledger.service import projections
 from tests.integration.test_embedding_chain_rows import Switchable, tenant, turn
 from tests.integration.test_embeddings import Writer, rows

@@ -25,7 +25,8 @@ from memledger.events.catalogue import Scopes
 from memledger.events.envelope import Recorded
 from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.extraction.protocol import TurnExtraction, TurnText
-from memledger.projectors import embeddings, registry, runner
+from memledger.projectors import registry, runner
+from memledger.projectors.embeddings import projector as embeddings
 from memledger.service import erasure, memory, reextraction
 from memledger.service.record import TurnInput, record_turns
 from memledger.store import embedding_cache
@@ -289,15 +290,16 @@ def test_an_erasure_waits_for_the_projections_up_to_its_record_not_for_later_app
             i += 1
             time.sleep(0.02)  # 50 turns a second, against 20 texts a second
 
-    before = registry.embedder()
-    registry.use_embedder(SlowEmbedder())
+    slow = SlowEmbedder()
     thread = threading.Thread(target=appender)
     thread.start()
     reports: list[erasure.ErasureReport] = []
     try:
         time.sleep(0.5)
         erase = threading.Thread(
-            target=lambda: reports.append(erasure.erase(engine, "t-refresh", "ada", timeout_s=2.0, vacuum_after=False))
+            target=lambda: reports.append(
+                erasure.erase(engine, "t-refresh", "ada", timeout_s=2.0, vacuum_after=False, embedder=slow)
+            )
         )
         erase.start()
         erase.join(15)  # before: it returned only once the appends stopped
@@ -306,5 +308,4 @@ def test_an_erasure_waits_for_the_projections_up_to_its_record_not_for_later_app
         stop.set()
         thread.join(30)
         erase.join(120)
-        registry.use_embedder(before)
     assert reports[0].erased_events >= 1

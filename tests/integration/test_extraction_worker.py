@@ -39,7 +39,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.projectors import checkpoints
-from memledger.projectors.facts import facts
+from memledger.projectors.facts.projector import facts
 from memledger.service import projections, scope_ids, tenant_settings
 from memledger.service.extraction import (
     BatchReport,

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from memledger.library import MemoryLedger
 from memledger.projectors.base import live_schema
-from memledger.projectors.embeddings import text_sha256
+from memledger.projectors.embeddings.projector import text_sha256
 from memledger.service.types import Scopes
 from tests.conftest import TestDatabase
 from tests.e2e.conftest import scratch

@@ -13,20 +13,15 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from memledger.adapters.embedding import offline
 from memledger.errors import InvalidCommand, NotFound
 from memledger.events.catalogue import EntityObserved, Event, RelationshipObserved, Scopes, TurnRecorded
 from memledger.events.envelope import NewEvent
-from memledger.projectors import (
-    checkpoints,
-    entities,
-    entity_merges,
-    graph_aging,
-    graph_queries,
-    rebuild,
-    registry,
-    runner,
-)
-from memledger.projectors.embeddings import embeddings as embeddings_table
+from memledger.projectors import checkpoints, rebuild, registry, runner
+from memledger.projectors.embeddings.projector import embeddings as embeddings_table
+from memledger.projectors.entities import merges as entity_merges
+from memledger.projectors.entities import projector as entities
+from memledger.projectors.relationships import graph_aging, graph_queries
 from memledger.selection.words import query_words
 from memledger.service import erasure, graph_stats, maintenance, projections, provenance, scope_ids, search
 from memledger.store import db, event_store, migrate
@@ -220,12 +215,8 @@ def test_rarely_mentioned_stale_entities_are_hidden_but_counted(database: Any) -
         assert graph_aging.hidden_count(conn, tenant, aging) == 1
         assert sorted(entity_merges.shown_as(conn, tenant, everyone, aging)) == everyone[:3]
         assert graph_aging.hidden_count(conn, tenant, graph_aging.Aging(min_mentions=0)) == 0
-    graph_aging.use(aging)
-    try:
-        assert graph_stats.graph_stats(engine, tenant).hidden_entities == 1
-        assert maintenance.status(engine, tenant).hidden_entities == 1
-    finally:
-        graph_aging.use(graph_aging.Aging())
+    assert graph_stats.graph_stats(engine, tenant, aging=aging).hidden_entities == 1
+    assert maintenance.status(engine, tenant, aging=aging).hidden_entities == 1
     # An auditor still finds it.
     assert provenance.provenance(engine, tenant, "person:zed quill").steps
 
@@ -302,7 +293,7 @@ def test_the_embedding_rule_compares_only_the_tenants_model(database: Any) -> No
             .values(model="fallback/model")
         )
     with db.reading(engine) as conn:
-        found = entity_merges.entity_vectors(conn, tenant, 100, registry.embedder().model)
+        found = entity_merges.entity_vectors(conn, tenant, 100, offline().model)
         other = entity_merges.entity_vectors(conn, tenant, 100, "fallback/model")
     assert (found.count, found.ids) == (1, ["tool:kubernetes cluster"])
     assert (other.count, other.ids) == (1, ["tool:redis"])

@@ -21,8 +21,8 @@ from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import Event, MemoryRetracted, RelationshipObserved
 from memledger.events.keys import entity_id, relationship_key
-from memledger.projectors import graph_queries
-from memledger.projectors.relationships import relationships
+from memledger.projectors.relationships import graph_queries
+from memledger.projectors.relationships.projector import relationships
 from tests.conftest import project_events
 
 NODES = [("person", f"Person {i}") for i in range(12)] + [("tool", f"Tool {i}") for i in range(8)]

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import EntityObserved, Event
-from memledger.projectors import graph_queries
+from memledger.projectors.relationships import graph_queries
 from memledger.selection.words import query_words
 from tests.conftest import project_events
 

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from memledger.events.catalogue import Scopes
 from memledger.library import MemoryLedger
 from memledger.selection.types import Selection
-from memledger.service import nearest_aside, turns
+from memledger.service import nearest_aside
 from memledger.store import db
 from tests.e2e.conftest import PHOENIX_TURNS, said, select_with_vectors
 
@@ -78,7 +78,7 @@ def test_while_another_selection_runs_the_nearest_facts_are_read_on_the_selectio
     engine = library.database.for_tenant(tenant)
     alone = _select(library, engine, tenant)
     aside_calls.clear()
-    other = turns.selections()
+    other = library.database.selections
     assert other.acquire(0)  # another caller's selection
     try:
         shared = _select(library, engine, tenant)

@@ -21,8 +21,8 @@ from memledger.events.envelope import START, Recorded
 from memledger.projectors import checkpoints, rebuild, registry, runner
 from memledger.projectors import replay as replaying
 from memledger.projectors.base import Projector, live_schema
-from memledger.projectors.facts import FactsProjector
-from memledger.projectors.turns import TurnsReplay
+from memledger.projectors.facts.projector import FactsProjector
+from memledger.projectors.turns.projector import TurnsReplay
 from memledger.store import db, event_reads, migrate
 from tests.conftest import TestDatabase
 from tests.support import workload

@@ -24,8 +24,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from memledger.projectors import checkpoints, rebuild, runner
-from memledger.projectors.facts import FactsProjector, conflicts, facts
-from memledger.projectors.relationships import RelationshipsProjector
+from memledger.projectors.facts.projector import FactsProjector, conflicts, facts
+from memledger.projectors.relationships.projector import RelationshipsProjector
 from memledger.store import event_reads
 from tests.integration.test_projections_support import (
     READ_MODELS,

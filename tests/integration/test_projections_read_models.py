@@ -40,10 +40,10 @@ from memledger.events.envelope import Cursor, NewEvent
 from memledger.events.keys import entity_id, relationship_key, slot_id
 from memledger.projectors import checkpoints, rebuild, runner
 from memledger.projectors.base import Projector
-from memledger.projectors.entities import EntitiesProjector, entities
-from memledger.projectors.facts import FactsProjector, conflicts, facts
-from memledger.projectors.relationships import RelationshipsProjector, relationships
-from memledger.projectors.turns import TurnsProjector, search, turns
+from memledger.projectors.entities.projector import EntitiesProjector, entities
+from memledger.projectors.facts.projector import FactsProjector, conflicts, facts
+from memledger.projectors.relationships.projector import RelationshipsProjector, relationships
+from memledger.projectors.turns.projector import TurnsProjector, search, turns
 from memledger.store import event_reads, event_store, outage
 from tests.integration.test_projections_support import (
     assert_equals_rebuild,

@@ -22,9 +22,9 @@ from memledger.errors import ProjectionFailed
 from memledger.events.catalogue import FactExtracted, Scopes, TurnRecorded
 from memledger.events.envelope import NewEvent, Recorded
 from memledger.projectors import checkpoints, runner
-from memledger.projectors.facts import FactsProjector, facts
+from memledger.projectors.facts.projector import FactsProjector, facts
 from memledger.projectors.status import ProjectionStatus, status
-from memledger.projectors.turns import TurnsProjector, turns
+from memledger.projectors.turns.projector import TurnsProjector, turns
 from memledger.service import projections as service
 from memledger.store import db, event_reads, event_store
 from tests.integration.test_projections_support import (

@@ -19,8 +19,7 @@ from memledger.adapters.embedding_pool import EmbedderPool
 from memledger.events.catalogue import TurnRecorded
 from memledger.extraction.protocol import TurnExtraction, TurnText
 from memledger.library import MemoryLedger
-from memledger.projectors import registry
-from memledger.projectors.embeddings import embeddings
+from memledger.projectors.embeddings.projector import embeddings
 from memledger.service import projections, readiness
 from memledger.service.extraction_pool import ExtractorPool
 from memledger.store import event_reads
@@ -87,7 +86,7 @@ def test_a_backlog_waited_for_gives_what_a_worker_and_catch_up_give(
     waited = ledger.import_turns("waited", lines, wait=True)
     assert waited.ready_seconds is not None, waited.readiness
     assert read_in_pool and max(read_in_pool) > 10  # batches larger than the worker's 10 turns
-    assert not isinstance(registry.embedder(), EmbedderPool)  # the process's embedder is back
+    assert not isinstance(ledger.database.embedder, EmbedderPool)  # the application's embedder is its own
 
     ledger.import_turns("drained", lines)
     bootstrap.build_worker(ledger.database).drain()

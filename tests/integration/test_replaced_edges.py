@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from memledger.config import Settings
 from memledger.events.catalogue import MemoryRetracted
 from memledger.library import MemoryLedger
-from memledger.projectors.facts import conflicts, facts
+from memledger.projectors.facts.projector import conflicts, facts
 from memledger.service.record import TurnInput
 from memledger.service.replaced_edges import REASON
 from memledger.service.types import Scopes

@@ -17,7 +17,8 @@ from sqlalchemy.engine import Engine
 
 from memledger.events.catalogue import FactExtracted, Scopes
 from memledger.events.envelope import NewEvent
-from memledger.projectors import facts_channels, live_version
+from memledger.projectors import live_version
+from memledger.projectors.facts import channels as facts_channels
 from memledger.selection.candidates import scope_pairs
 from memledger.selection.words import query_words
 from memledger.service import context, projections, scope_ids

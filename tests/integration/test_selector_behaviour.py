@@ -52,8 +52,9 @@ from memledger.events.catalogue import (
 from memledger.events.envelope import START, NewEvent
 from memledger.events.keys import slot_id
 from memledger.formatting import CONFLICT_FLAG, FORMATTER_VERSION, render
-from memledger.projectors import embedding_queries, runner
-from memledger.projectors.embeddings import EmbeddingsProjector
+from memledger.projectors import runner
+from memledger.projectors.embeddings import queries as embedding_queries
+from memledger.projectors.embeddings.projector import EmbeddingsProjector
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import GENERAL_MIN_CONFIDENCE, request_category
 from memledger.selection.types import Selection

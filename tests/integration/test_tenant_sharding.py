@@ -59,7 +59,7 @@ CROSS_TENANT: dict[str, str] = {
     "store.event_reads.visible_head": "where the global order ends (a new extractor starting from now)",
     "store.event_reads.committed_head": "where the global order ends (what erasure waits for)",
     "store.chain.read_raw": "the sealer chains every tenant's new events, read in the global order",
-    "projectors.embeddings.hashes_in_use": "erasure keeps cache entries other tenants' vectors still use",
+    "projectors.embeddings.projector.hashes_in_use": "erasure keeps cache entries other tenants' vectors still use",
     "store.event_reads.cursor_at": "the (tx_id, position) of a global position (erasure's wait, an as_of)",
 }
 # Request statements (the application role's) that do not name their tenant: row-level
@@ -275,7 +275,7 @@ def test_every_statement_names_its_tenant_or_comes_from_a_listed_cross_tenant_re
             unlisted.setdefault(where, set()).update(missing)
     assert not unlisted, f"statements on tenant tables that name no tenant, by caller: {unlisted}"
     used = {c for s in captured if _unnamed(s, tables) for c in s.callers if c in CROSS_TENANT}
-    always = {"store.event_reads.read_all", "store.chain.read_raw", "projectors.embeddings.hashes_in_use"}
+    always = {"store.event_reads.read_all", "store.chain.read_raw", "projectors.embeddings.projector.hashes_in_use"}
     assert always <= used, f"listed as reading across tenants, but did not: {always - used}"
 
 

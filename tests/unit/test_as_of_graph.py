@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 from memledger.events.catalogue import EntitiesMerged, EntityObserved, Event, RelationshipObserved, Scopes
 from memledger.events.envelope import Metadata, Recorded
-from memledger.projectors import entities, relationships
-from memledger.projectors.entities import EntityRow
+from memledger.projectors.entities import projector as entities
+from memledger.projectors.entities.projector import EntityRow
+from memledger.projectors.relationships import projector as relationships
 from memledger.selection import from_state
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -31,7 +31,7 @@ from memledger.adapters.embedding import (
 )
 from memledger.config import Settings
 from memledger.errors import EmbeddingFailed
-from memledger.projectors import embedding_queries
+from memledger.projectors.embeddings import queries as embedding_queries
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

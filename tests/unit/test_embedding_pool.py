@@ -11,7 +11,6 @@ import pytest
 from memledger.adapters.embedding import offline
 from memledger.adapters.embedding_pool import MIN_PART, EmbedderPool, split
 from memledger.errors import EmbeddingFailed
-from memledger.projectors import registry
 from memledger.service import readiness
 
 
@@ -98,16 +97,11 @@ class Chained(Recording):
 
 
 def test_the_wait_pools_a_single_model_but_leaves_a_chain_whole() -> None:
-    before = registry.embedder()
-    try:
-        single = Recording(1)
-        registry.use_embedder(single)
-        with readiness._pooled_embedder(2):
-            assert isinstance(registry.embedder(), EmbedderPool)
-        assert registry.embedder() is single
-        chained = Chained(1)
-        registry.use_embedder(chained)
-        with readiness._pooled_embedder(2):
-            assert registry.embedder() is chained, "a pool would hide the chain's fallbacks"
-    finally:
-        registry.use_embedder(before)
+    single = Recording(1)
+    with readiness._pooled_embedder(single, 2) as used:
+        assert isinstance(used, EmbedderPool)
+    with readiness._pooled_embedder(single, 1) as used:
+        assert used is single, "one worker: no pool"
+    chained = Chained(1)
+    with readiness._pooled_embedder(chained, 2) as used:
+        assert used is chained, "a pool would hide the chain's fallbacks"

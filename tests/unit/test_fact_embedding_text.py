@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from memledger.events.catalogue import FactExtracted, MemoryPromoted
 from memledger.events.envelope import Metadata, Recorded
 from memledger.events.keys import key_words, speaker_prefix
-from memledger.projectors.embeddings import item_text
+from memledger.projectors.embeddings.projector import item_text
 
 T0 = datetime(2026, 11, 27, tzinfo=UTC)
 HASHED_SAM = "hid.user.347c74cd" + "0" * 24

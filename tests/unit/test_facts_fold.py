@@ -24,8 +24,8 @@ from memledger.events.catalogue import (
 )
 from memledger.events.envelope import Metadata, Recorded
 from memledger.events.keys import slot_id
-from memledger.projectors import facts
-from memledger.projectors.facts_fold import ConflictRow, FactRow, FactsState
+from memledger.projectors.facts import projector as facts
+from memledger.projectors.facts.fold import ConflictRow, FactRow, FactsState
 
 TENANT = "t1"
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memledger.adapters.tokenizers import Tokenizers
 from memledger.events.catalogue import Scopes
 from memledger.formatting import (
     CONFLICT_FLAG,
@@ -30,7 +31,6 @@ from memledger.formatting import (
     Style,
     clean,
     estimate,
-    litellm_counter,
     neutralise,
     render,
 )
@@ -761,6 +761,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.mark.usefixtures("no_network")
 def test_litellm_counter_counts_offline_and_falls_back_for_unknown_models(capsys: pytest.CaptureFixture[str]) -> None:
+    litellm_counter = Tokenizers(estimate).counter  # a model's tokenizer, the estimate for another
     count = litellm_counter("gpt-4o")
     assert count is not estimate
     assert count("hello world") == 2

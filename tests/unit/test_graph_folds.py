@@ -23,10 +23,11 @@ from memledger.events.catalogue import (
 )
 from memledger.events.envelope import Metadata, Recorded
 from memledger.events.keys import entity_id, relationship_key
-from memledger.projectors import entities, relationships
 from memledger.projectors.confidence import merge_ordered, reinforce
-from memledger.projectors.entities import EntityRow
-from memledger.projectors.relationships import RelationshipRow
+from memledger.projectors.entities import projector as entities
+from memledger.projectors.entities.projector import EntityRow
+from memledger.projectors.relationships import projector as relationships
+from memledger.projectors.relationships.projector import RelationshipRow
 
 TENANT = "t1"
 T0 = datetime(2024, 5, 1, tzinfo=UTC)

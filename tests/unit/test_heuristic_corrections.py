@@ -15,8 +15,8 @@ from memledger.extraction.directives import forget_topic, with_directives
 from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.extraction.policy import Counts, Policy, to_events
 from memledger.extraction.protocol import TurnExtraction, TurnText
-from memledger.projectors import facts
-from memledger.projectors.facts_fold import FactRow, FactsState
+from memledger.projectors.facts import projector as facts
+from memledger.projectors.facts.fold import FactRow, FactsState
 
 T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memledger.projectors.entity_merges import EntityVectors, MergeInput
-from memledger.projectors.graph_aging import Aging, edge_weight, is_pruned
+from memledger.projectors.entities.merges import EntityVectors, MergeInput
+from memledger.projectors.relationships.graph_aging import Aging, edge_weight, is_pruned
 from memledger.service.maintenance_rules import find_candidates, name_key
 
 

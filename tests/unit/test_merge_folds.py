@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from memledger.events.catalogue import EntitiesMerged, EntitiesSplit, EntityObserved, Event, Scopes, TurnRecorded
 from memledger.events.envelope import Metadata, Recorded
-from memledger.projectors import entities
-from memledger.projectors.entities import EntityRow
+from memledger.projectors.entities import projector as entities
+from memledger.projectors.entities.projector import EntityRow
 from memledger.service import erasure_scope
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -15,31 +15,29 @@ from memledger import bootstrap
 from memledger.api import errors, routes_airi, routes_check, routes_import, routes_memory, routes_ops
 from memledger.api.intake import Intake
 from memledger.api.schemas import ErrorOut
-from memledger.bootstrap import Database
+from memledger.bootstrap import App
 from memledger.errors import LedgerError
 from memledger.service import keys
 
 DEFAULT_MAX_BODY = 2 * 1024 * 1024
 
 
-def _operator_key_of(database: Database) -> str | None:
+def _operator_key_of(database: App) -> str | None:
     secret = database.settings.operator_key
     return None if secret is None else secret.get_secret_value()
 
 
-def _lifespan(database: Database) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+def _lifespan(database: App) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # At once, in the background: ready to serve before litellm is imported.
-        bootstrap.warm_tokenizers(database.settings)
+        bootstrap.warm_tokenizers(database)
         yield
 
     return lifespan
 
 
-def create_app(
-    database: Database, *, max_body_bytes: int = DEFAULT_MAX_BODY, operator_key: str | None = None
-) -> FastAPI:
+def create_app(database: App, *, max_body_bytes: int = DEFAULT_MAX_BODY, operator_key: str | None = None) -> FastAPI:
     """The HTTP API over ``database``. Every request but /health needs an API key, and
     /health's details need the operator key (default: ``MEMLEDGER_OPERATOR_KEY``)."""
     errors_documented: dict[int | str, dict[str, Any]] = {

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 
 from memledger.api.intake import HOLDER_STATE
-from memledger.bootstrap import Database
+from memledger.bootstrap import App
 from memledger.errors import DatabaseUnavailable, Unauthorized
 from memledger.service import keys, scope_assertions
 from memledger.service.driver_errors import translate
@@ -25,10 +25,11 @@ _header = APIKeyHeader(name="X-API-Key", auto_error=False)
 _NO_KEY = "a valid API key is required (Authorization: Bearer <key> or X-API-Key)"
 
 
-def database_of(request: Request) -> Database:
-    """The database the app was built over."""
-    db_: Database = request.app.state.database
-    return db_
+def database_of(request: Request) -> App:
+    """The application (``bootstrap.App``: the database, its engines and the parts use cases
+    are given) the HTTP app was built over."""
+    built: App = request.app.state.database
+    return built
 
 
 async def api_key(

@@ -135,9 +135,16 @@ def _block(request: Request, reader: Reader | None, message: str, model: str) ->
     """The memory block for ``message``; empty when memory cannot answer (it fails open)."""
     if reader is None:
         return ""
-    vectors = vector_search(database_of(request))
+    app = database_of(request)
     select = _select_request(request, reader, message, model)
-    served = context.build_context(reader.engine, select, vector_search=vectors, actor=reader.actor)
+    served = context.build_context(
+        reader.engine,
+        select,
+        vector_search=vector_search(app),
+        actor=reader.actor,
+        aging=app.aging,
+        limit=app.selections,
+    )
     return served.block.text
 
 
@@ -226,7 +233,10 @@ def post_structured(body: ContextIn, request: Request, reader: ContextReader) ->
     model = _model(body.modelName)
     _record_asked(request, reader, body.message, model)
     select = _select_request(request, reader, body.message, model)
-    selection = context.select(reader.engine, select, vector_search=vector_search(database_of(request)))
+    app = database_of(request)
+    selection = context.select(
+        reader.engine, select, vector_search=vector_search(app), aging=app.aging, limit=app.selections
+    )
     return StructuredContextOut(
         workingMemory=_working(reader, model),
         semanticMemory=_semantic(selection.items),
@@ -308,8 +318,8 @@ def _now() -> str:
 @router.get("/health", response_model=HealthOut)
 def get_health(request: Request) -> JSONResponse:
     """Up or down, for anyone (no key), as memledger's /health says it, with AIRI's timestamp."""
-    database = database_of(request)
-    report = health.check(database.engine, build_worker(database), datetime.now(UTC))
+    app = database_of(request)
+    report = health.check(app.engine, build_worker(app), datetime.now(UTC), app.embedder)
     status = "ok" if report["ok"] else "unavailable"
     return JSONResponse(status_code=200 if report["ok"] else 503, content={"status": status, "timestamp": _now()})
 

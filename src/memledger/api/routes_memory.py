@@ -171,6 +171,9 @@ def get_context(
         token_model=model,
         vector_search=vector_search(database),
         actor=actor,
+        aging=database.aging,
+        limit=database.selections,
+        tokenizers=database.tokenizers,
     )
     return _context_response(served)
 
@@ -210,7 +213,13 @@ def post_select(body: SelectIn, request: Request, reader: ContextReader) -> Sele
         deadline_ms=body.deadline_ms or database.settings.context_deadline_ms,
     )
     selection = replica_reads.select(
-        database.reads, engine, select, after=body.after, vector_search=vector_search(database)
+        database.reads,
+        engine,
+        select,
+        after=body.after,
+        vector_search=vector_search(database),
+        aging=database.aging,
+        limit=database.selections,
     )
     own = selection.scopes.user if selection.scopes else None
     unnamed = msgspec.structs.replace(selection, items=tuple(search.others_unnamed(i, own) for i in selection.items))
@@ -353,7 +362,9 @@ def get_search(
     vectors = vector_search(database)
     found = database.reads.read(
         tenant_id,
-        lambda on: search.search(on, tenant_id, scopes, q, k=k, kinds=kind, vector_search=vectors),
+        lambda on: search.search(
+            on, tenant_id, scopes, q, k=k, kinds=kind, vector_search=vectors, aging=database.aging
+        ),
         after=after,
         wait_s=replica_reads.wait_s(database.settings.context_deadline_ms),
     )
@@ -381,7 +392,14 @@ def get_graph(
     answer = database.reads.read(
         tenant_id,
         lambda on: search.query_graph(
-            on, tenant_id, entity, depth=depth, relations=relation, entity_types=entity_type, user=user
+            on,
+            tenant_id,
+            entity,
+            depth=depth,
+            relations=relation,
+            entity_types=entity_type,
+            user=user,
+            aging=database.aging,
         ),
         after=after,
         wait_s=replica_reads.wait_s(database.settings.context_deadline_ms),
@@ -392,6 +410,7 @@ def get_graph(
 
 @router.get("/v1/graph/stats", tags=["agents"])
 def get_graph_stats(
+    request: Request,
     tenant_id: Tenant,
     engine: Fenced,
     top: Annotated[int, Query(ge=1, le=graph_stats.MAX_TOP, description="how many entities each top list names")] = 10,
@@ -400,7 +419,9 @@ def get_graph_stats(
     """The tenant's graph in numbers: entities by type and relationships by relation and
     status (every user's), the entities with the most active relationships and the most
     mentions (no other user's), and how many entities were mentioned only once."""
-    found: dict[str, Any] = msgspec.to_builtins(graph_stats.graph_stats(engine, tenant_id, top=top, user=user))
+    aging = database_of(request).aging
+    stats = graph_stats.graph_stats(engine, tenant_id, top=top, user=user, aging=aging)
+    found: dict[str, Any] = msgspec.to_builtins(stats)
     return found
 
 

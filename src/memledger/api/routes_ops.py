@@ -57,10 +57,12 @@ def get_projections(engine: Fenced) -> list[dict[str, Any]]:
 
 
 @router.get("/v1/maintenance", tags=["operators"])
-def get_maintenance(tenant_id: Tenant, engine: Fenced) -> dict[str, Any]:
+def get_maintenance(request: Request, tenant_id: Tenant, engine: Fenced) -> dict[str, Any]:
     """The graph's upkeep: entities merged and merges the rules would propose now,
     entities pruning hides from context and search, and the aging settings reads apply."""
-    found: dict[str, Any] = msgspec.to_builtins(maintenance.status(engine, tenant_id))
+    app = database_of(request)
+    status = maintenance.status(engine, tenant_id, aging=app.aging, embedding_model=app.embedder.model)
+    found: dict[str, Any] = msgspec.to_builtins(status)
     return found
 
 
@@ -71,8 +73,10 @@ def run_maintenance(
     """Merge the entities the rules find to be one (one ``EntitiesMerged`` event per
     group, with its evidence); with ``dry_run``, only say which. Running again merges
     nothing new."""
-    owner = database_of(request).engine
-    report = maintenance.run(engine, tenant_id, owner=owner, dry_run=dry_run, actor=actor)
+    app = database_of(request)
+    report = maintenance.run(
+        engine, tenant_id, owner=app.engine, dry_run=dry_run, actor=actor, embedding_model=app.embedder.model
+    )
     found: dict[str, Any] = msgspec.to_builtins(report)
     return found
 
@@ -87,7 +91,7 @@ def get_health(request: Request, detail: bool = False) -> JSONResponse:
     if detail and not is_operator(request):
         raise Unauthorized("the health details need the operator key (Authorization: Bearer <MEMLEDGER_OPERATOR_KEY>)")
     database = database_of(request)
-    report = health.check(database.engine, build_worker(database), datetime.now(UTC))
+    report = health.check(database.engine, build_worker(database), datetime.now(UTC), database.embedder)
     status = 200 if report["ok"] else 503
     if detail:
         if database.reads.replicas:  # reads fall back to the primary: a replica's lag is shown, not a 503

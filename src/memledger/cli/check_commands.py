@@ -35,7 +35,7 @@ def register(commands: Any) -> None:
 
 def check_command(args: argparse.Namespace) -> int:
     """Exit 0 when every step that ran passed, 1 otherwise (an unreachable database too)."""
-    opened: list[bootstrap.Database] = []
+    opened: list[bootstrap.App] = []
 
     def connect() -> check.Probes:
         database = bootstrap.connect(bootstrap.check_settings(Settings()), run_migrations=False)

@@ -1,7 +1,7 @@
 """Commands for agents and auditors: context, replay, search, graph, provenance, history.
 
 Each names its tenant and runs as the application role, fenced to that tenant by
-row-level security (``bootstrap.Database.for_tenant``)."""
+row-level security (``bootstrap.App.for_tenant``)."""
 
 from __future__ import annotations
 
@@ -214,7 +214,9 @@ def context_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         if replay_id is not None:
-            replayed = context_replay.replay(database.for_tenant(args.tenant), args.tenant, replay_id)
+            replayed = context_replay.replay(
+                database.for_tenant(args.tenant), args.tenant, replay_id, database.tokenizers
+            )
             return _print_replay(replay_id, replayed, as_json=args.json)
         ledger_pages.require_tenant(database.for_tenant(args.tenant), args.tenant)
         request = context.SelectRequest(
@@ -226,7 +228,7 @@ def context_command(args: argparse.Namespace) -> int:
             deadline_ms=database.settings.context_deadline_ms,
         )
         if args.model:
-            bootstrap.load_tokenizers()
+            bootstrap.load_tokenizers(database)
         served = context.build_context(
             database.for_tenant(args.tenant),
             request,
@@ -234,6 +236,9 @@ def context_command(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             token_model=args.model,
             vector_search=bootstrap.vector_search(database),
+            aging=database.aging,
+            limit=database.selections,
+            tokenizers=database.tokenizers,
         )
     finally:
         database.close()
@@ -292,7 +297,14 @@ def search_command(args: argparse.Namespace) -> int:
         engine, vectors = database.for_tenant(args.tenant), bootstrap.vector_search(database)
         ledger_pages.require_tenant(engine, args.tenant)
         items = search.search(
-            engine, args.tenant, scopes_of(args), args.query, k=args.k, kinds=args.kinds, vector_search=vectors
+            engine,
+            args.tenant,
+            scopes_of(args),
+            args.query,
+            k=args.k,
+            kinds=args.kinds,
+            vector_search=vectors,
+            aging=database.aging,
         )
         names = names_of(engine, args.tenant, scopes_of(args), (item.text for item in items))
     finally:
@@ -329,6 +341,7 @@ def graph_command(args: argparse.Namespace) -> int:
             entity_types=args.entity_types,
             user=args.user,
             every_user=True,  # an operator's inspection, which reads every scope anyway
+            aging=database.aging,
         )
         ends = [name for edge in answer.edges for name in (edge.source_name, edge.target_name)]
         names = names_of(engine, args.tenant, scopes_of(args), ends)

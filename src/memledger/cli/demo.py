@@ -89,7 +89,7 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"tenant: {DEMO_TENANT}; Alice's scopes: {_options(USER)}; her colleague Bob: --user bob\n")
         _record_and_project(database, engine)
         served = _serve(database, engine)
-        _graph(engine)
+        _graph(engine, database)
         fact = next((item for item in served.selection.items if item.kind == "fact"), None)
         if fact is not None:
             _trace(engine, fact)
@@ -105,7 +105,7 @@ def _options(scopes: Scopes) -> str:
     return " ".join(f"--{kind} {shlex.quote(key)}" for kind, key in given if key)
 
 
-def _record_and_project(database: bootstrap.Database, engine: Engine) -> None:
+def _record_and_project(database: bootstrap.App, engine: Engine) -> None:
     """Steps 1 to 3: record the turns, extract them, bring the read models up to date."""
     results = record_turns(engine, DEMO_TENANT, _turns())
     replayed = sum(len(r.positions) for r in results if r.replayed)
@@ -115,17 +115,24 @@ def _record_and_project(database: bootstrap.Database, engine: Engine) -> None:
     print(f"2. extracted {report.turns} turns into {report.events} events (heuristic extractor)")
     # Events each read model applied, not its rows: an entity named in three turns is
     # three events and one row; a fact stated twice is reinforced, not added.
-    applied = {name: count for name, count in projections.catch_up_all(database.engine).items() if count}
+    caught_up = projections.catch_up_all(database.engine, embedder=database.embedder)
+    applied = {name: count for name, count in caught_up.items() if count}
     events = ", ".join(f"{name} {count}" for name, count in applied.items()) or "none new"
     print(f"3. brought the read models up to date (events applied: {events})\n")
 
 
-def _serve(database: bootstrap.Database, engine: Engine) -> context.ServedContext:
+def _serve(database: bootstrap.App, engine: Engine) -> context.ServedContext:
     """Step 4: the block an agent gets for ``REQUEST`` in Alice's Thursday session."""
     request = context.SelectRequest(
         tenant_id=DEMO_TENANT, scopes=ASKED, request=REQUEST, deadline_ms=database.settings.context_deadline_ms
     )
-    served = context.build_context(engine, request, vector_search=bootstrap.vector_search(database))
+    served = context.build_context(
+        engine,
+        request,
+        vector_search=bootstrap.vector_search(database),
+        aging=database.aging,
+        limit=database.selections,
+    )
     print(f"4. an agent asks, in Alice's session ({_options(ASKED)}): {REQUEST!r}\n")
     print(served.block.text)
     print(f"\n   the block holds {_kinds(served)}: the most relevant of what these scopes may see")
@@ -141,9 +148,9 @@ def _kinds(served: context.ServedContext) -> str:
     return ", ".join(parts) or "no items"
 
 
-def _graph(engine: Engine) -> None:
+def _graph(engine: Engine, database: bootstrap.App) -> None:
     """Step 5: what the graph says project Phoenix uses and depends on."""
-    answer = search.query_graph(engine, DEMO_TENANT, QUESTION, depth=1)
+    answer = search.query_graph(engine, DEMO_TENANT, QUESTION, depth=1, aging=database.aging)
     ends = [name for edge in answer.edges for name in (edge.source_name, edge.target_name)]
     names = names_of(engine, DEMO_TENANT, ASKED, ends)
     print(f"5. the graph around {QUESTION} ({len(answer.edges)} relationships):")

@@ -66,6 +66,7 @@ def erase_command(args: argparse.Namespace) -> int:
             actor=args.actor,
             refresh=not args.no_wait,
             vacuum_after=not args.no_vacuum,
+            embedder=database.embedder,
         )
     finally:
         database.close()

@@ -85,6 +85,7 @@ def import_command(args: argparse.Namespace) -> int:
                 summary,
                 timeout_s=args.wait_timeout,
                 progress=show.readiness if show is not None else None,
+                embedder=database.embedder,
             )
     finally:
         database.close()

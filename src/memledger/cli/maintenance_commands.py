@@ -59,7 +59,14 @@ def run_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         engine = database.for_tenant(args.tenant)
-        report = maintenance.run(engine, args.tenant, owner=database.engine, dry_run=args.dry_run, actor=ACTOR)
+        report = maintenance.run(
+            engine,
+            args.tenant,
+            owner=database.engine,
+            dry_run=args.dry_run,
+            actor=ACTOR,
+            embedding_model=database.embedder.model,
+        )
     finally:
         database.close()
     print(json_line(msgspec.to_builtins(report)) if args.json else "\n".join(_report_text(report)))
@@ -70,7 +77,8 @@ def status_command(args: argparse.Namespace) -> int:
     """Print where a tenant's graph stands."""
     database = bootstrap.connect(Settings())
     try:
-        found = maintenance.status(database.for_tenant(args.tenant), args.tenant)
+        engine, model = database.for_tenant(args.tenant), database.embedder.model
+        found = maintenance.status(engine, args.tenant, aging=database.aging, embedding_model=model)
     finally:
         database.close()
     print(json_line(msgspec.to_builtins(found)) if args.json else "\n".join(_status_text(found)))

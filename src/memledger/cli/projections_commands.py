@@ -62,7 +62,7 @@ def status_command(args: argparse.Namespace) -> int:
     try:
         rows = projections.statuses(database.engine)
         replicas = replica_reads.lag(database.reads, database.engine)
-        chain = projections.embedding_chain_status(database.engine)
+        chain = projections.embedding_chain_status(database.engine, database.embedder)
     finally:
         database.close()
     # The chain's counters are a serving process's (GET /health?detail=1); this one embedded nothing.
@@ -112,7 +112,8 @@ def run_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(settings)
     try:
         if args.once:
-            for name, applied in projections.catch_up_all(database.engine, args.names).items():
+            caught_up = projections.catch_up_all(database.engine, args.names, embedder=database.embedder)
+            for name, applied in caught_up.items():
                 print(f"{name}: applied {applied} events")
             return 0
         stopping: list[bool] = []
@@ -122,6 +123,7 @@ def run_command(args: argparse.Namespace) -> int:
             args.names,
             poll_interval=settings.poll_interval_s,
             should_stop=lambda: bool(stopping),
+            embedder=database.embedder,
         )
     finally:
         database.close()
@@ -137,7 +139,8 @@ def rebuild_command(args: argparse.Namespace) -> int:
                 print(f"{name}: rebuilt from {applied:,} events in {seconds:.1f} s and swapped in", flush=True)
             return 0
         for projector in projections.select(args.names):
-            applied = projections.rebuild(database.engine, projector.name, _progress(projector.name))
+            progress = _progress(projector.name)
+            applied = projections.rebuild(database.engine, projector.name, progress, embedder=database.embedder)
             print(file=sys.stderr)
             print(f"\r{projector.name}: rebuilt from {applied:,} events and swapped in", flush=True)
     finally:
@@ -151,7 +154,7 @@ def verify_command(args: argparse.Namespace) -> int:
     equal = True
     try:
         for projector in projections.select(args.names):
-            for diff in projections.verify(database.engine, projector.name):
+            for diff in projections.verify(database.engine, projector.name, embedder=database.embedder):
                 equal &= diff.equal
                 if args.json:
                     print(json_line({**msgspec.to_builtins(diff), "equal": diff.equal}))

@@ -15,6 +15,7 @@ from memledger.cli.output import json_line
 from memledger.config import Settings
 from memledger.errors import InvalidCommand
 from memledger.service import database_server, keys, maintenance_schedule
+from memledger.service.background import Background
 
 
 def register(commands: Any) -> None:
@@ -82,11 +83,12 @@ def serve_command(args: argparse.Namespace) -> int:
     except BaseException:
         database.close()
         raise
-    bootstrap.warm_tokenizers(settings)  # litellm's import starts now, in the background
+    bootstrap.warm_tokenizers(database)  # litellm's import starts now, in the background
     bootstrap.preload_embedder(database)  # so no request waits for the model
     background = None if args.no_workers else _start_workers(database, args.from_now)
     interval_s = 0.0 if args.no_workers else settings.maintenance_interval_s
-    upkeep = maintenance_schedule.start(database.engine, database.for_tenant, interval_s)
+    model = database.embedder.model
+    upkeep = maintenance_schedule.start(database.engine, database.for_tenant, interval_s, model)
     stop_watch = _watch_embedded(database)
     _log.info("%s", _startup_line(args, database, background))
     try:
@@ -138,14 +140,14 @@ def _log_config(*, access: bool) -> dict[str, Any]:
     }
 
 
-def _start_workers(database: bootstrap.Database, from_now: bool) -> bootstrap.Background:
+def _start_workers(database: bootstrap.App, from_now: bool) -> Background:
     """The extraction worker, projectors and sealer, in threads beside the API."""
     worker = bootstrap.build_worker(database)
     announce_start(worker, from_now)
     return bootstrap.start_background(database, worker)
 
 
-def _watch_embedded(database: bootstrap.Database) -> threading.Event:
+def _watch_embedded(database: bootstrap.App) -> threading.Event:
     """With the embedded server, a thread that starts it again if it dies; the event
     stops the thread. An external server is its operator's to keep running."""
     stop = threading.Event()
@@ -160,9 +162,7 @@ def _watch_embedded(database: bootstrap.Database) -> threading.Event:
     return stop
 
 
-def _startup_line(
-    args: argparse.Namespace, database: bootstrap.Database, background: bootstrap.Background | None
-) -> str:
+def _startup_line(args: argparse.Namespace, database: bootstrap.App, background: Background | None) -> str:
     """The one line that says where the API is, on which database, extracted by what."""
     where = (
         f"embedded PostgreSQL in {database.settings.pgdata}"

@@ -46,7 +46,8 @@ def stats_command(args: argparse.Namespace) -> int:
     """Print the statistics of a tenant's graph."""
     database = bootstrap.connect(Settings())
     try:
-        found = graph_stats.graph_stats(database.for_tenant(args.tenant), args.tenant, top=args.top, user=args.user)
+        engine = database.for_tenant(args.tenant)
+        found = graph_stats.graph_stats(engine, args.tenant, top=args.top, user=args.user, aging=database.aging)
     finally:
         database.close()
     if args.json:

@@ -4,7 +4,7 @@ from memledger.formatting.block import Block, Style, render
 from memledger.formatting.entries import CONFLICT_FLAG, FORMATTER_VERSION
 from memledger.formatting.layout import TEXT_BEGIN, TEXT_END
 from memledger.formatting.neutralise import QUOTED_MARK, clean, neutralise
-from memledger.formatting.tokens import TokenCounter, estimate, litellm_counter
+from memledger.formatting.tokens import TokenCounter, estimate
 from memledger.formatting.zones import DEFAULT_ZONES, ZoneSpec, allocate, memory_budget
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "allocate",
     "clean",
     "estimate",
-    "litellm_counter",
     "memory_budget",
     "neutralise",
     "render",

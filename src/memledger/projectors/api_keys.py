@@ -24,10 +24,10 @@ api_keys = sa.Table(
     read_models,
     sa.Column("tenant_id", sa.Text, primary_key=True),
     sa.Column("key_id", sa.Text, primary_key=True),
-    sa.Column("key_sha256", sa.Text),
-    sa.Column("label", sa.Text),
+    sa.Column("key_sha256", sa.Text, nullable=False),
+    sa.Column("label", sa.Text, nullable=False),
     sa.Column("issued_by", sa.Text),
-    sa.Column("issued_at", sa.DateTime(timezone=True)),
+    sa.Column("issued_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked_at", sa.DateTime(timezone=True)),
     schema=live_schema(NAME),
 )

@@ -3,55 +3,34 @@
 from __future__ import annotations
 
 from memledger.adapters.embedding import Embedder, offline
-from memledger.adapters.embedding_chain import as_chain
 from memledger.errors import NotFound
-from memledger.projectors import embedding_queries
 from memledger.projectors.api_keys import ApiKeysProjector
 from memledger.projectors.base import Projector
-from memledger.projectors.embeddings import EmbeddingsProjector
-from memledger.projectors.entities import EntitiesProjector
-from memledger.projectors.facts import FactsProjector
-from memledger.projectors.relationships import RelationshipsProjector
-from memledger.projectors.turns import TurnsProjector
+from memledger.projectors.embeddings.projector import EmbeddingsProjector
+from memledger.projectors.entities.projector import EntitiesProjector
+from memledger.projectors.facts.projector import FactsProjector
+from memledger.projectors.relationships.projector import RelationshipsProjector
+from memledger.projectors.turns.projector import TurnsProjector
 
 
-class _Configured:
-    """The embedder of this process's embeddings projector (one model, or a chain:
-    ``adapters.embedding_chain``, an embedder whose ``embed`` is its first model's).
-    The composition root sets it from the settings (``bootstrap.connect``); until
-    then the offline default is used. Embedders load lazily, so holding one costs
-    nothing."""
-
-    embedder: Embedder | None = None
-
-
-def use_embedder(embedder: Embedder) -> None:
-    """Make ``embedder`` the one the embeddings projector uses in this process; its
-    chain's models are the ones a tenant's rows may be of."""
-    _Configured.embedder = embedder
-    embedding_queries.use_chain(as_chain(embedder).models)
-
-
-def embedder() -> Embedder:
-    """The embedder the embeddings projector uses in this process."""
-    return _Configured.embedder or offline()
-
-
-def all_projectors() -> tuple[Projector, ...]:
-    """Every projector, in the order they are run."""
+def all_projectors(embedder: Embedder | None = None) -> tuple[Projector, ...]:
+    """Every projector, in the order they are run; the embeddings projector embeds with
+    ``embedder`` (one model, or a chain: ``adapters.embedding_chain``), the offline
+    default when None. Embedders load lazily, so building these costs nothing."""
     return (
         TurnsProjector(),
         FactsProjector(),
         EntitiesProjector(),
         RelationshipsProjector(),
         ApiKeysProjector(),
-        EmbeddingsProjector(embedder()),
+        EmbeddingsProjector(embedder or offline()),
     )
 
 
-def by_name(name: str) -> Projector:
-    """The projector called ``name``; ``NotFound`` lists the names there are."""
-    for projector in all_projectors():
+def by_name(name: str, embedder: Embedder | None = None) -> Projector:
+    """The projector called ``name`` (the embeddings one with ``embedder``, as in
+    ``all_projectors``); ``NotFound`` lists the names there are."""
+    for projector in all_projectors(embedder):
         if projector.name == name:
             return projector
     names = ", ".join(p.name for p in all_projectors())

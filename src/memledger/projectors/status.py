@@ -11,9 +11,10 @@ from sqlalchemy.engine import Connection
 from memledger.adapters.embedding import Embedder
 from memledger.adapters.embedding_chain import EmbeddingChain, as_chain
 from memledger.events.envelope import START
-from memledger.projectors import checkpoints, embedding_backfill
+from memledger.projectors import checkpoints
 from memledger.projectors.base import Projector
-from memledger.projectors.embeddings import NAME as EMBEDDINGS
+from memledger.projectors.embeddings import backfill as embedding_backfill
+from memledger.projectors.embeddings.projector import NAME as EMBEDDINGS
 from memledger.store import event_reads
 
 

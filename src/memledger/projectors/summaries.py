@@ -6,9 +6,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from memledger.projectors.entities import entities
-from memledger.projectors.facts import facts
-from memledger.projectors.relationships import relationships
+from memledger.projectors.entities.projector import entities
+from memledger.projectors.facts.projector import facts
+from memledger.projectors.relationships.projector import relationships
 
 # (item kind, projection name, key columns and described columns)
 SUMMARIES: tuple[tuple[str, str, tuple[sa.Column[object], ...]], ...] = (

@@ -12,8 +12,12 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import Scopes
 from memledger.events.envelope import Cursor
 from memledger.events.keys import entity_id
-from memledger.projectors import embedding_queries, facts_channels, facts_queries, graph_aging, graph_queries, turns
-from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
+from memledger.projectors.embeddings import queries as embedding_queries
+from memledger.projectors.embeddings.projector import DIM as EMBEDDING_DIM
+from memledger.projectors.facts import channels as facts_channels
+from memledger.projectors.facts import queries as facts_queries
+from memledger.projectors.relationships import graph_aging, graph_queries
+from memledger.projectors.turns import projector as turns
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import SCOPE_ORDER, Candidate, conflict_ranks
 from memledger.selection.types import SelectedItem
@@ -95,11 +99,14 @@ def gather_facts(
 
 
 class QueryVector(msgspec.Struct, frozen=True):
-    """A request's vector: what made it, its length and pgvector's text form of it."""
+    """A request's vector: what made it, its length and pgvector's text form of it;
+    ``chain``, the models of the embedder that made it (a tenant's rows of a fallback
+    model among them are no mismatch: ``embedding_queries.check_model``)."""
 
     model: str
     dim: int
     literal: str
+    chain: tuple[str, ...] = ()
 
     def floats(self) -> list[float]:
         """The vector's numbers, read back from its text form."""
@@ -134,7 +141,7 @@ def vector_facts(
         else facts_channels.NearFacts([], 0)
     )
     if found.found == 0:
-        embedding_queries.check_model(conn, tenant_id, query.model, query.dim)
+        embedding_queries.check_model(conn, tenant_id, query.model, query.dim, query.chain)
     return found.hits
 
 
@@ -166,23 +173,24 @@ def add_graph(
     pool: dict[str, Candidate],
     *,
     edges_per_hop: int = 200,
+    aging: graph_aging.Aging = graph_aging.DEFAULT_AGING,
 ) -> None:
     """Add to ``pool`` the entities named in ``request`` and the edges within 2 hops of
     them (and of the user, when the request speaks of "I"/"my"), the
     ``edges_per_hop`` most confident of each hop, ranked by decayed weight; entities
-    pruning hides are not among them (``graph_aging``). Entity ids ("type:name") and
+    pruning hides are not among them (``aging``). Entity ids ("type:name") and
     relationship keys ("a|REL|b") never equal a fact's memory id, so this adds
     candidates and changes none that ``gather_facts`` found. Of the user entities, only
     the request's own user's is shown or walked through (``graph_queries.users_shown``)."""
     words = query_words(request)
     users = graph_queries.users_shown(scopes.user)
-    named = graph_queries.named_in(conn, tenant_id, words, request, users=users, aging=graph_aging.current())
+    named = graph_queries.named_in(conn, tenant_id, words, request, users=users, aging=aging)
     start = {hit.entity_id for hit in named}
     for rank, hit in enumerate(named, start=1):
         _add(pool, entity_item(hit), "graph", rank, hops=0, seen_at=hit.last_seen_at)
     if speaks_of_self(request) and scopes.user:
         start.add(entity_id("user", scopes.user))
-    walked = graph_queries.walk(conn, tenant_id, start, depth=2, limit_per_hop=edges_per_hop, users=users)
+    walked = graph_queries.walk(conn, tenant_id, start, depth=2, limit_per_hop=edges_per_hop, users=users, aging=aging)
     # Ranked by weight (confidence decayed since the last reinforcement) within a hop.
     walked.sort(key=lambda edge: (edge.hop, -edge.weight, edge.relationship_key))
     for rank, edge in enumerate(walked, start=1):
@@ -220,7 +228,9 @@ def vector_turns(conn: Connection, tenant_id: str, query: QueryVector, k: int = 
     is one."""
     if query.dim != EMBEDDING_DIM:
         return {}
-    found = embedding_queries.nearest(conn, tenant_id, query.floats(), query.model, kinds=["turn"], k=k)
+    found = embedding_queries.nearest(
+        conn, tenant_id, query.floats(), query.model, kinds=["turn"], k=k, chain=query.chain
+    )
     return {n.item_id: n.distance for n in found if n.distance <= MAX_VECTOR_DISTANCE}
 
 

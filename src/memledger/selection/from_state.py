@@ -13,12 +13,12 @@ from datetime import datetime
 
 from memledger.events.catalogue import Scopes
 from memledger.events.keys import entity_id, normalise_name
-from memledger.projectors import graph_aging
-from memledger.projectors.entities import EntityRow
-from memledger.projectors.entity_merges import follow
-from memledger.projectors.facts_fold import FactRow
-from memledger.projectors.graph_queries import shows, users_shown
-from memledger.projectors.relationships import RelationshipRow
+from memledger.projectors.entities.merges import follow
+from memledger.projectors.entities.projector import EntityRow
+from memledger.projectors.facts.fold import FactRow
+from memledger.projectors.relationships import graph_aging
+from memledger.projectors.relationships.graph_queries import shows, users_shown
+from memledger.projectors.relationships.projector import RelationshipRow
 from memledger.selection.items import edge_item, entity_item, fact_item
 from memledger.selection.rank import Candidate, conflict_ranks
 from memledger.selection.words import query_words, speaks_of_self
@@ -41,12 +41,13 @@ def gather(
     min_confidence: float,
     categories: Iterable[str] | None,
     at: datetime | None = None,
+    aging: graph_aging.Aging = graph_aging.DEFAULT_AGING,
 ) -> list[Candidate]:
     """Facts of the request's scopes ranked by word overlap (then recency), and the
     graph around the entities the request names (of the user entities, only the
     request's own user's, as the live path), read through merges, without the entities
     pruning hides, edges ranked by their weight at ``at`` (default: the state's latest
-    sighting), as the live path reads them (``graph_aging``)."""
+    sighting), as the live path reads them (``aging``)."""
     wanted = {(s, k) for s in ("session", "project", "user", "org") if (k := getattr(scopes, s))}
     cats = None if categories is None else set(categories)
     words = query_words(request)
@@ -66,7 +67,7 @@ def gather(
     _add_conflict_partners(facts, pool)
     haystack = f" {normalise_name(request)} "
     users = users_shown(scopes.user)
-    graph = _Graph(entities, edges, at)
+    graph = _Graph(entities, edges, at, aging)
     said = [
         e
         for e in entities.values()
@@ -89,12 +90,16 @@ class _Graph:
     ones they were merged into, pruning, and edge weights at the reading time."""
 
     def __init__(
-        self, entities: Mapping[str, EntityRow], edges: Mapping[str, RelationshipRow], at: datetime | None
+        self,
+        entities: Mapping[str, EntityRow],
+        edges: Mapping[str, RelationshipRow],
+        at: datetime | None,
+        aging: graph_aging.Aging,
     ) -> None:
         self.entities, self.edges = entities, edges
         self.parent = {e.entity_id: e.merged_into for e in entities.values() if e.merged_into is not None}
         seen = [e.last_seen_at for e in entities.values()]
-        self.aging = graph_aging.current()
+        self.aging = aging
         self.since = graph_aging.window_start(max(seen), self.aging) if seen else None
         self.at = at or max([*seen, *(r.last_seen_at for r in edges.values())], default=None)
         self.latest_edge: dict[str, datetime] = {}

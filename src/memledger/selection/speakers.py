@@ -8,7 +8,7 @@ source turns' subjects), so the block can say "said by another user" (formatter
 version 4), and so does each turn a search finds. A user-scope fact is the
 request's user's own.
 
-The voices come from ``projectors.turn_voices``, which reads them from the ledger:
+The voices come from ``projectors.turns.voices``, which reads them from the ledger:
 the turns are immutable and precede the facts, so a replay finds the speakers the
 live selection found.
 """
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import msgspec
 from sqlalchemy.engine import Connection
 
-from memledger.projectors.turn_voices import Voice, voices_of
+from memledger.projectors.turns.voices import Voice, voices_of
 from memledger.selection.types import SelectedItem, TurnRef
 
 SHARED = frozenset({"session", "project", "org"})

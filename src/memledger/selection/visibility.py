@@ -11,7 +11,7 @@ tenant's, and a request with no scope key (an operator's search) sees all.
 Only what is known to come from other people's scopes is hidden: an item citing
 no turn the ledger holds is shown as before.
 
-The turns' scopes come from ``projectors.turn_voices``, which reads them from the
+The turns' scopes come from ``projectors.turns.voices``, which reads them from the
 ledger: turns are immutable, so a selection as of a past moment keeps what the live
 selection kept.
 """
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from sqlalchemy.engine import Connection
 
 from memledger.events.catalogue import Scopes
-from memledger.projectors.turn_voices import scopes_of
+from memledger.projectors.turns.voices import scopes_of
 from memledger.selection.candidates import scope_pairs
 from memledger.selection.rank import Candidate
 

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 
 from memledger.adapters.embedding import Embedder
 from memledger.projectors import registry
+from memledger.projectors.relationships.graph_aging import DEFAULT_AGING, Aging
 from memledger.service import context, erasure, health, projections, search
 from memledger.service.context import VectorSearch
 from memledger.service.extraction import ExtractionWorker, turn_stream
@@ -70,6 +71,7 @@ class Probes:
     vector_search: VectorSearch | None
     ping_model: Callable[[], str] | None
     model: str | None = None
+    aging: Aging = DEFAULT_AGING
 
 
 @dataclass
@@ -208,7 +210,7 @@ def _extract(state: _Run) -> tuple[Status, str]:
 def _project(state: _Run) -> tuple[Status, str]:
     with state.wired.engine.connect() as conn:
         last = event_reads.read_tenant(conn, state.tenant_id, limit=1000)[-1].position
-    caught_up = erasure.catch_up_through(state.wired.engine, last, WAIT_S)
+    caught_up = erasure.catch_up_through(state.wired.engine, last, WAIT_S, state.wired.embedder)
     behind = sorted(name for name, done in caught_up.items() if not done)
     if behind or len(caught_up) < len(registry.all_projectors()):
         return "failed", f"not caught up to position {last}: {', '.join(behind) or 'not installed'}"
@@ -218,7 +220,10 @@ def _project(state: _Run) -> tuple[Status, str]:
 def _context(state: _Run) -> tuple[Status, str]:
     request = context.SelectRequest(tenant_id=state.tenant_id, scopes=SCOPES, request=QUESTION, deadline_ms=DEADLINE_MS)
     engine = state.wired.for_tenant(state.tenant_id)
-    block = context.build_context(engine, request, vector_search=state.wired.vector_search, actor="check").block
+    wired = state.wired
+    block = context.build_context(
+        engine, request, vector_search=wired.vector_search, actor="check", aging=wired.aging
+    ).block
     if MARKER not in block.text:
         return "failed", f"the fact is not in the block ({len(block.item_ids)} items, {block.chars} chars)"
     return "ok", f"the fact is in the block ({len(block.item_ids)} items, {block.chars} chars)"
@@ -228,7 +233,12 @@ def _erase(state: _Run) -> tuple[Status, str]:
     # No VACUUM: the scratch text is nobody's words, and vacuuming a large ledger's
     # tables would make the check as slow as that.
     report = erasure.erase(
-        state.wired.engine, state.tenant_id, reason="memledger check", actor="check", vacuum_after=False
+        state.wired.engine,
+        state.tenant_id,
+        reason="memledger check",
+        actor="check",
+        vacuum_after=False,
+        embedder=state.wired.embedder,
     )
     behind = sorted(name for name, done in report.projections.items() if not done)
     if report.legacy_events or behind:
@@ -240,8 +250,8 @@ def _erased(state: _Run) -> tuple[Status, str]:
     """Nothing of the fact shows through context selection, search or the tenant's events."""
     engine = state.wired.for_tenant(state.tenant_id)
     request = context.SelectRequest(tenant_id=state.tenant_id, scopes=SCOPES, request=QUESTION, deadline_ms=DEADLINE_MS)
-    selected = context.select(engine, request, vector_search=state.wired.vector_search).items
-    found = search.search(engine, state.tenant_id, SCOPES, "database PostgreSQL", k=10)
+    selected = context.select(engine, request, vector_search=state.wired.vector_search, aging=state.wired.aging).items
+    found = search.search(engine, state.tenant_id, SCOPES, "database PostgreSQL", k=10, aging=state.wired.aging)
     with engine.connect() as conn:
         recs = event_reads.read_tenant(conn, state.tenant_id, limit=1000)
     payloads = [msgspec.json.encode(health.event_record(rec)).decode() for rec in recs]

@@ -19,11 +19,13 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from memledger.adapters.tokenizers import Tokenizers
 from memledger.errors import InvalidCommand
 from memledger.events.envelope import Cursor
 from memledger.extraction.secrets import find_secret
 from memledger.formatting import Block, render
 from memledger.formatting.neutralise import neutralise
+from memledger.projectors.relationships.graph_aging import DEFAULT_AGING, Aging
 from memledger.selection import candidates, from_state, speakers, visibility
 from memledger.selection.candidates import QueryVector
 from memledger.selection.rank import (
@@ -47,9 +49,9 @@ from memledger.service import (
     nearest_aside,
     scope_ids,
     tenant_settings,
-    turns,
 )
 from memledger.service.context_request import DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, SelectRequest
+from memledger.service.selection_limit import SelectionLimit
 from memledger.store import db, event_reads
 from memledger.store.identifiers import check_identifier
 
@@ -109,17 +111,22 @@ def select(
     *,
     vector_search: VectorSearch | None = None,
     cursors: dict[str, str] | None = None,
+    aging: Aging = DEFAULT_AGING,
+    limit: SelectionLimit | None = None,
 ) -> Selection:
     """The memory items for ``request``, most important first; fails open. ``cursors``,
-    if given, receives the read models' cursors as the selection's transaction saw them."""
+    if given, receives the read models' cursors as the selection's transaction saw them.
+    ``aging``: how the graph ages when read; ``limit``: the application's limit on
+    selections at once (None: this one runs unlimited)."""
     started = time.monotonic()
+    limit = limit or SelectionLimit(0)
     try:
         check_identifier("tenant_id", request.tenant_id)
         request = replace(request, scopes=scope_ids.stored_scopes(engine, request.tenant_id, request.scopes))
-        with turns.selections().turn(_remaining_s(request, started)):
+        with limit.hold(_remaining_s(request, started)):
             wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
             with db.reading(engine) as conn:
-                selection = _select(conn, request, wait, started, vector_search)
+                selection = _select(conn, request, wait, started, vector_search, _Reads(aging, limit))
                 if cursors is not None and selection.as_of is None:
                     cursors.update(context_recording.cursors_of(conn))
     except Exception as e:  # noqa: BLE001 - fail open: the chat loop must never see an error
@@ -137,6 +144,14 @@ def _start_embedding(request: SelectRequest, vector_search: VectorSearch | None)
     return vector_search.start(context_recording.storable(request.request))
 
 
+class _Reads(NamedTuple):
+    """What the application gives a selection: how the graph ages, and its limit on
+    selections at once (whether another one runs decides where the nearest are read)."""
+
+    aging: Aging
+    limit: SelectionLimit
+
+
 class _Wanted(NamedTuple):
     """What a request wants, worked out once: its category, the categories of facts that
     answer it, the confidence a fact needs, and the time the selection reads at."""
@@ -145,6 +160,7 @@ class _Wanted(NamedTuple):
     categories: frozenset[str] | None  # None: every category
     min_confidence: float
     now: datetime
+    reads: _Reads
 
 
 def _select(
@@ -152,13 +168,15 @@ def _select(
     request: SelectRequest,
     wait: VectorWait | None,
     started: float,
-    vector_search: VectorSearch | None = None,
+    vector_search: VectorSearch | None,
+    reads: _Reads,
 ) -> Selection:
     """The selection, read in ``conn``'s next transaction (left open for the caller);
     ``wait`` gives the request's vector (``_start_embedding``), and is started again
     by ``vector_search`` without the names of the speakers the request names."""
     category = request_category(request.request)
-    wanted = _Wanted(category, relevant_categories(category), _min_confidence(request, category), datetime.now(UTC))
+    now = datetime.now(UTC)
+    wanted = _Wanted(category, relevant_categories(category), _min_confidence(request, category), now, reads)
     # The deadline, enforced by PostgreSQL for every statement of the transaction.
     conn = db.with_local_settings(conn, {"statement_timeout": str(request.deadline_ms), **SELECT_SETTINGS})
     settings = tenant_settings.kept(conn, request.tenant_id)
@@ -182,6 +200,7 @@ def _select_as_of(conn: Connection, request: SelectRequest, as_of: datetime | in
         min_confidence=wanted.min_confidence,
         categories=wanted.categories,
         at=until if isinstance(until, datetime) else None,  # edge weights as of then
+        aging=wanted.reads.aging,
     )
     pool = relevant(pool, request.request, wanted.category)
     pool = visibility.keep_visible(conn, request.tenant_id, request.scopes, pool)
@@ -230,7 +249,8 @@ def _select_live(
     # the nearest facts and turns beside the facts statement, on a connection of their
     # own, when the process selects nothing else (nearest_aside); else after it, on this one
     deadline = started + request.deadline_ms / 1000
-    aside = nearest_aside.start(conn.engine, wait, nearest, deadline, SELECT_SETTINGS) if wait else None
+    alone = wanted.reads.limit.held <= 1
+    aside = nearest_aside.start(conn.engine, wait, nearest, deadline, SELECT_SETTINGS, alone=alone) if wait else None
     found = candidates.gather_facts(
         conn, tenant, scopes, request.request, min_confidence=wanted.min_confidence, categories=wanted.categories
     )
@@ -263,7 +283,9 @@ def _facts_then_graph(
     shown = visibility.keep_visible(conn, tenant, scopes, pool)  # no statement while all are facts
     items, full = _choose(fuse(shown, wanted.now), wanted.categories, wanted.min_confidence, room)
     if not full:
-        candidates.add_graph(conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP)
+        candidates.add_graph(
+            conn, tenant, scopes, request.request, found, edges_per_hop=EDGES_PER_HOP, aging=wanted.reads.aging
+        )
         shown = visibility.keep_visible(
             conn, tenant, scopes, relevant(found.values(), request.request, wanted.category)
         )
@@ -350,13 +372,17 @@ def build_context(
     vector_search: VectorSearch | None = None,
     actor: str | None = None,
     selector: Callable[[SelectRequest], tuple[Selection, dict[str, str]]] | None = None,
+    aging: Aging = DEFAULT_AGING,
+    limit: SelectionLimit | None = None,
+    tokenizers: Tokenizers | None = None,
 ) -> ServedContext:
     """Select, render and record a ``ContextServed`` event. Recording is best effort:
     if the ledger cannot take it, the agent still gets its block. ``selector``, if given,
     selects elsewhere (a read replica: ``service.replica_reads``), returning the selection
-    and the read models' cursors it saw; the record is then appended through ``engine``."""
+    and the read models' cursors it saw; the record is then appended through ``engine``.
+    ``aging``, ``limit``: as ``select``'s; ``tokenizers``: ``context_limits.request_counter``'s."""
     context_recording.check_block_options(request, style, max_tokens, token_model)
-    count, counted_by = context_limits.request_counter(token_model)  # recorded: a replay counts as this block did
+    count, counted_by = context_limits.request_counter(token_model, tokenizers)  # recorded, for replays
     estimated = counted_by != token_model
     block_of = partial(
         render_block, style=style, count_tokens=count, max_chars=request.budget_chars, max_tokens=max_tokens
@@ -365,7 +391,8 @@ def build_context(
     if isinstance(stored, Selection):  # failed open: without the ids nothing can be recorded
         return ServedContext(block=block_of(stored), selection=stored, event_id="", tokens_estimated=estimated)
     started, asked_at = time.monotonic(), datetime.now(UTC)  # asked before its transaction began
-    request, selection, conn, read_cursors = _selected(engine, stored, started, selector, vector_search)
+    reads = _Reads(aging, limit or SelectionLimit(0))
+    request, selection, conn, read_cursors = _selected(engine, stored, started, selector, vector_search, reads)
     try:
         selection, block = _rendered(request, selection, block_of)
         event_id = f"context:{uuid.uuid4()}"
@@ -398,6 +425,7 @@ def _selected(
     started: float,
     selector: Callable[[SelectRequest], tuple[Selection, dict[str, str]]] | None,
     vector_search: VectorSearch | None,
+    reads: _Reads,
 ) -> tuple[SelectRequest, Selection, Connection | None, dict[str, str] | None]:
     """The selection to serve and where to record it: failed open on the caller's unusable
     data (recorded), from ``selector`` (a replica, with the cursors it saw), or here, on
@@ -408,21 +436,21 @@ def _selected(
     if selector is not None:  # it fails open itself
         selection, read_cursors = selector(request)
         return request, selection, None, read_cursors
-    selection, conn = _select_to_record(engine, request, started, vector_search)
+    selection, conn = _select_to_record(engine, request, started, vector_search, reads)
     return request, selection, conn, None
 
 
 def _select_to_record(
-    engine: Engine, request: SelectRequest, started: float, vector_search: VectorSearch | None
+    engine: Engine, request: SelectRequest, started: float, vector_search: VectorSearch | None, reads: _Reads
 ) -> tuple[Selection, Connection | None]:
     """The selection, failed open on any error, and the connection it was read on, to
     record it in the same transaction (fewer round trips); after a failure, rolled back."""
     conn: Connection | None = None
     try:
-        with turns.selections().turn(_remaining_s(request, started)):
+        with reads.limit.hold(_remaining_s(request, started)):
             wait = _start_embedding(request, vector_search)  # before the checkout: it is the longest step
             conn = engine.connect()
-            chosen = _select(conn, request, wait, started, vector_search)
+            chosen = _select(conn, request, wait, started, vector_search, reads)
         selection = failing_open.within_deadline(request, chosen, started)
         if selection is not chosen:
             conn = context_recording.for_recording(conn)

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from memledger.adapters.tokenizers import Tokenizers
 from memledger.errors import InvalidCommand, InvalidField
-from memledger.formatting import tokens
-from memledger.formatting.tokens import TokenCounter, estimate, litellm_counter
+from memledger.formatting.tokens import TokenCounter, estimate
 from memledger.selection.types import Selection
 from memledger.store.identifiers import check_text
 
@@ -63,19 +63,26 @@ def _too_long(request: SelectRequest) -> tuple[SelectRequest, Selection]:
     return cut, Selection(request=cut.request, empty_reason=reason)
 
 
-def token_counter(model: str | None) -> Callable[[str], int]:
-    """The model's tokenizer through litellm when a model is named (imported now if need
-    be: for replays and commands), an estimate otherwise."""
-    return litellm_counter(model) if model else estimate
+def token_counter(model: str | None, tokenizers: Tokenizers | None = None) -> Callable[[str], int]:
+    """The model's tokenizer through litellm when a model is named (``tokenizers``, the
+    application's, else new ones; imported now if need be: for replays and commands), an
+    estimate otherwise."""
+    if not model:
+        return estimate
+    return (tokenizers or Tokenizers(estimate)).counter(model)
 
 
-def request_counter(model: str | None) -> tuple[TokenCounter, str | None]:
+def request_counter(model: str | None, tokenizers: Tokenizers | None) -> tuple[TokenCounter, str | None]:
     """The counter of a request with a deadline, and the model it counts by: the
-    model's tokenizer if litellm is loaded, else the estimate (None) while it loads in
-    the background; the import takes seconds, never a request's."""
+    model's tokenizer if the application's ``tokenizers`` have litellm loaded, else the
+    estimate (None) while it loads in the background; the import takes seconds, never
+    a request's. Without ``tokenizers``, the estimate."""
     if model is None:
         return estimate, None
-    ready = tokens.TOKENIZERS.counter_if_ready(model)
+    if tokenizers is None:
+        log.warning("tokens estimated, not counted by %s: no tokenizers were given", model)
+        return estimate, None
+    ready = tokenizers.counter_if_ready(model)
     if ready is None:
         log.warning("tokens estimated, not counted by %s: its tokenizer is still loading", model)
         return estimate, None

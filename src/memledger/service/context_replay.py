@@ -14,6 +14,7 @@ from datetime import datetime
 import msgspec
 from sqlalchemy.engine import Connection, Engine
 
+from memledger.adapters.tokenizers import Tokenizers
 from memledger.errors import InvalidCommand, NotFound
 from memledger.events.catalogue import ContextServed, SubjectErased, TurnRecorded
 from memledger.events.codec import tag_of
@@ -63,8 +64,9 @@ def _served_record(conn: Connection, tenant_id: str, event_id: str) -> tuple[Con
     raise NotFound(f"no ContextServed event {event_id!r} for tenant {tenant_id!r}")
 
 
-def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
-    """Re-render a served block from the ledger alone and check its hash."""
+def replay(engine: Engine, tenant_id: str, event_id: str, tokenizers: Tokenizers | None = None) -> Replay:
+    """Re-render a served block from the ledger alone and check its hash; a block counted
+    by a model's tokenizer is counted again by it (``tokenizers``: the application's)."""
     with engine.connect() as conn:
         served, rec = _served_record(conn, tenant_id, event_id)
         states = _states_for(conn, tenant_id, served)
@@ -93,7 +95,7 @@ def replay(engine: Engine, tenant_id: str, event_id: str) -> Replay:
             style=served.style,
             max_chars=served.max_chars,
             max_tokens=served.max_tokens,
-            count_tokens=token_counter(served.token_model),
+            count_tokens=token_counter(served.token_model, tokenizers),
             version=served.formatter_version,
         )
     except ValueError as e:

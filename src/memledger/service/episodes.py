@@ -27,9 +27,9 @@ from memledger.events.catalogue import Scopes
 from memledger.events.envelope import Cursor
 from memledger.extraction.secrets import find_secret
 from memledger.formatting.neutralise import neutralise
-from memledger.projectors import facts_queries
-from memledger.projectors.facts_fold import FactRow
-from memledger.projectors.facts_queries import FactHit
+from memledger.projectors.facts import queries as facts_queries
+from memledger.projectors.facts.fold import FactRow
+from memledger.projectors.facts.queries import FactHit
 from memledger.selection import candidates
 from memledger.selection.candidates import QueryVector
 from memledger.selection.excerpts import turn_item

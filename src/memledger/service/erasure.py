@@ -30,10 +30,12 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from memledger.adapters.embedding import Embedder
 from memledger.errors import NotFound
 from memledger.events.catalogue import SubjectErased
 from memledger.events.envelope import Metadata, NewEvent, Recorded
-from memledger.projectors import checkpoints, embeddings, registry, runner
+from memledger.projectors import checkpoints, registry, runner
+from memledger.projectors.embeddings import projector as embeddings
 from memledger.service import erasure_scope, keys, ledger_pages, projections, reextraction, scope_ids, tenant_settings
 from memledger.store import db, embedding_cache, event_reads, event_store
 from memledger.store.identifiers import check_identifier
@@ -83,16 +85,16 @@ def erase(
     refresh: bool = True,
     vacuum_after: bool = True,
     timeout_s: float = 30.0,
+    embedder: Embedder | None = None,
 ) -> ErasureReport:
     """Erase what ``subject`` (a raw user id, mapped as ``scope_ids`` stores it) said in
     ``tenant_id``, or with no subject, every person's words in the tenant.
 
     ``NotFound`` for a tenant with no events, or a subject with no turns, no context
-    served and nothing promoted into their user scope; bad ids raise
-    ``InvalidIdentifier``; nothing is written then.
-    Erasing again finds nothing left and writes nothing. ``refresh`` catches the
-    installed projections up past the record (up to ``timeout_s`` each);
-    ``vacuum_after`` vacuums the tables the erasure changed.
+    served and nothing promoted into their user scope; bad ids raise ``InvalidIdentifier``;
+    nothing is written then. Erasing again finds nothing left and writes nothing. ``refresh``
+    catches the installed projections up past the record (up to ``timeout_s`` each;
+    ``embedder``: the application's); ``vacuum_after`` vacuums the tables the erasure changed.
     """
     tenant_id = check_identifier("tenant_id", tenant_id)
     if subject is not None:
@@ -112,7 +114,7 @@ def erase(
         position = _append_record(tx, tenant_id, record, actor)
     keys.forget(tenant_id)  # what this process keeps of the tenant for reads is read afresh
     tenant_settings.forget(tenant_id)
-    refreshed = catch_up_through(engine, position, timeout_s) if refresh else {}
+    refreshed = catch_up_through(engine, position, timeout_s, embedder) if refresh else {}
     vacuumed = vacuum(engine, _touched_tables(refreshed)) if vacuum_after else []
     return msgspec.structs.replace(
         report,
@@ -194,15 +196,17 @@ def _record(subject: str | None, scope: erasure_scope.Scope, erased: int, reason
     )
 
 
-def catch_up_through(engine: Engine, position: int, timeout_s: float) -> dict[str, bool]:
-    """Catch every installed projection up past ``position`` (up to ``timeout_s`` each);
-    whether each got there."""
+def catch_up_through(
+    engine: Engine, position: int, timeout_s: float, embedder: Embedder | None = None
+) -> dict[str, bool]:
+    """Catch every installed projection up past ``position`` (up to ``timeout_s`` each;
+    the embeddings projection embedding with ``embedder``); whether each got there."""
     with engine.connect() as conn:
         target = event_reads.cursor_at(conn, position)
         installed = {cp.name for cp in checkpoints.all_checkpoints(conn)}
     return {
         projector.name: projections.catch_up_one(engine, projector, target, time.monotonic() + timeout_s)
-        for projector in registry.all_projectors()
+        for projector in registry.all_projectors(embedder)
         if projector.name in installed
     }
 

@@ -48,7 +48,7 @@ from memledger.events.catalogue import (
 )
 from memledger.events.envelope import Recorded
 from memledger.events.keys import entity_id, relationship_key, slot_id
-from memledger.projectors.embeddings import item_text
+from memledger.projectors.embeddings.projector import item_text
 
 Item = tuple[str, str]  # (kind, id): kind is "fact", "entity", "relationship" or "slot"
 _ITEM_KINDS = ("fact", "entity", "relationship")

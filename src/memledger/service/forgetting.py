@@ -30,8 +30,10 @@ from memledger.events.keys import entity_id, slot_id
 from memledger.extraction.directives import forget_topic
 from memledger.extraction.patterns import split_sentences, word_set
 from memledger.extraction.protocol import TurnExtraction, TurnText
-from memledger.projectors import checkpoints, facts_queries, graph_queries
-from memledger.projectors import facts as facts_projector
+from memledger.projectors import checkpoints
+from memledger.projectors.facts import projector as facts_projector
+from memledger.projectors.facts import queries as facts_queries
+from memledger.projectors.relationships import graph_queries
 from memledger.store import event_reads
 
 _WORD: Final = re.compile(r"[^\W_]+")

@@ -9,7 +9,10 @@ import msgspec
 from sqlalchemy.engine import Engine
 
 from memledger.errors import InvalidCommand
-from memledger.projectors import entities, entity_merges, graph_aging, graph_queries, relationships
+from memledger.projectors.entities import merges as entity_merges
+from memledger.projectors.entities import projector as entities
+from memledger.projectors.relationships import graph_aging, graph_queries
+from memledger.projectors.relationships import projector as relationships
 from memledger.service import scope_ids
 from memledger.store import db
 from memledger.store.identifiers import check_identifier
@@ -58,11 +61,19 @@ def check_top(top: int) -> int:
     return top
 
 
-def graph_stats(engine: Engine, tenant_id: str, *, top: int = 10, user: str | None = None) -> GraphStats:
+def graph_stats(
+    engine: Engine,
+    tenant_id: str,
+    *,
+    top: int = 10,
+    user: str | None = None,
+    aging: graph_aging.Aging = graph_aging.DEFAULT_AGING,
+) -> GraphStats:
     """Statistics of ``tenant_id``'s graph, read in one snapshot. The top lists name
     ``top`` entities each; of the user entities, only ``user``'s (raw or stored) and the
     nameless speaker's, as every answer (``graph_queries.users_shown``): another user's
-    entity is keyed by their stored id. Counts include every user's."""
+    entity is keyed by their stored id. Counts include every user's; ``aging`` decides
+    which entities are hidden."""
     check_identifier("tenant_id", tenant_id)
     check_top(top)
     if user:
@@ -75,7 +86,7 @@ def graph_stats(engine: Engine, tenant_id: str, *, top: int = 10, user: str | No
         mentioned = entities.most_mentioned(conn, tenant_id, top, users=users)
         known = graph_queries.entities_by_id(conn, tenant_id, (c.entity_id for c in connected), users=users)
         degree_of = relationships.degrees(conn, tenant_id, (m.entity_id for m in mentioned))
-        hidden = graph_aging.hidden_count(conn, tenant_id, graph_aging.current())
+        hidden = graph_aging.hidden_count(conn, tenant_id, aging)
         merged = entity_merges.merge_summary(conn, tenant_id).merged
     by_degree = _with_mentions(connected, {hit.entity_id: hit for hit in known})
     by_mentions = [

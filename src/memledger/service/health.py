@@ -10,6 +10,7 @@ import msgspec
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
+from memledger.adapters.embedding import Embedder
 from memledger.errors import LedgerError
 from memledger.events.envelope import Recorded
 from memledger.service import projections
@@ -38,8 +39,8 @@ def event_record(rec: Recorded) -> dict[str, Any]:
     }
 
 
-def check(engine: Engine, worker: ExtractionWorker, now: datetime) -> dict[str, Any]:
-    """A report with ``ok`` and what each part said."""
+def check(engine: Engine, worker: ExtractionWorker, now: datetime, embedder: Embedder | None = None) -> dict[str, Any]:
+    """A report with ``ok`` and what each part said; ``embedder`` is the application's."""
     report: dict[str, Any] = {"ok": True}
     try:
         with engine.connect() as conn:
@@ -64,7 +65,7 @@ def check(engine: Engine, worker: ExtractionWorker, now: datetime) -> dict[str, 
         }
         report["worker"] = {"ok": True, "extractor": worker.name, "pending_turns": worker.pending()}
         # informative, never a 503: a fallback's rows are served by words until the backfill
-        report["embeddings"] = msgspec.to_builtins(projections.embedding_chain_status(engine))
+        report["embeddings"] = msgspec.to_builtins(projections.embedding_chain_status(engine, embedder))
     except (LedgerError, sa_exc.SQLAlchemyError) as e:
         report["database"] = {"ok": False, "error": str(e)}
         report["ok"] = False

@@ -15,10 +15,12 @@ from datetime import datetime
 from sqlalchemy.engine import Connection
 
 from memledger.events.envelope import START, Cursor, Recorded
-from memledger.projectors import entities, facts, relationships
-from memledger.projectors.entities import EntityRow
-from memledger.projectors.facts_fold import ConflictRow, FactRow, FactsState
-from memledger.projectors.relationships import RelationshipRow
+from memledger.projectors.entities import projector as entities
+from memledger.projectors.entities.projector import EntityRow
+from memledger.projectors.facts import projector as facts
+from memledger.projectors.facts.fold import ConflictRow, FactRow, FactsState
+from memledger.projectors.relationships import projector as relationships
+from memledger.projectors.relationships.projector import RelationshipRow
 from memledger.store import event_reads
 
 PAGE = 5000

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 import msgspec
 from sqlalchemy.engine import Engine
 
+from memledger.adapters.embedding import Embedder
 from memledger.errors import InvalidCommand, InvalidField, InvalidIdentifier, Refused
 from memledger.events.catalogue import Scopes
 from memledger.events.envelope import NewEvent
@@ -338,13 +339,17 @@ def wait_until_ready(
     *,
     timeout_s: float,
     progress: readiness.Progress | None = None,
+    embedder: Embedder | None = None,
 ) -> ImportSummary:
     """``summary`` with its ``readiness``: extraction and every projection brought
     through the import's last turn, here or by a running worker (``readiness``), for
-    up to ``timeout_s``. ``owner`` is the owner's engine."""
+    up to ``timeout_s``. ``owner`` is the owner's engine; ``embedder``, the application's."""
     if not summary.last_position:
         return dataclasses.replace(summary, readiness=Readiness(True, 0.0))
-    ready = readiness.wait_until_ready(owner, worker, summary.last_position, timeout_s=timeout_s, progress=progress)
+    position = summary.last_position
+    ready = readiness.wait_until_ready(
+        owner, worker, position, timeout_s=timeout_s, progress=progress, embedder=embedder
+    )
     return dataclasses.replace(summary, readiness=ready)
 
 

@@ -4,7 +4,7 @@ and would do (``memledger maintenance run|status``).
 
 A merge changes no row but the entities read model's ``merged_into``: every read
 resolves through it, so a rebuild gives the same graph and a split restores both
-sides. Edge decay and pruning happen when reading (``projectors.graph_aging``); there
+sides. Edge decay and pruning happen when reading (``projectors.relationships.graph_aging``); there
 is nothing for maintenance to write for them.
 """
 
@@ -18,12 +18,14 @@ from datetime import UTC, datetime
 import msgspec
 from sqlalchemy.engine import Engine
 
+from memledger.adapters.embedding import offline
 from memledger.errors import InvalidCommand, NotFound
 from memledger.events.catalogue import EntitiesMerged, EntitiesSplit, Event
 from memledger.events.envelope import Metadata, NewEvent
 from memledger.events.keys import item_stream
-from memledger.projectors import entity_merges, graph_aging, registry
-from memledger.projectors.entity_merges import EntityVectors, MergeInput
+from memledger.projectors.entities import merges as entity_merges
+from memledger.projectors.entities.merges import EntityVectors, MergeInput
+from memledger.projectors.relationships import graph_aging
 from memledger.service import maintenance_rules
 from memledger.service.maintenance_rules import MergeCandidate
 from memledger.service.memory import read_model_through
@@ -100,27 +102,37 @@ def _shown(owner: Engine | None, tenant_id: str, kept: str) -> bool:
     return owner is not None and read_model_through(owner, tenant_id, "entities", item_stream(kept))
 
 
-def find_merges(engine: Engine, tenant_id: str) -> tuple[list[MergeInput], list[MergeCandidate], str]:
+def find_merges(
+    engine: Engine, tenant_id: str, embedding_model: str | None = None
+) -> tuple[list[MergeInput], list[MergeCandidate], str]:
     """The tenant's entities, the merges the rules propose among them, and whether the
-    embedding rule ran (nothing written)."""
+    embedding rule ran, comparing the entities' vectors of ``embedding_model`` (the
+    application's embedder's; the offline model's when None). Nothing written."""
     check_identifier("tenant_id", tenant_id)
+    model = embedding_model or offline().model
     with db.reading(engine) as conn:
         rows = entity_merges.merge_inputs(conn, tenant_id)
-        vectors = entity_merges.entity_vectors(conn, tenant_id, MAX_COMPARED, registry.embedder().model)
+        vectors = entity_merges.entity_vectors(conn, tenant_id, MAX_COMPARED, model)
     merges = maintenance_rules.find_candidates(rows, vectors if vectors.ids else None)
     return rows, merges, _cosine_note(vectors)
 
 
 def run(
-    engine: Engine, tenant_id: str, *, owner: Engine | None = None, dry_run: bool = False, actor: str = MERGED_BY
+    engine: Engine,
+    tenant_id: str,
+    *,
+    owner: Engine | None = None,
+    dry_run: bool = False,
+    actor: str = MERGED_BY,
+    embedding_model: str | None = None,
 ) -> MaintenanceReport:
-    """Find the merges the rules propose and, unless ``dry_run``, append one
-    ``EntitiesMerged`` per group, all in one transaction. With ``owner``, the entities
+    """Find the merges the rules propose (``find_merges``) and, unless ``dry_run``, append
+    one ``EntitiesMerged`` per group, all in one transaction. With ``owner``, the entities
     read model is brought up to them before returning (``shown``). Running again
     proposes nothing new: merged entities are not proposed twice, nor are entities a
     split kept apart."""
     started = time.perf_counter()
-    rows, merges, cosine = find_merges(engine, tenant_id)
+    rows, merges, cosine = find_merges(engine, tenant_id, embedding_model)
     events = [
         (
             m.kept_entity_id,
@@ -252,10 +264,16 @@ def split(
     return MergeDone(kept, wanted, _shown(owner, tenant_id, kept))
 
 
-def status(engine: Engine, tenant_id: str) -> MaintenanceStatus:
-    """Merges made and pending, entities hidden, and the aging reads apply (nothing written)."""
-    rows, pending, cosine = find_merges(engine, tenant_id)
-    aging = graph_aging.current()
+def status(
+    engine: Engine,
+    tenant_id: str,
+    *,
+    aging: graph_aging.Aging = graph_aging.DEFAULT_AGING,
+    embedding_model: str | None = None,
+) -> MaintenanceStatus:
+    """Merges made and pending (``find_merges``), entities hidden, and ``aging``, the
+    aging reads apply (nothing written)."""
+    rows, pending, cosine = find_merges(engine, tenant_id, embedding_model)
     with db.reading(engine) as conn:
         summary = entity_merges.merge_summary(conn, tenant_id)
         hidden = graph_aging.hidden_count(conn, tenant_id, aging)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 import numpy as np
 
-from memledger.projectors.entity_merges import EntityVectors, MergeInput
+from memledger.projectors.entities.merges import EntityVectors, MergeInput
 
 RULE_SCORES = {"normalised_name": 1.0, "alias": 0.9, "initials": 0.8}
 MIN_COSINE = 0.95  # the embedding rule: vectors this close (cosine similarity) are one

@@ -35,7 +35,9 @@ from memledger.events.envelope import Cursor, Metadata, NewEvent
 from memledger.events.keys import conflict_stream, item_stream
 from memledger.extraction.policy import short_hash
 from memledger.extraction.secrets import find_secret
-from memledger.projectors import facts_queries, graph_queries, registry, runner, summaries
+from memledger.projectors import registry, runner, summaries
+from memledger.projectors.facts import queries as facts_queries
+from memledger.projectors.relationships import graph_queries
 from memledger.projectors.summaries import SUMMARIES
 from memledger.service import scope_ids
 from memledger.store import db, event_reads, event_store

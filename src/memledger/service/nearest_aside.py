@@ -24,7 +24,6 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 
 from memledger.selection.candidates import QueryVector
-from memledger.service import turns
 from memledger.service.episodes import NOTHING_NEAR, Nearby
 from memledger.store import db
 
@@ -41,12 +40,14 @@ def start(
     read: Read,
     deadline: float,
     settings: dict[str, str],
+    *,
+    alone: bool,
 ) -> Future[Nearby] | None:
     """Begin ``read`` of the request's vector (``wait`` gives it) on a connection of
     ``engine``'s own, or None when the caller should read them itself: another selection
-    runs, or no connection is free. ``deadline``: ``time.monotonic()`` by which it must be
-    done; ``settings``: the selection's transaction settings (``SET LOCAL``)."""
-    if turns.selections().held > 1:
+    runs (not ``alone``), or no connection is free. ``deadline``: ``time.monotonic()`` by
+    which it must be done; ``settings``: the selection's transaction settings (``SET LOCAL``)."""
+    if not alone:
         return None
     pool = engine.pool
     if isinstance(pool, QueuePool) and pool.checkedout() >= pool.size():

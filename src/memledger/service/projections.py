@@ -1,4 +1,8 @@
-"""Operating the projections: run them live, rebuild, verify, report status."""
+"""Operating the projections: run them live, rebuild, verify, report status.
+
+The embeddings projection embeds with the ``embedder`` a function is given: the
+application's (``bootstrap``), or the offline default when None.
+"""
 
 from __future__ import annotations
 
@@ -10,22 +14,25 @@ from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine, make_url
 
+from memledger.adapters.embedding import Embedder, offline
 from memledger.errors import ProjectionFailed
 from memledger.events.envelope import Cursor
-from memledger.projectors import checkpoints, embeddings, entities, registry, runner
+from memledger.projectors import checkpoints, registry, runner
 from memledger.projectors import rebuild as rebuilding
 from memledger.projectors.base import Projector
+from memledger.projectors.embeddings import projector as embeddings
+from memledger.projectors.entities import projector as entities
 from memledger.projectors.rebuild import TableDiff
 from memledger.projectors.status import EmbeddingChainStatus, ProjectionStatus, embedding_chain, status
 from memledger.store import db
 from memledger.store.follow import Wakeup
 
 
-def select(names: Sequence[str] | None) -> tuple[Projector, ...]:
+def select(names: Sequence[str] | None, embedder: Embedder | None = None) -> tuple[Projector, ...]:
     """The projectors named (all of them for None, an empty list, or "all")."""
     if not names or list(names) == ["all"]:
-        return registry.all_projectors()
-    return tuple(registry.by_name(name) for name in names)
+        return registry.all_projectors(embedder)
+    return tuple(registry.by_name(name, embedder) for name in names)
 
 
 def install_all(engine: Engine) -> None:
@@ -38,17 +45,24 @@ def install_all(engine: Engine) -> None:
     embeddings.upgrade_in_place(engine)
 
 
-def catch_up_all(engine: Engine, names: Sequence[str] | None = None) -> dict[str, int]:
+def catch_up_all(
+    engine: Engine, names: Sequence[str] | None = None, *, embedder: Embedder | None = None
+) -> dict[str, int]:
     """Inline mode: bring the projections up to date now; events applied per name."""
     applied = {}
-    for projector in select(names):
+    for projector in select(names, embedder):
         runner.install(engine, projector)
         applied[projector.name] = runner.catch_up(engine, projector)
     return applied
 
 
 def catch_up_to(
-    engine: Engine, target: Cursor, deadline: float, progress: Callable[[int], None] | None = None
+    engine: Engine,
+    target: Cursor,
+    deadline: float,
+    progress: Callable[[int], None] | None = None,
+    *,
+    embedder: Embedder | None = None,
 ) -> dict[str, bool]:
     """Bring every installed projection up to ``target``, one after the other, until
     ``deadline`` (``time.monotonic()``); whether each got there. ``progress`` gets the
@@ -64,7 +78,7 @@ def catch_up_to(
 
     return {
         projector.name: catch_up_one(engine, projector, target, deadline, count)
-        for projector in registry.all_projectors()
+        for projector in registry.all_projectors(embedder)
         if projector.name in installed
     }
 
@@ -100,14 +114,18 @@ def run_live(
     poll_interval: float = 0.1,
     wakeup: Wakeup | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    embedder: Embedder | None = None,
 ) -> None:
     """Follow the ledger with the named projections until ``should_stop``."""
-    runner.follow(engine, select(names), poll_interval=poll_interval, wakeup=wakeup, should_stop=should_stop)
+    chosen = select(names, embedder)
+    runner.follow(engine, chosen, poll_interval=poll_interval, wakeup=wakeup, should_stop=should_stop)
 
 
-def rebuild(engine: Engine, name: str, progress: Callable[[int], None] | None = None) -> int:
+def rebuild(
+    engine: Engine, name: str, progress: Callable[[int], None] | None = None, *, embedder: Embedder | None = None
+) -> int:
     """Rebuild one projection beside the live one and swap it in; events applied."""
-    return rebuilding.rebuild(engine, registry.by_name(name), progress=progress)
+    return rebuilding.rebuild(engine, registry.by_name(name, embedder), progress=progress)
 
 
 def rebuild_side_by_side(engine: Engine, names: Sequence[str] | None, jobs: int) -> Iterator[tuple[str, int, float]]:
@@ -134,9 +152,11 @@ def _rebuild_in_process(url: str, name: str) -> tuple[str, int, float]:
         engine.dispose()
 
 
-def verify(engine: Engine, name: str, progress: Callable[[int], None] | None = None) -> list[TableDiff]:
+def verify(
+    engine: Engine, name: str, progress: Callable[[int], None] | None = None, *, embedder: Embedder | None = None
+) -> list[TableDiff]:
     """Compare one projection's live rows with a scratch rebuild, table by table."""
-    return rebuilding.verify(engine, registry.by_name(name), progress=progress)
+    return rebuilding.verify(engine, registry.by_name(name, embedder), progress=progress)
 
 
 def statuses(engine: Engine) -> list[ProjectionStatus]:
@@ -146,10 +166,11 @@ def statuses(engine: Engine) -> list[ProjectionStatus]:
         return [status(conn, projector, now) for projector in registry.all_projectors()]
 
 
-def embedding_chain_status(engine: Engine) -> EmbeddingChainStatus:
-    """This process's embedding chain, its counters, and the rows waiting for the backfill."""
+def embedding_chain_status(engine: Engine, embedder: Embedder | None = None) -> EmbeddingChainStatus:
+    """``embedder``'s chain (the application's), its counters, and the rows waiting for
+    the backfill."""
     with engine.connect() as conn:
-        return embedding_chain(conn, registry.embedder())
+        return embedding_chain(conn, embedder or offline())
 
 
 def reset_failure(engine: Engine, name: str) -> bool:

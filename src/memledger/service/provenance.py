@@ -19,7 +19,7 @@ from memledger.events.catalogue import FactExtracted, Scopes, TurnRecorded
 from memledger.events.envelope import START, Recorded
 from memledger.events.keys import item_stream
 from memledger.formatting.neutralise import uncite
-from memledger.projectors import entity_merges
+from memledger.projectors.entities import merges as entity_merges
 from memledger.selection import visibility
 from memledger.selection.candidates import scope_pairs
 from memledger.service import scope_ids

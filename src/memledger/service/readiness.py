@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
+from memledger.adapters.embedding import Embedder, offline
 from memledger.adapters.embedding_pool import EmbedderPool
 from memledger.errors import LedgerError, ProjectionFailed
 from memledger.extraction.heuristic import HeuristicExtractor
@@ -73,17 +74,20 @@ def wait_until_ready(
     timeout_s: float,
     progress: Progress | None = None,
     workers: int = WORKERS,
+    embedder: Embedder | None = None,
 ) -> Readiness:
     """Extract and project through ``position`` (a turn's), or wait for the worker that
     is doing it, for up to ``timeout_s``. ``owner`` is the owner's engine: extraction and
     projection write every tenant's rows. What the ledger holds is never at risk: a
     timeout only means the read models follow later. ``workers`` threads embed and
-    processes extract (the heuristic's reading), one per core by default."""
+    processes extract (the heuristic's reading), one per core by default; the
+    embeddings projection embeds with ``embedder`` (the application's; the offline
+    default when None)."""
     started = time.monotonic()
     deadline = started + timeout_s
     projections.install_all(owner)
     extracted = _extracted_counter(worker, progress)
-    with _pooled_embedder(workers), _Follower(owner) as follower:
+    with _pooled_embedder(embedder or offline(), workers) as pooled, _Follower(owner, pooled) as follower:
         with _backlog_worker(worker, workers) as backlog:  # its processes end with the extraction
             if not _extract_through(backlog, position, deadline, extracted):
                 return Readiness(False, time.monotonic() - started, (worker.name,))
@@ -96,7 +100,7 @@ def wait_until_ready(
             if progress is not None:
                 progress(turns, applied + events)
 
-        caught_up = projections.catch_up_to(owner, target, deadline, projected)
+        caught_up = projections.catch_up_to(owner, target, deadline, projected, embedder=pooled)
     behind = tuple(name for name, done in caught_up.items() if not done)
     return Readiness(not behind, time.monotonic() - started, behind)
 
@@ -144,20 +148,15 @@ def _backlog_worker(worker: ExtractionWorker, workers: int) -> Iterator[Extracti
 
 
 @contextmanager
-def _pooled_embedder(workers: int) -> Iterator[None]:
-    """This process's embeddings projector embeds with ``workers`` threads (an
-    ``EmbedderPool`` around its embedder) until the block ends. Same model, same vectors;
-    an embedding chain is not pooled."""
-    inner = registry.embedder()
+def _pooled_embedder(inner: Embedder, workers: int) -> Iterator[Embedder]:
+    """``inner`` embedding with ``workers`` threads (an ``EmbedderPool`` around it) until
+    the block ends, for the embeddings projector. Same model, same vectors; an embedding
+    chain is not pooled."""
     if workers <= 1 or isinstance(inner, EmbedderPool) or hasattr(inner, "embed_any"):
-        yield  # a chain is left whole: a pool around it would hide its fallbacks
+        yield inner  # a chain is left whole: a pool around it would hide its fallbacks
         return
     with EmbedderPool(inner, workers=workers) as pool:
-        registry.use_embedder(pool)
-        try:
-            yield
-        finally:
-            registry.use_embedder(inner)
+        yield pool
 
 
 class _Follower:
@@ -166,8 +165,9 @@ class _Follower:
     extracts, instead of after. Whatever it leaves, or fails at, the final catch-up
     to the target does (and reports)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, embedder: Embedder) -> None:
         self.engine = engine
+        self.embedder = embedder
         self.applied = 0
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memledger-ready-projections", daemon=True)
@@ -188,7 +188,7 @@ class _Follower:
     def _run(self) -> None:
         with self.engine.connect() as conn:
             installed = {cp.name for cp in checkpoints.all_checkpoints(conn)}
-        following = [p for p in registry.all_projectors() if p.name in installed]
+        following = [p for p in registry.all_projectors(self.embedder) if p.name in installed]
         while following and not self._stopping.is_set():
             busy = False
             for projector in list(following):

@@ -37,7 +37,8 @@ from sqlalchemy.engine import Connection
 from memledger.events.catalogue import Event, FactExtracted, MemoryRetracted, RelationshipObserved
 from memledger.events.keys import entity_id, normalise_name, slot_id
 from memledger.extraction.protocol import TurnText
-from memledger.projectors import facts_queries, graph_queries
+from memledger.projectors.facts import queries as facts_queries
+from memledger.projectors.relationships import graph_queries
 
 _RELATION: Final = {"personal_fact": "PART_OF", "preference": "PREFERS"}
 REASON: Final = "the speaker said something newer in its place"

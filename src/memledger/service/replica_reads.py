@@ -187,15 +187,20 @@ def _failed_on_replica(selection: Selection) -> bool:
     return reason.startswith(_UNAVAILABLE) and "deadline exceeded" not in reason
 
 
+# What ``context.select`` takes of ``context.build_context``'s options.
+_SELECT_OPTIONS = ("vector_search", "aging", "limit")
+
+
 def selector(
-    reads: ReadReplicas, *, after: int | None, vector_search: Any = None
+    reads: ReadReplicas, *, after: int | None, **options: Any
 ) -> Callable[[context.SelectRequest], tuple[Selection, dict[str, str]]]:
     """What ``context.build_context`` selects with: on a routed engine, with the read
-    models' cursors read in the selection's own transaction (for the served record)."""
+    models' cursors read in the selection's own transaction (for the served record).
+    ``options`` go to ``context.select``."""
 
     def select(stored: context.SelectRequest) -> tuple[Selection, dict[str, str]]:
         cursors: dict[str, str] = {}
-        selection = select_routed(reads, stored, after=after, vector_search=vector_search, cursors=cursors)
+        selection = select_routed(reads, stored, after=after, cursors=cursors, **options)
         return selection, cursors
 
     return select
@@ -206,11 +211,12 @@ def select_routed(
     request: context.SelectRequest,
     *,
     after: int | None = None,
-    vector_search: Any = None,
     cursors: dict[str, str] | None = None,
+    **options: Any,
 ) -> Selection:
     """``context.select`` on a replica (``ReadReplicas.route``), failing open as it does:
-    on the primary when the replica fails under it, within what is left of the deadline."""
+    on the primary when the replica fails under it, within what is left of the deadline.
+    ``options`` go to ``context.select`` (``vector_search``, ``aging``, ``limit``)."""
     started = time.monotonic()
     try:  # the tenant's key is the primary's to make on first use; a replica only reads it
         request = replace(request, scopes=scope_ids.stored_scopes(reads.primary, request.tenant_id, request.scopes))
@@ -222,12 +228,12 @@ def select_routed(
     if route.reason:
         log.info("read for tenant %s served by the primary: %s", request.tenant_id, route.reason)
     found: dict[str, str] = {}
-    selection = context.select(route.engine, _remaining(request, started), vector_search=vector_search, cursors=found)
+    selection = context.select(route.engine, _remaining(request, started), cursors=found, **options)
     if route.source != PRIMARY and _failed_on_replica(selection):
         reads.note_failure(route, DatabaseUnavailable(selection.empty_reason or ""))
         found.clear()
         primary = db.for_tenant(reads.primary, request.tenant_id)
-        selection = context.select(primary, _remaining(request, started), vector_search=vector_search, cursors=found)
+        selection = context.select(primary, _remaining(request, started), cursors=found, **options)
     if cursors is not None:
         cursors.update(found)
     return selection
@@ -240,7 +246,7 @@ def build_context(
     and recorded through ``engine`` (the primary's, fenced to the tenant)."""
     if not reads.replicas:
         return context.build_context(engine, request, **options)
-    chosen = selector(reads, after=after, vector_search=options.get("vector_search"))
+    chosen = selector(reads, after=after, **{k: v for k, v in options.items() if k in _SELECT_OPTIONS})
     return context.build_context(engine, request, selector=chosen, **options)
 
 

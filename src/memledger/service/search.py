@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import get_args
 
 import msgspec
@@ -15,8 +16,11 @@ from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import EntityType, Scopes
 from memledger.events.keys import entity_id, normalise_name
 from memledger.formatting.names import Names
-from memledger.projectors import embedding_queries, entity_merges, facts_queries, graph_aging, graph_queries
-from memledger.projectors.graph_queries import Edge, EntityHit
+from memledger.projectors.embeddings import queries as embedding_queries
+from memledger.projectors.entities import merges as entity_merges
+from memledger.projectors.facts import queries as facts_queries
+from memledger.projectors.relationships import graph_aging, graph_queries
+from memledger.projectors.relationships.graph_queries import Edge, EntityHit
 from memledger.selection import candidates, speakers, visibility
 from memledger.selection.candidates import QueryVector
 from memledger.selection.excerpts import best_cited
@@ -48,6 +52,7 @@ def search(
     min_confidence: float = 0.0,
     categories: Iterable[str] | None = None,
     vector_search: VectorSearch | None = None,
+    aging: graph_aging.Aging = graph_aging.DEFAULT_AGING,
 ) -> list[SelectedItem]:
     """The ``k`` best items for ``query`` of ``kinds`` (default: all of ``ITEM_KINDS``):
     facts of the given scopes, entities and relationships (hybrid: full text, vectors
@@ -58,12 +63,12 @@ def search(
     (``cited``); a turn or a fact of a shared scope also says who said it (``said_by``:
     the request's own stored user id, else "another user" and maybe its first digits,
     never another user's id, which would name their memory; ``speakers``, their names).
-    Raw scope keys are looked up by their
-    stored ids. Without ``vector_search`` there is no vector channel; with it, vectors
-    of another model than its embedder's raise ``EmbeddingMismatch``. ``k`` is 1 to
-    ``MAX_K``; a query with a NUL or a lone surrogate is refused (InvalidField naming
-    ``query``), and so is an unknown kind (InvalidIdentifier). Of the users' own
-    entities and edges, only the request's user's are found (``graph_queries.users_shown``)."""
+    Raw scope keys are looked up by their stored ids. Without ``vector_search`` there is no
+    vector channel; with it, vectors of another model than its embedder's raise
+    ``EmbeddingMismatch``. ``k`` is 1 to ``MAX_K``; a query with a NUL or a lone surrogate
+    is refused (InvalidField naming ``query``), and so is an unknown kind (InvalidIdentifier).
+    Of the users' own entities and edges, only the request's user's are found
+    (``graph_queries.users_shown``), and of those, none ``aging`` prunes."""
     wanted = _check_search(tenant_id, query, k, kinds)
     scopes = scope_ids.stored_scopes(engine, tenant_id, scopes)
     embedded = wanted & EMBEDDED_KINDS
@@ -77,7 +82,7 @@ def search(
         near_turns: dict[str, float] = {}
         if wait is not None and (vector := wait(VECTOR_WAIT_S)) is not None:
             pairs, users = candidates.scope_pairs(scopes), graph_queries.users_shown(scopes.user)
-            nearest = _Nearest(conn, tenant_id, pairs, users, min_confidence, categories)
+            nearest = _Nearest(conn, tenant_id, pairs, users, min_confidence, categories, aging)
             pool = nearest.add(pool, vector, sorted(embedded - {"turn"}), max(2 * k, candidates.PER_CHANNEL))
             if "turn" in wanted and named is not None:  # None: the tenant has no turn
                 near_turns = candidates.vector_turns(conn, tenant_id, vector, max(k * 2, TURNS_READ))
@@ -179,10 +184,13 @@ class _Nearest:
     users: frozenset[str]
     min_confidence: float
     categories: Iterable[str] | None
+    aging: graph_aging.Aging
 
     def add(self, pool: list[Candidate], query: QueryVector, kinds: list[str], k: int) -> list[Candidate]:
         """``pool`` with the facts and entities of ``kinds`` nearest ``query``."""
-        found = embedding_queries.nearest(self.conn, self.tenant_id, query.floats(), query.model, kinds=kinds, k=k)
+        found = embedding_queries.nearest(
+            self.conn, self.tenant_id, query.floats(), query.model, kinds=kinds, k=k, chain=query.chain
+        )
         near = self._as_kept([n for n in found if n.distance <= MAX_VECTOR_DISTANCE])
         rank = {(n.item_kind, n.item_id): i for i, n in enumerate(near, start=1)}
         known = {(c.item.kind, c.item.item_id): c for c in pool}
@@ -198,9 +206,9 @@ class _Nearest:
 
     def _as_kept(self, near: list[embedding_queries.Neighbour]) -> list[embedding_queries.Neighbour]:
         """``near`` with each entity read as the one it was merged into (the nearest of a
-        group ranks it) and without those pruning hides (``graph_aging``)."""
+        group ranks it) and without those pruning hides (``self.aging``)."""
         ids = [n.item_id for n in near if n.item_kind == "entity"]
-        shown = entity_merges.shown_as(self.conn, self.tenant_id, ids, graph_aging.current()) if ids else {}
+        shown = entity_merges.shown_as(self.conn, self.tenant_id, ids, self.aging) if ids else {}
         out: dict[tuple[str, str], embedding_queries.Neighbour] = {}
         for n in near:
             if n.item_kind == "entity" and n.item_id not in shown:
@@ -306,6 +314,7 @@ def query_graph(
     user: str | None = None,
     scopes: Scopes | None = None,
     every_user: bool = False,
+    aging: graph_aging.Aging = graph_aging.DEFAULT_AGING,
 ) -> GraphAnswer:
     """Relationships around ``entity`` (a name, an entity id, or "user"/"me" for the
     speaker, given ``user``, raw or stored), up to ``depth`` hops (1 to 3), read both ways.
@@ -319,7 +328,7 @@ def query_graph(
     ``relations`` are upper-cased (``uses`` is USES) and ``entity_types`` lower-cased
     (``TOOL`` is tool); one that cannot be a relation, or a type not in ``ENTITY_TYPES``,
     is refused (InvalidIdentifier naming it), as is a depth out of range (InvalidCommand).
-    None, or an empty list, filters nothing."""
+    None, or an empty list, filters nothing. Edge weights decay by ``aging``."""
     check_identifier("tenant_id", tenant_id)
     check_identifier("entity", entity)
     depth = graph_queries.check_depth(depth)
@@ -337,9 +346,8 @@ def query_graph(
             if found is None:
                 return GraphAnswer(entity=None, edges=[])
             start = [found.entity_id]
-        edges = graph_queries.walk(
-            conn, tenant_id, start, depth=depth, relations=relations, entity_types=entity_types, users=users
-        )
+        walk = partial(graph_queries.walk, conn, tenant_id, users=users, aging=aging)
+        edges = walk(start, depth=depth, relations=relations, entity_types=entity_types)
         if stored is not None:
             hidden = visibility.hidden_turns(conn, tenant_id, stored, (t for e in edges for t in e.source_turns))
             edges = [edge for edge in edges if visibility.shown(edge.source_turns, hidden)]

@@ -27,8 +27,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from sqlalchemy.engine import Connection
 
 from memledger.adapters.embedding import Embedder
+from memledger.adapters.embedding_chain import as_chain
 from memledger.errors import EmbeddingFailed
-from memledger.projectors import embedding_queries
+from memledger.projectors.embeddings import queries as embedding_queries
 from memledger.selection.candidates import QueryVector
 from memledger.service.context import VectorWait
 
@@ -105,12 +106,15 @@ class VectorChannel:
         if query is None:
             return []
         vector = [float(v) for v in query.literal[1:-1].split(",")]
-        found = embedding_queries.nearest(conn, tenant_id, vector, query.model, kinds=("fact",), k=self.k)
+        found = embedding_queries.nearest(
+            conn, tenant_id, vector, query.model, kinds=("fact",), k=self.k, chain=query.chain
+        )
         return [n.item_id for n in found]
 
     def _embed(self, text: str) -> QueryVector:
         vector = self.embedder.embed([text])[0]
-        query = QueryVector(self.embedder.model, len(vector), embedding_queries.to_literal(vector))
+        literal = embedding_queries.to_literal(vector)
+        query = QueryVector(self.embedder.model, len(vector), literal, as_chain(self.embedder).models)
         with _lock:
             _vectors[(self.embedder, _digest(text))] = query
             if len(_vectors) > CACHED_VECTORS:

@@ -24,7 +24,7 @@ from memledger.events.keys import SYMMETRIC_RELATIONS, entity_id, relationship_k
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
 from memledger.projectors.confidence import merge_ordered, reinforce
-from memledger.projectors.entities import entities, shown_ids
+from memledger.projectors.entities.projector import entities, shown_ids
 
 NAME = "relationships"
 VERSION = 3  # v2: a retracted edge said again in a new turn comes back; v3: covering end indexes
@@ -36,24 +36,24 @@ relationships = sa.Table(
     read_models,
     sa.Column("tenant_id", sa.Text, primary_key=True),
     sa.Column("relationship_key", sa.Text, primary_key=True),
-    sa.Column("relationship_ids", ARRAY(sa.Text)),
-    sa.Column("source_entity_id", sa.Text),
-    sa.Column("source_name", sa.Text),
-    sa.Column("source_type", sa.Text),
-    sa.Column("relation", sa.Text),
-    sa.Column("target_entity_id", sa.Text),
-    sa.Column("target_name", sa.Text),
-    sa.Column("target_type", sa.Text),
-    sa.Column("is_symmetric", sa.Boolean),
+    sa.Column("relationship_ids", ARRAY(sa.Text), nullable=False),
+    sa.Column("source_entity_id", sa.Text, nullable=False),
+    sa.Column("source_name", sa.Text, nullable=False),
+    sa.Column("source_type", sa.Text, nullable=False),
+    sa.Column("relation", sa.Text, nullable=False),
+    sa.Column("target_entity_id", sa.Text, nullable=False),
+    sa.Column("target_name", sa.Text, nullable=False),
+    sa.Column("target_type", sa.Text, nullable=False),
+    sa.Column("is_symmetric", sa.Boolean, nullable=False),
     sa.Column("context", sa.Text),
-    sa.Column("confidence", sa.Double),
-    sa.Column("mention_count", sa.Integer),
-    sa.Column("status", sa.Text),
-    sa.Column("first_seen_at", _TS),
-    sa.Column("last_seen_at", _TS),
-    sa.Column("first_position", sa.BigInteger),
-    sa.Column("last_position", sa.BigInteger),
-    sa.Column("source_turns", ARRAY(sa.Text)),
+    sa.Column("confidence", sa.Double, nullable=False),
+    sa.Column("mention_count", sa.Integer, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column("first_seen_at", _TS, nullable=False),
+    sa.Column("last_seen_at", _TS, nullable=False),
+    sa.Column("first_position", sa.BigInteger, nullable=False),
+    sa.Column("last_position", sa.BigInteger, nullable=False),
+    sa.Column("source_turns", ARRAY(sa.Text), nullable=False),
     schema=live_schema(NAME),
 )
 

@@ -15,7 +15,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 from sqlalchemy.types import NullType
 
-from memledger.projectors.facts import conflicts, facts
+from memledger.projectors.facts.projector import conflicts, facts
 
 
 class FactHit(msgspec.Struct, frozen=True):

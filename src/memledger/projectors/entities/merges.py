@@ -14,9 +14,10 @@ import numpy.typing as npt
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from memledger.projectors import bulk, graph_aging
-from memledger.projectors.embeddings import embeddings
-from memledger.projectors.entities import entities
+from memledger.projectors import bulk
+from memledger.projectors.embeddings.projector import embeddings
+from memledger.projectors.entities.projector import entities
+from memledger.projectors.relationships import graph_aging
 
 # Merges form trees (an entity may be merged into one that others were merged into
 # before it was merged itself); this bounds how far a read follows them.

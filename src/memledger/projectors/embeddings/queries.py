@@ -16,7 +16,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
 from memledger.errors import EmbeddingMismatch
-from memledger.projectors.embeddings import DIM, embeddings, in_keys, stored_models
+from memledger.projectors.embeddings.projector import DIM, embeddings, in_keys, stored_models
 
 
 class Neighbour(msgspec.Struct, frozen=True):
@@ -34,11 +34,13 @@ def nearest(
     model: str,
     kinds: Iterable[str],
     k: int,
+    chain: Sequence[str] = (),
 ) -> list[Neighbour]:
     """The tenant's ``k`` items of ``kinds`` nearest ``query_vector``, nearest first.
 
     ``query_vector`` must come from ``model``: if the tenant's vectors were made by
-    a model outside the embedding chain or have another dimension, raises
+    a model outside the embedding ``chain`` (the models of the embedder that made the
+    query, first choice first) or have another dimension, raises
     ``EmbeddingMismatch`` (never an empty answer). A tenant with no vectors of
     ``model`` gets [] (items with only a fallback model's vectors are the other
     channels' to find). Uses the HNSW index with iterative scans, so the tenant
@@ -60,39 +62,21 @@ def nearest(
         found = [Neighbour(r[0], r[1], float(r[2])) for r in conn.execute(_NEAREST, params).all()]
         if found:
             return found
-    check_model(conn, tenant_id, model, len(query_vector))
+    check_model(conn, tenant_id, model, len(query_vector), chain)
     return []
 
 
-def check_model(conn: Connection, tenant_id: str, model: str, dim: int) -> None:
+def check_model(conn: Connection, tenant_id: str, model: str, dim: int, chain: Sequence[str] = ()) -> None:
     """``EmbeddingMismatch`` if the tenant's vectors were made by another model than a
     query vector of ``model`` and ``dim``, or have another dimension (a search that
     found nothing calls this: a mismatch is an error, never an empty answer). Rows of
-    a fallback model of the process's embedding chain are none when ``model`` is of
-    the chain too: the tenant's items wait for the backfill."""
+    a fallback model of the embedding ``chain`` are none when ``model`` is of the chain
+    too: the tenant's items wait for the backfill."""
     stored = stored_models(conn, [tenant_id]).get(tenant_id)
     if stored is None or stored == (model, dim):
         return
-    chain = chain_models()
     if stored[1] != dim or stored[0] not in chain or model not in chain:
         raise EmbeddingMismatch(tenant_id, stored[0], stored[1], model, dim)
-
-
-class _Chain:
-    """The models of the process's embedding chain (``use_chain``; the composition
-    root sets it): a tenant's rows of a fallback model are no mismatch."""
-
-    models: tuple[str, ...] = ()
-
-
-def use_chain(models: Sequence[str]) -> None:
-    """Say which models the process's embedding chain has, first choice first."""
-    _Chain.models = tuple(models)
-
-
-def chain_models() -> tuple[str, ...]:
-    """The models of the process's embedding chain (empty until told)."""
-    return _Chain.models
 
 
 def to_literal(vector: Sequence[float]) -> str:

@@ -16,9 +16,10 @@ from sqlalchemy.types import NullType
 
 from memledger.errors import InvalidCommand
 from memledger.events.keys import USER_NODE, entity_id, normalise_name
-from memledger.projectors import entity_merges, graph_aging
-from memledger.projectors.entities import entities
-from memledger.projectors.relationships import relationships
+from memledger.projectors.entities import merges as entity_merges
+from memledger.projectors.entities.projector import entities
+from memledger.projectors.relationships import graph_aging
+from memledger.projectors.relationships.projector import relationships
 
 MAX_DEPTH = 3
 
@@ -212,6 +213,7 @@ def walk(
     limit_per_hop: int = 200,
     users: Collection[str] | None = None,
     at: datetime | None = None,
+    aging: graph_aging.Aging = graph_aging.DEFAULT_AGING,
 ) -> list[Edge]:
     """Active edges reachable from the ``start`` entity ids within ``depth`` hops
     (1 to 3: ``check_depth``), each edge once at the hop it was first reached. Edges are
@@ -223,7 +225,7 @@ def walk(
     out in SQL exactly as below), so a 2-hop walk costs one round trip, not two. In a
     tenant with merged entities, hops are read one at a time instead, each edge's ends
     read as the entities they were merged into (``_merged_hop``). Each edge's
-    ``weight`` is its confidence decayed to ``at`` (default: now; ``graph_aging``).
+    ``weight`` is its confidence decayed to ``at`` (default: now) by ``aging``'s half-life.
     """
     depth = check_depth(depth)
     frontier = {node for node in start if shows([node], users)}
@@ -237,7 +239,7 @@ def walk(
         root = entity_merges.roots(conn, tenant_id, frontier)
         frontier = {root.get(node, node) for node in frontier}
     read = {} if read is None else read
-    when, half_life = at or datetime.now(UTC), graph_aging.current().half_life_days
+    when, half_life = at or datetime.now(UTC), aging.half_life_days
     seen_nodes = set(frontier)
     seen_edges: set[str] = set()
     found: list[Edge] = []

@@ -12,8 +12,8 @@ import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from memledger.projectors.entities import entities
-from memledger.projectors.relationships import relationships
+from memledger.projectors.entities.projector import entities
+from memledger.projectors.relationships.projector import relationships
 
 DAY_S = 86_400.0
 
@@ -27,20 +27,8 @@ class Aging(msgspec.Struct, frozen=True):
     recent_days: float = 90.0
 
 
-class _Configured:
-    """This process's aging; the composition root sets it from the settings."""
-
-    aging = Aging()
-
-
-def use(aging: Aging) -> None:
-    """Make ``aging`` the one this process's reads apply."""
-    _Configured.aging = aging
-
-
-def current() -> Aging:
-    """The aging this process's reads apply."""
-    return _Configured.aging
+# The settings' defaults: what a read given no aging applies.
+DEFAULT_AGING = Aging()
 
 
 def edge_weight(confidence: float, last_reinforced: datetime, at: datetime, half_life_days: float) -> float:

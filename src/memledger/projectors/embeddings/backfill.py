@@ -26,9 +26,18 @@ from sqlalchemy.exc import SQLAlchemyError
 from memledger.adapters.embedding_chain import ChainEmbedder
 from memledger.errors import EmbeddingFailed, LedgerError
 from memledger.events.envelope import START, Recorded
-from memledger.projectors import checkpoints, embedding_queries
-from memledger.projectors.embedding_queries import FallbackRow
-from memledger.projectors.embeddings import EMBED_BATCH, HANDLES, NAME, embeddings, item_text, still_said, text_sha256
+from memledger.projectors import checkpoints
+from memledger.projectors.embeddings import queries as embedding_queries
+from memledger.projectors.embeddings.projector import (
+    EMBED_BATCH,
+    HANDLES,
+    NAME,
+    embeddings,
+    item_text,
+    still_said,
+    text_sha256,
+)
+from memledger.projectors.embeddings.queries import FallbackRow
 from memledger.store import db, embedding_cache, event_reads
 from memledger.store.outage import OUTAGES
 

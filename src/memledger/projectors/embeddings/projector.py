@@ -74,10 +74,10 @@ embeddings = sa.Table(
     sa.Column("tenant_id", sa.Text, primary_key=True),
     sa.Column("item_kind", sa.Text, primary_key=True),
     sa.Column("item_id", sa.Text, primary_key=True),
-    sa.Column("model", sa.Text),
-    sa.Column("dim", sa.Integer),
-    sa.Column("text_sha256", sa.Text),
-    sa.Column("embedding", Vector(DIM)),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("dim", sa.Integer, nullable=False),
+    sa.Column("text_sha256", sa.Text, nullable=False),
+    sa.Column("embedding", Vector(DIM), nullable=False),
     schema=live_schema(NAME),
 )
 

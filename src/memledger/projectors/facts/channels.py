@@ -17,10 +17,10 @@ from sqlalchemy.sql import util as sql_util
 
 from memledger.projectors import live_version
 from memledger.projectors.base import live_schema
-from memledger.projectors.embeddings import DIM as EMBEDDING_DIM
-from memledger.projectors.embeddings import embeddings
-from memledger.projectors.facts import facts
-from memledger.projectors.facts_queries import HIT_COLUMNS, FactHit, in_scope, live_where, visible_params, visible_where
+from memledger.projectors.embeddings.projector import DIM as EMBEDDING_DIM
+from memledger.projectors.embeddings.projector import embeddings
+from memledger.projectors.facts.projector import facts
+from memledger.projectors.facts.queries import HIT_COLUMNS, FactHit, in_scope, live_where, visible_params, visible_where
 
 # Columns the visibility test reads besides the hit's (``_scoped_words`` tests them outside its index read).
 _TESTED = (facts.c.tenant_id, facts.c.status)

@@ -1,0 +1,2 @@
+"""The turns read model: its table and projector (``projector``), and who said each
+turn, in which scopes (``voices``)."""
