@@ -45,9 +45,27 @@ def key_words(key: str) -> str:
     return key[prefix.end() :] if prefix else key
 
 
+# Unicode's stream-safe limit on marks in a row; normalising a longer run costs its square.
+MAX_MARKS_IN_A_ROW = 30
+
+
+def stream_safe(text: str) -> str:
+    """``text`` with no more than 30 combining marks in a row (Unicode's stream-safe
+    format), so that normalising a hostile run of thousands of them stays linear."""
+    if text.isascii() or len(text) <= MAX_MARKS_IN_A_ROW:
+        return text
+    kept: list[str] = []
+    run = 0
+    for character in text:
+        run = run + 1 if unicodedata.combining(character) else 0
+        if run <= MAX_MARKS_IN_A_ROW:
+            kept.append(character)
+    return "".join(kept)
+
+
 def normalise_name(name: str) -> str:
     """Case-folded, NFKC, single-spaced, without surrounding quotes or punctuation."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
+    folded = unicodedata.normalize("NFKC", stream_safe(name)).casefold()
     return _SPACE.sub(" ", folded).strip().strip(_EDGE_PUNCTUATION).strip()
 
 

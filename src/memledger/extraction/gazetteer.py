@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
+from memledger.events.keys import stream_safe
 from memledger.extraction import lexicon
 
 LEXICON: Final = lexicon.LEXICON
@@ -168,7 +169,7 @@ _PLAIN: Final = str.maketrans({"ð": "d", "þ": "th", "æ": "ae", "ø": "o", "ß
 
 def fold(text: str) -> str:
     """``text`` without its accents ("sofía" is "sofia", "ragnheiður" "ragnheidur")."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_PLAIN))
+    decomposed = unicodedata.normalize("NFKD", stream_safe(text.translate(_PLAIN)))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 

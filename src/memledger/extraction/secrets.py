@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections import Counter
 
+from memledger.events.keys import stream_safe
 from memledger.extraction.secret_rules import GENERIC_KEY_WORDS, GENERIC_MIN_ENTROPY, RULES
 
 # A credential keyword (possibly inside a name like DB_PASSWORD) followed by a value:
@@ -253,7 +254,7 @@ def normalise(text: str) -> str:
     already so (most text: one check, in C)."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_SEPARATORS)
+    return unicodedata.normalize("NFKC", stream_safe(_INVISIBLE.sub("", text))).translate(_SEPARATORS)
 
 
 # A payment card's number: 13-19 digits, in groups of digits split by single spaces,

@@ -45,6 +45,8 @@ from typing import Final
 
 import msgspec
 
+from memledger.events.keys import stream_safe
+
 QUOTED_MARK: Final = "[quoted user text]"
 """Prefix of stored text that reads like an order or like the block's structure."""
 
@@ -254,7 +256,7 @@ def _fold(text: str, invisible: str) -> str:
         return text.lower()
     text = _ANSI_ESCAPES.sub("", text)
     lines = _visible(_LINE_BREAKS.sub("\n", text), invisible, keep="\n")
-    plain = _COMBINING.sub("", unicodedata.normalize("NFKD", lines))
+    plain = _COMBINING.sub("", unicodedata.normalize("NFKD", stream_safe(lines)))
     return plain.casefold().translate(_HOMOGLYPHS)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 import numpy as np
 
+from memledger.events.keys import stream_safe
 from memledger.projectors.entities.merges import EntityVectors, MergeInput
 
 RULE_SCORES = {"normalised_name": 1.0, "alias": 0.9, "initials": 0.8}
@@ -49,7 +50,7 @@ class MergeCandidate(msgspec.Struct, frozen=True):
 def name_key(name: str, entity_type: str) -> str:
     """``name`` compared as the rules compare names: case-folded, without diacritics or
     punctuation, single-spaced; an organisation's trailing legal forms dropped."""
-    decomposed = unicodedata.normalize("NFKD", name)
+    decomposed = unicodedata.normalize("NFKD", stream_safe(name))
     bare = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
     words = _NOT_WORD.sub(" ", bare).replace("_", " ").split()
     if entity_type == "organization":
