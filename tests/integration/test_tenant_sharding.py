@@ -99,9 +99,10 @@ def _callers() -> list[str]:
 
 @pytest.fixture
 def captured(monkeypatch: pytest.MonkeyPatch) -> list[Captured]:
-    """Every statement sent through psycopg (SQLAlchemy's and the appends' own), by role."""
+    """Every statement sent through psycopg (SQLAlchemy's, and the appends' and streamed
+    reads' own), by role."""
     seen: list[Captured] = []
-    execute, executemany = psycopg.Cursor.execute, psycopg.Cursor.executemany
+    execute, executemany, stream = psycopg.Cursor.execute, psycopg.Cursor.executemany, psycopg.Cursor.stream
 
     def record(cursor: psycopg.Cursor[Any], query: Any, params: Any) -> None:
         sql = query if isinstance(query, str) else query.as_string(cursor.connection)
@@ -117,8 +118,13 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[Captured]:
             record(self, query, params)
         return executemany(self, query, rows, **kw)
 
+    def spy_stream(self: psycopg.Cursor[Any], query: Any, params: Any = None, **kw: Any) -> Any:
+        record(self, query, params)
+        return stream(self, query, params, **kw)
+
     monkeypatch.setattr(psycopg.Cursor, "execute", spy_execute)
     monkeypatch.setattr(psycopg.Cursor, "executemany", spy_executemany)
+    monkeypatch.setattr(psycopg.Cursor, "stream", spy_stream)
     return seen
 
 

@@ -221,6 +221,19 @@ def decode_stored(tag: str, version: int, payload: str, private: str | None) -> 
     return _decode_erased(cls, tag, version, payload), True
 
 
+def decode_joined(tag: str, version: int, joined: bytes | str, digest_only: bool) -> tuple[Event, bool]:
+    """``decode_stored`` of a row whose payload and private part were joined into one
+    object before decoding (PostgreSQL's ``payload || private``). ``digest_only``: the
+    row has no private part and its payload holds the key ``DIGEST_KEY``, so it is
+    erased if its type has private fields."""
+    if digest_only:
+        cls = event_class(tag)
+        if cls.private_fields:
+            text = joined if isinstance(joined, str) else joined.decode()
+            return _decode_erased(cls, tag, version, text), True
+    return decode(tag, version, joined), False
+
+
 def _decode_erased(cls: type[Event], tag: str, version: int, payload: str) -> Event:
     try:
         data: Any = msgspec.json.decode(payload)

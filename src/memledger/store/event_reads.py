@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import msgspec
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.engine import Connection
@@ -20,75 +21,27 @@ from sqlalchemy.engine import Connection
 from memledger.errors import InvalidCommand
 from memledger.events import codec
 from memledger.events.catalogue import TurnRecorded
-from memledger.events.envelope import START, Cursor, Metadata, Recorded
+from memledger.events.envelope import START, Cursor, Recorded
+from memledger.store import direct, recorded_rows
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import Xid8, events
 
-_metadata_decoder = msgspec.json.Decoder(Metadata)
-
-
-_COLUMNS = (
-    events.c.tenant_id,
-    events.c.position,
-    sa.cast(events.c.tx_id, sa.Text).label("tx"),
-    events.c.stream_id,
-    events.c.stream_version,
-    events.c.event_id,
-    events.c.event_type,
-    events.c.schema_version,
-    sa.cast(events.c.payload, sa.Text).label("payload_text"),
-    sa.cast(events.c.metadata, sa.Text).label("metadata_text"),
-    events.c.occurred_at,
-    events.c.recorded_at,
-    sa.cast(events.c.private, sa.Text).label("private_text"),
-)
-
-
-_metadata_seen: dict[str, Metadata] = {}
-
-
-def _metadata(text: str) -> Metadata:
-    """Decoded metadata; the few distinct texts of a ledger are decoded once.
-
-    Metadata is frozen, so events may share one instance.
-    """
-    found = _metadata_seen.get(text)
-    if found is None:
-        if len(_metadata_seen) >= 4096:
-            _metadata_seen.clear()
-        found = _metadata_seen[text] = _metadata_decoder.decode(text)
-    return found
+# Rows per result when streaming: small, so the first rows decode while the server
+# produces the rest; large enough that each result's own cost stays small.
+_STREAM_ROWS = 128
 
 
 def _fetch(conn: Connection, stmt: sa.Select[Any], params: dict[str, Any] | None = None) -> list[Recorded]:
-    """Run a query of ``_COLUMNS`` and decode its rows.
+    """Run a query of ``recorded_rows.ROW`` and decode its rows.
 
-    The rows come straight from the driver's cursor: none of the columns needs
-    SQLAlchemy's result processing, and skipping its Row objects makes reading
-    faster. The statement still runs through SQLAlchemy, so errors are
-    translated as everywhere else.
+    The rows come straight from the driver's cursor: their one column needs no
+    SQLAlchemy result processing. The statement still runs through SQLAlchemy,
+    so errors are translated as everywhere else.
     """
     result = conn.execute(stmt, params)
     rows = result.cursor.fetchall()
     result.close()
-    return [_to_recorded(row) for row in rows]
-
-
-def _to_recorded(row: Any) -> Recorded:
-    event, erased = codec.decode_stored(row[6], row[7], row[8], row[12])
-    return Recorded(
-        tenant_id=row[0],
-        position=row[1],
-        tx_id=int(row[2]),
-        stream_id=row[3],
-        stream_version=row[4],
-        event_id=row[5],
-        occurred_at=row[10],
-        recorded_at=row[11],
-        metadata=_metadata(row[9]),
-        event=event,
-        erased=erased,
-    )
+    return recorded_rows.decode([row[0] for row in rows])
 
 
 def read_stream(
@@ -104,10 +57,10 @@ def read_stream(
     return _fetch(conn, _READ_STREAM, params)
 
 
-# Built once: building a statement of _COLUMNS costs as much as decoding a few
+# Built once: building a statement costs as much as decoding a few
 # hundred events.
 _READ_STREAM = (
-    sa.select(*_COLUMNS)
+    sa.select(recorded_rows.ROW)
     .where(
         events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
         events.c.stream_id == sa.bindparam("stream_id", type_=sa.Text),
@@ -129,7 +82,7 @@ def read_stream_of_tenants(conn: Connection, tenant_ids: Iterable[str], stream_i
 
 
 _READ_STREAM_OF_TENANTS = (
-    sa.select(*_COLUMNS)
+    sa.select(recorded_rows.ROW)
     .where(
         events.c.tenant_id == sa.any_(sa.bindparam("tenants", type_=sa.ARRAY(sa.Text))),
         events.c.stream_id == sa.bindparam("stream_id", type_=sa.Text),
@@ -179,15 +132,15 @@ def _checked_types(types: Iterable[str]) -> list[str]:
 def _read_all_statement(by_tenant: bool, by_types: bool) -> sa.Select[Any]:
     """read_all's query for one combination of filters, built once (see _READ_STREAM)."""
     stmt = (
-        sa.select(*_COLUMNS)
+        sa.select(recorded_rows.ROW)
         .where(*_visible_after(START))  # the cursor's values are bound per call
         .order_by(events.c.tx_id, events.c.position)
         .limit(sa.bindparam("limit", type_=sa.Integer))
     )
     if by_tenant:
         stmt = stmt.where(events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text))
-    if by_types:
-        stmt = stmt.where(events.c.event_type.in_(sa.bindparam("types", type_=sa.Text, expanding=True)))
+    if by_types:  # one array parameter, not a list: the driver runs the statement
+        stmt = stmt.where(events.c.event_type == sa.any_(sa.bindparam("types", type_=ARRAY(sa.Text))))
     return stmt
 
 
@@ -216,7 +169,20 @@ def read_all(
         params["tenant_id"] = check_identifier("tenant_id", tenant_id)
     if types is not None:
         params["types"] = _checked_types(types)
-    return _fetch(conn, _read_all_statement(tenant_id is not None, types is not None), params)
+    return _streamed(conn, _read_all_statement(tenant_id is not None, types is not None), params)
+
+
+def _streamed(conn: Connection, stmt: sa.Select[Any], params: dict[str, Any]) -> list[Recorded]:
+    """``_fetch`` on the driver, the rows decoded as they arrive (``recorded_rows.stream``):
+    the server sends the last rows while the first decode."""
+    if not conn.in_transaction():
+        conn.begin()  # as a first statement through SQLAlchemy would: it then commits or rolls back
+    sql, fixed = direct.driver_statement(stmt, conn.dialect)
+    driver: psycopg.Connection[Any] = conn.connection.driver_connection  # type: ignore[assignment]
+    found: list[Recorded] = []
+    for part in recorded_rows.stream(driver, sql, {**fixed, **params}, _STREAM_ROWS):
+        found.extend(part)
+    return found
 
 
 def has_events_after(
@@ -282,11 +248,11 @@ def read_events(conn: Connection, tenant_id: str, event_ids: Iterable[str]) -> l
     if not ids:
         return []
     stmt = (
-        sa.select(*_COLUMNS)
+        sa.select(recorded_rows.ROW)
         .where(events.c.tenant_id == check_identifier("tenant_id", tenant_id), events.c.event_id.in_(ids))
         .order_by(events.c.tx_id, events.c.position)
     )
-    return [_to_recorded(row) for row in conn.execute(stmt).all()]
+    return _fetch(conn, stmt)
 
 
 def caused_by(conn: Connection, tenant_id: str, event_id: str) -> list[Recorded]:
@@ -294,14 +260,14 @@ def caused_by(conn: Connection, tenant_id: str, event_id: str) -> list[Recorded]
     extraction made of a turn), in ledger order. A scan of one tenant's events: for
     audits, not hot paths."""
     stmt = (
-        sa.select(*_COLUMNS)
+        sa.select(recorded_rows.ROW)
         .where(
             events.c.tenant_id == check_identifier("tenant_id", tenant_id),
             events.c.metadata["causation_id"].astext == event_id,
         )
         .order_by(events.c.tx_id, events.c.position)
     )
-    return [_to_recorded(row) for row in conn.execute(stmt).all()]
+    return _fetch(conn, stmt)
 
 
 class Voice(msgspec.Struct, frozen=True):
@@ -404,23 +370,22 @@ def events_about(
             )
         )
     stmt = (
-        sa.select(*_COLUMNS)
+        sa.select(recorded_rows.ROW)
         .where(events.c.tenant_id == check_identifier("tenant_id", tenant_id), sa.or_(*named))
         .order_by(events.c.tx_id, events.c.position)
     )
-    return [_to_recorded(row) for row in conn.execute(stmt).all()]
+    return _fetch(conn, stmt)
 
 
 # Public: the gap-safe visibility conditions, for other readers of the events table;
-# read_all's statement, row decoding and type check, for readers that stream it.
+# read_all's statement and type check, for readers that stream it.
 visible_after = _visible_after
 read_all_statement = _read_all_statement
-to_recorded = _to_recorded
 checked_types = _checked_types
 
 
 _READ_TENANT = (
-    sa.select(*_COLUMNS)
+    sa.select(recorded_rows.ROW)
     .where(
         events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
         events.c.position > sa.bindparam("after_position", type_=sa.BigInteger),

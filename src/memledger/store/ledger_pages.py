@@ -1,22 +1,22 @@
 """Reading the whole ledger page after page from few statements: ``read_all``'s
 pages, in its order and gap-safe alike, streamed, so that the server produces the
-next rows while the caller decodes and handles the ones it has.
+next rows while the caller decodes and handles the ones it has (``recorded_rows.stream``;
+what it reads ahead is at most the rest of the statement).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import psycopg
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection
 
 from memledger.errors import InvalidCommand
 from memledger.events.envelope import START, Cursor, Recorded
-from memledger.store import direct, event_reads
+from memledger.store import direct, event_reads, recorded_rows
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import events
 
@@ -24,8 +24,6 @@ from memledger.store.schema import events
 # stops early waits for the rest of its statement's rows (drained, not cancelled,
 # so that its transaction stays usable).
 PAGES_PER_STATEMENT = 20
-# Rows are streamed in chunks where libpq offers it (version 17 on), else one by one: the same rows.
-_CHUNKED = psycopg.pq.version() >= 170000
 
 
 def read_pages(
@@ -86,36 +84,20 @@ def _pages(conn: Connection, sql: str, params: dict[str, Any], page: int) -> Ite
     driver: psycopg.Connection[Any] = conn.connection.driver_connection  # type: ignore[assignment]
     while True:
         read = 0
-        chunks = _chunks(driver, sql, params, page)
+        held: list[Recorded] = []
+        slices = recorded_rows.stream(driver, sql, params, page)
         try:
-            for rows in chunks:
-                read += len(rows)
-                params["after_tx"], params["after_position"] = rows[-1][2], rows[-1][1]
-                yield [event_reads.to_recorded(row) for row in rows]
+            for part in slices:
+                read += len(part)
+                held.extend(part)
+                while len(held) >= page:
+                    done, held = held[:page], held[page:]
+                    params["after_tx"], params["after_position"] = str(done[-1].tx_id), done[-1].position
+                    yield done
+            if held:
+                params["after_tx"], params["after_position"] = str(held[-1].tx_id), held[-1].position
+                yield held
         finally:  # stopped or failed mid-statement: end it now, not when the generator is collected
-            chunks.close()
+            slices.close()
         if read < params["limit"]:
             return
-
-
-def _chunks(
-    driver: psycopg.Connection[Any], sql: str, params: dict[str, Any], page: int
-) -> Generator[list[Any], None, None]:
-    """The statement's rows in lists of ``page``, as the server sends them."""
-    with driver.cursor() as cursor:
-        rows = cursor.stream(sql, params, size=page if _CHUNKED else 1)
-        chunk: list[Any] = []
-        try:
-            for row in rows:
-                chunk.append(row)
-                if len(chunk) == page:
-                    yield chunk
-                    chunk = []
-        except GeneratorExit:  # the caller stopped: let the statement end normally
-            for _ in rows:
-                pass
-            raise
-        except psycopg.Error as e:
-            raise sa_exc.DBAPIError.instance(sql, None, e, psycopg.Error, hide_parameters=True) from e
-        if chunk:
-            yield chunk
