@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memledger.events.keys import stream_safe
 from memledger.formatting.neutralise import (
     _ANSI_ESCAPES,
     _BRACKET_TAGS,
@@ -50,7 +51,7 @@ PATTERNS = tuple(re.compile(pattern) for pattern in _SUSPICIOUS_PATTERNS)
 def reference_fold(text: str, invisible: str) -> str:
     text = _ANSI_ESCAPES.sub("", text)
     lines = _visible(_LINE_BREAKS.sub("\n", text), invisible, keep="\n")
-    plain = _COMBINING.sub("", unicodedata.normalize("NFKD", lines))
+    plain = _COMBINING.sub("", unicodedata.normalize("NFKD", stream_safe(lines)))
     return plain.casefold().translate(_HOMOGLYPHS)
 
 
