@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.clause_objects import ClauseObject, contrast_context, moved_project, split_contrast
+from memledger.extraction.clause_objects import ClauseObject, contrast_context, split_contrast
+from memledger.extraction.clause_switches import retractions, switched
 from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
 from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.shared_work import shared_work
@@ -28,7 +29,6 @@ from memledger.extraction.triggers import (
     INTENTS,
     JOBS,
     JOINT_VERBS,
-    MODALS,
     NEGATIONS,
     NOT_WORKPLACE,
     POSSESSIVE_USER,
@@ -49,7 +49,6 @@ from memledger.extraction.triggers import (
     prune,
     source_fits,
     split_clauses,
-    switch_side,
 )
 
 EXPLICIT = 0.9
@@ -320,11 +319,13 @@ class _ClauseReader:
         self, kind: str, trigger: Trigger, last: Trigger, subjects: list[Party], objects: list[ClauseObject]
     ) -> list[Edge]:
         if self._negated(trigger):
-            return self._retract_all(kind, subjects, objects)
+            return retractions(kind, subjects, objects, self.confidence)
         if self._intended(trigger) and kind not in ("WORK_WITH", "KNOW", "PART", "AT"):
             return []
         if kind in ("SWITCH", "RETRACT", "LEAVE"):
-            return self._switch(kind, last, subjects, objects)
+            return switched(
+                kind, last, subjects, objects, self.words, decision=self.decision, confidence=self.confidence
+            )
         if kind == "LIKE" and not self._liked_by_subject(trigger):
             return []
         if kind == "BE" and not (self.possessive and subjects == [self.speaker]):
@@ -432,40 +433,6 @@ class _ClauseReader:
     def _negated(self, trigger: Trigger) -> bool:
         window = self.words[max(0, trigger.start - 3) : trigger.start]
         return any(word in NEGATIONS for word in window)
-
-    def _retract_all(self, kind: str, subjects: list[Party], objects: list[ClauseObject]) -> list[Edge]:
-        if kind not in ("USE", "BE", "KEEP", "ON", "PREFER", "LIKE"):
-            return []
-        relation = "PREFERS" if kind in ("PREFER", "LIKE") else "USES"
-        main, _ = split_contrast(objects)
-        return [
-            Edge(subject, relation, obj.target, self.confidence, retracted=True)
-            for subject in subjects
-            for obj in main
-            if obj.target is not None and obj.target.kind == "tool"
-        ]
-
-    def _switch(self, kind: str, last: Trigger, subjects: list[Party], objects: list[ClauseObject]) -> list[Edge]:
-        proposed = any(w in MODALS for w in self.words[max(0, last.start - 3) : last.start])
-        side = "from" if kind != "SWITCH" else ""
-        if self.words[last.end - 1] in ("to", "onto"):
-            side = "to"
-        project = None if self.decision else moved_project(objects)
-        users = [project] if project is not None else subjects  # whose tools changed
-        edges: list[Edge] = []
-        for obj in objects:
-            side = switch_side(kind, side, obj.gap)
-            if obj.target is None or side == "":
-                continue
-            if kind == "LEAVE" and obj.target.kind == "organization":
-                edges.extend(Edge(s, "PART_OF", obj.target, self.confidence, retracted=True) for s in subjects)
-            if obj.target.kind not in ("tool", "concept"):
-                continue
-            relation = "DECIDED" if self.decision and side == "to" else "USES"
-            if proposed and side == "from":
-                continue  # "we should drop X": not dropped yet
-            edges.extend(Edge(s, relation, obj.target, self.confidence, retracted=side == "from") for s in users)
-        return edges
 
     def _liked_by_subject(self, trigger: Trigger) -> bool:
         before = self.items[trigger.start - 1] if trigger.start else ""

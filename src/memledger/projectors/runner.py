@@ -29,14 +29,13 @@ from memledger.events.codec import tag_of
 from memledger.events.envelope import START, Cursor, Recorded
 from memledger.projectors import checkpoints, fences
 from memledger.projectors.base import Projector, live_schema, load_sql, read_models
-from memledger.store import db, event_reads
+from memledger.store import db, event_reads, lock_keys
 from memledger.store.follow import Wakeup
 from memledger.store.outage import OUTAGES, Backoff, is_outage
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BATCH = 1000
-_INSTALL_LOCK = 7_221_004_518
 
 
 def create_tables(tx: Connection, projector: Projector, schema: str, *, indexes: bool) -> None:
@@ -69,7 +68,7 @@ def install(engine: Engine, projector: Projector) -> None:
     """Create the live copy and its checkpoint if they are missing. Safe to race."""
     schema = live_schema(projector.name)
     with db.begin(engine) as tx:
-        tx.execute(sa.select(sa.func.pg_advisory_xact_lock(_INSTALL_LOCK)))
+        tx.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_keys.INSTALL_PROJECTIONS)))
         exists = tx.execute(
             sa.select(sa.func.count())
             .select_from(sa.table("pg_namespace", sa.column("nspname")))

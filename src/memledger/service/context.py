@@ -10,20 +10,18 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache, partial
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
-import msgspec
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from memledger.adapters.tokenizers import Tokenizers
-from memledger.errors import InvalidCommand
 from memledger.events.envelope import Cursor
 from memledger.extraction.secrets import find_secret
-from memledger.formatting import Block, render
+from memledger.formatting import Block
 from memledger.formatting.neutralise import neutralise
 from memledger.projectors.relationships.graph_aging import DEFAULT_AGING, Aging
 from memledger.selection import candidates, from_state, speakers, visibility
@@ -52,6 +50,7 @@ from memledger.service import (
 )
 from memledger.service.context_request import DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, SelectRequest
 from memledger.service.selection_limit import SelectionLimit
+from memledger.service.served_blocks import ServedBlock, ServedContext, render_block, served_block
 from memledger.store import db, event_reads
 from memledger.store.identifiers import check_identifier
 
@@ -328,38 +327,6 @@ def _until(conn: Connection, as_of: datetime | int) -> Cursor | datetime:
         now: datetime = conn.execute(sa.select(sa.func.statement_timestamp())).scalar_one()
         return min(as_of, now)
     return event_reads.cursor_at(conn, int(as_of))
-
-
-def render_block(selection: Selection, **options: Any) -> Block:
-    """The block, or InvalidCommand when the budget cannot hold even its frame."""
-    try:
-        return render(selection, **options)
-    except ValueError as e:
-        raise InvalidCommand(str(e)) from e
-
-
-@dataclass(frozen=True)
-class ServedContext:
-    """A rendered block and the event that recorded it."""
-
-    block: Block
-    selection: Selection
-    event_id: str
-    # A model was named but its tokenizer was still loading: the estimate counted the
-    # block's tokens, and the record says so (its token_model is None), for replays.
-    tokens_estimated: bool = False
-
-
-class ServedBlock(Block, frozen=True, kw_only=True):
-    """A served block with the id of the ``ContextServed`` event that recorded it, for
-    a replay ("" when the ledger could not take the record)."""
-
-    event_id: str = ""
-
-
-def served_block(served: ServedContext) -> ServedBlock:
-    """``served``'s block, carrying its event id."""
-    return ServedBlock(**msgspec.structs.asdict(served.block), event_id=served.event_id)
 
 
 def build_context(

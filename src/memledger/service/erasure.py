@@ -37,7 +37,7 @@ from memledger.events.envelope import Metadata, NewEvent, Recorded
 from memledger.projectors import checkpoints, registry, runner
 from memledger.projectors.embeddings import projector as embeddings
 from memledger.service import erasure_scope, keys, ledger_pages, projections, reextraction, scope_ids, tenant_settings
-from memledger.store import db, embedding_cache, event_reads, event_store
+from memledger.store import db, embedding_cache, event_reads, event_store, lock_keys
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import embedding_cache as embedding_cache_table
 from memledger.store.schema import events
@@ -161,7 +161,7 @@ def _lock_out(tx: Connection, tenant_id: str) -> None:
     embedding_cache.lock_for_erasure(tx, tenant_id)
     keys = sorted(cp.name for cp in checkpoints.all_checkpoints(tx) if cp.name.startswith(EXTRACTION_CHECKPOINTS))
     for key in keys:
-        tx.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(sa.literal(key), 0))))
+        tx.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_keys.named(key))))
 
 
 def _tenant_events(tx: Connection, tenant_id: str) -> list[Recorded]:

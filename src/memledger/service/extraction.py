@@ -35,7 +35,7 @@ from memledger.extraction.protocol import Extractor, TurnExtraction, TurnKey, Tu
 from memledger.projectors import checkpoints
 from memledger.service import forgetting, replaced_edges, tenant_settings
 from memledger.service.extraction_inputs import project_names, to_turn_text, with_modes
-from memledger.store import batch_append, counters, db, event_reads, event_store
+from memledger.store import batch_append, counters, db, event_reads, event_store, lock_keys
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class ExtractionWorker:
         return checkpoint_name(self.extractor)
 
     def _lock_key(self) -> sa.ColumnElement[int]:
-        return sa.func.hashtextextended(sa.literal(self.name), 0)
+        return lock_keys.named(self.name)
 
     def install(self) -> None:
         """Create the checkpoint at the start of the ledger if it is missing, and read the

@@ -45,11 +45,10 @@ from memledger.projectors.summaries import SUMMARIES, summarise
 from memledger.service import tenant_settings
 from memledger.service.extraction import TURN_TAG
 from memledger.service.extraction_inputs import project_names, to_turn_text
-from memledger.store import db, event_reads
+from memledger.store import db, event_reads, lock_keys
 
 SHADOWED = ("facts", "entities", "relationships")
 _LABEL = re.compile(r"^[a-z0-9_]{1,40}$")
-_SHADOWS_LOCK = "memledger-reextraction-shadows"
 _namespaces = sa.table("pg_namespace", sa.column("nspname"))
 
 
@@ -108,7 +107,7 @@ def rebuild_into(
 def _lock_shadows(tx: Connection, *, shared: bool) -> None:
     """The lock of the shadow copies, until ``tx`` ends: erasure (dropping them) and
     ``rebuild_into`` (creating them) take it; each batch folded into a copy, shared."""
-    key = sa.func.hashtextextended(sa.literal(_SHADOWS_LOCK), 0)
+    key = lock_keys.named(lock_keys.REEXTRACTION_SHADOWS)
     lock = sa.func.pg_advisory_xact_lock_shared(key) if shared else sa.func.pg_advisory_xact_lock(key)
     tx.execute(sa.select(lock))
 

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 
 from memledger.errors import ConcurrencyConflict, InvalidCommand, PayloadTooLarge
 from memledger.events.envelope import NewEvent
-from memledger.store import direct, retries
+from memledger.store import direct, lock_keys, retries
 from memledger.store.db import violated_constraint
 from memledger.store.event_store import (
     DEFAULT_MAX_PAYLOAD_BYTES,
@@ -131,7 +131,7 @@ _lock_pairs = (
 # queue on it. Taken in key order, so two callers locking overlapping streams
 # cannot deadlock on each other.
 _lock_keys = (
-    sa.select(sa.func.hashtextextended(_lock_pairs.c.tenant + "\x1f" + _lock_pairs.c.stream, 0).label("key"))
+    sa.select(lock_keys.stream(_lock_pairs.c.tenant, _lock_pairs.c.stream).label("key"))
     .distinct()
     .order_by(sa.literal_column("key"))
     .subquery("lock_keys")

@@ -29,6 +29,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
+from memledger.store import lock_keys
 from memledger.store.schema import embedding_cache
 
 t = embedding_cache
@@ -81,14 +82,10 @@ def store(tx: Connection, model: str, vectors: Mapping[str, Sequence[float]]) ->
     tx.execute(postgresql.insert(t).on_conflict_do_nothing(index_elements=["model", "text_sha256"]), rows)
 
 
-def _erasure_key(tenant_id: str) -> str:
-    return f"memledger-erase\x1f{tenant_id}"
-
-
 def lock_for_erasure(tx: Connection, tenant_id: str) -> None:
     """Erasure: take the tenant's erasure lock until ``tx`` ends. One erasure of a
     tenant at a time; waits for the cache writers holding it (``hold_off_erasure``)."""
-    key = sa.func.hashtextextended(sa.literal(_erasure_key(tenant_id)), 0)
+    key = lock_keys.named(lock_keys.erasure(tenant_id))
     tx.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
 
 
@@ -96,11 +93,11 @@ def hold_off_erasure(tx: Connection, tenant_ids: Iterable[str]) -> None:
     """A cache writer: hold off the erasures of these tenants until ``tx`` ends (their
     erasure locks, shared: writers never wait for each other). Take it before checking
     that the texts to store are not erased, and store in the same ``tx``."""
-    keys = sorted({_erasure_key(tenant_id) for tenant_id in tenant_ids})
+    keys = sorted({lock_keys.erasure(tenant_id) for tenant_id in tenant_ids})
     if not keys:
         return
     key = sa.func.unnest(sa.bindparam("keys", keys, type_=ARRAY(sa.Text))).table_valued("key").render_derived()
-    lock = sa.func.pg_advisory_xact_lock_shared(sa.func.hashtextextended(key.c.key, 0))
+    lock = sa.func.pg_advisory_xact_lock_shared(lock_keys.hashed(key.c.key))
     tx.execute(sa.select(sa.func.count(lock)).select_from(key))
 
 

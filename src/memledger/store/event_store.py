@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 from memledger.errors import ConcurrencyConflict, InvalidCommand, PayloadTooLarge
 from memledger.events import codec
 from memledger.events.envelope import Metadata, NewEvent
-from memledger.store import direct, retries
+from memledger.store import direct, lock_keys, retries
 from memledger.store.db import violated_constraint
 from memledger.store.identifiers import check_identifier
 from memledger.store.schema import events
@@ -218,7 +218,7 @@ _INSERT = (
     .returning(events.c.position, events.c.stream_version)
 )
 
-_lock = sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(_tenant + "\x1f" + _stream, 0))
+_lock = sa.func.pg_advisory_xact_lock(lock_keys.stream(_tenant, _stream))
 _STREAM_LOCK = sa.select(_lock)
 # NOTIFY is transactional: queued now, delivered only if the transaction commits,
 # so it can ride on the lock's round trip instead of costing one of its own.

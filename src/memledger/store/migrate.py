@@ -12,8 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
-# Serialises migrations of one database across processes (any constant works).
-_MIGRATION_LOCK = 7_221_004_517
+from memledger.store import lock_keys
 
 
 def alembic_config() -> Config:
@@ -37,7 +36,7 @@ def downgrade(engine: Engine, revision: str = "base") -> None:
 def _run(engine: Engine, action: object) -> None:
     config = alembic_config()
     with engine.begin() as conn:
-        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_keys.MIGRATION)))
         config.attributes["connection"] = conn
         action(config)  # type: ignore[operator]
 

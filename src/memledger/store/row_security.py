@@ -23,6 +23,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from memledger.store import lock_keys
+
 APP_ROLE = "memledger_app"
 TENANT_SETTING = "memledger.tenant"
 POLICY = "tenant_fence"
@@ -75,7 +77,6 @@ END
 $$
 """
 
-_PASSWORD_LOCK = 7_221_004_519
 
 # Under row-level security PostgreSQL uses a query's condition as an index condition
 # only if its function is LEAKPROOF (it may then run on rows the fence hides, so it
@@ -85,7 +86,6 @@ _PASSWORD_LOCK = 7_221_004_519
 # ts_match_vq raises no error and has no effect that depends on the row's tsvector,
 # so it is marked LEAKPROOF, in this database only; only a superuser may.
 LEAKPROOF_FUNCTIONS = ("pg_catalog.ts_match_vq(tsvector, tsquery)",)
-_LEAKPROOF_LOCK = 7_221_004_520
 _IS_SUPERUSER = sa.text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
 
 _TENANT_TABLES = sa.text(
@@ -115,7 +115,7 @@ def drop_app_role(tx: Connection) -> None:
 def set_app_password(tx: Connection, password: str) -> None:
     """Give ``APP_ROLE`` ``password`` (for a server that asks the role for one). Needs
     the right to alter the role: a superuser, or the role with CREATEROLE that made it."""
-    tx.execute(sa.select(sa.func.pg_advisory_xact_lock(_PASSWORD_LOCK)))  # processes starting together
+    tx.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_keys.APP_PASSWORD)))  # processes starting together
     tx.execute(sa.select(sa.func.set_config("memledger.app_password", password, True)))
     # text(): a DO block; the password is read from the setting above, never inlined.
     tx.execute(sa.text(_SET_PASSWORD))
@@ -127,7 +127,7 @@ def mark_leakproof(tx: Connection, *, leakproof: bool = True) -> bool:
     application role stays correct and fenced, only slower."""
     if not tx.execute(_IS_SUPERUSER).scalar_one():
         return False
-    tx.execute(sa.select(sa.func.pg_advisory_xact_lock(_LEAKPROOF_LOCK)))  # processes starting together
+    tx.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_keys.LEAKPROOF)))  # processes starting together
     for function in LEAKPROOF_FUNCTIONS:
         # text(): a catalogue query and DDL on a constant function signature. Altered only
         # when needed: a dump and restore (or pg_upgrade) drops the mark, the next start
