@@ -23,7 +23,7 @@ from memledger.config import Settings
 from memledger.errors import InvalidCommand, InvalidIdentifier
 from memledger.events.catalogue import ContextServed, Scopes
 from memledger.library import MemoryLedger
-from memledger.service import context, context_limits, context_replay
+from memledger.service import context, context_limits, context_replay, served_blocks
 from memledger.store import event_reads
 from tests.e2e.conftest import scratch
 from tests.integration.test_projections_support import fresh_database
@@ -206,17 +206,17 @@ def test_a_block_the_formatter_fails_on_is_served_empty_with_the_reason_and_reco
     reach the chat loop: the block fails open, says why, and is recorded as served."""
     library.record_turn(tenant, "user", "Project Phoenix uses PostgreSQL.", scopes=SCOPES)
     library.process()
-    render = context.render
+    render = served_blocks.render
 
     def fails_on_items(selection: object, **options: object) -> object:
         if getattr(selection, "items", ()):
             raise AttributeError("'NoneType' object has no attribute 'lower'")
         return render(selection, **options)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(context, "render", fails_on_items)
+    monkeypatch.setattr(served_blocks, "render", fails_on_items)
     block = library.context(tenant, REQUEST, scopes=SCOPES)
     assert block.item_ids == ()
     assert "memory unavailable (AttributeError" in block.text
     assert block.event_id, "recorded"
-    monkeypatch.setattr(context, "render", render)
+    monkeypatch.setattr(served_blocks, "render", render)
     assert library.replay(tenant, block.event_id).matches
