@@ -73,3 +73,15 @@ def test_the_contracts_are_kept() -> None:
         [str(linter), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_every_package_ships_in_the_wheel() -> None:
+    """The wheel lists its packages (pyproject ``[tool.setuptools] packages``); a
+    subpackage missing there installs without its modules and fails only off an editable
+    install."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    packages = {
+        ".".join(("memledger", *init.parent.relative_to(PACKAGE).parts)) for init in PACKAGE.rglob("__init__.py")
+    }
+    assert packages - listed == set()
