@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from memledger.projectors import registry, runner
@@ -145,6 +146,20 @@ def test_rebuild_with_jobs_rebuilds_each_in_its_own_process_and_they_equal_the_l
         n: ("live", before[n].cursor) for n in ("entities", "relationships")
     }
     assert all(d.equal for n in ("entities", "relationships") for d in service.verify(ledger, n))
+
+
+def test_rebuild_with_jobs_embeds_with_the_configured_model(ledger: Engine) -> None:
+    """Each rebuilding process builds the embedder the settings name, not the default."""
+    service.catch_up_all(ledger, ["embeddings"])  # with the default offline model
+    configured = {"MEMLEDGER_EMBEDDING_MODELS": "minilm-float32"}
+
+    result = projections(ledger, "rebuild", "embeddings", "turns", "--jobs", "2", env=configured)
+
+    assert result.returncode == 0, result.stderr
+    (table,) = [t for t in runner.projection_tables(registry.by_name("embeddings")) if "model" in t.c]
+    with ledger.connect() as conn:
+        models = set(conn.execute(sa.select(table.c.model).distinct()).scalars())
+    assert models == {"all-MiniLM-L6-v2-onnx-int8"}, models
 
 
 def test_an_unknown_projection_exits_3_and_lists_the_names_there_are(ledger: Engine) -> None:

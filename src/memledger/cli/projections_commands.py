@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import signal
 import sys
 import time
@@ -135,7 +136,9 @@ def rebuild_command(args: argparse.Namespace) -> int:
     database = bootstrap.connect(Settings())
     try:
         if args.jobs > 1:
-            for name, applied, seconds in projections.rebuild_side_by_side(database.engine, args.names, args.jobs):
+            embedder = functools.partial(bootstrap.build_embedder, database.settings)  # built again in each process
+            rebuilt = projections.rebuild_side_by_side(database.engine, args.names, args.jobs, embedder)
+            for name, applied, seconds in rebuilt:
                 print(f"{name}: rebuilt from {applied:,} events in {seconds:.1f} s and swapped in", flush=True)
             return 0
         for projector in projections.select(args.names):

@@ -128,25 +128,29 @@ def rebuild(
     return rebuilding.rebuild(engine, registry.by_name(name, embedder), progress=progress)
 
 
-def rebuild_side_by_side(engine: Engine, names: Sequence[str] | None, jobs: int) -> Iterator[tuple[str, int, float]]:
+def rebuild_side_by_side(
+    engine: Engine, names: Sequence[str] | None, jobs: int, make_embedder: Callable[[], Embedder] | None = None
+) -> Iterator[tuple[str, int, float]]:
     """Rebuild the named projections, ``jobs`` at a time in separate processes (a
     rebuild's fold is Python, so threads would share one core); yields (name, events
     applied, seconds) as each swaps in. Each is the ordinary no-downtime ``rebuild``:
-    projections share nothing but the ledger they read, so they need no ordering."""
+    projections share nothing but the ledger they read, so they need no ordering.
+    ``make_embedder`` (picklable: each process builds its own) gives the configured
+    model; without it, the offline one."""
     chosen = [p.name for p in select(names)]
     url = engine.url.render_as_string(hide_password=False)
     context = multiprocessing.get_context("spawn")  # no forked connections or threads
     with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as pool:
-        futures = [pool.submit(_rebuild_in_process, url, name) for name in chosen]
+        futures = [pool.submit(_rebuild_in_process, url, name, make_embedder) for name in chosen]
         for future in as_completed(futures):
             yield future.result()
 
 
-def _rebuild_in_process(url: str, name: str) -> tuple[str, int, float]:
+def _rebuild_in_process(url: str, name: str, make_embedder: Callable[[], Embedder] | None) -> tuple[str, int, float]:
     engine = db.create_engine(make_url(url), pool_size=4)  # a rebuild reads and writes side by side
     try:
         began = time.perf_counter()
-        applied = rebuild(engine, name)
+        applied = rebuild(engine, name, embedder=make_embedder() if make_embedder is not None else None)
         return name, applied, time.perf_counter() - began
     finally:
         engine.dispose()
