@@ -30,7 +30,7 @@ from memledger.extraction.slots import (
     makers_verb,
     owned_work,
 )
-from memledger.extraction.triggers import Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import SUBJECT_PRONOUNS, Trigger, find_triggers, is_filler
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
@@ -205,13 +205,11 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     k = verb
     while k > 0 and lows[k - 1] in ADVERBS:
         k -= 1
-    if k > 0 and lows[k - 1] in _BE:
-        k -= 1
-    while k > 0 and lows[k - 1] in _AUXILIARIES:  # "I am counting", "I've been logging"
+    while k > 0 and lows[k - 1] in _AUXILIARIES:  # "is recorded", "I am counting", "I've been logging"
         k -= 1
     if k > 0 and lows[k - 1] == ",":
         k -= 1
-    if k > 0 and lows[k - 1] in _WE:
+    if k > 0 and lows[k - 1] in SUBJECT_PRONOUNS:
         return speaker
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
@@ -290,8 +288,7 @@ def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | N
     return None
 
 
-_AUXILIARIES: Final = frozenset(["am", "been", "have", "has", "be"])
-_WE: Final = frozenset(["i", "we", "i've", "ive", "we've", "i'm", "im", "we're"])
+_AUXILIARIES: Final = _BE | word_set("am have has")
 _JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"])
 
 

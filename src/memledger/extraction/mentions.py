@@ -47,7 +47,7 @@ def analyse(text: str, project: str = "", *, lowercase: bool = False) -> Sentenc
     ``lowercase`` says the writer capitalises nothing, so names are found by spelling."""
     written = tokenize(text)[:MAX_SENTENCE_TOKENS]
     words = name_guess.truecased(written) if lowercase else written
-    lows = [INFORMAL.get(word, word) if word.islower() or word == "@" else word.lower() for word in words]
+    lows = [_read_as(word) for word in words]
     lowered = text.lower()
     mentions, unsettled = find_names(words, lows, project)
     if lowercase:
@@ -62,6 +62,13 @@ def analyse(text: str, project: str = "", *, lowercase: bool = False) -> Sentenc
         hedged=HEDGES.search(lowered) is not None,
         unsettled=unsettled,
     )
+
+
+def _read_as(word: str) -> str:
+    """A token lower-cased, and read as the word it stands for if written without capitals
+    ("w/", "n", "@"): a capitalised "N" is a name's initial."""
+    low = word.lower()
+    return INFORMAL.get(low, low) if low == word else low
 
 
 def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[list[Mention], tuple[str, ...]]:

@@ -245,8 +245,7 @@ def _object_slot(
         return "organization"  # "ordered from Toolhaus Direct", "booked with Andes Lumbre Travel"
     trigger = ends.get(j)
     if trigger is None:
-        region = lows[j - 1 : j + 1] == ["through", "the"] and not (end < len(lows) and _common_noun(lows[end]))
-        return None if region else _instrument(words, lows, j, ends)  # "through the Balkans"
+        return _instrument(words, lows, j, end, ends)
     phrase = " ".join(lows[trigger.start : trigger.end])
     if phrase in _PERSON_OBJECT:
         return "person"
@@ -257,9 +256,11 @@ def _object_slot(
     return _OBJECT_TYPE.get(trigger.kind)
 
 
-def _instrument(words: list[str], lows: list[str], j: int, ends: dict[int, Trigger]) -> EntityType | None:
+def _instrument(words: list[str], lows: list[str], j: int, end: int, ends: dict[int, Trigger]) -> EntityType | None:
     """ "keep our recipes in Paprika", "train on Zwift": the object of an instrument
     preposition after a verb of use, in the same clause, is what is used."""
+    if lows[j - 1 : j + 1] == ["through", "the"] and not (end < len(lows) and _common_noun(lows[end])):
+        return None  # "through the Balkans": a region, unless the name modifies a noun ("the X portal")
     if j >= 1 and lows[j - 1] in ("to", "onto", "from", "off") and _switched_before(lows, j - 1, ends):
         return "tool"  # "switch the booking sheet to Teamup", "move the chat from Viber"
     if j < 1 or lows[j - 1] not in _OBJECT_PREPOSITIONS:

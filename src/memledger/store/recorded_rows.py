@@ -2,17 +2,17 @@
 by the server with the payload and private part joined into the event object, and a
 page of them decoded into ``Recorded`` by msgspec in one call.
 
-Building a row in Python (a value per column, a decode per JSON column) costs more
-than the server's work to send it; one JSON text per row is one value to fetch, and
-decoding a page of them straight into typed Structs leaves one small Python step per
-event. Rows msgspec cannot take as they are (an erased event, an old schema version,
-a payload whose tag disagrees with its row) send their page through ``codec`` row by
-row, so they decode exactly as they always have.
+Building a row in Python is a value per column and a decode per JSON column; one
+JSON text per row is one value to fetch, and decoding a page of them straight into
+typed Structs leaves one small Python step per event. Rows msgspec cannot take as
+they are (an erased event, an old schema version, a payload whose tag disagrees with
+its row) send their page through ``codec`` row by row, so they decode exactly as they
+always have.
 
-``stream`` decodes a statement's rows as they arrive. The server blocks once the
-socket holds a few hundred rows it has sent, so after each slice of about
-``_SLICE_CHARS`` of JSON, what has arrived is moved into libpq's buffer: the server
-keeps producing the next rows on the other core while a slice decodes.
+``stream`` decodes a statement's rows as they arrive. The server stops sending once
+the socket is full, so after each slice of about ``_SLICE_CHARS`` of JSON, what has
+arrived is moved into libpq's buffer: the server keeps producing the next rows on the
+other core while a slice decodes.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ ROW = sa.cast(
 ).label("recorded")
 
 
-class _Row(msgspec.Struct, array_like=True, gc=False):
-    """A row decoded in one pass, its event by the tag in its JSON."""
+class _Envelope(msgspec.Struct, array_like=True, gc=False):
+    """A row's fields before its event, in ``ROW``'s order."""
 
     tenant_id: str
     position: int
@@ -76,24 +76,17 @@ class _Row(msgspec.Struct, array_like=True, gc=False):
     occurred_at: datetime
     recorded_at: datetime
     digest_only: bool
+
+
+class _Row(_Envelope):
+    """A row decoded in one pass, its event by the tag in its JSON."""
+
     event: AnyEvent
 
 
-class _RawRow(msgspec.Struct, array_like=True, gc=False):
+class _RawRow(_Envelope):
     """A row whose event is left as JSON, for ``codec`` to decode."""
 
-    tenant_id: str
-    position: int
-    tx_id: int
-    stream_id: str
-    stream_version: int
-    event_id: str
-    event_type: str
-    schema_version: int
-    metadata: Metadata
-    occurred_at: datetime
-    recorded_at: datetime
-    digest_only: bool
     event: msgspec.Raw
 
 
@@ -141,7 +134,7 @@ def _decoded(row: _RawRow) -> Recorded:
     return _recorded(row, event, erased)
 
 
-def _recorded(row: _Row | _RawRow, event: Event, erased: bool) -> Recorded:
+def _recorded(row: _Envelope, event: Event, erased: bool) -> Recorded:
     return Recorded(
         tenant_id=row.tenant_id,
         position=row.position,
