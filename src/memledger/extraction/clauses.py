@@ -16,7 +16,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, split_contrast
 from memledger.extraction.clause_switches import retractions, switched
-from memledger.extraction.patterns import ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
+from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
 from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.shared_work import shared_work
 from memledger.extraction.triggers import (
@@ -27,6 +27,7 @@ from memledger.extraction.triggers import (
     ELLIPTIC,
     HEAD_NOUNS,
     INTENTS,
+    JOB_TITLES,
     JOBS,
     JOINT_VERBS,
     NEGATIONS,
@@ -253,7 +254,8 @@ class _ClauseReader:
         while j < len(self.words) and self.words[j] in ROLE_ADJECTIVES:
             j += 1
         role, _ = role_words(self.words, j + 1)
-        listed = self.words[j : j + 1] != [] and (self.words[j] in gz.ROLES or role is not None)
+        noun = self.words[j] if j < len(self.words) else ""
+        listed = noun in gz.ROLES or noun in JOB_TITLES or noun in HONORIFICS or role is not None
         return listed or self._names_a_person(index + 1)
 
     def _names_a_person(self, j: int) -> bool:

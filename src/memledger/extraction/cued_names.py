@@ -16,9 +16,12 @@ from memledger.extraction.patterns import (
     COMMON_GIVEN,
     HONORIFICS,
     LOOKING,
+    NAME_PARTICLES,
     ORG_PREV,
     PERSON_NEXT,
     PERSON_PREV,
+    POSSESSIVES,
+    PRODUCT_NOUNS,
     PROJECT_CUES,
     PROJECT_NOUNS,
     PROJECT_VERBS,
@@ -108,12 +111,31 @@ def _chunk_end(f: NameFinder, i: int) -> int:
                 break  # "Harpreet & Iker": two people
             end += 1  # "Calloway & Finch": one firm's name
             continue
+        particles = _particles(f, end)
+        if particles:
+            end += particles + 1  # "Casa do Largo", "Van der Berg": particles inside one name
+            continue
         if not word[0].isupper():
             break
         if low in gz.NOT_NAMES and not _closing_noun(low):
             break
         end += 1
     return end
+
+
+def _particles(f: NameFinder, at: int) -> int:
+    """How many lower-case name particles at ``at`` lead on to a capitalised word of the
+    same name (at most two: "de la", "van der"); none after a person's given name plus
+    "of" ("Radka of Brantwood" is two names)."""
+    n = 0
+    while n < 2 and at + n < len(f.words) and f.lows[at + n] in NAME_PARTICLES and f.words[at + n].islower():
+        n += 1
+    after = at + n
+    if not n or after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
+        return 0
+    if f.lows[after] in gz.NOT_NAMES or (f.lows[at] == "of" and _given(f.lows[at - 1])):
+        return 0
+    return n
 
 
 def _given(low: str) -> bool:
@@ -155,7 +177,8 @@ def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | Non
     before, after = f.prev(start), f.next(end)
     subject_of = after in PROJECT_VERBS or (after == "is" and f.next(end, 1) in ("part", "a"))
     worked_on = before == "on" and f.prev(start, 2) in WORKED
-    cued = before in PROJECT_CUES or after in PROJECT_NOUNS or named_as(f, start, CALLED_PROJECT)
+    product = after in PRODUCT_NOUNS and before not in POSSESSIVES  # "the Fitbod app": a product
+    cued = before in PROJECT_CUES or (after in PROJECT_NOUNS and not product) or named_as(f, start, CALLED_PROJECT)
     cued = cued or worked_on or _migrated(f, start, end)
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)

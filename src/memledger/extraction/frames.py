@@ -172,13 +172,15 @@ def _instruments(
         if p < 1 or lows[p] not in INSTRUMENT_PREPOSITIONS:
             continue
         in_phrases = phrases.inside
-        if p in in_phrases:
+        bare = phrases.starts.get(p)
+        bare_on = bare is not None and bare.kind == "ON" and bare.end == p + 1
+        if p in in_phrases and not bare_on:
             continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
             continue  # "with Farrukh": a name only its slot typed may be a person
         verb = finite_verb_before(words, lows, p)
-        if verb is None or lows[verb] in _WANTING:
-            continue
+        if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]):
+            continue  # a lone "on" is an instrument only in its verb's phrase ("I sell bowls on X")
         agent = _agent(lows, verb, p, by_start)
         if agent is None and verb in in_phrases:
             continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
@@ -214,9 +216,24 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
     named = by_end.get(k)
+    if named is None and _reduced_passive(lows, verb, by_end):
+        return speaker
     if named is None or named.entity_type not in ("person", "project", "organization"):
         return None
     return Party.of(named)
+
+
+def _reduced_passive(lows: list[str], verb: int, by_end: dict[int, Mention]) -> bool:
+    """A note's "Receipts scanned w/ X": an unnamed thing the line opens with, then a
+    participle; the speaker's own doing, as in the passive frame."""
+    start = 1 if lows[:1] in (["-"], ["*"], ["•"]) else 0
+    opening = lows[start:verb]
+    return (
+        lows[verb].endswith("ed")
+        and 0 < len(opening) <= 2
+        and all(low.isalpha() and low not in SUBJECT_PRONOUNS for low in opening)
+        and not any(end > start for end in by_end if end <= verb)
+    )
 
 
 def _last_person(by_end: dict[int, Mention], before: int) -> Party | None:

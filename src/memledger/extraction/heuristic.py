@@ -137,7 +137,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "9"
+    version = "10"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -174,6 +174,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             labelled.append((label, sentence))
         for mention in sentence.mentions:
             found.entity(mention)
+        roles = _role_relations(found, sentence)
         edges = _named_relations(found, sentence)
         stating = not sentence.question and not is_small_talk(sentence)
         if stating:
@@ -187,7 +188,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(roster_edges(found.speaker(), sentence))
             edges.extend(role_lines(found.speaker(), sentence))
             edges.extend(note_uses(found.speaker(), sentence, verbless=not find_triggers(sentence.lows)))
-        edges = _asserted(sentence, edges)
+        edges = [*roles, *_asserted(sentence, edges)]
         for edge in edges:
             found.apply(edge)
         if stating:
@@ -287,14 +288,20 @@ def _leads(items: list[Item], index: int) -> bool:
     return all(isinstance(i, Mention) or i in (",", "and", "+", "&", "/", "-", "*") for i in items[:index])
 
 
+def _role_relations(found: Found, sentence: Sentence) -> list[Edge]:
+    """ "my manager Dave": the speaker's relation a role names, whatever the verb after it
+    asserts ("my husband Anirudh cannot see the calendar"), unless a negation comes first."""
+    return [
+        Edge(found.speaker(), relation_of(mention.role), Party.of(mention), EXPLICIT, mention.role)
+        for mention in sentence.mentions
+        if mention.role and mention.mine and not NEGATIONS.intersection(sentence.lows[: mention.start])
+    ]
+
+
 def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
-    """Relations the names alone state: "my manager Dave", "Ivan from Yandex", A -> B."""
+    """Relations the names alone state: "Ivan from Yandex", "Yousician > Fender Play", A -> B."""
     edges: list[Edge] = []
     mentions = sentence.mentions
-    for mention in mentions:
-        if mention.role and mention.mine:
-            relation = relation_of(mention.role)
-            edges.append(Edge(found.speaker(), relation, Party.of(mention), EXPLICIT, mention.role))
     for mention in mentions:
         if mention.entity_type in ("tool", "concept") and sentence.lows[mention.end : mention.end + 1] == [">"]:
             edges.append(Edge(found.speaker(), "PREFERS", Party.of(mention), EXPLICIT))  # "Yousician > Fender Play"

@@ -202,7 +202,8 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
     if f.prev(start) in ("project", "codename") or f.next(end) in ("project", "repo", "codebase"):
         return Mention(surface, "project", 0.8, start, end)
     kind = gz.TOOL_KIND.get(phrase)
-    if phrase in gz.ORGANIZATIONS and kind is None and f.prev(start) in _SERVICE_USE and not org_cue(f, start, end):
+    compared = f.prev(start) in _SERVICE_USE or f.next(end) in _COMPARED
+    if phrase in gz.ORGANIZATIONS and kind is None and compared and not org_cue(f, start, end):
         return Mention(surface, "tool", 0.8, start, end)  # "sells her bowls on Etsy": the company's service
     if phrase in gz.ORGANIZATIONS and (kind is None or org_cue(f, start, end)):
         return Mention(surface, "organization", 0.9, start, end)
@@ -213,8 +214,10 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
     return Mention(surface, "concept", 0.85, start, end)
 
 
-# Words after which a company's name means the service it sells, which is used.
-_SERVICE_USE = word_set("use uses using used via through on")
+# Words around a company's name that make it the service it sells, used or preferred
+# ("sells on Etsy", "picked Booking.com over Airbnb").
+_SERVICE_USE = word_set("use uses using used via through on over than prefer prefers preferred")
+_COMPARED = word_set("over than vs")
 
 
 def _find_lowercase_projects(f: NameFinder) -> None:

@@ -19,6 +19,7 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon, name_guess
 from memledger.extraction.patterns import (
     POSSESSIVES,
+    PRODUCT_NOUNS,
     PROJECT_CUES,
     PROJECT_NOUNS,
     ROLE_ADJECTIVES,
@@ -171,7 +172,7 @@ def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> En
     owner = lows[start - 1]
     if head in gz.ORG_SUFFIXES:
         return "organization"
-    if owner in _INDEFINITE:
+    if owner in _INDEFINITE or (head in PRODUCT_NOUNS and owner not in POSSESSIVES):
         return "tool"
     if owner not in _OWNERS:
         return None  # "the Rail Planner app": someone's work or a product, the noun cannot say

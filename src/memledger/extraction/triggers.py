@@ -157,7 +157,9 @@ def _match_at(words: Sequence[str], i: int) -> Trigger | None:
 
 CLAUSE_VERBS: Final = frozenset(_WORDS["CLAUSE_VERBS"])
 HEAD_NOUNS: Final = frozenset(_WORDS["HEAD_NOUNS"])
-JOBS: Final = frozenset(_WORDS["JOBS"])
+JOB_TITLES: Final = frozenset(_WORDS["JOB_TITLES"])
+_JOB_WORDS: Final = frozenset(_WORDS["JOB_WORDS"])
+JOBS: Final = JOB_TITLES | _JOB_WORDS
 STACK_LABELS: Final = frozenset(_WORDS["STACK_LABELS"])
 OWNER_LABELS: Final = frozenset(_WORDS["OWNER_LABELS"])
 PROJECT_LABELS: Final = frozenset(_WORDS["PROJECT_LABELS"])
