@@ -16,7 +16,8 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, split_contrast
 from memledger.extraction.clause_switches import retractions, switched
-from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, Edge, Mention, Party, Sentence
+from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, TEAM_NOUNS, Edge, Mention, Party, Sentence
+from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.shared_work import shared_work
 from memledger.extraction.triggers import (
@@ -25,6 +26,7 @@ from memledger.extraction.triggers import (
     DECISION_WORDS,
     DETERMINERS,
     ELLIPTIC,
+    EMBEDDED_LEADS,
     HEAD_NOUNS,
     INTENTS,
     JOB_TITLES,
@@ -46,6 +48,7 @@ from memledger.extraction.triggers import (
     Trigger,
     clause_items,
     find_triggers,
+    is_bare,
     is_purpose,
     prune,
     source_fits,
@@ -57,6 +60,7 @@ _THINGS: Final = ("tool", "concept")
 _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 HEDGED = 0.6
+_WORK_VERBS: Final = ("work", "works", "working", "worked")
 
 
 def clause_relations(
@@ -76,13 +80,13 @@ def clause_relations(
         if clause.lead in CONDITIONAL_LEADS:
             continue
         inherited = previous
-        if clause.lead in RELATIVE_LEADS and last_mention is not None:
-            inherited = [Party.of(last_mention)]
+        if clause.lead in EMBEDDED_LEADS and last_mention is not None:
             antecedent = last_mention
+            inherited = [Party.of(last_mention)] if clause.lead in RELATIVE_LEADS else inherited
         if clause.resumes and antecedent is not None:
             inherited = [Party.of(antecedent)]
         mentions = [item for item in clause.items if isinstance(item, Mention)]
-        if clause.lead in ("who", "that") and _unnamed_before(last_clause) and not _opens_with_subject(clause.items):
+        if about_someone_unnamed(last_clause, clause):
             last_clause, earlier = clause, [*earlier, *mentions]
             continue  # "the guy who did our loft uses X": said of someone unnamed
         reader = _ClauseReader(speaker, clause, inherited, confidence, earlier)
@@ -92,23 +96,6 @@ def clause_relations(
         earlier = [*earlier, *mentions]
         last_clause = clause
     return edges
-
-
-def _unnamed_before(clause: Clause | None) -> bool:
-    """Whether a clause ends in a common noun ("the guy"), which a restrictive relative
-    clause after it is about."""
-    items = clause.items if clause is not None else []
-    last = items[-1] if items else None
-    if not isinstance(last, str) or not last.isalpha() or last in SUBJECT_PRONOUNS or last in THIRD_PERSON:
-        return False
-    return any(item in DETERMINERS or item in POSSESSIVE_USER for item in items[-3:-1])  # a noun phrase, not a verb
-
-
-def _opens_with_subject(items: list[Item]) -> bool:
-    """Whether a clause opens with its own subject ("that we use X"), so its lead is a
-    conjunction, not a relative pronoun standing for the subject."""
-    first = items[0] if items else ""
-    return isinstance(first, Mention) or first in SUBJECT_PRONOUNS or first in THIRD_PERSON or first in POSSESSIVE_USER
 
 
 def sentence_clauses(sentence: Sentence) -> list[Clause]:
@@ -133,13 +120,13 @@ class _ClauseReader:
         self.possessive = False
 
     def read(self) -> list[Edge]:
-        triggers = prune(find_triggers(self.words))
+        triggers = [t for t in prune(find_triggers(self.words)) if not self._role_noun(t)]
         edges: list[Edge] = []
         index = 0
         while index < len(triggers):
             first = triggers[index]
             kind, index, objects = self._absorb(triggers, index)
-            verbs = [t for t in triggers if not _bare(t)] or triggers
+            verbs = [t for t in triggers if not is_bare(t)] or triggers
             objects_from = verbs[0].end if first.start > verbs[0].start else len(self.items)
             subjects = self._subjects(first.start, first=first is triggers[0], objects_from=objects_from)
             self.last_subjects = subjects or self.last_subjects
@@ -148,6 +135,14 @@ class _ClauseReader:
             index += 1
         edges.extend(self._co_subjects())
         return edges
+
+    def _role_noun(self, trigger: Trigger) -> bool:
+        """Whether a trigger's words end the role of the person named right after it: "my
+        shift lead Olumide" names a lead, no one leads."""
+        named = self.items[trigger.end] if trigger.end < len(self.items) else None
+        if not isinstance(named, Mention) or named.role is None:
+            return False
+        return named.role.split()[-1] == self.words[trigger.end - 1]
 
     def _absorb(self, triggers: list[Trigger], index: int) -> tuple[str, int, list[ClauseObject]]:
         kind = triggers[index].kind
@@ -214,6 +209,8 @@ class _ClauseReader:
         if self.inherited:
             return self.inherited
         lead = [item for item in items[:position] if isinstance(item, str)]
+        if ":" in lead[:4]:
+            lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
         return [self.speaker] if first and all(w in ELLIPTIC for w in lead) else []
 
     def _subject_at(self, index: int, item: Item, before: Item) -> Party | None:
@@ -324,6 +321,8 @@ class _ClauseReader:
             return retractions(kind, subjects, objects, self.confidence)
         if self._intended(trigger) and kind not in ("WORK_WITH", "KNOW", "PART", "AT"):
             return []
+        if kind == "SWITCH" and self.words[trigger.end : trigger.end + 1] in (["us"], ["me"]):
+            subjects = [self.speaker]  # "Olumide switched us to X": the speaker's tools changed
         if kind in ("SWITCH", "RETRACT", "LEAVE"):
             return switched(
                 kind, last, subjects, objects, self.words, decision=self.decision, confidence=self.confidence
@@ -378,6 +377,8 @@ class _ClauseReader:
             return "USES" if set(obj.gap) & {"in", "with", "using", "on"} else None
         if kind == "ON":
             return self._on(trigger, entity_type, obj)
+        if kind == "USE" and entity_type == "organization" and self.words[trigger.start] in _WORK_VERBS:
+            return "PART_OF"  # "I work in Sunvale Hospital": a workplace, not a tool
         if kind == "AT" and not self._workplace(trigger, obj):
             return None
         return RELATIONS.get(kind, {}).get(entity_type)
@@ -388,8 +389,9 @@ class _ClauseReader:
         before = self.words[trigger.start - 1] if trigger.start else ""
         if entity_type == "tool":
             return "USES" if before in BE_FORMS or before in SUBJECT_PRONOUNS else None
-        if entity_type == "organization" and set(self.words) & {"work", "works", "working"}:
-            return "WORKS_ON"
+        team = obj.target is not None and obj.target.name.lower().rsplit(" ", 1)[-1] in TEAM_NOUNS
+        if entity_type == "organization" and (team or set(self.words) & {"work", "works", "working"}):
+            return "WORKS_ON"  # "on the payments team": the team's work, as "works on" says
         return RELATIONS["ON"].get(entity_type)
 
     def _workplace(self, trigger: Trigger, obj: ClauseObject) -> bool:
@@ -439,11 +441,6 @@ class _ClauseReader:
     def _liked_by_subject(self, trigger: Trigger) -> bool:
         before = self.items[trigger.start - 1] if trigger.start else ""
         return isinstance(before, Mention) or before in SUBJECT_PRONOUNS
-
-
-def _bare(trigger: Trigger) -> bool:
-    """A lone "at" or "on": a preposition more often than a verb."""
-    return trigger.kind in ("AT", "ON") and trigger.end - trigger.start == 1
 
 
 def _owned_role(words: list[str], j: int) -> bool:

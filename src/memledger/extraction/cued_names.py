@@ -71,6 +71,9 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
         if f.taken[i] or not name_like(f.words[i]) or common_word(f.lows[i]):
             i += 1
             continue
+        if _title(f, i):
+            i += 1  # "Professor Mekdes Haile", "Chef Ayse": the name is the person's, without the title
+            continue
         end = _chunk_end(f, i)
         opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
         if i in f.initial and end - i > 1 and not _known_word(f.lows[i]) and not opening_name:
@@ -86,6 +89,14 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             unknown.append((i, end))
         i = end
     return unknown
+
+
+def _title(f: NameFinder, i: int) -> bool:
+    """Whether the word at ``i`` is a role or honorific written as a title before a
+    capitalised name."""
+    following = f.words[i + 1] if i + 1 < len(f.words) else ""
+    titled = f.lows[i] in gz.ROLES or f.lows[i] in HONORIFICS
+    return titled and following[:1].isupper() and following.isalpha() and not f.taken[i + 1]
 
 
 def _verb_follows(f: NameFinder, end: int) -> bool:
@@ -153,7 +164,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.8, start, end)
     if end - start > 1 and last in gz.ORG_SUFFIXES:
         return Mention(name, "organization", 0.85, start, end)
-    if end - start > 1 and name_guess.plural_noun(last) and not gz.is_given_name(f.lows[start]):
+    used = f.prev(start) in TOOL_PREV  # "using Organic Maps": a thing used, whatever its last word
+    if end - start > 1 and name_guess.plural_noun(last) and not gz.is_given_name(f.lows[start]) and not used:
         return Mention(name, "organization", 0.7, start, end)  # "Windward Paddlers": a group
     if end - start > 1 and last in PROJECT_NOUNS:
         return Mention(name, "project", 0.8, start, end)
@@ -231,11 +243,23 @@ def _as_person(f: NameFinder, name: str, start: int, end: int) -> Mention | None
     first = f.lows[start]
     if gz.is_given_name(first) and (first not in COMMON_GIVEN or start not in f.initial):
         return Mention(name, "person", 0.85, start, end)
+    if _double_given_name(f.words[start]):
+        return Mention(name, "person", 0.8, start, end)
     if end - start == 1 and start in f.initial and name_guess.ordinary(f.words[start]):
         return None  # "Dad wants ...", "Anyone know ...": an English word capitalised as it opens
     if person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in TO_PERSON):
         return Mention(name, "person", 0.75, start, end)
     return None
+
+
+def _double_given_name(word: str) -> bool:
+    """ "Jean-Baptiste", "Mary-Kate": two capitalised parts, each a given name somewhere
+    and one of them here."""
+    parts = word.split("-")
+    if len(parts) != 2 or not all(part[:1].isupper() and part.isalpha() for part in parts):
+        return False
+    lows = [part.lower() for part in parts]
+    return any(gz.is_given_name(low) for low in lows) and all(_given(low) for low in lows)
 
 
 def _as_tool(f: NameFinder, name: str, start: int, end: int) -> Mention | None:

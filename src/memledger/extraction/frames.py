@@ -67,7 +67,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     phrases = _Phrases(lows)
     edges: list[Edge] = []
     edges.extend(_passive(speaker, words, lows, by_start, by_end))
-    edges.extend(_where(lows, by_start, by_end))
+    edges.extend(_where(speaker, lows, by_start, by_end))
     edges.extend(_appositions(speaker, lows, mentions, by_start))
     edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
     edges.extend(membership_edges(speaker, lows, mentions, by_start))
@@ -187,6 +187,9 @@ def _instruments(
         subject = agent or _subject_of(speaker, lows, verb, by_end)
         if subject is not None:
             edges.append(Edge(subject, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
+        partner = _joint_partner(lows, verb, by_end) if subject == speaker else None
+        if partner is not None:
+            edges.append(Edge(partner, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
     return edges
 
 
@@ -204,13 +207,7 @@ def _agent(lows: list[str], verb: int, end: int, by_start: dict[int, Mention]) -
 def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Mention]) -> Party | None:
     """Who does what the verb at ``verb`` says: "I"/"we", or a name ending right before
     it (past "is" and one comma: "Our podcast, Night Ferry, is recorded in ...")."""
-    k = verb
-    while k > 0 and lows[k - 1] in ADVERBS:
-        k -= 1
-    while k > 0 and lows[k - 1] in _AUXILIARIES:  # "is recorded", "I am counting", "I've been logging"
-        k -= 1
-    if k > 0 and lows[k - 1] == ",":
-        k -= 1
+    k = _subject_end(lows, verb)
     if k > 0 and lows[k - 1] in SUBJECT_PRONOUNS:
         return speaker
     if k > 0 and lows[k - 1] in ("he", "she"):
@@ -234,6 +231,26 @@ def _reduced_passive(lows: list[str], verb: int, by_end: dict[int, Mention]) -> 
         and all(low.isalpha() and low not in SUBJECT_PRONOUNS for low in opening)
         and not any(end > start for end in by_end if end <= verb)
     )
+
+
+def _subject_end(lows: list[str], verb: int) -> int:
+    """Where the subject of the verb at ``verb`` ends: before its adverbs, auxiliaries
+    ("is recorded", "I've been logging") and one comma."""
+    k = verb
+    while k > 0 and lows[k - 1] in ADVERBS:
+        k -= 1
+    while k > 0 and lows[k - 1] in _AUXILIARIES:
+        k -= 1
+    if k > 0 and lows[k - 1] == ",":
+        k -= 1
+    return k
+
+
+def _joint_partner(lows: list[str], verb: int, by_end: dict[int, Mention]) -> Party | None:
+    """The person in "Soraya and I are rebuilding it in X": the speaker's co-subject."""
+    k = _subject_end(lows, verb)
+    named = by_end.get(k - 2) if k >= 3 and lows[k - 1] == "i" and lows[k - 2] == "and" else None
+    return Party.of(named) if named is not None and named.entity_type == "person" else None
 
 
 def _last_person(by_end: dict[int, Mention], before: int) -> Party | None:
@@ -324,18 +341,26 @@ def _after(lows: list[str], by_start: dict[int, Mention], i: int) -> Mention | N
     return by_start.get(i)
 
 
-def _where(lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]) -> list[Edge]:
+def _where(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]) -> list[Edge]:
+    """ "Hollow Pine is where Tomasz works", "Ostervik Bank, where I work, ...": the
+    worker belongs to the place."""
     edges: list[Edge] = []
     for i, low in enumerate(lows):
-        if low != "where" or i < 2 or lows[i - 1] not in ("is", "was"):
+        if low != "where" or i < 2 or lows[i - 1] not in ("is", "was", ","):
             continue
-        place = by_end.get(i - 1)
-        person = next((by_start[j] for j in range(i + 1, min(i + 5, len(lows))) if j in by_start), None)
-        if place is None or person is None or person.entity_type != "person":
+        place = by_end.get(i - 1) if lows[i - 1] != "," else by_end.get(i - 1) or by_end.get(i - 2)
+        if place is None or place.entity_type != "organization":
             continue
-        verb = lows[person.end] if person.end < len(lows) else ""
-        if place.entity_type == "organization" and verb in WORKS:
-            edges.append(Edge(Party.of(person), "PART_OF", Party.of(place), FRAME_CONFIDENCE))
+        worker: Party | None = None
+        verb_at = len(lows)
+        if lows[i + 1 : i + 2] and lows[i + 1] in SUBJECT_PRONOUNS:
+            worker, verb_at = speaker, i + 2
+        else:
+            person = next((by_start[j] for j in range(i + 1, min(i + 5, len(lows))) if j in by_start), None)
+            if person is not None and person.entity_type == "person":
+                worker, verb_at = Party.of(person), person.end
+        if worker is not None and verb_at < len(lows) and lows[verb_at] in WORKS:
+            edges.append(Edge(worker, "PART_OF", Party.of(place), FRAME_CONFIDENCE))
     return edges
 
 

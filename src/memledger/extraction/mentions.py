@@ -20,6 +20,7 @@ from memledger.extraction.patterns import (
     INITIAL_OK,
     LIST_JOINERS,
     LOWER_PERSON_NEXT,
+    METHOD_NOUNS,
     NOT_PROJECT_NAMES,
     TEAM_NOUNS,
     TEAM_OWNERS,
@@ -78,6 +79,7 @@ def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[li
     finder = NameFinder(words, lows)
     _find_own_project(finder, project.lower())
     _find_teams(finder)
+    _find_methods(finder)
     _find_known(finder)
     unknown = find_capitalised(finder)
     slots.type_by_slot(words, lows, unknown, finder.add, finder.initial, finder.taken, finder.found)
@@ -116,6 +118,32 @@ def _find_teams(f: NameFinder) -> None:
             j -= 1
         if j < i and f.prev(j) in TEAM_OWNERS and not any(f.taken[j : i + 1]):
             f.add(Mention(" ".join(f.words[j : i + 1]), "organization", 0.8, j, i + 1))
+
+
+def _find_methods(f: NameFinder) -> None:
+    """ "the Pomodoro technique", "the tartine method": a name (capitalised inside the
+    sentence, or no English word) before a noun for a way of doing things is a method."""
+    for i, low in enumerate(f.lows):
+        if low not in METHOD_NOUNS or i == 0:
+            continue
+        start = i
+        while start > 0 and i - start < 2 and _method_name(f, start - 1):
+            start -= 1
+        if start < i and f.prev(start) in _METHOD_LEADS and not any(f.taken[start : i + 1]):
+            f.add(Mention(" ".join(f.words[start : i + 1]), "concept", 0.8, start, i + 1))
+
+
+def _method_name(f: NameFinder, i: int) -> bool:
+    word, low = f.words[i], f.lows[i]
+    if not low.isalpha() or low in gz.NOT_NAMES:
+        return False
+    if word[:1].isupper():
+        return i not in f.initial
+    return not name_guess.english(low) and not common_word(low)
+
+
+# Words before a named method: determiners, possessives and prepositions.
+_METHOD_LEADS = word_set("the a an my our this that with by on of using tried try trying")
 
 
 def _find_known(f: NameFinder) -> None:

@@ -71,6 +71,7 @@ _INDEFINITE: Final = word_set("a an")
 _OWNERS: Final = word_set("my our their his her 's")
 _PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
 _BE_FORMS: Final = word_set("is are was were")
+_NOTE_OPENERS: Final = word_set(": - * •")
 _PROGRESSIVE_AUXILIARIES: Final = word_set("been am i'm im we're were are")
 # Closed-class words that are never the verb of "subject verb ... in X".
 _NOT_VERBS: Final = word_set(
@@ -345,6 +346,8 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
     subject-verb: a verb right after "I"/"we"/"she" (past adverbs and auxiliaries), one
     in -s or -ed right after a name, or a participle after "is"/"are" ("is recorded")."""
     k = prep - 1
+    if k >= 1 and lows[k].endswith("ed") and lows[k - 1] in _NOTE_OPENERS:
+        return k  # "meds: tracked in Medisafe": a note's participle after its label
     while k > 0 and prep - k < 12 and (lows[k - 1] not in _CLAUSE_ENDS or _verb_after_name(words, lows, k)):
         low = lows[k]
         if (low.isalpha() and len(low) > 1 and low not in _NOT_VERBS) or _doing(lows, k):

@@ -67,6 +67,7 @@ BOUNDARIES: Final = word_set(
 ) | {'"', "\u2014", "\u2013"}
 CONDITIONAL_LEADS: Final = word_set("if whether unless")
 RELATIVE_LEADS: Final = word_set("which who that whom")
+EMBEDDED_LEADS: Final = RELATIVE_LEADS | {"where"}  # ", where I work," interrupts a clause too
 SUBJECT_PRONOUNS: Final = word_set("i i'm im i've ive i'd i'll we we're we've we'd we'll myself ourselves")
 POSSESSIVE_USER: Final = word_set("our my")
 THIRD_PERSON: Final = word_set(
@@ -262,7 +263,7 @@ def split_clauses(items: list[Item]) -> list[Clause]:
         if isinstance(item, str) and not joint and _opens_clause(items, index):
             if current:
                 clauses.append(Clause(current, lead, resumes=resumes))
-            embedded = item in RELATIVE_LEADS and index > 0 and items[index - 1] == ","
+            embedded = item in EMBEDDED_LEADS and index > 0 and items[index - 1] == ","
             current, lead, names_only, resumes = [], item, True, False
             continue
         current.append(item)
@@ -301,3 +302,8 @@ def _opens_clause(items: list[Item], index: int) -> bool:
         after = items[index + 2] if index + 2 < len(items) else ""
         return word == "," and isinstance(after, str) and after in CLAUSE_VERBS
     return following in SUBJECT_PRONOUNS or following in THIRD_PERSON
+
+
+def is_bare(trigger: Trigger) -> bool:
+    """A lone "at" or "on": a preposition more often than a verb."""
+    return trigger.kind in ("AT", "ON") and trigger.end - trigger.start == 1
