@@ -215,7 +215,8 @@ class _ClauseReader:
 
     def _subject_at(self, index: int, item: Item, before: Item) -> Party | None:
         if isinstance(item, Mention):
-            if before in PREPOSITIONS or before in ("i'm", "im", "'s", "called", "named"):
+            governed = before == "the" and index >= 2 and self.items[index - 2] in PREPOSITIONS  # "on the X team"
+            if before in PREPOSITIONS or governed or before in ("i'm", "im", "'s", "called", "named"):
                 return None
             return None if self._modifies(index) else Party.of(item)
         if item in SUBJECT_PRONOUNS:

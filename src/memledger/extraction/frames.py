@@ -38,6 +38,8 @@ KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
 
 _BE: Final = word_set("is are was were be been being 's")
+_COMPARED: Final = (["than"], ["over"], ["vs"], ["to"])
+_OTHERS: Final = word_set("his her their your 's")
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
 MADE_BY: Final = frozenset(_WORDS["MADE_BY"])
@@ -72,6 +74,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
     edges.extend(membership_edges(speaker, lows, mentions, by_start))
     edges.extend(_kin(lows, mentions))
+    edges.extend(_titled_kin(speaker, lows, mentions))
     edges.extend(_pronoun_roles(speaker, lows, mentions))
     edges.extend(_company(speaker, lows, mentions, by_start, phrases))
     edges.extend(_relative_makers(speaker, words, lows, by_start, by_end, phrases))
@@ -151,6 +154,19 @@ def _kin(lows: list[str], mentions: list[Mention]) -> list[Edge]:
     return edges
 
 
+def _titled_kin(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Aunt Rosa", "ask cousin Teo": a relative's word used as a title is the speaker's
+    relative, unless someone else's ("his aunt Rosa")."""
+    edges: list[Edge] = []
+    for person in mentions:
+        k = person.start - 1
+        if person.entity_type != "person" or person.mine or k < 0 or lows[k] not in gz.FAMILIAR_ROLES:
+            continue
+        if k == 0 or lows[k - 1] not in _OTHERS:
+            edges.append(Edge(speaker, "KNOWS", Party.of(person), FRAME_CONFIDENCE, lows[k]))
+    return edges
+
+
 def _instruments(
     speaker: Party,
     words: list[str],
@@ -215,6 +231,8 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     named = by_end.get(k)
     if named is None and _reduced_passive(lows, verb, by_end):
         return speaker
+    if named is not None and named.entity_type == "organization":
+        named = _member_before(lows, named, by_end) or named  # "Ji-woo on the payments team wrote ..."
     if named is None or named.entity_type not in ("person", "project", "organization"):
         return None
     return Party.of(named)
@@ -250,7 +268,18 @@ def _joint_partner(lows: list[str], verb: int, by_end: dict[int, Mention]) -> Pa
     """The person in "Soraya and I are rebuilding it in X": the speaker's co-subject."""
     k = _subject_end(lows, verb)
     named = by_end.get(k - 2) if k >= 3 and lows[k - 1] == "i" and lows[k - 2] == "and" else None
-    return Party.of(named) if named is not None and named.entity_type == "person" else None
+    if named is None or named.entity_type != "person" or lows[named.start - 1 : named.start] in _COMPARED:
+        return None  # "I prefer Pentax than Canon and I edit in X": Canon is compared, not a subject
+    return Party.of(named)
+
+
+def _member_before(lows: list[str], group: Mention, by_end: dict[int, Mention]) -> Mention | None:
+    """The person a group's phrase qualifies: "Ji-woo on the payments team", "Renata from Acme"."""
+    k = group.start - 1
+    if k >= 0 and lows[k] == "the":
+        k -= 1
+    person = by_end.get(k) if k >= 0 and lows[k] in ("on", "from", "at", "in") else None
+    return person if person is not None and person.entity_type == "person" else None
 
 
 def _last_person(by_end: dict[int, Mention], before: int) -> Party | None:

@@ -97,9 +97,9 @@ ORG_SUFFIXES: Final[frozenset[str]] = frozenset(read_entries("org_suffixes.txt")
 NOT_NAMES: Final[frozenset[str]] = frozenset(read_entries("not_names.txt"))
 PLACES: Final[frozenset[str]] = _places()
 WORK_ROLES: Final[frozenset[str]] = frozenset(read_entries("work_roles.txt"))
-PERSONAL_ROLES: Final[frozenset[str]] = frozenset(read_entries("personal_roles.txt")) | frozenset(
-    read_entries("service_roles.txt")
-)
+FAMILIAR_ROLES: Final[frozenset[str]] = frozenset(read_entries("personal_roles.txt"))
+"""Relatives, friends and neighbours: the roles a name can take as a title ("Aunt Rosa")."""
+PERSONAL_ROLES: Final[frozenset[str]] = FAMILIAR_ROLES | frozenset(read_entries("service_roles.txt"))
 ROLES: Final[frozenset[str]] = WORK_ROLES | PERSONAL_ROLES
 KNOWN_NAMES: Final[frozenset[str]] = frozenset(TOOL_KIND) | ORGANIZATIONS | CONCEPTS
 

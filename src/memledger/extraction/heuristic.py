@@ -25,10 +25,12 @@ from memledger.events.keys import normalise_name, speaker_prefix
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import polarity
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
+from memledger.extraction.complaints import complaint_uses
 from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
+from memledger.extraction.note_lines import note_uses
 from memledger.extraction.patterns import (
     Edge,
     Mention,
@@ -46,7 +48,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.extraction.roles import relation_of
-from memledger.extraction.rosters import note_uses, role_lines, roster_edges
+from memledger.extraction.rosters import role_lines, roster_edges
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.triggers import (
     ARROWS,
@@ -137,7 +139,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "11"
+    version = "12"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -187,8 +189,8 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(frame_edges(found.speaker(), sentence.words, sentence.lows, sentence.mentions))
             edges.extend(roster_edges(found.speaker(), sentence))
             edges.extend(role_lines(found.speaker(), sentence))
-            edges.extend(note_uses(found.speaker(), sentence, verbless=not find_triggers(sentence.lows)))
-        edges = [*roles, *_asserted(sentence, edges)]
+            edges.extend(note_uses(found.speaker(), sentence))
+        edges = [*roles, *complaint_uses(found.speaker(), sentence), *_asserted(sentence, edges)]
         for edge in edges:
             found.apply(edge)
         if stating:
@@ -259,13 +261,14 @@ def _terse_relations(speaker: Party, sentence: Sentence, clauses: list[Clause]) 
         items, words = clause.items, clause.words
         triggers = find_triggers(words)
         negated = any(w in NEGATIONS for w in words)
+        preferring = any(t.kind in ("PREFER", "LIKE") for t in triggers)  # "I prefer my old X": a preference
         for index, item in enumerate(items):
             if not isinstance(item, Mention) or item.entity_type != "tool":
                 continue
             after = items[index + 1] if index + 1 < len(items) else ""
             before = items[index - 1] if index else ""
             listed = _leads(items, index) or (bool(edges) and before == ",")
-            stated = after == "shop" or (_owned(items, index) and not negated)
+            stated = after == "shop" or (_owned(items, index) and not negated and not preferring)
             bare = not triggers and (
                 (after == "for" and listed) or (":" in words[:4] and words[:1] in (["our"], ["my"]))
             )

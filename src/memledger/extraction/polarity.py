@@ -52,6 +52,8 @@ CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though whi
 _SUBJECTS: Final = word_set("i i'm i've i'd we we're we've we'd he she they it you")
 _POSSESSIVE_OPENERS: Final = word_set("our my his her their")
 _OBJECT_TOO: Final = word_set("it you")
+_NOUN_OPENERS: Final = word_set("the this that a an")
+_AUXILIARIES: Final = word_set("is are was were has have had will keeps kept")
 _OPENERS: Final = word_set("and or but so then because , ;")
 _DOUBLE_NEGATIVE: Final = word_set("without")
 _WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
@@ -112,6 +114,8 @@ def _subject_follows(lows: list[str], i: int) -> bool:
     """Whether a subject opens at ``i``, after any adverbs ("and honestly I'm ...")."""
     while i < len(lows) and is_filler(lows[i]):
         i += 1
+    if i < len(lows) and lows[i] in _NOUN_OPENERS:  # "and the reader won't connect"
+        return any(low in NEGATORS or low in _AUXILIARIES for low in lows[i + 2 : i + 4])
     return i < len(lows) and (lows[i] in _SUBJECTS or lows[i] in _POSSESSIVE_OPENERS)
 
 

@@ -1,10 +1,8 @@
 """Terse notes, written without verbs. Who's-who lines ("Glowworm: me, Itzel and Joaquín;
 Saltpan: Eilidh and Ruaridh", "Owners: Halyard - Bao"): a name opening a segment and
 followed by a colon or a dash and then only people names a piece of work those people
-do. Tool lines ("Payments: GoCardless", "docs in iManage, billing in Clio", "Tendai ->
-Showbie"): what a note names after a label, an arrow or "in" is what its writer, or the
-person before the arrow, uses. Role lines ("Tutor: Zdravka Quill"): whom the speaker
-knows or works with. Pure."""
+do. Role lines ("Tutor: Zdravka Quill"): whom the speaker knows or works with. Tool
+lines are read in ``note_lines``. Pure."""
 
 from __future__ import annotations
 
@@ -14,15 +12,12 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
 from memledger.extraction.patterns import HONORIFICS, Edge, Mention, Party, Sentence
 from memledger.extraction.roles import relation_of, role_words
-from memledger.extraction.triggers import ARROWS
 
 _LINKS: Final = frozenset((":", "-", "\u2013", "\u2014"))
 _SEGMENT_STARTS: Final = _LINKS | {";", ".", "(", "/"}
 _JOINERS: Final = frozenset((",", "and", "&", "+", "/"))
 _SPEAKER: Final = frozenset(("me", "i", "myself"))
 _CONFIDENCE: Final = 0.75
-_NOTE_LEADS: Final = frozenset((":", "in", "via", "=", *ARROWS))
-_LABEL_MARKS: Final = frozenset((":", "-", "\u2013", "\u2014", *ARROWS))
 
 
 def opens_roster(words: list[str], lows: list[str], start: int, end: int) -> bool:
@@ -86,29 +81,3 @@ def _listed_people(lows: list[str], by_start: dict[int, Mention], i: int, speake
             return []
         i += 1
     return people
-
-
-def note_uses(speaker: Party, sentence: Sentence, verbless: bool) -> list[Edge]:
-    """What a note without verbs (``verbless``) says is used: a tool after a label's colon,
-    an arrow, "in" or "via", or listed after one that is; after an arrow from a person,
-    that person uses it."""
-    lows = sentence.lows
-    if not verbless or sentence.question or any(low.startswith(("depend", "dep")) for low in lows):
-        return []  # "Phoenix -> Auth Service -> Keycloak" is a chain of dependencies
-    noted_style = any(low in _LABEL_MARKS for low in lows)
-    by_end = {m.end: m for m in sentence.mentions}
-    noted: set[int] = set()
-    edges: list[Edge] = []
-    for tool in sentence.mentions:
-        lead = tool.start - 1
-        if tool.entity_type != "tool" or lead < 1:
-            continue
-        listed = lows[lead] in (",", "and") and lead in by_end and by_end[lead].start in noted
-        led = lows[lead] in _NOTE_LEADS and (noted_style or lows[lead] not in ("in", "via"))
-        if not led and not listed:
-            continue
-        noted.add(tool.start)
-        person = by_end.get(lead)
-        arrowed = lows[lead] in ARROWS and person is not None and person.entity_type == "person"
-        edges.append(Edge(Party.of(person) if arrowed and person else speaker, "USES", Party.of(tool), _CONFIDENCE))
-    return edges

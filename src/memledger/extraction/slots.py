@@ -29,7 +29,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.rosters import opens_roster
-from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import JOBS, STACK_LABELS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 _WORDS: Final = lexicon.sections("frame_words.txt")
@@ -120,7 +120,7 @@ def type_by_slot(
         kind = kind or ("project" if _made_with_tool(lows, start, end, tools) else None)
         kind = kind or ("project" if owned_work(lows, start) else None)
         kind = kind or ("organization" if owned_institution(lows, start) else None)
-        kind = kind or modifier_type(words, lows, start, end)
+        kind = kind or modifier_type(words, lows, start, end) or bracketed_type(lows, start, end)
         listed = end + 1 < len(lows) and (not taken[end + 1] or end + 1 in people)
         kind = kind or ("project" if listed and opens_roster(words, lows, start, end) else None)
         if kind == "tool" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
@@ -178,6 +178,19 @@ def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> En
     if owner not in _OWNERS:
         return None  # "the Rail Planner app": someone's work or a product, the noun cannot say
     return "project" if head in PROJECT_NOUNS or head.rstrip("s") in PROJECT_NOUNS else "tool"
+
+
+def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
+    """ "Stack (Pipit):", "Book club (Page Turners):": a name in brackets after a noun
+    names the thing the noun is: a piece of work, or a group."""
+    if start < 2 or lows[start - 1] != "(" or lows[end : end + 1] != [")"]:
+        return None
+    noun = lows[start - 2]
+    if noun in PROJECT_NOUNS or noun in PROJECT_CUES or noun in STACK_LABELS:
+        return "project"
+    if noun in TEAM_NOUNS or noun in gz.ORG_SUFFIXES:
+        return "organization"
+    return None
 
 
 def owned_institution(lows: list[str], start: int) -> bool:

@@ -1,0 +1,84 @@
+"""Tool lines of notes, written without verbs: "Payments: GoCardless", "Camera gear:
+Olympus OM-1, Lightroom for edits", "Stack (Inkwell): Django + HTMX", "docs in
+iManage, billing in Clio", "Tendai -> Showbie". Each item a label lists names what the
+note's writer (or the project named in the label, or the person before an arrow) uses,
+unless the line weighs options. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction.patterns import UNSETTLED_NOTES, Edge, Mention, Party, Sentence
+from memledger.extraction.triggers import ARROWS, DECISION_WORDS, find_triggers, is_bare
+
+_CONFIDENCE: Final = 0.75
+_NOTE_LEADS: Final = frozenset((":", "in", "via", "=", *ARROWS))
+_LABEL_MARKS: Final = frozenset((":", "-", "\u2013", "\u2014", *ARROWS))
+_LABEL_ENDS: Final = frozenset((":", "\u2013", "\u2014"))
+_ITEM_BREAKS: Final = frozenset((",", ";", "+", "&", "/", "and"))
+_BULLETS: Final = frozenset(("-", "*", "\u2022"))
+_BEFORE_NAME: Final = frozenset(("the", "a", "an", "my", "our"))
+
+
+def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """What a note line without verbs says is used."""
+    lows = sentence.lows
+    if sentence.question or any(low.startswith(("depend", "dep")) for low in lows):
+        return []  # "Phoenix -> Auth Service -> Keycloak" is a chain of dependencies
+    label_end = _label_end(lows)
+    if any(not is_bare(t) and t.start > label_end for t in find_triggers(lows)) or UNSETTLED_NOTES.intersection(lows):
+        return []  # a verb after the label: the clause reader's
+    owner = _label_owner(sentence.mentions, label_end) or speaker
+    relation = "DECIDED" if DECISION_WORDS.intersection(lows[: max(label_end, 0)]) else "USES"
+    noted_style = label_end >= 0 or any(low in _LABEL_MARKS for low in lows)
+    by_end = {m.end: m for m in sentence.mentions}
+    edges: list[Edge] = []
+    for tool in sentence.mentions:
+        lead = _lead(lows, tool.start)
+        if tool.entity_type not in ("tool", "concept") or lead < 0 or lead < label_end or _compared(lows, tool):
+            continue
+        listed = label_end >= 0 and (lead == label_end or lows[lead] in _ITEM_BREAKS)
+        led = lows[lead] in _NOTE_LEADS and (noted_style or lows[lead] not in ("in", "via")) and lows[lead] != ":"
+        if listed or led:
+            person = by_end.get(lead)
+            arrowed = lows[lead] in ARROWS and person is not None and person.entity_type == "person"
+            user = Party.of(person) if arrowed and person is not None else owner
+            edges.append(Edge(user, relation, Party.of(tool), _CONFIDENCE))
+    return edges
+
+
+def _compared(lows: list[str], tool: Mention) -> bool:
+    """ "Zed > Sublime Text": a preference, read elsewhere, not a use."""
+    return (tool.start > 0 and lows[tool.start - 1] == ">") or lows[tool.end : tool.end + 1] == [">"]
+
+
+def _lead(lows: list[str], start: int) -> int:
+    """The token before a name, past a determiner."""
+    k = start - 1
+    while k >= 0 and lows[k] in _BEFORE_NAME:
+        k -= 1
+    return k
+
+
+def _label_end(lows: list[str]) -> int:
+    """Where a label opening the line ends ("Camera gear:", "Stack (Inkwell):",
+    "Invoices —"): the index of its colon or dash, or -1."""
+    start = 1 if lows[:1] and lows[0] in _BULLETS else 0
+    depth = 0
+    for i in range(start, min(len(lows), start + 6)):
+        low = lows[i]
+        if low in ("(", ")"):
+            depth += 1 if low == "(" else -1
+        elif depth:
+            continue
+        elif low in _LABEL_ENDS:
+            return i if i > start else -1
+        elif not (low.isalpha() or low in ("'s", "'")):
+            return -1
+    return -1
+
+
+def _label_owner(mentions: list[Mention], label_end: int) -> Party | None:
+    """The project a label names ("Stack (Inkwell):"), whose tools the line lists."""
+    named = [m for m in mentions if m.end <= label_end and m.entity_type == "project"]
+    return Party.of(named[0]) if named else None
