@@ -18,8 +18,8 @@ from memledger.extraction.clause_objects import ClauseObject, contrast_context, 
 from memledger.extraction.clause_switches import retractions, switched
 from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, TEAM_NOUNS, Edge, Mention, Party, Sentence
 from memledger.extraction.relative_clauses import about_someone_unnamed
-from memledger.extraction.roles import relation_of, role_words
-from memledger.extraction.shared_work import shared_work
+from memledger.extraction.roles import role_words
+from memledger.extraction.shared_work import co_subjects, shared_work
 from memledger.extraction.triggers import (
     BE_FORMS,
     CONDITIONAL_LEADS,
@@ -31,7 +31,6 @@ from memledger.extraction.triggers import (
     INTENTS,
     JOB_TITLES,
     JOBS,
-    JOINT_VERBS,
     NEGATIONS,
     NOT_WORKPLACE,
     POSSESSIVE_USER,
@@ -133,7 +132,7 @@ class _ClauseReader:
             if subjects and objects:
                 edges.extend(self._edges(kind, first, triggers[index], subjects, objects))
             index += 1
-        edges.extend(self._co_subjects())
+        edges.extend(co_subjects(self.speaker, self.items, self.words, self.confidence))
         return edges
 
     def _role_noun(self, trigger: Trigger) -> bool:
@@ -192,6 +191,9 @@ class _ClauseReader:
                 fresh = index == position - 1 and before in (",", "and", "but")
                 party = party if fresh else None
             if party is None:
+                new_subject = "," not in items[index:position] and self.words[position] not in ("at", "on")
+                if group and before == "," and item in DETERMINERS and new_subject:
+                    group, blocked = [], True  # "where I work, the nurses write ...", not "X, the DBA, ..."
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
                     blocked = True
                 if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
@@ -199,6 +201,8 @@ class _ClauseReader:
                 continue
             joined = before in (",", "and", "&") and index >= 2
             joined = joined and (self._is_party(index - 2) or self._after_apposition(index - 2))
+            if joined and before == "," and len(group) == 1 and self._closes_apposition(index + 1):
+                joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
             group = [*group, party] if joined and group else [party]
         if group:
             return group
@@ -227,7 +231,7 @@ class _ClauseReader:
             return self.inherited[0]  # "...; it depends on Meltano": the clause before's subject
         if item == "it" and (last := self._antecedent(index, _NAMED_KINDS)) is not None:
             return Party.of(last) if last.entity_type in ("project", "organization") else None  # the last named
-        if item in POSSESSIVE_USER and not self._role_follows(index):
+        if item in POSSESSIVE_USER and before not in PREPOSITIONS and not self._role_follows(index):
             self.possessive = True
             return self.speaker
         if item == "team" and before == "whole":
@@ -252,8 +256,9 @@ class _ClauseReader:
         while j < len(self.words) and self.words[j] in ROLE_ADJECTIVES:
             j += 1
         role, _ = role_words(self.words, j + 1)
-        noun = self.words[j] if j < len(self.words) else ""
-        listed = noun in gz.ROLES or noun in JOB_TITLES or noun in HONORIFICS or role is not None
+        word = self.words[j] if j < len(self.words) else ""
+        nouns = (word, word[:-1]) if word.endswith("s") else (word,)  # "my neighbours use X"
+        listed = any(n in gz.ROLES or n in JOB_TITLES or n in HONORIFICS for n in nouns) or role is not None
         return listed or self._names_a_person(index + 1)
 
     def _names_a_person(self, j: int) -> bool:
@@ -284,34 +289,15 @@ class _ClauseReader:
         opening = items[k + 1] if k + 1 < comma else ""
         return items[k] == "," and k >= 1 and self._is_party(k - 1) and opening in DETERMINERS | POSSESSIVE_USER
 
+    def _closes_apposition(self, comma: int) -> bool:
+        """Whether the comma at ``comma`` closes an apposition rather than going on with a
+        list ("Ana, Bo, and Cy" goes on)."""
+        after = self.items[comma + 1] if comma + 1 < len(self.items) else ""
+        return self.items[comma : comma + 1] == [","] and after not in ("and", "&") and not isinstance(after, Mention)
+
     def _is_party(self, index: int) -> bool:
         item = self.items[index]
         return isinstance(item, Mention) or item in SUBJECT_PRONOUNS
-
-    def _co_subjects(self) -> list[Edge]:
-        """ "Chinedu and I pair on ..." and "Dmitri and Olga work together"."""
-        group = self._leading_group()
-        people = [m for m in group if isinstance(m, Mention) and m.entity_type == "person"]
-        edges: list[Edge] = []
-        if any(not isinstance(m, Mention) for m in group):
-            for person in people:
-                relation = "WORKS_WITH" if person.role is None else relation_of(person.role)
-                edges.append(Edge(self.speaker, relation, Party.of(person), self.confidence))
-        joint = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in self.words)
-        if len(people) > 1 and joint:
-            edges.extend(
-                Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other), self.confidence) for other in people[1:]
-            )
-        return edges
-
-    def _leading_group(self) -> list[Mention | str]:
-        group: list[Mention | str] = []
-        for item in self.items:
-            if isinstance(item, Mention) or item in ("i", "me"):
-                group.append(item)
-            elif item not in (",", "and", "&"):
-                break
-        return group if len(group) > 1 else []
 
     # edges -----------------------------------------------------------------------------
 

@@ -99,7 +99,9 @@ PLACES: Final[frozenset[str]] = _places()
 WORK_ROLES: Final[frozenset[str]] = frozenset(read_entries("work_roles.txt"))
 FAMILIAR_ROLES: Final[frozenset[str]] = frozenset(read_entries("personal_roles.txt"))
 """Relatives, friends and neighbours: the roles a name can take as a title ("Aunt Rosa")."""
-PERSONAL_ROLES: Final[frozenset[str]] = FAMILIAR_ROLES | frozenset(read_entries("service_roles.txt"))
+SERVICE_ROLES: Final[frozenset[str]] = frozenset(read_entries("service_roles.txt"))
+"""People who serve the speaker (a doctor, a tutor, an accountant): known, or colleagues when "ours"."""
+PERSONAL_ROLES: Final[frozenset[str]] = FAMILIAR_ROLES | SERVICE_ROLES
 ROLES: Final[frozenset[str]] = WORK_ROLES | PERSONAL_ROLES
 KNOWN_NAMES: Final[frozenset[str]] = frozenset(TOOL_KIND) | ORGANIZATIONS | CONCEPTS
 

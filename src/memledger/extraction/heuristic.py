@@ -47,7 +47,7 @@ from memledger.extraction.protocol import (
     TurnExtraction,
     TurnText,
 )
-from memledger.extraction.roles import relation_of
+from memledger.extraction.roles import relation_of, said_as_ours
 from memledger.extraction.rosters import role_lines, roster_edges
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.triggers import (
@@ -139,7 +139,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "12"
+    version = "13"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -295,7 +295,13 @@ def _role_relations(found: Found, sentence: Sentence) -> list[Edge]:
     """ "my manager Dave": the speaker's relation a role names, whatever the verb after it
     asserts ("my husband Anirudh cannot see the calendar"), unless a negation comes first."""
     return [
-        Edge(found.speaker(), relation_of(mention.role), Party.of(mention), EXPLICIT, mention.role)
+        Edge(
+            found.speaker(),
+            relation_of(mention.role, ours=said_as_ours(sentence.lows, mention.start)),
+            Party.of(mention),
+            EXPLICIT,
+            mention.role,
+        )
         for mention in sentence.mentions
         if mention.role and mention.mine and not NEGATIONS.intersection(sentence.lows[: mention.start])
     ]

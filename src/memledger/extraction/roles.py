@@ -28,11 +28,19 @@ def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
     return None, j
 
 
-def relation_of(role: str) -> str:
+def relation_of(role: str, *, ours: bool = False) -> str:
     """The speaker's relation to a person in ``role``: a colleague's role is work, any
-    other (kin, friends, a teacher, a landlord) acquaintance."""
+    other (kin, friends, a teacher, a landlord) acquaintance; a service role the speaker
+    shares with others (``ours``: "our accountant") is a colleague's."""
     work = role in gz.WORK_ROLES or role.rstrip("s") in gz.WORK_ROLES or role.startswith("co-")
-    return "WORKS_WITH" if work or role.split(maxsplit=1)[0] in _AT_WORK else "KNOWS"
+    shared = ours and role in gz.SERVICE_ROLES
+    return "WORKS_WITH" if work or shared or role.split(maxsplit=1)[0] in _AT_WORK else "KNOWS"
+
+
+def said_as_ours(lows: list[str], start: int) -> bool:
+    """Whether the role before the name at ``start`` is introduced by "our" ("our
+    accountant, Mrs. Okafor")."""
+    return "our" in lows[max(0, start - 6) : start] and "my" not in lows[max(0, start - 6) : start]
 
 
 def owned_by_speaker(lows: list[str], j: int) -> bool:

@@ -1,12 +1,13 @@
 """Work done with someone: "Iker works on Juniper Sync with me" (the speaker works on it
 too, with Iker), "I maintain Petrel with my colleague Shirin" (Shirin works on it too).
 A verb's own "with" ("working with Leo") names a colleague, not a partner in the work.
-Pure."""
+Subjects that act together ("Chinedu and I pair on ...") work with each other. Pure."""
 
 from __future__ import annotations
 
 from memledger.extraction.patterns import Edge, Mention, Party
-from memledger.extraction.triggers import Item, find_triggers
+from memledger.extraction.roles import relation_of
+from memledger.extraction.triggers import JOINT_VERBS, Item, find_triggers
 
 
 def shared_work(
@@ -42,3 +43,28 @@ def _partner(following: list[Item]) -> Party | None:
         return None
     between = [str(w) for w in following[: following.index(named)]]
     return Party.of(named) if len(between) <= 2 and not {",", "and"} & set(between) else None
+
+
+def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence: float) -> list[Edge]:
+    """ "Chinedu and I pair on ..." and "Dmitri and Olga work together"."""
+    group = _leading_group(items)
+    people = [m for m in group if isinstance(m, Mention) and m.entity_type == "person"]
+    edges: list[Edge] = []
+    if any(not isinstance(m, Mention) for m in group):
+        for person in people:
+            relation = "WORKS_WITH" if person.role is None else relation_of(person.role)
+            edges.append(Edge(speaker, relation, Party.of(person), confidence))
+    joint = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in words)
+    if len(people) > 1 and joint:
+        edges.extend(Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other), confidence) for other in people[1:])
+    return edges
+
+
+def _leading_group(items: list[Item]) -> list[Mention | str]:
+    group: list[Mention | str] = []
+    for item in items:
+        if isinstance(item, Mention) or item in ("i", "me"):
+            group.append(item)
+        elif item not in (",", "and", "&"):
+            break
+    return group if len(group) > 1 else []

@@ -1,0 +1,42 @@
+"""Shapes read since release 10: unnamed third parties as subjects (plural roles, a
+possessive inside a phrase, a new subject after a comma), a service role that is the
+speaker's own or shared, and one party named twice by apposition. Every name is
+invented, so each case fails if the rule it names is removed."""
+
+from __future__ import annotations
+
+from memledger.extraction.heuristic import extract_text
+
+
+def edges(text: str) -> set[tuple[str, str, str]]:
+    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
+
+
+def test_people_named_by_a_plural_role_are_not_the_speaker() -> None:
+    assert ("user", "USES", "Quorvo") not in edges("My neighbours use Quorvo doorbells.")
+    assert ("user", "USES", "Quorvo") in edges("My flat uses Quorvo doorbells.")
+
+
+def test_a_possessive_inside_a_phrase_is_not_the_subject() -> None:
+    assert ("user", "USES", "Quizzly") not in edges("Everyone in my class uses Quizzly.")
+    assert ("user", "USES", "Jira") in edges("In my team we use Jira.")
+
+
+def test_a_new_subject_after_a_comma_is_not_the_speaker() -> None:
+    found = edges("In the hospital where I work, the nurses are writing everything in Meditrax.")
+    assert ("user", "USES", "Meditrax") not in found
+    found = edges("Margrit, the head baker, prefers the Rational oven.")
+    assert ("Margrit", "PREFERS", "Rational") in found
+
+
+def test_the_speakers_own_accountant_is_known_and_a_shared_one_a_colleague() -> None:
+    assert ("user", "KNOWS", "Farida Hadley") in edges("My accountant Farida Hadley says I should file early.")
+    assert ("user", "WORKS_WITH", "Okoye") in edges("Our accountant, Mrs. Okoye, said we need to file the VAT.")
+
+
+def test_a_party_named_twice_by_apposition_is_one_subject() -> None:
+    found = edges("Our HOA, Willow Brook Residents Association, decided to use TownSq.")
+    assert ("Willow Brook Residents Association", "DECIDED", "TownSq") in found
+    assert not any(source == "HOA" for source, _, _ in found)
+    found = edges("Ana, Bo, Cy use Slack.")
+    assert {("Ana", "USES", "Slack"), ("Bo", "USES", "Slack"), ("Cy", "USES", "Slack")} <= found
