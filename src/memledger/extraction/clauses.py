@@ -184,6 +184,7 @@ class _ClauseReader:
         weak: list[Party] = []
         blocked = False
         items = self.items
+        last_comma = max((i for i in range(position) if items[i] == ","), default=-1)
         for index, item in enumerate(items[:position]):
             before = items[index - 1] if index else ""
             party = self._subject_at(index, item, before)
@@ -191,7 +192,7 @@ class _ClauseReader:
                 fresh = index == position - 1 and before in (",", "and", "but")
                 party = party if fresh else None
             if party is None:
-                new_subject = "," not in items[index:position] and self.words[position] not in ("at", "on")
+                new_subject = last_comma < index and self.words[position] not in ("at", "on")
                 if group and before == "," and item in DETERMINERS and new_subject:
                     group, blocked = [], True  # "where I work, the nurses write ...", not "X, the DBA, ..."
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
@@ -377,7 +378,7 @@ class _ClauseReader:
         if entity_type == "tool":
             return "USES" if before in BE_FORMS or before in SUBJECT_PRONOUNS else None
         team = obj.target is not None and obj.target.name.lower().rsplit(" ", 1)[-1] in TEAM_NOUNS
-        if entity_type == "organization" and (team or set(self.words) & {"work", "works", "working"}):
+        if entity_type == "organization" and (team or not set(self.words).isdisjoint(_WORK_VERBS)):
             return "WORKS_ON"  # "on the payments team": the team's work, as "works on" says
         return RELATIONS["ON"].get(entity_type)
 

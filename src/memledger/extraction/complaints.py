@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from memledger.extraction import lexicon
+from memledger.extraction import lexicon, polarity
 from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import find_triggers
 
-_FAULTS: Final = frozenset(lexicon.sections("frame_words.txt")["FAULTS"])
-_OPENERS: Final = word_set("the my our : , - * \u2022")
-_FUNCTION_WORDS: Final = word_set("and or but to that which who one i we it he she")
-_BE: Final = word_set("is are was were has have")
-_BROKEN: Final = word_set("not down broken stuck still no n't")
+_WORDS: Final = lexicon.sections("frame_words.txt")
+_FAULTS: Final = frozenset(_WORDS["FAULTS"])
+_FAULT_NEGATIONS: Final = frozenset(_WORDS["FAULT_NEGATIONS"])
+_FAULT_STATES: Final = frozenset(_WORDS["FAULT_STATES"])
+_LINE_OPENERS: Final = word_set("- * \u2022 :")
+_DETERMINERS: Final = word_set("the my our")
+_BE: Final = word_set("is are was were")
+_NOT_A_VERB: Final = word_set("a an the my our something anything what that which who")
 _CONFIDENCE: Final = 0.75
 _LEAVING: Final = frozenset(("SWITCH", "RETRACT", "LEAVE"))
 
@@ -23,16 +26,25 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     """The tools a sentence opens a fault report with, used by the speaker."""
     if sentence.question or any(t.kind in _LEAVING for t in find_triggers(sentence.lows)):
         return []  # "we moved off X because its runners kept timing out": a reason to leave
+    lows = sentence.lows
+    tools = [m for m in sentence.mentions if m.entity_type == "tool" and _opens(lows, m) and _faulty(lows, m.end)]
+    if not tools:
+        return []
+    unsettled = polarity.unasserted(lows)
     return [
         Edge(speaker, "USES", Party.of(tool), _CONFIDENCE)
-        for tool in sentence.mentions
-        if tool.entity_type == "tool" and _opens(sentence.lows, tool) and _faulty(sentence.lows, tool.end)
+        for tool in tools
+        if unsettled.get(tool.start) != "unsettled"  # "if the X app freezes again"
     ]
 
 
 def _opens(lows: list[str], tool: Mention) -> bool:
-    """Whether the tool's name opens its clause ("The Zwift app ...", "..., and Epic ...")."""
-    return tool.start == 0 or lows[tool.start - 1] in _OPENERS
+    """Whether the tool's name opens the sentence or a note's line ("The Zwift app ...",
+    "- Zotero ...", "Issue: Zotero ...")."""
+    k = tool.start - 1
+    while k >= 0 and lows[k] in _DETERMINERS:
+        k -= 1
+    return k < 0 or lows[k] in _LINE_OPENERS
 
 
 def _faulty(lows: list[str], k: int) -> bool:
@@ -40,10 +52,18 @@ def _faulty(lows: list[str], k: int) -> bool:
     name qualifies ("app", "sensor", "card reader")."""
     for j in range(k, min(k + 3, len(lows))):
         low = lows[j]
+        following = lows[j + 1] if j + 1 < len(lows) else ""
         if low in _FAULTS:
             return True
+        if low in _FAULT_NEGATIONS:
+            return following.isalpha() and following not in _NOT_A_VERB
         if low in _BE:
-            return j + 1 < len(lows) and lows[j + 1] in _BROKEN
-        if not low.isalpha() or low in _FUNCTION_WORDS:
+            return following in _FAULT_STATES and (following != "not" or _verb_after_not(lows, j + 2))
+        if not low.isalpha() or low in _NOT_A_VERB:
             return False
     return False
+
+
+def _verb_after_not(lows: list[str], j: int) -> bool:
+    """ "is not syncing", not "is not what we picked"."""
+    return j < len(lows) and lows[j].endswith("ing")

@@ -96,7 +96,10 @@ def _title(f: NameFinder, i: int) -> bool:
     capitalised name."""
     following = f.words[i + 1] if i + 1 < len(f.words) else ""
     titled = f.lows[i] in gz.ROLES or f.lows[i] in HONORIFICS
-    return titled and following[:1].isupper() and following.isalpha() and not f.taken[i + 1]
+    if not (titled and following[:1].isupper() and following.isalpha() and not f.taken[i + 1]):
+        return False
+    low = following.lower()
+    return _given(low) or not name_guess.english(low)  # "Professor Mekdes", not "Student Services"
 
 
 def _verb_follows(f: NameFinder, end: int) -> bool:

@@ -38,7 +38,7 @@ KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
 
 _BE: Final = word_set("is are was were be been being 's")
-_COMPARED: Final = (["than"], ["over"], ["vs"], ["to"])
+_PEOPLE_WORDS: Final = word_set("i we you he she they")
 _OTHERS: Final = word_set("his her their your 's")
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
@@ -231,8 +231,6 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     named = by_end.get(k)
     if named is None and _reduced_passive(lows, verb, by_end):
         return speaker
-    if named is not None and named.entity_type == "organization":
-        named = _member_before(lows, named, by_end) or named  # "Ji-woo on the payments team wrote ..."
     if named is None or named.entity_type not in ("person", "project", "organization"):
         return None
     return Party.of(named)
@@ -245,8 +243,10 @@ def _reduced_passive(lows: list[str], verb: int, by_end: dict[int, Mention]) -> 
     opening = lows[start:verb]
     return (
         lows[verb].endswith("ed")
+        and lows[verb + 1 : verb + 2] != []
+        and lows[verb + 1] in INSTRUMENT_PREPOSITIONS  # "Backups stored on X", not "Mum recorded it in X"
         and 0 < len(opening) <= 2
-        and all(low.isalpha() and low not in SUBJECT_PRONOUNS for low in opening)
+        and all(low.isalpha() and low not in _PEOPLE_WORDS and low not in gz.ROLES for low in opening)
         and not any(end > start for end in by_end if end <= verb)
     )
 
@@ -268,18 +268,10 @@ def _joint_partner(lows: list[str], verb: int, by_end: dict[int, Mention]) -> Pa
     """The person in "Soraya and I are rebuilding it in X": the speaker's co-subject."""
     k = _subject_end(lows, verb)
     named = by_end.get(k - 2) if k >= 3 and lows[k - 1] == "i" and lows[k - 2] == "and" else None
-    if named is None or named.entity_type != "person" or lows[named.start - 1 : named.start] in _COMPARED:
-        return None  # "I prefer Pentax than Canon and I edit in X": Canon is compared, not a subject
+    opens = named is not None and (named.start == 0 or named.mine or lows[named.start - 1] in (",", ":", "-"))
+    if named is None or named.entity_type != "person" or not opens:
+        return None  # "I met Priya and I edit in X", "than Canon and I edit": no co-subject
     return Party.of(named)
-
-
-def _member_before(lows: list[str], group: Mention, by_end: dict[int, Mention]) -> Mention | None:
-    """The person a group's phrase qualifies: "Ji-woo on the payments team", "Renata from Acme"."""
-    k = group.start - 1
-    if k >= 0 and lows[k] == "the":
-        k -= 1
-    person = by_end.get(k) if k >= 0 and lows[k] in ("on", "from", "at", "in") else None
-    return person if person is not None and person.entity_type == "person" else None
 
 
 def _last_person(by_end: dict[int, Mention], before: int) -> Party | None:
@@ -377,7 +369,7 @@ def _where(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end
     for i, low in enumerate(lows):
         if low != "where" or i < 2 or lows[i - 1] not in ("is", "was", ","):
             continue
-        place = by_end.get(i - 1) if lows[i - 1] != "," else by_end.get(i - 1) or by_end.get(i - 2)
+        place = by_end.get(i - 1)
         if place is None or place.entity_type != "organization":
             continue
         worker: Party | None = None

@@ -20,6 +20,7 @@ from memledger.extraction.patterns import (
     INITIAL_OK,
     LIST_JOINERS,
     LOWER_PERSON_NEXT,
+    METHOD_LEADS,
     METHOD_NOUNS,
     NOT_PROJECT_NAMES,
     TEAM_NOUNS,
@@ -129,7 +130,9 @@ def _find_methods(f: NameFinder) -> None:
         start = i
         while start > 0 and i - start < 2 and _method_name(f, start - 1):
             start -= 1
-        if start < i and f.prev(start) in _METHOD_LEADS and not any(f.taken[start : i + 1]):
+        named = " ".join(f.lows[start:i])
+        known_thing = named in gz.TOOL_KIND or named in gz.ORGANIZATIONS  # "the Notion approach"
+        if start < i and f.prev(start) in METHOD_LEADS and not known_thing and not any(f.taken[start : i + 1]):
             f.add(Mention(" ".join(f.words[start : i + 1]), "concept", 0.8, start, i + 1))
 
 
@@ -140,10 +143,6 @@ def _method_name(f: NameFinder, i: int) -> bool:
     if word[:1].isupper():
         return i not in f.initial
     return not name_guess.english(low) and not common_word(low)
-
-
-# Words before a named method: determiners, possessives and prepositions.
-_METHOD_LEADS = word_set("the a an my our this that with by on of using tried try trying")
 
 
 def _find_known(f: NameFinder) -> None:
@@ -244,8 +243,8 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
 
 # Words around a company's name that make it the service it sells, used or preferred
 # ("sells on Etsy", "picked Booking.com over Airbnb").
-_SERVICE_USE = word_set("use uses using used via through on over than prefer prefers preferred")
-_COMPARED = word_set("over than vs")
+_SERVICE_USE = word_set("use uses using used via through on over prefer prefers preferred")
+_COMPARED = word_set("over vs")
 
 
 def _find_lowercase_projects(f: NameFinder) -> None:

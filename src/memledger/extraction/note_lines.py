@@ -68,7 +68,7 @@ def _label_end(lows: list[str]) -> int:
     for i in range(start, min(len(lows), start + 6)):
         low = lows[i]
         if low in ("(", ")"):
-            depth += 1 if low == "(" else -1
+            depth = depth + 1 if low == "(" else max(0, depth - 1)
         elif depth:
             continue
         elif low in _LABEL_ENDS:
