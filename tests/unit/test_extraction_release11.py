@@ -1,7 +1,8 @@
 """Shapes read since release 10: unnamed third parties as subjects (plural roles, a
 possessive inside a phrase, a new subject after a comma), a service role that is the
-speaker's own or shared, and one party named twice by apposition. Every name is
-invented, so each case fails if the rule it names is removed."""
+speaker's own or shared, one party named twice by apposition, and a word no list
+knows read as a product. Every name is invented, so each case fails if the rule it
+names is removed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from memledger.extraction.heuristic import extract_text
 
 def edges(text: str) -> set[tuple[str, str, str]]:
     return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
+
+
+def entities(text: str) -> dict[str, str]:
+    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
 
 
 def test_people_named_by_a_plural_role_are_not_the_speaker() -> None:
@@ -40,3 +45,13 @@ def test_a_party_named_twice_by_apposition_is_one_subject() -> None:
     assert not any(source == "HOA" for source, _, _ in found)
     found = edges("Ana, Bo, Cy use Slack.")
     assert {("Ana", "USES", "Slack"), ("Bo", "USES", "Slack"), ("Cy", "USES", "Slack")} <= found
+
+
+def test_a_word_no_list_knows_inside_a_sentence_is_most_likely_a_product() -> None:
+    assert entities("We booked the flights on Skyscanvo.") == {"Skyscanvo": "tool"}
+    assert entities("Been practising the openings on Lichessa.").get("Lichessa") == "tool"
+
+
+def test_an_english_word_or_a_given_name_is_not_taken_for_a_product() -> None:
+    assert "Bramble" not in entities("We shipped Bramble last week.")
+    assert entities("I had coffee with Ikaika yesterday.").get("Ikaika") != "tool"

@@ -275,10 +275,21 @@ def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
         if any(f.taken[start:end]) or f.lows[start] in gz.PLACES:
             continue
         entity_type = name_guess.guess(f.words[start:end], f.prev(start))
+        inside = end - start == 1 and start not in f.initial
+        if entity_type is None and inside and _unsure(f.words[start], f.prev(start)):
+            entity_type = "tool"  # a word no list knows, inside a sentence: most often a product
         if entity_type == "person" and slots.attributive(f.words, f.lows, start, end):
             continue  # "a Tado thermostat": a name that modifies a noun names a thing
         if entity_type is not None:
             f.add(Mention(" ".join(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))
+
+
+def _unsure(word: str, before: str) -> bool:
+    """A word no list knows, whose spelling the guess could not type."""
+    low = word.lower()
+    if before == "the" and low.endswith("s"):
+        return False  # "through the Vaskels": a region or a group, as "the Alps", "the Harriers"
+    return not name_guess.ordinary(word, before) and not name_guess.is_world_name(low) and not name_guess.english(low)
 
 
 def _owned_roles(f: NameFinder) -> None:
