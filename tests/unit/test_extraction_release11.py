@@ -55,3 +55,13 @@ def test_a_word_no_list_knows_inside_a_sentence_is_most_likely_a_product() -> No
 def test_an_english_word_or_a_given_name_is_not_taken_for_a_product() -> None:
     assert "Bramble" not in entities("We shipped Bramble last week.")
     assert entities("I had coffee with Ikaika yesterday.").get("Ikaika") != "tool"
+
+
+def test_a_longer_name_opening_with_a_word_no_list_knows_is_a_product() -> None:
+    assert entities("I'm saving up for a used Korvan Astronaut.").get("Korvan Astronaut") == "tool"
+
+
+def test_an_ordinary_word_before_app_names_the_app() -> None:
+    assert entities("I'd like to know if the Calm app offers a family plan.") == {"Calm": "tool"}
+    assert "My" not in entities("I check on the Find My app.")
+    assert entities("Our Lantern app ships Friday.") == {"Lantern": "project"}

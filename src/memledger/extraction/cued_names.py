@@ -68,6 +68,10 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
     unknown: list[tuple[int, int]] = []
     i = 0
     while i < len(f.words):
+        if not f.taken[i] and _named_app(f, i):
+            f.add(Mention(f.words[i], "tool", 0.7, i, i + 1))  # "the Calm app": a product's name, whatever word
+            i += 1
+            continue
         if f.taken[i] or not name_like(f.words[i]) or common_word(f.lows[i]):
             i += 1
             continue
@@ -89,6 +93,16 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             unknown.append((i, end))
         i = end
     return unknown
+
+
+def _named_app(f: NameFinder, i: int) -> bool:
+    """Whether a capitalised word inside a sentence names the app after it ("the Calm
+    app", "Strong app"), though it is an ordinary word."""
+    word = f.words[i]
+    if i in f.initial or f.prev(i) in POSSESSIVES or f.next(i, 1) not in PRODUCT_NOUNS:
+        return False  # "our Lantern app": the speaker's project
+    capitalised = len(word) > 2 and word[:1].isupper() and not word.isupper() and word.isalpha()
+    return capitalised and name_guess.english(f.lows[i])
 
 
 def _title(f: NameFinder, i: int) -> bool:

@@ -275,7 +275,7 @@ def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
         if any(f.taken[start:end]) or f.lows[start] in gz.PLACES:
             continue
         entity_type = name_guess.guess(f.words[start:end], f.prev(start))
-        inside = end - start == 1 and start not in f.initial
+        inside = start not in f.initial
         if entity_type is None and inside and _unsure(f.words[start], f.prev(start)):
             entity_type = "tool"  # a word no list knows, inside a sentence: most often a product
         if entity_type == "person" and slots.attributive(f.words, f.lows, start, end):
