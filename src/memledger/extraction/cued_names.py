@@ -68,11 +68,12 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
     unknown: list[tuple[int, int]] = []
     i = 0
     while i < len(f.words):
-        if not f.taken[i] and _named_app(f, i):
+        if not f.taken[i] and i + 1 < len(f.lows) and f.lows[i + 1] in PRODUCT_NOUNS and _named_app(f, i):
             f.add(Mention(f.words[i], "tool", 0.7, i, i + 1))  # "the Calm app": a product's name, whatever word
             i += 1
             continue
-        if f.taken[i] or not name_like(f.words[i]) or common_word(f.lows[i]):
+        word = f.words[i]
+        if f.taken[i] or (word.islower() and "." not in word) or not name_like(word) or common_word(f.lows[i]):
             i += 1
             continue
         if _title(f, i):

@@ -213,6 +213,11 @@ _NEEDS: Final[dict[re.Pattern[str], tuple[str, ...]]] = {
 }
 
 
+# Any word one of the personal patterns needs: a sentence with none of them skips them all.
+_PERSONAL_NEEDS: Final = sorted({need for _, pattern in _PERSONAL for need in _NEEDS.get(pattern, ("",))})
+_ANY_PERSONAL_NEED: Final = re.compile("|".join(re.escape(need) for need in _PERSONAL_NEEDS))
+
+
 def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     """``pattern.search(text)``, skipped when ``text`` lacks every word the pattern needs."""
     for need in _NEEDS.get(pattern, ("",)):  # a loop: cheaper than any() over a generator
@@ -243,7 +248,7 @@ def pattern_facts(
     lowered = statement.lower()
     preference = _preference(lowered, statement, confidence, speaker)
     yield from preference
-    for key, pattern in _PERSONAL:
+    for key, pattern in _PERSONAL if _ANY_PERSONAL_NEED.search(lowered) else ():
         match = _search(pattern, lowered)
         if match:
             # As typed, unless lower-casing changed the length ("İ" is two characters lower-cased).

@@ -140,6 +140,8 @@ def _trie(names: Iterable[str]) -> _Node:
 
 
 _TRIE: Final = _trie(KNOWN_NAMES)
+KNOWN_FIRST_TOKENS: Final = frozenset(_TRIE.next)
+"""The tokens a known name can start with."""
 
 
 def known_lengths(lows: Sequence[str], i: int) -> tuple[int, ...]:
@@ -148,6 +150,8 @@ def known_lengths(lows: Sequence[str], i: int) -> tuple[int, ...]:
 
     Whole tokens only: "google cloud platform" matches 3 tokens, "googles" none.
     """
+    if i >= len(lows) or lows[i] not in _TRIE.next:
+        return ()  # most tokens start no known name
     node, found = _TRIE, []
     for j in range(i, len(lows)):
         child = node.next.get(lows[j])

@@ -163,6 +163,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     name ("Atlas uses MongoDB.") then names the project."""
     found = Found(user)
     speaker = speaker_prefix(user)
+    me = found.speaker()  # the speaker as a party: the same for every sentence of the turn
     header: tuple[Party, str] | None = None
     labelled: list[tuple[str, Sentence]] = []
     text = text[:MAX_TEXT_CHARS]
@@ -184,20 +185,20 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             header = _listed(found, sentence, header, edges)
             if not (header and sentence.lows[:1] in (["-"], ["*"], ["•"])):
                 clauses = sentence_clauses(sentence)
-                edges.extend(clause_relations(found.speaker(), sentence, clauses, named_before))
-                edges.extend(_terse_relations(found.speaker(), sentence, clauses))
-            edges.extend(frame_edges(found.speaker(), sentence.words, sentence.lows, sentence.mentions))
-            edges.extend(roster_edges(found.speaker(), sentence))
-            edges.extend(role_lines(found.speaker(), sentence))
-            edges.extend(note_uses(found.speaker(), sentence))
-        edges = [*roles, *complaint_uses(found.speaker(), sentence), *_asserted(sentence, edges)]
+                edges.extend(clause_relations(me, sentence, clauses, named_before))
+                edges.extend(_terse_relations(me, sentence, clauses))
+            edges.extend(frame_edges(me, sentence.words, sentence.lows, sentence.mentions))
+            edges.extend(roster_edges(me, sentence))
+            edges.extend(role_lines(me, sentence))
+            edges.extend(note_uses(me, sentence))
+        edges = [*roles, *complaint_uses(me, sentence), *_asserted(sentence, edges)]
         for edge in edges:
             found.apply(edge)
         if stating:
             for fact in facts_for_sentence(_quoted(sentence), edges, speaker):
                 found.fact(fact)
         named_before = sentence.mentions
-    for edge in _labelled_edges(found.speaker(), labelled):
+    for edge in _labelled_edges(me, labelled):
         found.apply(edge)
     return found.result()
 

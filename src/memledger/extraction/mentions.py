@@ -8,6 +8,8 @@ confidence, by their spelling (``name_guess``).
 
 from __future__ import annotations
 
+from typing import Final
+
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess, slots
 from memledger.extraction.cued_names import find_capitalised, named_as, org_cue, person_cue
@@ -148,6 +150,10 @@ def _method_name(f: NameFinder, i: int) -> bool:
 def _find_known(f: NameFinder) -> None:
     i = 0
     while i < len(f.lows):
+        low = f.lows[i]
+        if low not in gz.KNOWN_FIRST_TOKENS and "-" not in low:
+            i += 1  # most tokens: no known name starts here, nor a hyphenated one
+            continue
         match = _longest_known(f, i)
         if match is None:
             i += 1
@@ -247,8 +253,13 @@ _SERVICE_USE = word_set("use uses using used via through on over prefer prefers 
 _COMPARED = word_set("over vs")
 
 
+_PROJECT_CUE_WORDS: Final = frozenset(("called", "named", ":", "project"))
+
+
 def _find_lowercase_projects(f: NameFinder) -> None:
     for i, low in enumerate(f.lows):
+        if not i or f.lows[i - 1] not in _PROJECT_CUE_WORDS:
+            continue  # each rule below needs one of these words before the name
         if f.taken[i] or not low[0].isalpha() or low in gz.NOT_NAMES:
             continue
         called = f.prev(i) in ("called", "named") and named_as(f, i, CALLED_PROJECT)
@@ -262,9 +273,11 @@ def _find_lowercase_projects(f: NameFinder) -> None:
 def _find_lowercase_people(f: NameFinder) -> None:
     """ "sofia uses ubuntu", "hannah from finance needs ...": a lower-case given name."""
     for i, low in enumerate(f.lows):
+        if f.next(i, 1) not in LOWER_PERSON_NEXT:
+            continue  # the word after a name says it is a person's
         if f.taken[i] or len(low) < 4 or low in COMMON_GIVEN or low in gz.NOT_NAMES:
             continue
-        if gz.is_given_name(low) and f.next(i, 1) in LOWER_PERSON_NEXT:
+        if gz.is_given_name(low):
             f.add(Mention(f.words[i], "person", 0.7, i, i + 1))
 
 

@@ -56,6 +56,15 @@ _NOUN_OPENERS: Final = word_set("the this that a an")
 _AUXILIARIES: Final = word_set("is are was were has have had will keeps kept")
 _OPENERS: Final = word_set("and or but so then because , ;")
 _DOUBLE_NEGATIVE: Final = word_set("without")
+# The words a cue of ``_reason`` can open with: a cue word, or a phrase's first word.
+_CUE_WORDS: Final = (
+    NEGATORS
+    | _CHOOSING
+    | REJECTIONS
+    | UNSETTLED
+    | PAST_ONLY
+    | {first for first, _ in REJECTION_PHRASES | UNSETTLED_PHRASES | PAST_PHRASES}
+)
 _WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
 TIMELESS: Final = frozenset(("KNOWS",))
 """Relations the past does not end: one still knows a friend one misses."""
@@ -122,6 +131,8 @@ def _subject_follows(lows: list[str], i: int) -> bool:
 def _reason(words: list[str]) -> tuple[int, str] | None:
     """Where the clause's first cue is, and what it says."""
     for i, word in enumerate(words):
+        if word not in _CUE_WORDS:
+            continue  # no rule below reads a word outside them
         following = words[i + 1] if i + 1 < len(words) else ""
         pair = (word, following)
         if word in NEGATORS and following not in _NOT_NEGATING and not _DOUBLE_NEGATIVE & set(words[i:]):

@@ -15,9 +15,9 @@ def common_word(low: str) -> bool:
 
 def name_like(word: str) -> bool:
     first = word[0]
-    if not first.isalpha() or _not_a_name(word):
-        return False
-    return first.isupper() or odd_shape(word)
+    if not first.isalpha() or not (first.isupper() or odd_shape(word)):
+        return False  # most tokens: lower-case words, told apart before any pattern runs
+    return not _not_a_name(word)
 
 
 _FILE = re.compile(

@@ -54,8 +54,8 @@ def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence:
         for person in people:
             relation = "WORKS_WITH" if person.role is None else relation_of(person.role)
             edges.append(Edge(speaker, relation, Party.of(person), confidence))
-    joint = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in words)
-    if len(people) > 1 and joint:
+    joint = len(people) > 1 and any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in words)
+    if joint:
         edges.extend(Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other), confidence) for other in people[1:])
     return edges
 

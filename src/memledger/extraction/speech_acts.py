@@ -88,12 +88,17 @@ _DEONTIC: Final = word_set("should must need needs have has will 'll shall")
 _COPULAS: Final = word_set("be been look sound seem feel")
 _IRREALIS_MODALS: Final = word_set("would could might i'd we'd you'd he'd she'd they'd it'd")
 _PERFECT_MODALS: Final = word_set("would could should might must")
+_IRREALIS_HEADS: Final = _PERFECT_MODALS | {"wish", "if", "imagine"}
 _CONDITIONS: Final = word_set("if unless")
 _PAST: Final = word_set("were was had did could would knew i'd we'd you'd")
 _CLAUSE_BREAKS: Final = word_set(", ; : ! . \u2014 \u2013")
 _DEICTIC: Final = word_set(
     "that that's thats this it it's its you you're your he he's she she's they they're there there's"
 )
+# The formulae by their first word: a clause is compared only with those it can open.
+_FORMULAE_BY_FIRST: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    first: tuple(formula for formula in _FORMULAE if formula[0] == first) for first in {f[0] for f in _FORMULAE}
+}
 _NAMED: Final = "\x00"  # stands in a clause's words for a named entity's tokens
 _CONJUNCTIONS: Final = word_set("and but so because")
 
@@ -164,7 +169,7 @@ def _formula(words: list[str]) -> bool:
         return True  # "Happy birthday!", not "happy to report ..."
     if words[0] in ("sounds", "looks", "seems"):
         return words[1:2] != ["like"]  # "sounds great!", not "looks like we ..."
-    return any(tuple(words[: len(formula)]) == formula for formula in _FORMULAE)
+    return any(tuple(words[: len(formula)]) == formula for formula in _FORMULAE_BY_FIRST.get(words[0], ()))
 
 
 def _expressive(words: list[str]) -> bool:
@@ -227,6 +232,8 @@ def _irrealis(lows: list[str]) -> bool:
     """A wish, "if only", "imagine if", or a counterfactual: an if-clause with a would/could
     in another clause, or a modal perfect ("would have gone")."""
     for i, low in enumerate(lows):
+        if low not in _IRREALIS_HEADS:
+            continue  # each rule below opens with one of these words
         before = lows[i - 1] if i else ""
         after = lows[i + 1] if i + 1 < len(lows) else ""
         if low == "wish" and (not before or before in _FIRST_PERSON or before in ("just", "really", "only")):
