@@ -5,15 +5,7 @@ and a company compared by "than". Each case failed on a first draft of its rule.
 
 from __future__ import annotations
 
-from memledger.extraction.heuristic import extract_text
-
-
-def edges(text: str) -> set[tuple[str, str, str]]:
-    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
-
-
-def entities(text: str) -> dict[str, str]:
-    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
+from tests.unit.extracted import edges, entities
 
 
 def test_a_negated_auxiliary_before_a_noun_phrase_reports_no_fault() -> None:

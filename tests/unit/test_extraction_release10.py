@@ -5,11 +5,7 @@ invented, so each case fails if the rule it names is removed."""
 
 from __future__ import annotations
 
-from memledger.extraction.heuristic import extract_text
-
-
-def edges(text: str) -> set[tuple[str, str, str]]:
-    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
+from tests.unit.extracted import edges
 
 
 def test_a_labelled_note_lists_what_is_used() -> None:

@@ -6,15 +6,7 @@ names is removed."""
 
 from __future__ import annotations
 
-from memledger.extraction.heuristic import extract_text
-
-
-def edges(text: str) -> set[tuple[str, str, str]]:
-    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
-
-
-def entities(text: str) -> dict[str, str]:
-    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
+from tests.unit.extracted import edges, entities
 
 
 def test_people_named_by_a_plural_role_are_not_the_speaker() -> None:

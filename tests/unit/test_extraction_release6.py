@@ -7,15 +7,7 @@ names is removed."""
 from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.heuristic import extract_text
-
-
-def edges(text: str) -> set[tuple[str, str, str]]:
-    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
-
-
-def entities(text: str) -> dict[str, str]:
-    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
+from tests.unit.extracted import edges, entities
 
 
 def test_a_name_compared_with_a_tool_is_a_tool() -> None:

@@ -6,15 +6,7 @@ Every name is invented, so each case fails if the rule it names is removed."""
 from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.heuristic import extract_text
-
-
-def edges(text: str) -> set[tuple[str, str, str]]:
-    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
-
-
-def entities(text: str) -> dict[str, str]:
-    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
+from tests.unit.extracted import edges, entities
 
 
 def test_lower_case_particles_between_capitalised_words_stay_in_one_name() -> None:

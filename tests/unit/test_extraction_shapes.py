@@ -8,15 +8,7 @@ from __future__ import annotations
 import pytest
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.heuristic import extract_text
-
-
-def edges(text: str) -> set[tuple[str, str, str]]:
-    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
-
-
-def entities(text: str) -> dict[str, str]:
-    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
+from tests.unit.extracted import edges, entities
 
 
 def test_a_name_that_modifies_a_noun_after_an_article_is_a_product() -> None:

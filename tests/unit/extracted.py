@@ -1,0 +1,16 @@
+"""What the heuristic extractor reads in one sentence, as plain sets and maps the
+extraction tests compare."""
+
+from __future__ import annotations
+
+from memledger.extraction.heuristic import extract_text
+
+
+def edges(text: str) -> set[tuple[str, str, str]]:
+    """The (source, relation, target) names of the relationships ``text`` states."""
+    return {(r.source_name, r.relation, r.target_name) for r in extract_text(text, "user").relationships}
+
+
+def entities(text: str) -> dict[str, str]:
+    """The names ``text`` mentions, with their types."""
+    return {e.name: e.entity_type for e in extract_text(text, "user").entities}
