@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import lexicon, polarity
-from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.patterns import BULLETS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import find_triggers
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 _FAULTS: Final = frozenset(_WORDS["FAULTS"])
 _FAULT_NEGATIONS: Final = frozenset(_WORDS["FAULT_NEGATIONS"])
 _FAULT_STATES: Final = frozenset(_WORDS["FAULT_STATES"])
-_LINE_OPENERS: Final = word_set("- * \u2022 :")
+_LINE_OPENERS: Final = BULLETS | {":"}
 _DETERMINERS: Final = word_set("the my our")
 _BE: Final = word_set("is are was were")
 _NOT_A_VERB: Final = word_set("a an the my our something anything what that which who")

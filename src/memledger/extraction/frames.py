@@ -19,7 +19,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
-from memledger.extraction.patterns import HONORIFICS, Edge, Mention, Party, word_set
+from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
 from memledger.extraction.slots import (
     ADVERBS,
@@ -30,7 +30,7 @@ from memledger.extraction.slots import (
     makers_verb,
     owned_work,
 )
-from memledger.extraction.triggers import SUBJECT_PRONOUNS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers, is_filler
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
@@ -38,7 +38,6 @@ KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
 
 _BE: Final = word_set("is are was were be been being 's")
-_PEOPLE_WORDS: Final = word_set("i we you he she they")
 _OTHERS: Final = word_set("his her their your 's")
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
@@ -239,14 +238,17 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
 def _reduced_passive(lows: list[str], verb: int, by_end: dict[int, Mention]) -> bool:
     """A note's "Receipts scanned w/ X": an unnamed thing the line opens with, then a
     participle; the speaker's own doing, as in the passive frame."""
-    start = 1 if lows[:1] in (["-"], ["*"], ["•"]) else 0
+    start = 1 if lows[:1] and lows[0] in BULLETS else 0
     opening = lows[start:verb]
     return (
         lows[verb].endswith("ed")
-        and lows[verb + 1 : verb + 2] != []
+        and verb + 1 < len(lows)
         and lows[verb + 1] in INSTRUMENT_PREPOSITIONS  # "Backups stored on X", not "Mum recorded it in X"
         and 0 < len(opening) <= 2
-        and all(low.isalpha() and low not in _PEOPLE_WORDS and low not in gz.ROLES for low in opening)
+        and all(
+            low.isalpha() and low not in SUBJECT_PRONOUNS and low not in THIRD_PERSON and low not in gz.ROLES
+            for low in opening
+        )
         and not any(end > start for end in by_end if end <= verb)
     )
 

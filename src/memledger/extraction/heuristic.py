@@ -32,6 +32,7 @@ from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
 from memledger.extraction.note_lines import note_uses
 from memledger.extraction.patterns import (
+    BULLETS,
     Edge,
     Mention,
     Party,
@@ -183,7 +184,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         if stating:
             found.unsettled.update(dict.fromkeys(sentence.unsettled))
             header = _listed(found, sentence, header, edges)
-            if not (header and sentence.lows[:1] in (["-"], ["*"], ["•"])):
+            if not (header and sentence.lows[:1] and sentence.lows[0] in BULLETS):
                 clauses = sentence_clauses(sentence)
                 edges.extend(clause_relations(me, sentence, clauses, named_before))
                 edges.extend(_terse_relations(me, sentence, clauses))
@@ -232,7 +233,7 @@ def _quoted(sentence: Sentence) -> Sentence:
 
 def _label(sentence: Sentence) -> str:
     """The label of a note line such as "- DB: Postgres" or "Repo: billing-service"."""
-    lows = sentence.lows[1:] if sentence.lows[:1] in (["-"], ["*"], ["•"]) else sentence.lows
+    lows = sentence.lows[1:] if sentence.lows[:1] and sentence.lows[0] in BULLETS else sentence.lows
     if len(lows) > 2 and lows[1] == ":" and not sentence.question:
         return lows[0]
     return ""
@@ -337,7 +338,7 @@ def _listed(
             return None
         projects = [m for m in sentence.mentions if m.entity_type == "project"]
         return (Party.of(projects[0]) if projects else found.speaker(), "USES")
-    if header is None or not lows or lows[0] not in ("-", "*", "•"):
+    if header is None or not lows or lows[0] not in BULLETS:
         return None
     if not find_triggers(lows):
         for mention in sentence.mentions[:1]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from memledger.extraction.patterns import UNSETTLED_NOTES, Edge, Mention, Party, Sentence
+from memledger.extraction.patterns import BULLETS, UNSETTLED_NOTES, Edge, Mention, Party, Sentence
 from memledger.extraction.triggers import ARROWS, DECISION_WORDS, find_triggers, is_bare
 
 _CONFIDENCE: Final = 0.75
@@ -16,7 +16,6 @@ _NOTE_LEADS: Final = frozenset((":", "in", "via", "=", *ARROWS))
 _LABEL_MARKS: Final = frozenset((":", "-", "\u2013", "\u2014", *ARROWS))
 _LABEL_ENDS: Final = frozenset((":", "\u2013", "\u2014"))
 _ITEM_BREAKS: Final = frozenset((",", ";", "+", "&", "/", "and"))
-_BULLETS: Final = frozenset(("-", "*", "\u2022"))
 _BEFORE_NAME: Final = frozenset(("the", "a", "an", "my", "our"))
 
 
@@ -63,7 +62,7 @@ def _lead(lows: list[str], start: int) -> int:
 def _label_end(lows: list[str]) -> int:
     """Where a label opening the line ends ("Camera gear:", "Stack (Inkwell):",
     "Invoices —"): the index of its colon or dash, or -1."""
-    start = 1 if lows[:1] and lows[0] in _BULLETS else 0
+    start = 1 if lows[:1] and lows[0] in BULLETS else 0
     depth = 0
     for i in range(start, min(len(lows), start + 6)):
         low = lows[i]

@@ -151,6 +151,8 @@ class Edge:
 
 HONORIFICS: Final = frozenset(_CUES["HONORIFICS"])
 POSSESSIVES: Final = word_set("my our")
+BULLETS: Final = frozenset(("-", "*", "\u2022"))
+"""Marks that open a note's line."""
 ROLE_ADJECTIVES: Final = frozenset(_CUES["ROLE_ADJECTIVES"])
 PROJECT_NOUNS: Final = frozenset(_CUES["PROJECT_NOUNS"])
 PROJECT_CUES: Final = frozenset(_CUES["PROJECT_CUES"])

@@ -40,17 +40,23 @@ def relation_of(role: str, *, ours: bool = False) -> str:
 def said_as_ours(lows: list[str], start: int) -> bool:
     """Whether the role before the name at ``start`` is introduced by "our" ("our
     accountant, Mrs. Okafor")."""
-    return "our" in lows[max(0, start - 6) : start] and "my" not in lows[max(0, start - 6) : start]
+    _, role_start = _role_before_name(lows, start)
+    return _possessive(lows, role_start - 1) == "our"
 
 
 def owned_by_speaker(lows: list[str], j: int) -> bool:
     """Whether "my"/"our" owns the noun phrase ending at ``j``, past its adjectives and
     up to two plain modifiers ("my travel buddy", "our old pottery teacher")."""
+    return _possessive(lows, j) is not None
+
+
+def _possessive(lows: list[str], j: int) -> str | None:
+    """The "my" or "our" that owns the noun phrase ending at ``j``, if one does."""
     modifiers = 0
     while j >= 0 and (lows[j] in ROLE_ADJECTIVES or (_plain(lows[j]) and modifiers < 2)):
         modifiers += lows[j] not in ROLE_ADJECTIVES
         j -= 1
-    return j >= 0 and lows[j] in POSSESSIVES
+    return lows[j] if j >= 0 and lows[j] in POSSESSIVES else None
 
 
 def _plain(low: str) -> bool:
@@ -151,13 +157,19 @@ def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
 def role_before(lows: list[str], start: int) -> tuple[str | None, bool]:
     """The role named right before a name ("my manager Dave", "Tutor: Dave"; "Dr." and
     commas skipped), and whether it is the speaker's."""
-    j = start - 1
-    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".", ":", "=")):
-        j -= 1
-    role, role_start = role_words(lows, j)
+    role, role_start = _role_before_name(lows, start)
     if role is None:
         return None, False
     return role, owned_by_speaker(lows, role_start - 1)
+
+
+def _role_before_name(lows: list[str], start: int) -> tuple[str | None, int]:
+    """The role ending right before the name at ``start`` ("Dr." and commas skipped), and
+    where it starts."""
+    j = start - 1
+    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".", ":", "=")):
+        j -= 1
+    return role_words(lows, j)
 
 
 def role_after(words: list[str], lows: list[str], end: int) -> tuple[str | None, bool]:
