@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 REINFORCEMENT_STEP = 0.2
+
+
+class Mentioned(Protocol):
+    """A read-model row that counts its mentions (an entity, a relationship)."""
+
+    mention_count: int
+    confidence: float
+    source_turns: list[str]
 
 
 def reinforce(current: float, observed: float | None = None) -> float:
@@ -32,3 +42,10 @@ def merge_ordered(existing: list[str], new: tuple[str, ...] | list[str]) -> list
             seen.add(item)
             out.append(item)
     return out
+
+
+def mention_again(row: Mentioned, observed: float | None, source_turns: tuple[str, ...] | list[str]) -> None:
+    """One more mention of ``row``: counted, its confidence reinforced, its turns merged."""
+    row.mention_count += 1
+    row.confidence = reinforce(row.confidence, observed)
+    row.source_turns = merge_ordered(row.source_turns, source_turns)

@@ -24,7 +24,7 @@ from memledger.events.envelope import Recorded
 from memledger.events.keys import USER_NODE, entity_id
 from memledger.projectors import bulk, in_place_upgrade
 from memledger.projectors.base import live_schema, read_models
-from memledger.projectors.confidence import merge_ordered, reinforce
+from memledger.projectors.confidence import mention_again, merge_ordered
 
 NAME = "entities"
 VERSION = 3  # what each version changed: projections/entities/ and CHANGELOG.md
@@ -111,9 +111,7 @@ def _observe(row: EntityRow | None, rec: Recorded, event: EntityObserved) -> Ent
     if aliases:
         row.aliases = merge_ordered(row.aliases, [a for a in aliases if a != row.name])
     row.description = event.description or row.description
-    row.mention_count += 1
-    row.confidence = reinforce(row.confidence, event.confidence)
-    row.source_turns = merge_ordered(row.source_turns, event.source_turns)
+    mention_again(row, event.confidence, event.source_turns)
     _seen(row, rec)
     return row
 
@@ -141,9 +139,7 @@ def evolve(rows: dict[tuple[str, str], EntityRow], rec: Recorded, changed: set[t
             if row is None:
                 return
             if isinstance(event, MemoryReinforced):
-                row.mention_count += 1
-                row.confidence = reinforce(row.confidence, event.confidence)
-                row.source_turns = merge_ordered(row.source_turns, event.source_turns)
+                mention_again(row, event.confidence, event.source_turns)
             else:
                 row.status = "retracted" if isinstance(event, MemoryRetracted) else "active"
             _seen(row, rec)

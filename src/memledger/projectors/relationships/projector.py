@@ -23,7 +23,7 @@ from memledger.events.envelope import Recorded
 from memledger.events.keys import SYMMETRIC_RELATIONS, entity_id, relationship_key
 from memledger.projectors import bulk
 from memledger.projectors.base import live_schema, read_models
-from memledger.projectors.confidence import merge_ordered, reinforce
+from memledger.projectors.confidence import mention_again, merge_ordered
 from memledger.projectors.entities.projector import entities, shown_ids
 
 NAME = "relationships"
@@ -162,9 +162,7 @@ def evolve(rows: _Rows, rec: Recorded) -> None:
             row.status = "active"
         row.relationship_ids = merge_ordered(row.relationship_ids, (event.relationship_id,))
         row.context = event.context or row.context
-        row.mention_count += 1
-        row.confidence = reinforce(row.confidence, event.confidence)
-        row.source_turns = merge_ordered(row.source_turns, event.source_turns)
+        mention_again(row, event.confidence, event.source_turns)
         _seen(row, rec)
         rows.put(row)
     elif isinstance(event, MemoryReinforced | MemoryRetracted | MemoryRestored):
@@ -174,9 +172,7 @@ def evolve(rows: _Rows, rec: Recorded) -> None:
         if found is None:
             return
         if isinstance(event, MemoryReinforced):
-            found.mention_count += 1
-            found.confidence = reinforce(found.confidence, event.confidence)
-            found.source_turns = merge_ordered(found.source_turns, event.source_turns)
+            mention_again(found, event.confidence, event.source_turns)
         else:
             found.status = "retracted" if isinstance(event, MemoryRetracted) else "active"
         _seen(found, rec)
