@@ -9,6 +9,7 @@ free of run-time I/O.
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from typing import Final
 
@@ -21,8 +22,10 @@ def entries(name: str) -> list[str]:
     return [line for line in (raw.strip() for raw in text.splitlines()) if line and not line.startswith("#")]
 
 
+@functools.cache
 def sections(name: str) -> dict[str, list[str]]:
-    """The ``[NAME]`` sections of one lexicon file: name -> its entries, in order.
+    """The ``[NAME]`` sections of one lexicon file: name -> its entries, in order; read
+    once, shared by the modules that load the same file, so never to be changed.
 
     A repeated header continues its section; an entry before any header is an error.
     """
