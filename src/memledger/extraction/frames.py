@@ -19,6 +19,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
+from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
 from memledger.extraction.slots import (
@@ -193,6 +194,11 @@ def _instruments(
             continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
             continue  # "with Farrukh": a name only its slot typed may be a person
+        owned = owned_subject(lows, p)
+        opening = range(max(0, owned - 3), p) if owned is not None else range(0)
+        if opening and _WANTING.isdisjoint(lows[opening.start : p]) and not any(k in by_start for k in opening):
+            edges.append(Edge(speaker, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))  # "my invoices go via X"
+            continue
         verb = finite_verb_before(words, lows, p)
         if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]):
             continue  # a lone "on" is an instrument only in its verb's phrase ("I sell bowls on X")

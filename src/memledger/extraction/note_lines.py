@@ -9,7 +9,14 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction.patterns import BULLETS, UNSETTLED_NOTES, Edge, Mention, Party, Sentence
-from memledger.extraction.triggers import ARROWS, DECISION_WORDS, find_triggers, is_bare
+from memledger.extraction.triggers import (
+    ARROWS,
+    DECISION_WORDS,
+    SUBJECT_PRONOUNS,
+    THIRD_PERSON,
+    find_triggers,
+    is_bare,
+)
 
 _CONFIDENCE: Final = 0.75
 _NOTE_LEADS: Final = frozenset((":", "in", "via", "=", *ARROWS))
@@ -17,6 +24,8 @@ _LABEL_MARKS: Final = frozenset((":", "-", "\u2013", "\u2014", *ARROWS))
 _LABEL_ENDS: Final = frozenset((":", "\u2013", "\u2014"))
 _ITEM_BREAKS: Final = frozenset((",", ";", "+", "&", "/", "and"))
 _BEFORE_NAME: Final = frozenset(("the", "a", "an", "my", "our"))
+# Subjects a note leaves out; after a label they open sentences of prose.
+_PROSE_SUBJECTS: Final = (SUBJECT_PRONOUNS | THIRD_PERSON) - {"it", "its", "his", "her", "their", "them", "you"}
 
 
 def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
@@ -27,6 +36,8 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     label_end = _label_end(lows)
     if any(not is_bare(t) and t.start > label_end for t in find_triggers(lows)) or UNSETTLED_NOTES.intersection(lows):
         return []  # a verb after the label: the clause reader's
+    if not _PROSE_SUBJECTS.isdisjoint(lows[label_end + 1 :]):
+        return []  # "Bit of context: I'm a site manager, we schedule ...": prose, not a note
     owner = _label_owner(sentence.mentions, label_end) or speaker
     relation = "DECIDED" if DECISION_WORDS.intersection(lows[: max(label_end, 0)]) else "USES"
     noted_style = label_end >= 0 or any(low in _LABEL_MARKS for low in lows)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import lexicon
+from memledger.extraction.episodes import finished_at
 from memledger.extraction.patterns import word_set
 from memledger.extraction.triggers import is_filler
 
@@ -144,4 +145,5 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
             return i, "unsettled"
         if word in PAST_ONLY or pair in PAST_PHRASES:
             return i, "past"
-    return None
+    finished = finished_at(words)
+    return None if finished is None else (finished, "past")

@@ -26,6 +26,7 @@ _PHRASES: Final[dict[str, tuple[str, ...]]] = {
 # (pronouns, determiners, prepositions, negators, conjunctions, BE forms, punctuation)
 # stay in code as grammar.
 _WORDS: Final = lexicon.sections("clause_words.txt")
+_PAST_FORMS: Final = frozenset(lexicon.sections("frame_words.txt")["PAST_FORMS"])
 INFORMAL: Final[dict[str, str]] = dict(entry.split(" ", 1) for entry in _WORDS["INFORMAL"])
 """Informal spellings and the word each is read as ("w/" -> "with", "n" -> "and")."""
 
@@ -294,14 +295,52 @@ def _opens_clause(items: list[Item], index: int) -> bool:
     word = items[index]
     if word in BOUNDARIES:
         return True
-    if word not in (",", "and") or index + 1 >= len(items):
+    if word not in (",", "and", ":") or index + 1 >= len(items):
         return False
     following = items[index + 1]
+    if following in POSSESSIVE_USER and _after_comma(items, index):
+        return _named_doer(items, index + 2)  # ", my flatmate Joss plans meals in X"
+    if word == ":":  # "background before my question: I'm a translator": a sentence after a label
+        return following in SUBJECT_PRONOUNS
     if isinstance(following, Mention):
         # ", Figma felt like overkill": a name followed by its own verb starts a clause.
         after = items[index + 2] if index + 2 < len(items) else ""
-        return word == "," and isinstance(after, str) and after in CLAUSE_VERBS
+        if not isinstance(after, str):
+            return False
+        if word == "," and after in CLAUSE_VERBS:
+            return True
+        return _after_comma(items, index) and _named_doer(items, index + 1)
     return following in SUBJECT_PRONOUNS or following in THIRD_PERSON
+
+
+def _named_doer(items: list[Item], start: int) -> bool:
+    """Whether a person named within two role words of ``start`` is followed by a verb
+    in a finite form ("Keoni designs", "flatmate Joss plans")."""
+    for k in range(start, min(start + 3, len(items) - 1)):
+        item = items[k]
+        if isinstance(item, Mention):
+            after = items[k + 1]
+            return item.entity_type == "person" and isinstance(after, str) and _finite(after)
+        if not item.isalpha():
+            return False
+    return False
+
+
+def _after_comma(items: list[Item], index: int) -> bool:
+    """Whether ``index`` is a comma, or an "and" right after one, that follows no
+    person: ", and Keoni designs ..." goes on to a new clause; "Ana, Bo, and Cy ..." lists."""
+    comma = index if items[index] == "," else index - 1
+    if comma < 1 or items[comma] != ",":
+        return False
+    before = items[comma - 1]
+    return not (isinstance(before, Mention) and before.entity_type == "person")
+
+
+def _finite(word: str) -> bool:
+    """Whether a word right after a person's name has a finite verb's form ("designs",
+    "handled", "drew"): after a name a plural noun or an adjective in -ed is rare."""
+    inflected = word.endswith("ed") or (word.endswith("s") and not word.endswith("ss"))
+    return word in _PAST_FORMS or (len(word) > 3 and word.isalpha() and inflected)
 
 
 def is_bare(trigger: Trigger) -> bool:

@@ -1,0 +1,67 @@
+"""Clauses that tell of a finished episode in the past. Pure.
+
+"Last summer we booked everything through Hopper" and "I was working in Oracle
+before" say nothing of what holds now: the clause is in a past tense and dated in
+the past ("last <time>", "<time> ago", "back when", a closing "before", "... until
+it shut down"). A change whose result still holds ("last week we moved to X",
+"since 2022", "now") is not such an episode, nor is a present perfect ("I've used
+X for the last year").
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction import lexicon
+from memledger.extraction.patterns import word_set
+from memledger.extraction.senses import participle
+
+_WORDS: Final = lexicon.sections("frame_words.txt")
+_TIME_NOUNS: Final = frozenset(_WORDS["TIME_NOUNS"])
+_PAST_FORMS: Final = frozenset(_WORDS["PAST_FORMS"])
+_CHANGES: Final = frozenset(_WORDS["CHANGE_VERBS"])
+# "for the last year", "over the past few years": a span reaching up to now.
+_SPAN_TO_NOW: Final = word_set("the past these for over during")
+_PRESENT: Final = word_set("now still since currently anymore today nowadays")
+_PERFECT: Final = word_set("have has 've i've we've you've they've she's he's")
+_BACK: Final = word_set("when then")
+# Words that may open a date: the cheap test before the clause is read.
+_DATING: Final = word_set("last ago back before until")
+
+
+def finished_at(words: list[str]) -> int | None:
+    """Where a clause (lower-case tokens) dates itself in a finished past, or None."""
+    if _DATING.isdisjoint(words):
+        return None
+    dated = _dated_at(words)
+    if dated is None or not _past_tense(words):
+        return None
+    if any(w in _PRESENT or w in _PERFECT or w in _CHANGES for w in words):
+        return None
+    return dated
+
+
+def _dated_at(words: list[str]) -> int | None:
+    for i, word in enumerate(words):
+        following = words[i + 1] if i + 1 < len(words) else ""
+        if word == "last" and following in _TIME_NOUNS and (i == 0 or words[i - 1] not in _SPAN_TO_NOW):
+            return i
+        if word == "ago" and i > 0:
+            return i
+        if word == "back" and following in _BACK:
+            return i
+        if word == "before" and i == len(words) - 1 and i > 0:
+            return i  # "I was working in Oracle before": a closing "before" dates the clause
+        if word == "until" and i > 0:
+            return i  # "we'd been using Mint for years until it shut down"
+    return None
+
+
+def _past_tense(words: list[str]) -> bool:
+    """Whether a verb of the clause is in a past form: "was", "booked", "we'd been"."""
+    for i, word in enumerate(words):
+        if word in _PAST_FORMS or (word.endswith("ed") and not word.endswith("eed") and len(word) > 3):
+            return True
+        if word.endswith("'d") and i + 1 < len(words) and participle(words[i + 1]):
+            return True
+    return False
