@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memledger.extraction.episodes import finished_at
-from tests.unit.extracted import edges
+from tests.unit.extracted import edges, entities
 
 
 @pytest.mark.parametrize(
@@ -92,3 +92,19 @@ def test_a_thing_of_the_speakers_as_subject_is_the_speakers_use(text: str, edge:
 def test_someone_elses_doing_or_wanting_is_not_the_speakers_use(text: str) -> None:
     # guards: each was a first draft's false reading of the owned-subject rule
     assert not {e for e in edges(text) if e[0] == "user" and e[1] == "USES"}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Someone from the Harrow Kayakers lent me a paddle.", "Harrow Kayakers"),
+        ("The rep from Quellmoor called me back.", "Quellmoor"),
+        ("Our boiler was fitted by Brindle Heating.", "Brindle Heating"),
+    ],
+)
+def test_a_firm_is_named_by_its_trade_or_by_someone_from_it(text: str, name: str) -> None:
+    assert entities(text).get(name) == "organization"
+
+
+def test_a_place_after_from_is_no_firm() -> None:
+    assert "Lisbon" not in entities("A guy from Lisbon called.")  # a guard

@@ -88,6 +88,7 @@ INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 """Prepositions whose object is what a verb of use works with: "keep notes in Drovel"."""
 _OBJECT_PREPOSITIONS: Final = INSTRUMENT_PREPOSITIONS | {"into", "onto"}
 _CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
+_SOMEONE: Final = word_set("someone somebody guy woman man lady rep people folks staff")
 _PERSON_SUBJECT_KINDS: Final = frozenset(("WORK_ON", "WORK_WITH", "KNOW", "INTRO", "AT"))
 
 
@@ -116,6 +117,8 @@ def type_by_slot(
         kind = _object_slot(words, lows, start, end, ends) if start not in initial else None
         if kind is None and start not in initial and lows[end : end + 1] == ["from"] and end + 1 in orgs:
             kind = "person"  # "Radka from Brantwood Analytics"
+        if kind == "organization" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
+            continue  # "a guy from Lisbon": a place
         kind = kind or _subject_slot(lows, start, end, starts) or _made_in_relative(words, lows, end, starts)
         kind = kind or ("project" if _made_with_tool(lows, start, end, tools) else None)
         kind = kind or ("project" if owned_work(lows, start) else None)
@@ -256,6 +259,8 @@ def _object_slot(
         j -= 1
     if j >= 2 and lows[j - 1] in ("at", "for", "with") and _job_before(lows, j - 1):
         return "organization"  # "the warehouse lead for Orrin Freight", "a paramedic with Tidewater"
+    if j >= 2 and lows[j - 1] == "from" and _someone_before(lows, j - 1):
+        return "organization"  # "the electrician from Voltaro Servicios", "someone from the Paddlers"
     if j >= 2 and lows[j - 1] in ("from", "with") and _COMMERCE & set(lows[max(0, j - 6) : j - 1]):
         return "organization"  # "ordered from Toolhaus Direct", "booked with Andes Lumbre Travel"
     trigger = ends.get(j)
@@ -311,6 +316,14 @@ def _made_with_tool(lows: list[str], start: int, end: int, tools: set[int]) -> b
 
 def _person_name(lows: list[str]) -> bool:
     return gz.is_given_name(lows[0]) or name_guess.is_world_name(lows[0])
+
+
+def _someone_before(lows: list[str], k: int) -> bool:
+    """Whether the two tokens before ``k`` end in someone who works: a job, a role one
+    pays for, or an unnamed person ("someone", "a guy")."""
+    return any(
+        w in JOBS or w in gz.WORK_ROLES or w in gz.SERVICE_ROLES or w in _SOMEONE for w in lows[max(0, k - 2) : k]
+    )
 
 
 def _job_before(lows: list[str], k: int, since: int | None = None) -> bool:
