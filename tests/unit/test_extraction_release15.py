@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from memledger.extraction import gazetteer as gz
 from memledger.extraction.episodes import finished_at
 from tests.unit.extracted import edges, entities
 
@@ -108,3 +109,27 @@ def test_a_firm_is_named_by_its_trade_or_by_someone_from_it(text: str, name: str
 
 def test_a_place_after_from_is_no_firm() -> None:
     assert "Lisbon" not in entities("A guy from Lisbon called.")  # a guard
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I keep my savings in Revolut.", "Revolut"),
+        ("Airbnb was a nightmare this time.", "Airbnb"),
+        ("Instagram is down again.", "Instagram"),
+        ("Honestly Netflix is getting worse.", "Netflix"),
+    ],
+)
+def test_an_everyday_service_used_is_a_tool(text: str, name: str) -> None:
+    assert entities(text).get(name) == "tool"
+
+
+def test_a_service_company_as_a_workplace_stays_an_organization() -> None:
+    # guards: both held before the services were listed as tools
+    assert entities("Call with Björn from Klarna went well.").get("Klarna") == "organization"
+    assert entities("I work at Revolut.").get("Revolut") == "organization"
+
+
+def test_services_used_side_by_side_have_no_competing_kind() -> None:
+    assert gz.tool_kind("Instagram") is None and "instagram" in gz.TOOL_KIND
+    assert gz.tool_kind("Revolut") == "bank app"

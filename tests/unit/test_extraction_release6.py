@@ -26,8 +26,8 @@ def test_a_comma_does_not_carry_a_guessed_type_into_the_next_clause() -> None:
 
 
 def test_a_companys_name_with_its_products_words_is_the_product() -> None:
-    assert "google" in gz.KNOWN_NAMES and "google maps" not in gz.KNOWN_NAMES
-    assert entities("I mostly navigate with Google Maps.") == {"Google Maps": "tool"}
+    assert "google" in gz.KNOWN_NAMES and "google earth" not in gz.KNOWN_NAMES
+    assert entities("I mostly navigate with Google Earth.") == {"Google Earth": "tool"}
 
 
 def test_a_model_code_after_a_known_name_is_part_of_it() -> None:

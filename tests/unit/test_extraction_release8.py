@@ -56,9 +56,9 @@ def test_a_lone_on_does_not_reach_back_past_a_comma() -> None:
 
 
 def test_a_company_compared_with_another_is_the_service_it_sells() -> None:
-    assert "monzo" in gz.ORGANIZATIONS and "monzo" not in gz.TOOL_KIND
-    assert entities("I prefer Starling over Monzo.").get("Monzo") == "tool"
-    assert entities("She is a partner at Monzo now.").get("Monzo") == "organization"
+    assert "flipkart" in gz.ORGANIZATIONS and "flipkart" not in gz.TOOL_KIND
+    assert entities("I prefer Jumia over Flipkart.").get("Flipkart") == "tool"
+    assert entities("She is a partner at Flipkart now.").get("Flipkart") == "organization"
 
 
 def test_a_notes_line_opening_with_a_thing_and_a_participle_is_the_speakers_doing() -> None:

@@ -58,7 +58,7 @@ def org_cue(f: NameFinder, start: int, end: int) -> bool:
         or (before == "from" and f.prev(start, 2) in CAME)
         or (before == "for" and f.prev(start, 2) in WORK_FOR)
         or (before == "by" and f.prev(start, 2) == "acquired")
-        or (before == "from" and start >= 2 and f.taken[start - 2])
+        or (before == "from" and start >= 2 and (f.taken[start - 2] or gz.is_given_name(f.lows[start - 2])))
         or (f.next(end) == "'s" and f.next(end, 1) in ("ceo", "cto", "office", "engineers"))
     )
 

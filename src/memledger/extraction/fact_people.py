@@ -94,7 +94,7 @@ def _organisation(statement: str, span: tuple[int, int]) -> str | None:
     a tool ("I quit Slack")."""
     name = _capitalised(statement, span)
     low = name.lower()
-    if not name or low in _NOT_A_NAME or low in gz.PLACES or gz.tool_kind(low):
+    if not name or low in _NOT_A_NAME or low in gz.PLACES or low in gz.TOOL_KIND:
         return None
     return name
 

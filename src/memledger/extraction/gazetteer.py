@@ -185,5 +185,7 @@ def is_given_name(low: str) -> bool:
 
 
 def tool_kind(name: str) -> str | None:
-    """The kind of a known tool ("database"), or None."""
-    return TOOL_KIND.get(name.casefold())
+    """The kind of a known tool ("database") whose tools compete for one slot, or None:
+    a kind opening with "+" is a family used side by side ("+online shop")."""
+    kind = TOOL_KIND.get(name.casefold())
+    return None if kind is None or kind.startswith("+") else kind

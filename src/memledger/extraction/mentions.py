@@ -236,7 +236,7 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
         return Mention(surface, "project", 0.8, start, end)
     kind = gz.TOOL_KIND.get(phrase)
     compared = f.prev(start) in _SERVICE_USE or f.next(end) in _COMPARED
-    if phrase in gz.ORGANIZATIONS and kind is None and compared and not org_cue(f, start, end):
+    if phrase in gz.ORGANIZATIONS and compared and not org_cue(f, start, end):
         return Mention(surface, "tool", 0.8, start, end)  # "sells her bowls on Etsy": the company's service
     if phrase in gz.ORGANIZATIONS and (kind is None or org_cue(f, start, end)):
         return Mention(surface, "organization", 0.9, start, end)
