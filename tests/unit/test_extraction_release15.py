@@ -133,3 +133,15 @@ def test_a_service_company_as_a_workplace_stays_an_organization() -> None:
 def test_services_used_side_by_side_have_no_competing_kind() -> None:
     assert gz.tool_kind("Instagram") is None and "instagram" in gz.TOOL_KIND
     assert gz.tool_kind("Revolut") == "bank app"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("We're doing baby-led weaning with the twins.", "baby-led weaning"),
+        ("We've been trying gentle parenting since spring.", "gentle parenting"),
+        ("I revise with active recall now.", "active recall"),
+    ],
+)
+def test_a_named_method_of_everyday_life_is_a_concept(text: str, name: str) -> None:
+    assert entities(text).get(name) == "concept"
