@@ -145,3 +145,20 @@ def test_services_used_side_by_side_have_no_competing_kind() -> None:
 )
 def test_a_named_method_of_everyday_life_is_a_concept(text: str, name: str) -> None:
     assert entities(text).get(name) == "concept"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("We flew Ryanair to Porto and it was fine.", "Ryanair"),
+        ("My pension is still with Aviva.", "Aviva"),
+        ("The parcel went missing with Royal Mail.", "Royal Mail"),
+    ],
+)
+def test_an_everyday_organization_is_known(text: str, name: str) -> None:
+    assert entities(text).get(name) == "organization"
+
+
+def test_a_town_after_a_known_firm_and_from_is_no_firm() -> None:
+    # a guard: it failed once Flixbus was known while any name before "from" made a firm
+    assert entities("I left my bag on the Flixbus from Lyon.").get("Lyon") != "organization"

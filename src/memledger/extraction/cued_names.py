@@ -58,9 +58,16 @@ def org_cue(f: NameFinder, start: int, end: int) -> bool:
         or (before == "from" and f.prev(start, 2) in CAME)
         or (before == "for" and f.prev(start, 2) in WORK_FOR)
         or (before == "by" and f.prev(start, 2) == "acquired")
-        or (before == "from" and start >= 2 and (f.taken[start - 2] or gz.is_given_name(f.lows[start - 2])))
+        or (before == "from" and start >= 2 and _person_ends(f, start - 1))
         or (f.next(end) == "'s" and f.next(end, 1) in ("ceo", "cto", "office", "engineers"))
     )
+
+
+def _person_ends(f: NameFinder, end: int) -> bool:
+    """Whether a person's name ends right before token ``end`` ("Björn from ...")."""
+    if any(m.end == end and m.entity_type == "person" for m in f.found):
+        return True
+    return not f.taken[end - 1] and gz.is_given_name(f.lows[end - 1])
 
 
 def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
