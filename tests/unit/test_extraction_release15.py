@@ -8,6 +8,7 @@ import pytest
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.episodes import finished_at
+from memledger.extraction.heuristic import extract_text
 from tests.unit.extracted import edges, entities
 
 
@@ -162,3 +163,16 @@ def test_an_everyday_organization_is_known(text: str, name: str) -> None:
 def test_a_town_after_a_known_firm_and_from_is_no_firm() -> None:
     # a guard: it failed once Flixbus was known while any name before "from" made a firm
     assert entities("I left my bag on the Flixbus from Lyon.").get("Lyon") != "organization"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I log my knitting projects on Ravelry.", "Ravelry"),
+        ("My daughter's class uses ClassDojo.", "ClassDojo"),
+        ("I write my thesis in Overleaf.", "Overleaf"),
+    ],
+)
+def test_an_app_of_a_hobby_school_or_home_is_a_known_tool(text: str, name: str) -> None:
+    found = extract_text(text, "user").entities
+    assert [(e.entity_type, e.confidence) for e in found if e.name == name] == [("tool", 0.9)]
