@@ -176,3 +176,24 @@ def test_a_town_after_a_known_firm_and_from_is_no_firm() -> None:
 def test_an_app_of_a_hobby_school_or_home_is_a_known_tool(text: str, name: str) -> None:
     found = extract_text(text, "user").entities
     assert [(e.entity_type, e.confidence) for e in found if e.name == name] == [("tool", 0.9)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please cancel my Peloton membership; we sold the bike.",
+        "My Fender Play subscription renewed even though I cancelled it.",
+        "I cancelled my Duolingo subscription.",
+    ],
+)
+def test_a_cancelled_subscription_is_no_use(text: str) -> None:
+    assert not {e for e in edges(text) if e[0] == "user" and e[1] == "USES"}
+
+
+def test_a_thing_of_the_speakers_that_stopped_working_is_still_used() -> None:
+    # a guard: "stopped" after the speaker's device is its fault, not the speaker's stop
+    assert ("user", "USES", "Withings") in edges("My Withings scale stopped syncing with Apple Health.")
+
+
+def test_a_music_service_in_a_subscription_is_a_tool() -> None:
+    assert entities("I cancelled my Spotify subscription.").get("Spotify") == "tool"

@@ -263,6 +263,7 @@ def _terse_relations(speaker: Party, sentence: Sentence, clauses: list[Clause]) 
         items, words = clause.items, clause.words
         triggers = find_triggers(words)
         negated = any(w in NEGATIONS for w in words)
+        stops = [t.end for t in triggers if t.kind in ("RETRACT", "LEAVE")]  # "cancel my Peloton membership"
         preferring = any(t.kind in ("PREFER", "LIKE") for t in triggers)  # "I prefer my old X": a preference
         for index, item in enumerate(items):
             if not isinstance(item, Mention) or item.entity_type != "tool":
@@ -270,7 +271,8 @@ def _terse_relations(speaker: Party, sentence: Sentence, clauses: list[Clause]) 
             after = items[index + 1] if index + 1 < len(items) else ""
             before = items[index - 1] if index else ""
             listed = _leads(items, index) or (bool(edges) and before == ",")
-            stated = after == "shop" or (_owned(items, index) and not negated and not preferring)
+            stopped = any(end <= index for end in stops)
+            stated = after == "shop" or (_owned(items, index) and not (negated or preferring or stopped))
             bare = not triggers and (
                 (after == "for" and listed) or (":" in words[:4] and words[:1] in (["our"], ["my"]))
             )

@@ -198,6 +198,8 @@ def switch_side(kind: str, side: str, gap: list[str]) -> str:
             side = "from"
         elif word in ("to", "onto") or (word in ("with", "for", "by") and kind == "RETRACT"):
             side = "to"
+        elif word in ("in", "on", "at") and kind == "RETRACT":
+            side = ""  # "deleted the message in Slack": where it was done, not what was stopped
     return side
 
 
