@@ -197,3 +197,29 @@ def test_a_thing_of_the_speakers_that_stopped_working_is_still_used() -> None:
 
 def test_a_music_service_in_a_subscription_is_a_tool() -> None:
     assert entities("I cancelled my Spotify subscription.").get("Spotify") == "tool"
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("I'm a line cook at Saffron & Sage.", ("user", "PART_OF", "Saffron & Sage")),
+        ("I'm doing my master's at Vellacourt University.", ("user", "PART_OF", "Vellacourt University")),
+        ("I am a volunteer with Harbourside Trust.", ("user", "PART_OF", "Harbourside Trust")),
+        ("My friend Dilnoza works as a nurse in Sunvale Hospital.", ("Dilnoza", "PART_OF", "Sunvale Hospital")),
+        ("My cousin Tomás is accountant in Ferreira & Lobo.", ("Tomás", "PART_OF", "Ferreira & Lobo")),
+        (
+            "The cardiologist at Sint-Elooi Hospital, Dr. Pieterjan Maes, told me to rest.",
+            ("Pieterjan Maes", "PART_OF", "Sint-Elooi Hospital"),
+        ),
+    ],
+)
+def test_a_place_of_work_or_study_said_of_someone_is_membership(text: str, edge: tuple[str, str, str]) -> None:
+    assert edge in edges(text)
+
+
+def test_a_client_is_no_member() -> None:
+    assert ("user", "PART_OF", "Tamarind & Finch") not in edges("I'm a regular at Tamarind & Finch.")  # a guard
+
+
+def test_a_name_set_beside_a_firm_is_not_listed_with_it() -> None:
+    assert entities("The contractor from Oakbeam Builders, Wiremu Tane, left.").get("Wiremu Tane") != "organization"

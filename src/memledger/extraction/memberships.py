@@ -9,7 +9,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.patterns import TEAM_NOUNS, Edge, Mention, Party, word_set
+from memledger.extraction.patterns import CLIENT_NOUNS, HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.slots import owned_institution
 from memledger.extraction.triggers import JOBS, NOT_WORKPLACE
@@ -24,6 +24,8 @@ _DESCRIBED_AS: Final = _DASHES | {"is", "was", ","}
 _NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
 _UNITS: Final = frozenset(_WORDS["UNITS"])
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
+_WORKERS: Final = JOBS | gz.WORK_ROLES | gz.SERVICE_ROLES
+_CLIENTS: Final = CLIENT_NOUNS | word_set("regular regulars patient guest visitor fan")
 
 
 def membership_edges(
@@ -46,9 +48,15 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
     by their job at an organization is part of it."""
     edges: list[Edge] = []
     for person, org in pairwise(mentions):
+        if _named_after(lows, person, org):
+            edges.append(Edge(Party.of(org), "PART_OF", Party.of(person), FRAME_CONFIDENCE))
+            continue
         if person.entity_type != "person" or org.entity_type != "organization":
             continue
         between = lows[person.end : org.start]
+        if _works_in(between):
+            edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
+            continue
         if between == ["("] and lows[org.end : org.end + 1] == [")"]:
             edges.append(
                 Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE)
@@ -60,6 +68,26 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if described and not _NOT_WORKPLACE & set(between):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
+
+
+def _works_in(between: list[str]) -> bool:
+    """ "Dilnoza works as a nurse in Sunvale Hospital", "Tomás is accountant in Ferreira &
+    Lobo", "she is working in Saigontourist": a person's work in an organization."""
+    if not 2 <= len(between) <= 6 or between[-1] not in ("in", "at", "for"):
+        return False
+    working = any(w.startswith("work") for w in between)
+    job = between[0] in ("is", "was", "works", "work") and any(w in _WORKERS for w in between)
+    return (working or job) and not _NOT_WORKPLACE & set(between) and "," not in between
+
+
+def _named_after(lows: list[str], org: Mention, person: Mention) -> bool:
+    """ "The installer from Brightspark Electrical, Dmitri, ...", "the cardiologist at
+    Sint-Elooi Hospital, Dr. Maes": a worker described by a noun, then named."""
+    if org.entity_type != "organization" or person.entity_type != "person" or org.start < 3:
+        return False
+    between = [w for w in lows[org.end : person.start] if w not in HONORIFICS and w != "."]
+    described = lows[org.start - 1] in _AT_WORK | {"from"} and lows[org.start - 3] in _DESCRIBING
+    return between == [","] and described
 
 
 def _at_our_workplace(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
@@ -96,8 +124,14 @@ def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Men
 
 
 def _job_said(words: list[str]) -> bool:
-    """Whether the words after "I" name the speaker's job or what they run at work."""
-    return any(w in JOBS or w in gz.WORK_ROLES for w in words) or words[:1] in (["manage"], ["run"], ["lead"])
+    """Whether the words after "I" name the speaker's job, studies or what they run at
+    work: a job the lists know, or any noun phrase the speaker is ("I'm a line cook at
+    X", "I am an intern with Y"), unless it names a client ("a regular at X")."""
+    if any(w in JOBS or w in gz.WORK_ROLES for w in words) or words[:1] in (["manage"], ["run"], ["lead"]):
+        return True
+    described = words[:1] in (["a"], ["an"]) or words[:2] in (["am", "a"], ["am", "an"])
+    studying = words[:2] == ["doing", "my"] or words[:1] == ["studying"]
+    return (described or studying) and _CLIENTS.isdisjoint(words)
 
 
 def _own_institutions(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:

@@ -316,6 +316,19 @@ def _owned_roles(f: NameFinder) -> None:
             mention.role, mention.mine = role, True
 
 
+def _apposed(f: NameFinder, end: int) -> bool:
+    """Whether a name closed by a comma goes on with the sentence's own words (", Wiremu
+    Tane, left ..."): an apposition, not an item of a list ("A, B, and C", "A, B, C")."""
+    after = f.next(end, 1)
+    return (
+        f.next(end) == ","
+        and after.isalpha()
+        and after not in LIST_JOINERS
+        and not f.taken[end + 1]
+        and (f.words[end + 1].islower())
+    )
+
+
 def _propagate_lists(f: NameFinder, unknown: list[tuple[int, int]], joiners: frozenset[str] = LIST_JOINERS) -> None:
     """An unexplained name listed beside a typed one ("Wei and Fatima") takes its type;
     one typed this way types the next ("runs Zephyr, Quoll and Brindle")."""
@@ -329,6 +342,8 @@ def _propagate_lists(f: NameFinder, unknown: list[tuple[int, int]], joiners: fro
         neighbour = left or right
         if start in f.initial and not (right is not None and right.entity_type == "person" and f.next(end) == "and"):
             continue  # an opening word is listed only as "Wulan and Budi ..."
+        if neighbour is left and f.prev(start) == "," and _apposed(f, end):
+            continue  # "Oakbeam Builders, Wiremu Tane, left ...": a name set beside the firm, not a list
         if neighbour is not None and neighbour.entity_type != "concept":
             name = " ".join(f.words[start:end])
             mention = Mention(name, neighbour.entity_type, min(0.7, neighbour.confidence), start, end)
