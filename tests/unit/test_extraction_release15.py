@@ -223,3 +223,31 @@ def test_a_client_is_no_member() -> None:
 
 def test_a_name_set_beside_a_firm_is_not_listed_with_it() -> None:
     assert entities("The contractor from Oakbeam Builders, Wiremu Tane, left.").get("Wiremu Tane") != "organization"
+
+
+def test_what_someone_taught_the_speaker_to_use_is_the_speakers_use() -> None:
+    found = edges("Professor Hemi Walker taught me to write everything in LaTeX.")
+    assert ("user", "USES", "LaTeX") in found
+    assert ("Hemi Walker", "USES", "LaTeX") not in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mrs. Adebayo-Kline wants every department to use the same template in Google Docs.",
+        "My teammate Sunniva keeps pushing for us to adopt Hypothesis.",
+    ],
+)
+def test_a_use_someone_asks_for_is_no_use_yet(text: str) -> None:
+    assert not {e for e in edges(text) if e[1] == "USES"}
+
+
+def test_a_group_named_in_apposition_is_the_subject() -> None:
+    found = edges("My running club, the Ferrous Striders, logs every session on Strava.")
+    assert ("user", "USES", "Strava") not in found
+
+
+def test_a_complement_clause_after_sure_has_its_own_subject() -> None:
+    found = edges("I'm fairly sure the underwriters at Tidewater Insurance use Duck Creek.")
+    assert ("user", "USES", "Duck Creek") not in found
+    assert ("user", "USES", "Jira") in edges("I'm sure we use Jira.")  # a guard

@@ -16,6 +16,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, split_contrast
 from memledger.extraction.clause_switches import retractions, switched
+from memledger.extraction.control import infinitive_of
 from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, TEAM_NOUNS, Edge, Mention, Party, Sentence
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import role_words
@@ -60,6 +61,10 @@ _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the sp
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 HEDGED = 0.6
 _WORK_VERBS: Final = ("work", "works", "working", "worked")
+# Verbs and adjectives whose complement clause may open without "that", with its own subject.
+_COMPLEMENT_VERBS: Final = frozenset(
+    ("sure", "think", "thought", "know", "knew", "believe", "guess", "heard", "reckon", "bet", "realised", "realized")
+)
 
 
 def clause_relations(
@@ -129,6 +134,8 @@ class _ClauseReader:
             objects_from = verbs[0].end if first.start > verbs[0].start else len(self.items)
             subjects = self._subjects(first.start, first=first is triggers[0], objects_from=objects_from)
             self.last_subjects = subjects or self.last_subjects
+            controlled = infinitive_of(self.words, first.start)
+            subjects = [] if controlled == "asked" else [self.speaker] if controlled else subjects
             if subjects and objects:
                 edges.extend(self._edges(kind, first, triggers[index], subjects, objects))
             index += 1
@@ -193,7 +200,8 @@ class _ClauseReader:
                 party = party if fresh else None
             if party is None:
                 new_subject = last_comma < index and self.words[position] not in ("at", "on")
-                if group and before == "," and item in DETERMINERS and new_subject:
+                opened = before == "," or before in _COMPLEMENT_VERBS  # "I'm sure the underwriters use ..."
+                if group and opened and item in DETERMINERS and new_subject:
                     group, blocked = [], True  # "where I work, the nurses write ...", not "X, the DBA, ..."
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
                     blocked = True
@@ -263,15 +271,19 @@ class _ClauseReader:
         return listed or self._names_a_person(index + 1)
 
     def _names_a_person(self, j: int) -> bool:
-        """Whether the noun phrase from item ``j`` is a person's, named right after it:
-        "our head chef, Ines Varga, prefers ..." is said of Ines Varga."""
+        """Whether the noun phrase from item ``j`` is named right after it: "our head chef,
+        Ines Varga, prefers ..." is said of Ines Varga, "Our podcast, Night Ferry, is
+        recorded in ..." of Night Ferry."""
         end = min(j + 3, len(self.items))
         while j < end and isinstance(self.items[j], str) and str(self.items[j]).isalpha():
             j += 1
-        if j < len(self.items) and self.items[j] == ",":
-            j += 1
+        apposed = j < len(self.items) and self.items[j] == ","
+        j += apposed + (apposed and self.items[j + 1 : j + 2] == ["the"])
         named = self.items[j] if j < len(self.items) else None
-        return isinstance(named, Mention) and named.entity_type == "person" and named.role is not None
+        if not isinstance(named, Mention):
+            return False
+        closed = apposed and named.end < len(self.words) and self.items[j + 1 : j + 2] == [","]
+        return (named.entity_type == "person" and named.role is not None) or closed
 
     def _blocks(self, index: int, item: Item) -> bool:
         if isinstance(item, Mention):
