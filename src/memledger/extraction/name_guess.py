@@ -84,7 +84,11 @@ def _lists() -> _Lists:
         world_places=frozenset(places),
         model=_Model(
             gz.GIVEN_NAMES | world_names,
-            (name for name in gz.TOOL_KIND if name.isalpha() and name not in gz.GIVEN_NAMES),
+            (
+                name
+                for name in gz.TOOL_KIND
+                if name.isalpha() and name not in gz.GIVEN_NAMES and name not in gz.NEEDS_CAPITAL
+            ),  # an English word naming a product ("Steam") says nothing of how products are spelt
         ),
     )
 
@@ -184,8 +188,8 @@ def word_type(word: str, before: str = "") -> EntityType | None:
         return "person"
     if _compound(low, lists.common_english):
         return "tool"  # "Trainline", "Smilecraft": English words run together name products
-    if lists.model.score(low) < -_MARGIN:
-        return "tool"
+    if lists.model.score(low) < -_MARGIN and low not in lists.rare_english:
+        return "tool"  # a rare English word ("Bramble") may be anything its sentence makes it
     return None  # spelt like a given name, it may as well be a product's ("Makita", "Runna")
 
 
