@@ -251,3 +251,30 @@ def test_a_complement_clause_after_sure_has_its_own_subject() -> None:
     found = edges("I'm fairly sure the underwriters at Tidewater Insurance use Duck Creek.")
     assert ("user", "USES", "Duck Creek") not in found
     assert ("user", "USES", "Jira") in edges("I'm sure we use Jira.")  # a guard
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("I didn't know how to react when she told me.", "react"),
+        ("We bought a blender and some celery.", "blender"),
+        ("There is a grant scheme for windows and insulation.", "windows"),
+        ("I'm knitting with merino yarn.", "yarn"),
+    ],
+)
+def test_a_lower_case_english_word_that_names_a_tool_is_the_word(text: str, word: str) -> None:
+    assert word not in entities(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("i use yarn and react for the frontend", "react"),
+        ("We use pandas and numpy for analysis.", "pandas"),
+        ("We switched to discord last month.", "discord"),
+        ("I code in python every day.", "python"),
+        ("Let's use uv instead of pip.", "pip"),
+    ],
+)
+def test_a_lower_case_tool_name_in_a_tools_place_is_the_tool(text: str, word: str) -> None:
+    assert entities(text).get(word) == "tool"  # guards: these held before the names needed a capital

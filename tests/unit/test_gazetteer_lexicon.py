@@ -81,7 +81,7 @@ def test_loaded_tables_are_not_empty() -> None:
 def test_tilde_marks_a_name_that_needs_a_capital() -> None:
     assert gz.tool_kind("go") == "programming language"
     assert "go" in gz.NEEDS_CAPITAL
-    assert "python" not in gz.NEEDS_CAPITAL
+    assert "kotlin" not in gz.NEEDS_CAPITAL
     assert "~go" not in gz.TOOL_KIND
 
 

@@ -15,6 +15,7 @@ from memledger.extraction import name_guess, slots
 from memledger.extraction.cued_names import find_capitalised, named_as, org_cue, person_cue
 from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.patterns import (
+    BUILT,
     CALLED_PROJECT,
     COMMON_GIVEN,
     HEDGES,
@@ -25,6 +26,7 @@ from memledger.extraction.patterns import (
     METHOD_LEADS,
     METHOD_NOUNS,
     NOT_PROJECT_NAMES,
+    SWITCH_VERBS,
     TEAM_NOUNS,
     TEAM_OWNERS,
     TEAM_SKIP,
@@ -224,9 +226,35 @@ def _is_known(phrase: str) -> bool:
 
 def _capital_ok(f: NameFinder, i: int, length: int, surface: str) -> bool:
     if surface.islower():
-        return f.prev(i) in TOOL_PREV
+        return _tool_context(f, i, length)
     following = f.next(i, length)
     return i not in f.initial or following in INITIAL_OK or following[:1].isdigit() or not following
+
+
+def _tool_context(f: NameFinder, i: int, length: int) -> bool:
+    """Whether a lower-case name that is also an English word ("yarn", "windows") stands
+    where a tool does: after a verb of use, moved to or from, written in, or beside
+    another tool's name ("pnpm vs yarn", "uv instead of pip", "dbt n snowflake")."""
+    lows, before = f.lows, f.prev(i)
+    if before in TOOL_PREV or (before in ("in", "with") and f.prev(i, 2) in BUILT):
+        return True
+    if before in ("to", "from", "off", "onto") and not SWITCH_VERBS.isdisjoint(lows[max(0, i - 5) : i - 1]):
+        return True
+    if f.next(i + length) in _PARTICLES:
+        return False  # "drop GraphQL and go back to REST": a verb beside the name
+    k = i - 1
+    while k >= 0 and i - k <= 2 and lows[k] in _BESIDE:
+        k -= 1
+    if k < i - 1 and any(m.end == k + 1 and m.entity_type == "tool" for m in f.found):
+        return True
+    j = i + length
+    while j < len(lows) and j - (i + length) < 2 and lows[j] in _BESIDE:
+        j += 1
+    return j > i + length and j < len(lows) and lows[j] in gz.TOOL_KIND
+
+
+_BESIDE: Final = LIST_JOINERS | {"n", "instead", "of"}
+_PARTICLES: Final = word_set("back up out off away ahead down over around through")
 
 
 def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: int) -> Mention:
