@@ -278,3 +278,8 @@ def test_a_lower_case_english_word_that_names_a_tool_is_the_word(text: str, word
 )
 def test_a_lower_case_tool_name_in_a_tools_place_is_the_tool(text: str, word: str) -> None:
     assert entities(text).get(word) == "tool"  # guards: these held before the names needed a capital
+
+
+def test_a_thing_called_by_a_name_is_no_person() -> None:
+    assert entities("The service depends on a PDF generator called Quillpress.").get("Quillpress") == "tool"
+    assert entities("I met a guy called Tomasz.").get("Tomasz") == "person"  # a guard

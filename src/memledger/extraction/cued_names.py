@@ -4,6 +4,8 @@ is left to its slot (``slots``) and then its spelling (``name_guess``)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
 from memledger.extraction.name_finder import NameFinder
@@ -26,11 +28,13 @@ from memledger.extraction.patterns import (
     PROJECT_NOUNS,
     PROJECT_VERBS,
     SWITCH_VERBS,
+    TEAM_NOUNS,
     TO_PERSON,
     TOOL_PREV,
     WORK_FOR,
     WORKED,
     Mention,
+    word_set,
 )
 from memledger.extraction.roles import role_after, role_before
 from memledger.extraction.shapes import common_word, name_like, odd_shape
@@ -40,6 +44,8 @@ def person_cue(f: NameFinder, start: int, end: int) -> bool:
     before = f.prev(start)
     if before == "." and f.prev(start, 2) in HONORIFICS:
         before = f.prev(start, 2)  # "Dr. Oyelaran"
+    if before in ("called", "named") and _called_thing(f, start):
+        return False  # "a PDF generator called Quillpress": a thing's name
     return (
         before in PERSON_PREV
         or before in gz.ROLES
@@ -49,6 +55,20 @@ def person_cue(f: NameFinder, start: int, end: int) -> bool:
         or f.next(end) in ("she", "he", "she's", "he's")
         or (before == "with" and f.prev(start, 2) in ("lunch", "dinner", "coffee", "drinks"))
     )
+
+
+def _called_thing(f: NameFinder, start: int) -> bool:
+    """Whether "called"/"named" before ``start`` follows a noun for a thing ("a system
+    called X"), not for someone ("a woman called X") or a pet or group the lists know."""
+    noun = f.prev(start, 2)
+    people = noun in gz.ROLES or noun in _PEOPLE or noun in gz.ORG_SUFFIXES or noun in TEAM_NOUNS
+    return noun.isalpha() and f.words[start - 2].islower() and not people and not gz.is_given_name(noun)
+
+
+_PEOPLE: Final = word_set(
+    "guy guys man men woman women girl girls boy boys lady ladies person people bloke chap kid kids "
+    "baby dog cat puppy kitten horse pony someone somebody one band group"
+)
 
 
 def org_cue(f: NameFinder, start: int, end: int) -> bool:
@@ -298,6 +318,7 @@ def _as_tool(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
         before in TOOL_PREV
         or (before == "to" and before2 in SWITCH_VERBS)
         or (before in ("in", "with") and before2 in BUILT)
+        or (before in ("called", "named") and _called_thing(f, start))
     )
     switched = (
         before == "to"
