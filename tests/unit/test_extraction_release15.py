@@ -204,7 +204,7 @@ def test_a_music_service_in_a_subscription_is_a_tool() -> None:
     [
         ("I'm a line cook at Saffron & Sage.", ("user", "PART_OF", "Saffron & Sage")),
         ("I'm doing my master's at Vellacourt University.", ("user", "PART_OF", "Vellacourt University")),
-        ("I am a volunteer with Harbourside Trust.", ("user", "PART_OF", "Harbourside Trust")),
+        ("I am a volunteer at Harbourside Trust.", ("user", "PART_OF", "Harbourside Trust")),
         ("My friend Dilnoza works as a nurse in Sunvale Hospital.", ("Dilnoza", "PART_OF", "Sunvale Hospital")),
         ("My cousin Tomás is accountant in Ferreira & Lobo.", ("Tomás", "PART_OF", "Ferreira & Lobo")),
         (

@@ -24,6 +24,7 @@ EXPECTED_FILES = (
     "places.txt",
     "primarily_organizations.txt",
     "tools.txt",
+    "trade_nouns.txt",
     "work_roles.txt",
 )
 MARKED_FILES = {"tools.txt", "organizations.txt", "concepts.txt"}  # where "~" means "needs a capital"

@@ -8,6 +8,8 @@ from memledger.extraction.clause_objects import ClauseObject, moved_project, spl
 from memledger.extraction.patterns import Edge, Party
 from memledger.extraction.triggers import MODALS, Trigger, switch_side
 
+_REPLACING = frozenset(("replaced", "replace", "replacing", "swapped", "swap", "swapping", "traded"))
+
 
 def retractions(kind: str, subjects: list[Party], objects: list[ClauseObject], confidence: float) -> list[Edge]:
     """A negated use or preference: each subject's edge to each tool, withdrawn."""
@@ -43,8 +45,12 @@ def switched(
     users = [project] if project is not None else subjects  # whose tools changed
     edges: list[Edge] = []
     for obj in objects:
-        side = switch_side(kind, side, obj.gap)
-        if obj.target is None or side == "":
+        side = switch_side(kind, side, obj.gap, replacing=words[last.start] in _REPLACING)
+        if obj.target is None:
+            continue
+        if side == "" and kind == "RETRACT" and obj.gap and obj.target.kind == "tool" and not proposed:
+            edges.extend(Edge(s, "USES", obj.target, confidence) for s in users)  # "... via Doctolo"
+        if side == "":
             continue
         if kind == "LEAVE" and obj.target.kind == "organization":
             edges.extend(Edge(s, "PART_OF", obj.target, confidence, retracted=True) for s in subjects)

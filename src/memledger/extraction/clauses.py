@@ -16,7 +16,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, split_contrast
 from memledger.extraction.clause_switches import retractions, switched
-from memledger.extraction.control import infinitive_of
+from memledger.extraction.control import infinitive_of, opens_complement
 from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, TEAM_NOUNS, Edge, Mention, Party, Sentence
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import role_words
@@ -61,10 +61,6 @@ _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the sp
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 HEDGED = 0.6
 _WORK_VERBS: Final = ("work", "works", "working", "worked")
-# Verbs and adjectives whose complement clause may open without "that", with its own subject.
-_COMPLEMENT_VERBS: Final = frozenset(
-    ("sure", "think", "thought", "know", "knew", "believe", "guess", "heard", "reckon", "bet", "realised", "realized")
-)
 
 
 def clause_relations(
@@ -200,7 +196,7 @@ class _ClauseReader:
                 party = party if fresh else None
             if party is None:
                 new_subject = last_comma < index and self.words[position] not in ("at", "on")
-                opened = before == "," or before in _COMPLEMENT_VERBS  # "I'm sure the underwriters use ..."
+                opened = before == "," or opens_complement(self.words, index)
                 if group and opened and item in DETERMINERS and new_subject:
                     group, blocked = [], True  # "where I work, the nurses write ...", not "X, the DBA, ..."
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):

@@ -1,12 +1,14 @@
-"""Whose doing an infinitive is. Pure.
+"""Whose doing an infinitive or a complement clause is. Pure.
 
 "Hemi taught me to write everything in LaTeX": the speaker writes in it, not Hemi.
 "She wants every department to use Google Docs", "Sunniva keeps pushing for us to
-adopt Hypothesis": a use someone asks for, not one that holds.
+adopt Hypothesis": a use someone asks for, not one that holds. "I'm sure the
+underwriters use X": the complement clause has its own subject.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import lexicon
@@ -42,3 +44,19 @@ def infinitive_of(words: list[str], verb: int) -> str | None:
         if word in _ASKING:
             return "asked"
     return None
+
+
+def opens_complement(words: list[str], determiner: int) -> bool:
+    """Whether the determiner at ``determiner`` opens a complement clause's own subject
+    ("I'm sure the underwriters use ..."), not a noun phrase that "is" links to the
+    speaker's clause ("I think the problem is I run ...")."""
+    if determiner < 1 or words[determiner - 1] not in _COMPLEMENT_VERBS:
+        return False
+    following = words[determiner + 1 : determiner + 5]
+    linked = any(a in _BE and b in _PRONOUNS for a, b in pairwise(following))
+    return not linked
+
+
+_COMPLEMENT_VERBS: Final = word_set("sure think thought know knew believe guess heard reckon bet realised realized")
+_BE: Final = word_set("is was")
+_PRONOUNS: Final = word_set("i i'm we we're you he she they")

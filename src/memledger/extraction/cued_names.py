@@ -58,11 +58,21 @@ def person_cue(f: NameFinder, start: int, end: int) -> bool:
 
 
 def _called_thing(f: NameFinder, start: int) -> bool:
-    """Whether "called"/"named" before ``start`` follows a noun for a thing ("a system
-    called X"), not for someone ("a woman called X") or a pet or group the lists know."""
-    noun = f.prev(start, 2)
-    people = noun in gz.ROLES or noun in _PEOPLE or noun in gz.ORG_SUFFIXES or noun in TEAM_NOUNS
-    return noun.isalpha() and f.words[start - 2].islower() and not people and not gz.is_given_name(noun)
+    """Whether "called"/"named" before ``start`` ends a noun phrase for a thing ("a PDF
+    generator called X"), not for someone ("a friend of mine called X", "someone at work
+    called X") or a group; a given name is never a thing's."""
+    if _given(f.lows[start]) or start < 2 or not f.words[start - 2].islower():
+        return False
+    for back in range(2, 8):
+        word = f.prev(start, back)
+        if word in gz.ROLES or word in _PEOPLE or word in gz.ORG_SUFFIXES or word in TEAM_NOUNS:
+            return False
+        if word in _PHRASE_OPENERS or not word.isalpha():
+            break
+    return True
+
+
+_PHRASE_OPENERS: Final = word_set("a an the my our your his her their this that some")
 
 
 _PEOPLE: Final = word_set(
@@ -207,7 +217,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
     last = f.lows[end - 1]
     if "&" in f.words[start:end]:
         return Mention(name, "organization", 0.8, start, end)
-    if end - start > 1 and last in gz.ORG_SUFFIXES:
+    trade_field = last in gz.TRADE_NOUNS and name_guess.ordinary(f.words[start])  # "Digital Marketing"
+    if end - start > 1 and last in gz.ORG_SUFFIXES and not trade_field:
         return Mention(name, "organization", 0.85, start, end)
     used = f.prev(start) in TOOL_PREV  # "using Organic Maps": a thing used, whatever its last word
     titled = f.prev(start) in HONORIFICS or (f.prev(start) == "." and f.prev(start, 2) in HONORIFICS)

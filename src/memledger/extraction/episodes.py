@@ -25,16 +25,22 @@ _SPAN_TO_NOW: Final = word_set("the past these for over during")
 _PRESENT: Final = word_set("now still since currently anymore today nowadays")
 _PERFECT: Final = word_set("have has 've i've we've you've they've she's he's")
 _BACK: Final = word_set("when then")
+_SUBJECTS: Final = word_set("i we he she they i'd we'd he'd she'd they'd")
+_ADVERBS: Final = word_set("just only also still always never often all both really mostly usually")
 # Words that may open a date: the cheap test before the clause is read.
 _DATING: Final = word_set("last ago back before until")
 
 
 def finished_at(words: list[str]) -> int | None:
-    """Where a clause (lower-case tokens) dates itself in a finished past, or None."""
+    """Where a clause (lower-case tokens) dates itself in a finished past, or None. The
+    tense is its main verb's, the one after its first subject pronoun: in "I run X on the
+    laptop my dad gave me last christmas" the date is the laptop's, not the use's."""
     if _DATING.isdisjoint(words):
         return None
     dated = _dated_at(words)
-    if dated is None or not _past_tense(words):
+    main = _main_verb(words)
+    past = _past_tense(words) if main is None else _past_tense(words[main - 1 : main + 2])
+    if dated is None or not past:
         return None
     if any(w in _PRESENT or w in _PERFECT or w in _CHANGES for w in words):
         return None
@@ -54,6 +60,17 @@ def _dated_at(words: list[str]) -> int | None:
             return i  # "I was working in Oracle before": a closing "before" dates the clause
         if word == "until" and i > 0:
             return i  # "we'd been using Mint for years until it shut down"
+    return None
+
+
+def _main_verb(words: list[str]) -> int | None:
+    """The index of the word after the clause's first subject pronoun (past adverbs)."""
+    for i, word in enumerate(words[:-1]):
+        if word in _SUBJECTS:
+            k = i + 1
+            while k < len(words) - 1 and words[k] in _ADVERBS:
+                k += 1
+            return k
     return None
 
 

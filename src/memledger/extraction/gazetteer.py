@@ -36,6 +36,7 @@ LEXICON_FILES: Final[tuple[str, ...]] = (
     "concepts.txt",
     "given_names.txt",
     "org_suffixes.txt",
+    "trade_nouns.txt",
     "not_names.txt",
     "places.txt",
     "work_roles.txt",
@@ -91,7 +92,8 @@ NEEDS_CAPITAL: Final[frozenset[str]] = (
 # Names that are first of all a company even though people also "use" them.
 PRIMARILY_ORGANIZATIONS: Final[frozenset[str]] = frozenset(read_entries("primarily_organizations.txt"))
 GIVEN_NAMES: Final[frozenset[str]] = frozenset(read_entries("given_names.txt"))
-ORG_SUFFIXES: Final[frozenset[str]] = frozenset(read_entries("org_suffixes.txt"))
+TRADE_NOUNS: Final[frozenset[str]] = frozenset(read_entries("trade_nouns.txt"))
+ORG_SUFFIXES: Final[frozenset[str]] = frozenset(read_entries("org_suffixes.txt")) | TRADE_NOUNS
 # Capitalised words that are not names: sentence openers, calendar words, greetings,
 # acronyms of business life, languages and nationalities.
 NOT_NAMES: Final[frozenset[str]] = frozenset(read_entries("not_names.txt"))

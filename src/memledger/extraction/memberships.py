@@ -25,6 +25,7 @@ _NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
 _UNITS: Final = frozenset(_WORDS["UNITS"])
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 _WORKERS: Final = JOBS | gz.WORK_ROLES | gz.SERVICE_ROLES
+_STATES: Final = word_set("little bit lot tad day week month year minute hour late early bad big huge fan")
 _CLIENTS: Final = CLIENT_NOUNS | word_set("regular regulars patient guest visitor fan")
 
 
@@ -117,21 +118,24 @@ def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Men
             at_org = lows[k] in _AT_WORK and (
                 by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
             )
-            if at_org and at_org.entity_type == "organization" and _job_said(lows[i + 1 : k]):
+            if at_org and at_org.entity_type == "organization" and _job_said(lows[i + 1 : k], lows[k]):
                 edges.append(Edge(speaker, "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
                 break
     return edges
 
 
-def _job_said(words: list[str]) -> bool:
+def _job_said(words: list[str], preposition: str) -> bool:
     """Whether the words after "I" name the speaker's job, studies or what they run at
-    work: a job the lists know, or any noun phrase the speaker is ("I'm a line cook at
-    X", "I am an intern with Y"), unless it names a client ("a regular at X")."""
+    work: a job the lists know, or a short noun phrase the speaker is at or for a place
+    ("I'm a line cook at X"), unless it names a client or a state ("a regular at X",
+    "a little late with X", "a day late for X")."""
     if any(w in JOBS or w in gz.WORK_ROLES for w in words) or words[:1] in (["manage"], ["run"], ["lead"]):
         return True
-    described = words[:1] in (["a"], ["an"]) or words[:2] in (["am", "a"], ["am", "an"])
-    studying = words[:2] == ["doing", "my"] or words[:1] == ["studying"]
-    return (described or studying) and _CLIENTS.isdisjoint(words)
+    if words[:2] == ["doing", "my"] or words[:1] == ["studying"]:
+        return _CLIENTS.isdisjoint(words)
+    phrase = words[1:] if words[:1] == ["am"] else words
+    described = phrase[:1] in (["a"], ["an"]) and 2 <= len(phrase) <= 4 and preposition in ("at", "for")
+    return described and _CLIENTS.isdisjoint(phrase) and _STATES.isdisjoint(phrase) and not phrase[-1].endswith("ed")
 
 
 def _own_institutions(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:

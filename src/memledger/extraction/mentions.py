@@ -236,8 +236,10 @@ def _tool_context(f: NameFinder, i: int, length: int) -> bool:
     where a tool does: after a verb of use, moved to or from, written in, or beside
     another tool's name ("pnpm vs yarn", "uv instead of pip", "dbt n snowflake")."""
     lows, before = f.lows, f.prev(i)
-    if before in TOOL_PREV or (before in ("in", "with") and f.prev(i, 2) in BUILT):
-        return True
+    if before in TOOL_PREV or before in _DOING:
+        return True  # "use yarn", "learning java"
+    if before in ("in", "with", "on") and not _DOING.isdisjoint(lows[max(0, i - 5) : i - 1]):
+        return True  # "we built the frontend in react", "I keep my budget in excel"
     if before in ("to", "from", "off", "onto") and not SWITCH_VERBS.isdisjoint(lows[max(0, i - 5) : i - 1]):
         return True
     if f.next(i + length) in _PARTICLES:
@@ -254,6 +256,11 @@ def _tool_context(f: NameFinder, i: int, length: int) -> bool:
 
 
 _BESIDE: Final = LIST_JOINERS | {"n", "instead", "of"}
+# Verbs of making, keeping or learning something with a tool.
+_DOING: Final = BUILT | word_set(
+    "build building keep keeps kept track tracks tracked tracking learn learns learning learned learnt "
+    "study studying program programming coded coding run runs running design designed designing"
+)
 _PARTICLES: Final = word_set("back up out off away ahead down over around through")
 
 

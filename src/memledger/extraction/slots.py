@@ -88,7 +88,7 @@ INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 """Prepositions whose object is what a verb of use works with: "keep notes in Drovel"."""
 _OBJECT_PREPOSITIONS: Final = INSTRUMENT_PREPOSITIONS | {"into", "onto"}
 _CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
-_SOMEONE: Final = word_set("someone somebody guy woman man lady rep people folks staff")
+_SOMEONE, _REPS = word_set("someone somebody guy woman man lady people folks"), word_set("rep reps staff")
 _PERSON_SUBJECT_KINDS: Final = frozenset(("WORK_ON", "WORK_WITH", "KNOW", "INTRO", "AT"))
 
 
@@ -259,7 +259,7 @@ def _object_slot(
         j -= 1
     if j >= 2 and lows[j - 1] in ("at", "for", "with") and _job_before(lows, j - 1):
         return "organization"  # "the warehouse lead for Orrin Freight", "a paramedic with Tidewater"
-    if j >= 2 and lows[j - 1] == "from" and _someone_before(lows, j - 1):
+    if j >= 2 and lows[j - 1] == "from" and _someone_before(lows, j - 1, group=j < start or end - start > 1):
         return "organization"  # "the electrician from Voltaro Servicios", "someone from the Paddlers"
     if j >= 2 and lows[j - 1] in ("from", "with") and _COMMERCE & set(lows[max(0, j - 6) : j - 1]):
         return "organization"  # "ordered from Toolhaus Direct", "booked with Andes Lumbre Travel"
@@ -318,12 +318,12 @@ def _person_name(lows: list[str]) -> bool:
     return gz.is_given_name(lows[0]) or name_guess.is_world_name(lows[0])
 
 
-def _someone_before(lows: list[str], k: int) -> bool:
-    """Whether the two tokens before ``k`` end in someone who works: a job, a role one
-    pays for, or an unnamed person ("someone", "a guy")."""
-    return any(
-        w in JOBS or w in gz.WORK_ROLES or w in gz.SERVICE_ROLES or w in _SOMEONE for w in lows[max(0, k - 2) : k]
-    )
+def _someone_before(lows: list[str], k: int, *, group: bool) -> bool:
+    """Whether the two tokens before ``k`` end in someone who works (a job, a role one pays
+    for) or, before a group's name ("the Paddlers"), anyone: "a woman from Kerikeri" is from a place."""
+    before = lows[max(0, k - 2) : k]
+    working = any(w in JOBS or w in gz.WORK_ROLES or w in gz.SERVICE_ROLES or w in _REPS for w in before)
+    return working or (group and not _SOMEONE.isdisjoint(before))
 
 
 def _job_before(lows: list[str], k: int, since: int | None = None) -> bool:

@@ -192,15 +192,20 @@ JOINT_VERBS: Final = frozenset(_WORDS["JOINT_VERBS"])
 NOT_WORKPLACE: Final = frozenset(_WORDS["NOT_WORKPLACE"])
 
 
-def switch_side(kind: str, side: str, gap: list[str]) -> str:
+def switch_side(kind: str, side: str, gap: list[str], *, replacing: bool = False) -> str:
+    """Which side of a switch or stop the object after ``gap`` is: "from", "to", or ""
+    for the place or means of the act ("cancelled the booking via Staylo")."""
     for word in gap:
         if word in ("from", "off") and kind == "SWITCH":
             side = "from"
-        elif word in ("to", "onto") or (word in ("with", "for", "by") and kind == "RETRACT"):
+        elif word in ("to", "onto") or (word in ("with", "for", "by") and kind == "RETRACT" and replacing):
             side = "to"
-        elif word in ("in", "on", "at") and kind == "RETRACT":
-            side = ""  # "deleted the message in Slack": where it was done, not what was stopped
+        elif word in _MEANS and kind == "RETRACT":
+            side = ""
     return side
+
+
+_MEANS: Final = frozenset(("in", "on", "at", "via", "through", "using", "with", "for", "by"))
 
 
 SOURCES: dict[str, frozenset[str]] = {
