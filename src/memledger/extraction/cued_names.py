@@ -248,10 +248,23 @@ def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | Non
     worked_on = before == "on" and f.prev(start, 2) in WORKED
     product = after in PRODUCT_NOUNS and before not in POSSESSIVES  # "the Fitbod app": a product
     cued = before in PROJECT_CUES or (after in PROJECT_NOUNS and not product) or named_as(f, start, CALLED_PROJECT)
-    cued = cued or worked_on or _migrated(f, start, end)
+    cued = cued or worked_on or _migrated(f, start, end) or _made_and_called(f, start)
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)
     return None
+
+
+def _made_and_called(f: NameFinder, start: int) -> bool:
+    """ "building a rover called Scrapjack", "making the app for the farmers called
+    AgroLink": a thing the clause makes, then names, is a piece of work."""
+    if f.prev(start) not in ("called", "named") or not _called_thing(f, start):
+        return False
+    return not _MAKING.isdisjoint(f.lows[max(0, start - 9) : start - 1])
+
+
+_MAKING: Final = word_set(
+    "building built build making made make developing developed designing designed creating created"
+)
 
 
 def _migrated(f: NameFinder, start: int, end: int) -> bool:

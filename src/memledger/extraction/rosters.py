@@ -47,19 +47,49 @@ def roster_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
 
 def role_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
     """A note's role labels: "Tutor: Zdravka Quill", "advisor = Prof. Quill": the
-    person after a role's colon or equals sign is the speaker's, in that role."""
+    person after a role's colon or equals sign is the speaker's, in that role; so is one
+    followed by the role in brackets or after "=" ("Bolat (neighbour)", "Lucía = my niece")."""
     lows = sentence.lows
     edges: list[Edge] = []
     for person in sentence.mentions:
+        role = _role_after(lows, person) if person.entity_type == "person" else None
+        if role is not None:
+            edges.append(Edge(speaker, relation_of(role), Party.of(person), _CONFIDENCE, role))
+            continue
         j = person.start - 1
         while j > 0 and (lows[j] in HONORIFICS or lows[j] == "."):
             j -= 1
         if person.entity_type != "person" or j < 1 or lows[j] not in (":", "="):
             continue
         role, start = role_words(lows, j - 1)
+        if role is None and _agent_noun(sentence.words, j - 1):
+            role, start = lows[j - 1], j - 1  # "Babysitter = Kiri Walker", "Dentist: Dr. Papadakis"
         if role is not None and (start == 0 or lows[start - 1] in _SEGMENT_STARTS):
             edges.append(Edge(speaker, relation_of(role), Party.of(person), _CONFIDENCE, role))
     return edges
+
+
+def _role_after(lows: list[str], person: Mention) -> str | None:
+    """The role right after a person's name: "(neighbour)", "(my sister)", "= my niece"."""
+    k = person.end
+    if lows[k : k + 1] == ["("]:
+        k += 1 + (lows[k + 1 : k + 2] == ["my"])
+        role, _ = role_words(lows, k)
+        return role if lows[k + 1 : k + 2] == [")"] else None
+    if lows[k : k + 2] == ["=", "my"]:
+        role, _ = role_words(lows, k + 2)
+        return role if k + 3 >= len(lows) or not lows[k + 3].isalpha() else None
+    return None
+
+
+def _agent_noun(words: list[str], k: int) -> bool:
+    """Whether the word at ``k`` is an English noun for someone who does something
+    ("dentist", "counsellor", "optician"): a role label the lists do not know."""
+    low = words[k].lower()
+    return words[k].isalpha() and low.endswith(_AGENT_ENDINGS) and name_guess.english(low)
+
+
+_AGENT_ENDINGS: Final = ("ist", "or", "ian")  # not "-er": "owner: Selam" names a work's owner
 
 
 def _listed_people(lows: list[str], by_start: dict[int, Mention], i: int, speaker: Party) -> list[Party]:

@@ -1,0 +1,32 @@
+"""Release 17: a thing the clause makes and then names is a piece of work, and a note's
+roles said by an English noun for someone, in brackets or after "=". Names are invented;
+each case failed on release 16 unless marked a guard."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.extracted import edges
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [
+        ("We built a rover called Scrapjack for the science fair.", ("user", "WORKS_ON", "Scrapjack")),
+        ("Dentist = Dr. Papadakis, Smilecraft on Holloway Rd.", ("user", "KNOWS", "Papadakis")),
+        ("Counsellor: Mrs. Abernethy", ("user", "KNOWS", "Abernethy")),
+        ("Lucía = my niece.", ("user", "KNOWS", "Lucía")),
+        ("Call Ana (manager) tomorrow.", ("user", "WORKS_WITH", "Ana")),
+    ],
+)
+def test_a_named_work_or_a_noted_role_is_read(text: str, edge: tuple[str, str, str]) -> None:
+    assert edge in edges(text)
+
+
+def test_a_thing_depended_on_and_called_is_no_work_of_the_speakers() -> None:
+    found = edges("The service depends on a PDF generator called Quillpress.")
+    assert not {e for e in found if e[1] == "WORKS_ON"}  # a guard
+
+
+def test_a_works_owner_in_a_note_is_not_someone_the_speaker_knows() -> None:
+    assert ("user", "KNOWS", "Selam") not in edges("owner: Selam.")  # a guard
