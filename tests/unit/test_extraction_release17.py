@@ -30,3 +30,8 @@ def test_a_thing_depended_on_and_called_is_no_work_of_the_speakers() -> None:
 
 def test_a_works_owner_in_a_note_is_not_someone_the_speaker_knows() -> None:
     assert ("user", "KNOWS", "Selam") not in edges("owner: Selam.")  # a guard
+
+
+def test_a_group_of_the_speakers_named_in_brackets_has_the_speaker() -> None:
+    found = edges("Our debate club (the Kestrel Society) voted to move to Discord.")
+    assert ("user", "PART_OF", "Kestrel Society") in found

@@ -198,11 +198,11 @@ def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
 
 def owned_institution(lows: list[str], start: int) -> bool:
     """Whether the name at ``start`` follows an institution the speaker belongs to: "my
-    running club, the Ferrous Striders", "in my university Marlowe University"."""
+    running club, the Ferrous Striders", "our debate club (the Kestrel Society)"."""
     j = start - 1
     if j >= 0 and lows[j] == "the":
         j -= 1
-    if j >= 0 and lows[j] == ",":
+    if j >= 0 and lows[j] in (",", "("):
         j -= 1
     if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS):
         return False
