@@ -35,3 +35,9 @@ def test_a_works_owner_in_a_note_is_not_someone_the_speaker_knows() -> None:
 def test_a_group_of_the_speakers_named_in_brackets_has_the_speaker() -> None:
     found = edges("Our debate club (the Kestrel Society) voted to move to Discord.")
     assert ("user", "PART_OF", "Kestrel Society") in found
+
+
+def test_me_and_a_name_opening_a_clause_are_its_subjects() -> None:
+    found = edges("Me and Ana are working on Tidepool.")
+    assert {("user", "WORKS_ON", "Tidepool"), ("Ana", "WORKS_ON", "Tidepool")} <= found
+    assert not {e for e in edges("She sent me and Ana the report in Notion.") if e[0] == "user"}  # a guard

@@ -228,8 +228,8 @@ class _ClauseReader:
             if before in PREPOSITIONS or governed or before in ("i'm", "im", "'s", "called", "named"):
                 return None
             return None if self._modifies(index) else Party.of(item)
-        if item in SUBJECT_PRONOUNS:
-            return self.speaker
+        if item in SUBJECT_PRONOUNS or (item == "me" and self.items[index + 1 : index + 2] == ["and"] and not before):
+            return self.speaker  # "me n Ousmane are on the receiving team"
         if item in ("he", "she") and (person := self._antecedent(index, ("person",))) is not None:
             return Party.of(person)  # "My trainer Bolat he prefers ...", "..., and she prefers ..."
         if item == "it" and len(self.inherited) == 1 and self.inherited[0].kind in ("project", "organization"):
@@ -306,7 +306,7 @@ class _ClauseReader:
 
     def _is_party(self, index: int) -> bool:
         item = self.items[index]
-        return isinstance(item, Mention) or item in SUBJECT_PRONOUNS
+        return isinstance(item, Mention) or item in SUBJECT_PRONOUNS or (item == "me" and index == 0)
 
     # edges -----------------------------------------------------------------------------
 
