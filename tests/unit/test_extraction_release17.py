@@ -41,3 +41,9 @@ def test_me_and_a_name_opening_a_clause_are_its_subjects() -> None:
     found = edges("Me and Ana are working on Tidepool.")
     assert {("user", "WORKS_ON", "Tidepool"), ("Ana", "WORKS_ON", "Tidepool")} <= found
     assert not {e for e in edges("She sent me and Ana the report in Notion.") if e[0] == "user"}  # a guard
+
+
+def test_who_after_a_name_and_i_is_said_of_both() -> None:
+    found = edges("My colleague Ferhat and I, who both work on the Mawingu pilot, presented it.")
+    assert {("user", "WORKS_ON", "Mawingu"), ("Ferhat", "WORKS_ON", "Mawingu")} <= found
+    assert ("user", "WORKS_ON", "Mawingu") not in edges("I met Ferhat, who works on the Mawingu pilot.")  # a guard

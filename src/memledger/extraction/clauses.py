@@ -83,6 +83,9 @@ def clause_relations(
         if clause.lead in EMBEDDED_LEADS and last_mention is not None:
             antecedent = last_mention
             inherited = [Party.of(last_mention)] if clause.lead in RELATIVE_LEADS else inherited
+            closing = [w for w in last_clause.words[-3:] if w != ","] if last_clause is not None else []
+            if clause.lead in RELATIVE_LEADS and closing[-2:] == ["and", "i"]:
+                inherited = [*inherited, speaker]  # "my colleague Ferhat and I, who both work on ..."
         if clause.resumes and antecedent is not None:
             inherited = [Party.of(antecedent)]
         mentions = [item for item in clause.items if isinstance(item, Mention)]
