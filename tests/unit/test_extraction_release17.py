@@ -47,3 +47,16 @@ def test_who_after_a_name_and_i_is_said_of_both() -> None:
     found = edges("My colleague Ferhat and I, who both work on the Mawingu pilot, presented it.")
     assert {("user", "WORKS_ON", "Mawingu"), ("Ferhat", "WORKS_ON", "Mawingu")} <= found
     assert ("user", "WORKS_ON", "Mawingu") not in edges("I met Ferhat, who works on the Mawingu pilot.")  # a guard
+
+
+def test_an_infinitive_governs_an_instrument_phrase_too() -> None:
+    found = edges("My teammate Sunniva keeps pushing for us to adopt testing with Hypothesis.")
+    assert not {e for e in found if e[1] == "USES"}
+    taught = edges("Professor Hemi Walker taught me to write my notes in LaTeX.")
+    assert ("Hemi Walker", "USES", "LaTeX") not in taught
+
+
+def test_a_quantified_subject_after_and_opens_its_own_clause() -> None:
+    text = "The factory runs three shifts and every shift lead has to log downtime in MaintainX."
+    assert ("user", "USES", "MaintainX") not in edges(text)
+    assert ("user", "USES", "Slack") in edges("I use Slack and every tool we have.")  # a guard

@@ -18,6 +18,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
+from memledger.extraction.control import infinitive_of
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
@@ -205,8 +206,10 @@ def _instruments(
         agent = _agent(lows, verb, p, by_start)
         if agent is None and verb in in_phrases:
             continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
-        subject = agent or _subject_of(speaker, lows, verb, by_end)
-        if subject is not None:
+        to = max((k for k in range(verb, p) if lows[k] == "to"), default=verb - 1)
+        controlled = infinitive_of(lows, to + 1)  # "taught me to write it in X", "wants us to log it in X"
+        subject = speaker if controlled == "speaker" else agent or _subject_of(speaker, lows, verb, by_end)
+        if subject is not None and controlled != "asked":
             edges.append(Edge(subject, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
         partner = _joint_partner(lows, verb, by_end) if subject == speaker else None
         if partner is not None:

@@ -317,7 +317,12 @@ def _opens_clause(items: list[Item], index: int) -> bool:
         if word == "," and after in CLAUSE_VERBS:
             return True
         return _after_comma(items, index) and _named_doer(items, index + 1)
+    if following in _QUANTIFIERS:  # "... and every shift lead has to log it in X"
+        return any(w in CLAUSE_VERBS or w in MODALS for w in items[index + 2 : index + 6] if isinstance(w, str))
     return following in SUBJECT_PRONOUNS or following in THIRD_PERSON
+
+
+_QUANTIFIERS: Final = frozenset(("every", "each", "most", "half", "both", "none"))
 
 
 def _named_doer(items: list[Item], start: int) -> bool:
