@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.extracted import edges
+from tests.unit.extracted import edges, entities
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,7 @@ def test_a_quantified_subject_after_and_opens_its_own_clause() -> None:
     text = "The factory runs three shifts and every shift lead has to log downtime in MaintainX."
     assert ("user", "USES", "MaintainX") not in edges(text)
     assert ("user", "USES", "Slack") in edges("I use Slack and every tool we have.")  # a guard
+
+
+def test_an_acronym_after_my_is_no_person() -> None:
+    assert entities("We recorded our first EP in Reaper.").get("EP") != "person"

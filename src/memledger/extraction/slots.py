@@ -1,12 +1,11 @@
 """Names typed by the grammatical slot they fill. Pure.
 
-A capitalised name that no list knows and no nearby cue word explains is typed by
-its place in the clause: the object of a verb takes the type the verb's frame
-wants ("we run Zephyr" makes Zephyr a tool, "she works at Quillon" an
-organization), and the subject of a frame that only one type can fill takes
-that type ("Lantern is written in Rust": a project; "Mirela is on the data team":
-a person; "Hollow Pine is where Tomasz works": an organization). A name in a
-slot no frame explains stays unnamed: precision first.
+A capitalised name that no list knows and no nearby cue word explains is typed by its
+place in the clause: the object of a verb takes the type the verb's frame wants ("we
+run Zephyr" makes Zephyr a tool, "she works at Quillon" an organization), and the
+subject of a frame that only one type can fill takes that type ("Lantern is written in
+Rust": a project; "Mirela is on the data team": a person; "Hollow Pine is where Tomasz
+works": an organization). A name in a slot no frame explains stays unnamed.
 """
 
 from __future__ import annotations
@@ -252,7 +251,8 @@ def _object_slot(
     if agent and end - start == 1 and not _person_name(lows[start:end]):
         return "tool"  # "exports are handled by Kestra": a thing used, unless a person's name
     owned = start >= 2 and lows[start - 2] in POSSESSIVES and lows[start - 1] not in ROLE_ADJECTIVES
-    if owned and _common_noun(lows[start - 1]):
+    acronym = words[start].isupper() and len(words[start]) <= 3  # "my GP", "our first EP"
+    if owned and _common_noun(lows[start - 1]) and lows[start - 1] not in gz.ORG_SUFFIXES and not acronym:
         return "person"  # "my physio Tewodros", "our landlord Cengiz"
     j = start
     while j > 0 and (lows[j - 1] in _OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
