@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memledger.extraction.patterns import Mention, Party
-from memledger.extraction.triggers import CONTRAST
+from memledger.extraction.patterns import Edge, Mention, Party
+from memledger.extraction.triggers import CONTRAST, Item
 
 
 @dataclass(slots=True)
@@ -46,3 +46,19 @@ def split_contrast(
 def contrast_context(contrast: list[ClauseObject]) -> str | None:
     names = [obj.target.name for obj in contrast if obj.target is not None]
     return f"over {', '.join(names)}" if names else None
+
+
+def project_frame(items: list[Item], words: list[str], edges: list[Edge], confidence: float) -> list[Edge]:
+    """ "I use FastAPI for project Phoenix": Phoenix uses FastAPI too."""
+    projects = [
+        item
+        for index, item in enumerate(items)
+        if isinstance(item, Mention) and item.entity_type == "project" and _framed(words, index)
+    ]
+    tools = [edge.target for edge in edges if edge.relation == "USES"]
+    return [Edge(Party.of(project), "USES", tool, confidence) for project in projects for tool in tools]
+
+
+def _framed(words: list[str], index: int) -> bool:
+    before = [w for w in words[max(0, index - 3) : index] if w not in ("the", "project")]
+    return bool(before) and before[-1] in ("for", "in", "called")

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.clause_objects import ClauseObject, contrast_context, split_contrast
+from memledger.extraction.clause_objects import ClauseObject, contrast_context, project_frame, split_contrast
 from memledger.extraction.clause_switches import retractions, switched
 from memledger.extraction.control import infinitive_of, opens_complement
 from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, TEAM_NOUNS, Edge, Mention, Party, Sentence
 from memledger.extraction.relative_clauses import about_someone_unnamed
-from memledger.extraction.roles import role_words
+from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.shared_work import co_subjects, shared_work
 from memledger.extraction.triggers import (
     BE_FORMS,
@@ -199,8 +199,11 @@ class _ClauseReader:
                 party = party if fresh else None
             if party is None:
                 new_subject = last_comma < index and self.words[position] not in ("at", "on")
-                opened = before == "," or opens_complement(self.words, index)
-                if group and opened and item in DETERMINERS and new_subject:
+                after_verb = before == "," or (before == "and" and index >= 2 and not self._is_party(index - 2))
+                determined = (before == "," or opens_complement(self.words, index)) and item in DETERMINERS
+                role = after_verb and item in POSSESSIVE_USER and self._role_follows(index)  # "... and my dad uses"
+                role = role and not self._apposed(index)
+                if group and (determined or role) and new_subject:
                     group, blocked = [], True  # "where I work, the nurses write ...", not "X, the DBA, ..."
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
                     blocked = True
@@ -307,6 +310,15 @@ class _ClauseReader:
         after = self.items[comma + 1] if comma + 1 < len(self.items) else ""
         return self.items[comma : comma + 1] == [","] and after not in ("and", "&") and not isinstance(after, Mention)
 
+    def _apposed(self, index: int) -> bool:
+        """ "Xiaoling, our tech lead, is ...": the role from ``index`` closed by a comma."""
+        j = index + 1
+        while (
+            j < len(self.items) and j - index <= 3 and isinstance(self.items[j], str) and str(self.items[j]).isalpha()
+        ):
+            j += 1
+        return self.items[j : j + 1] == [","]
+
     def _is_party(self, index: int) -> bool:
         item = self.items[index]
         return isinstance(item, Mention) or item in SUBJECT_PRONOUNS or (item == "me" and index == 0)
@@ -341,7 +353,7 @@ class _ClauseReader:
             for obj in main:
                 edges.extend(self._edge(kind, last, subject, obj, context))
         if kind in ("USE", "BUILD", "KEEP") and subjects == [self.speaker]:
-            edges.extend(self._project_frame(edges))
+            edges.extend(project_frame(self.items, self.words, edges, self.confidence))
         if kind in ("WORK_ON", "BUILD"):
             edges.extend(shared_work(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
@@ -409,26 +421,12 @@ class _ClauseReader:
     def _role_owner(self, trigger: Trigger) -> Party | None:
         """ "Ali is my mentor at Careem": the workplace is the mentor's, not the speaker's."""
         role, start = role_words(self.words, trigger.start - 1)
-        if role is None or not _owned_role(self.words, start - 1):
+        if role is None or not owned_role(self.words, start - 1):
             return None
         for item in self.items:
             if isinstance(item, Mention) and item.role == role:
                 return Party.of(item)
         return Party("", "person")
-
-    def _project_frame(self, edges: list[Edge]) -> list[Edge]:
-        """ "I use FastAPI for project Phoenix": Phoenix uses FastAPI too."""
-        projects = [
-            item
-            for index, item in enumerate(self.items)
-            if isinstance(item, Mention) and item.entity_type == "project" and self._framed(index)
-        ]
-        tools = [edge.target for edge in edges if edge.relation == "USES"]
-        return [Edge(Party.of(project), "USES", tool, self.confidence) for project in projects for tool in tools]
-
-    def _framed(self, index: int) -> bool:
-        before = [w for w in self.words[max(0, index - 3) : index] if w not in ("the", "project")]
-        return bool(before) and before[-1] in ("for", "in", "called")
 
     def _intended(self, trigger: Trigger) -> bool:
         return any(w in INTENTS for w in self.words[max(0, trigger.start - 3) : trigger.start])
@@ -440,9 +438,3 @@ class _ClauseReader:
     def _liked_by_subject(self, trigger: Trigger) -> bool:
         before = self.items[trigger.start - 1] if trigger.start else ""
         return isinstance(before, Mention) or before in SUBJECT_PRONOUNS
-
-
-def _owned_role(words: list[str], j: int) -> bool:
-    while j >= 0 and words[j] in ROLE_ADJECTIVES:
-        j -= 1
-    return j >= 0 and words[j] in POSSESSIVE_USER

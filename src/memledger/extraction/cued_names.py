@@ -259,9 +259,12 @@ def _made_and_called(f: NameFinder, start: int) -> bool:
     AgroLink": a thing the clause makes, then names, is a piece of work."""
     if f.prev(start) not in ("called", "named") or not _called_thing(f, start):
         return False
-    return not _MAKING.isdisjoint(f.lows[max(0, start - 9) : start - 1])
+    window = f.lows[max(0, start - 9) : start - 1]
+    made = [i for i, w in enumerate(window) if w in _MAKING]
+    return bool(made) and _GOVERNING.isdisjoint(window[made[-1] :])  # not "building a pc with a case called X"
 
 
+_GOVERNING: Final = word_set("with to for on in at from of about into")
 _MAKING: Final = word_set(
     "building built build making made make developing developed designing designed creating created"
 )

@@ -44,6 +44,13 @@ def said_as_ours(lows: list[str], start: int) -> bool:
     return _possessive(lows, role_start - 1) == "our"
 
 
+def owned_role(words: list[str], j: int) -> bool:
+    """Whether "my"/"our" opens the role ending before ``j + 1``, past its adjectives."""
+    while j >= 0 and words[j] in ROLE_ADJECTIVES:
+        j -= 1
+    return j >= 0 and words[j] in POSSESSIVES
+
+
 def owned_by_speaker(lows: list[str], j: int) -> bool:
     """Whether "my"/"our" owns the noun phrase ending at ``j``, past its adjectives and
     up to two plain modifiers ("my travel buddy", "our old pottery teacher")."""

@@ -62,8 +62,6 @@ def role_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
         if person.entity_type != "person" or j < 1 or lows[j] not in (":", "="):
             continue
         role, start = role_words(lows, j - 1)
-        if role is None and _agent_noun(sentence.words, j - 1):
-            role, start = lows[j - 1], j - 1  # "Babysitter = Kiri Walker", "Dentist: Dr. Papadakis"
         if role is not None and (start == 0 or lows[start - 1] in _SEGMENT_STARTS):
             edges.append(Edge(speaker, relation_of(role), Party.of(person), _CONFIDENCE, role))
     return edges
@@ -72,6 +70,8 @@ def role_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
 def _role_after(lows: list[str], person: Mention) -> str | None:
     """The role right after a person's name: "(neighbour)", "(my sister)", "= my niece"."""
     k = person.end
+    if "'s" in lows[max(0, person.start - 3) : person.start]:
+        return None  # "Brightwell's new hire Ana Ruiz (manager)": someone else's
     if lows[k : k + 1] == ["("]:
         k += 1 + (lows[k + 1 : k + 2] == ["my"])
         role, _ = role_words(lows, k)
@@ -80,16 +80,6 @@ def _role_after(lows: list[str], person: Mention) -> str | None:
         role, _ = role_words(lows, k + 2)
         return role if k + 3 >= len(lows) or not lows[k + 3].isalpha() else None
     return None
-
-
-def _agent_noun(words: list[str], k: int) -> bool:
-    """Whether the word at ``k`` is an English noun for someone who does something
-    ("dentist", "counsellor", "optician"): a role label the lists do not know."""
-    low = words[k].lower()
-    return words[k].isalpha() and low.endswith(_AGENT_ENDINGS) and name_guess.english(low)
-
-
-_AGENT_ENDINGS: Final = ("ist", "or", "ian")  # not "-er": "owner: Selam" names a work's owner
 
 
 def _listed_people(lows: list[str], by_start: dict[int, Mention], i: int, speaker: Party) -> list[Party]:

@@ -87,6 +87,7 @@ INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 """Prepositions whose object is what a verb of use works with: "keep notes in Drovel"."""
 _OBJECT_PREPOSITIONS: Final = INSTRUMENT_PREPOSITIONS | {"into", "onto"}
 _CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
+_ORDINALS: Final = word_set("first second third fourth fifth next last latest debut")
 _SOMEONE, _REPS = word_set("someone somebody guy woman man lady people folks"), word_set("rep reps staff")
 _PERSON_SUBJECT_KINDS: Final = frozenset(("WORK_ON", "WORK_WITH", "KNOW", "INTRO", "AT"))
 
@@ -183,8 +184,7 @@ def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> En
 
 
 def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
-    """ "Stack (Pipit):", "Book club (Page Turners):": a name in brackets after a noun
-    names the thing the noun is: a piece of work, or a group."""
+    """ "Stack (Pipit):", "Book club (Page Turners):": a bracketed name is its noun's thing."""
     if start < 2 or lows[start - 1] != "(" or lows[end : end + 1] != [")"]:
         return None
     noun = lows[start - 2]
@@ -251,9 +251,9 @@ def _object_slot(
     if agent and end - start == 1 and not _person_name(lows[start:end]):
         return "tool"  # "exports are handled by Kestra": a thing used, unless a person's name
     owned = start >= 2 and lows[start - 2] in POSSESSIVES and lows[start - 1] not in ROLE_ADJECTIVES
-    acronym = words[start].isupper() and len(words[start]) <= 3  # "my GP", "our first EP"
-    if owned and _common_noun(lows[start - 1]) and lows[start - 1] not in gz.ORG_SUFFIXES and not acronym:
-        return "person"  # "my physio Tewodros", "our landlord Cengiz"
+    noun = lows[start - 1] if owned else ""
+    if owned and _common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS:
+        return "person"  # "my physio Tewodros", "our landlord Cengiz"; not "our first EP", "my gym Corefit"
     j = start
     while j > 0 and (lows[j - 1] in _OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
         j -= 1
