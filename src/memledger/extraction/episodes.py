@@ -4,7 +4,7 @@
 before" say nothing of what holds now: the clause is in a past tense and dated in
 the past ("last <time>", "<time> ago", "back when", a closing "before", "... until
 it shut down"). A change whose result still holds ("last week we moved to X",
-"since 2022", "now") is not such an episode, nor is a present perfect ("I've used
+"since the spring", "now") is not such an episode, nor is a present perfect ("I've used
 X for the last year").
 """
 
@@ -15,10 +15,10 @@ from typing import Final
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import word_set
 from memledger.extraction.senses import participle
+from memledger.extraction.triggers import PAST_FORMS
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 _TIME_NOUNS: Final = frozenset(_WORDS["TIME_NOUNS"])
-_PAST_FORMS: Final = frozenset(_WORDS["PAST_FORMS"])
 _CHANGES: Final = frozenset(_WORDS["CHANGE_VERBS"])
 # "for the last year", "over the past few years": a span reaching up to now.
 _SPAN_TO_NOW: Final = word_set("the past these for over during")
@@ -77,7 +77,7 @@ def _main_verb(words: list[str]) -> int | None:
 def _past_tense(words: list[str]) -> bool:
     """Whether a verb of the clause is in a past form: "was", "booked", "we'd been"."""
     for i, word in enumerate(words):
-        if word in _PAST_FORMS or (word.endswith("ed") and not word.endswith("eed") and len(word) > 3):
+        if word in PAST_FORMS or (word.endswith("ed") and not word.endswith("eed") and len(word) > 3):
             return True
         if word.endswith("'d") and i + 1 < len(words) and participle(words[i + 1]):
             return True

@@ -195,9 +195,7 @@ def _instruments(
             continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
             continue  # "with Farrukh": a name only its slot typed may be a person
-        owned = owned_subject(words, lows, p, tool.end)
-        opening = range(max(0, owned - 3), p) if owned is not None else range(0)
-        if opening and _WANTING.isdisjoint(lows[opening.start : p]) and not any(k in by_start for k in opening):
+        if owned_subject(words, lows, p, tool.end, by_start):
             edges.append(Edge(speaker, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))  # "my invoices go via X"
             continue
         verb = finite_verb_before(words, lows, p)

@@ -31,6 +31,7 @@ from memledger.extraction.patterns import (
     TEAM_OWNERS,
     TEAM_SKIP,
     TOOL_PREV,
+    VERB_PARTICLES,
     Mention,
     Sentence,
     is_question,
@@ -261,7 +262,7 @@ _DOING: Final = BUILT | word_set(
     "build building keep keeps kept track tracks tracked tracking learn learns learning learned learnt "
     "study studying program programming coded coding run runs running design designed designing"
 )
-_PARTICLES: Final = word_set("back up out off away ahead down over around through")
+_PARTICLES: Final = VERB_PARTICLES | word_set("ahead around through")
 
 
 def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: int) -> Mention:

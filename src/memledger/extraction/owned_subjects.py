@@ -4,13 +4,15 @@ names; "my partner handles it in X" is someone else's doing. Pure."""
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction.patterns import BULLETS, word_set
+from memledger.extraction import lexicon
+from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, word_set
 from memledger.extraction.triggers import JOBS, POSSESSIVE_USER
 
-_PARTICLES: Final = word_set("out up off over back down away")
+_WANTING: Final = frozenset(lexicon.sections("frame_words.txt")["WANTING"])
 _OPENERS: Final = word_set(", ; : and - \u2013 \u2014") | BULLETS
 _ADVERBS: Final = word_set("all still also always now mostly mainly usually just")
 _AFTER_NAME: Final = word_set("every each now too again since until because so when while then which that who")
@@ -18,30 +20,32 @@ _ORIGINS: Final = word_set("came comes come started starts began begins arrived 
 _NOT_VERBS: Final = word_set("the a an of to for and or but with from by at in on as")
 
 
-def owned_subject(words: list[str], lows: list[str], prep: int, named_end: int) -> int | None:
-    """The verb of the clause before the preposition at ``prep`` when the clause reads
-    "my/our <noun> <verb> [particle]" from its start: a thing of the speaker's does it
-    with the name after the preposition (ending at ``named_end``), unless that name only
-    modifies a noun ("sleeps on the Cozzo bed") or the verb tells where the thing came
-    from ("my laptop came with Windows")."""
+def owned_subject(words: list[str], lows: list[str], prep: int, named_end: int, names: Container[int]) -> bool:
+    """Whether the clause before the preposition at ``prep`` reads "my/our <noun> <verb>
+    [particle]" from its start: a thing of the speaker's does it with the name after the
+    preposition (ending at ``named_end``). Not when that name only modifies a noun
+    ("sleeps on the Cozzo bed"), the verb tells where the thing came from ("my laptop
+    came with Windows"), the clause wants rather than does ("my landlord wants rent via
+    X") or a name (a start in ``names``) is the subject ("our Tidewell pipelines")."""
     if _modifies(words, lows, named_end):
-        return None
+        return False
     if lows[prep] == "with" and lows[prep - 1] in _ORIGINS:
-        return None
+        return False
     k = prep - 1
-    if k >= 0 and lows[k] in _PARTICLES:
+    if k >= 0 and lows[k] in VERB_PARTICLES:
         k -= 1
     while k >= 0 and lows[k] in _ADVERBS:
         k -= 1
     if k < 2 or not lows[k].isalpha() or lows[k] in _NOT_VERBS:
-        return None  # k: the verb; a noun or two and "my"/"our" before it
+        return False  # k: the verb; a noun or two and "my"/"our" before it
     for owner in (k - 2, k - 3):
         if owner < 0 or lows[owner] not in POSSESSIVE_USER:
             continue
         nouns = lows[owner + 1 : k]
         opens = owner == 0 or lows[owner - 1] in _OPENERS
-        return k if opens and all(n.isalpha() and not _someone(n) for n in nouns) else None
-    return None
+        plain = _WANTING.isdisjoint(lows[owner:prep]) and not any(i in names for i in range(owner, prep))
+        return opens and plain and all(n.isalpha() and not _someone(n) for n in nouns)
+    return False
 
 
 def _modifies(words: list[str], lows: list[str], end: int) -> bool:

@@ -152,6 +152,8 @@ class Edge:
 HONORIFICS: Final = frozenset(_CUES["HONORIFICS"])
 POSSESSIVES: Final = word_set("my our")
 BULLETS: Final = frozenset(("-", "*", "\u2022"))
+VERB_PARTICLES: Final = word_set("out up off over back down away")
+"""Particles that end a phrasal verb ("go out", "set up")."""
 """Marks that open a note's line."""
 ROLE_ADJECTIVES: Final = frozenset(_CUES["ROLE_ADJECTIVES"])
 PROJECT_NOUNS: Final = frozenset(_CUES["PROJECT_NOUNS"])

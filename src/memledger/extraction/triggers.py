@@ -26,7 +26,8 @@ _PHRASES: Final[dict[str, tuple[str, ...]]] = {
 # (pronouns, determiners, prepositions, negators, conjunctions, BE forms, punctuation)
 # stay in code as grammar.
 _WORDS: Final = lexicon.sections("clause_words.txt")
-_PAST_FORMS: Final = frozenset(lexicon.sections("frame_words.txt")["PAST_FORMS"])
+PAST_FORMS: Final = frozenset(lexicon.sections("frame_words.txt")["PAST_FORMS"])
+"""Simple past forms that do not end in -ed ("was", "wrote")."""
 INFORMAL: Final[dict[str, str]] = dict(entry.split(" ", 1) for entry in _WORDS["INFORMAL"])
 """Informal spellings and the word each is read as ("w/" -> "with", "n" -> "and")."""
 
@@ -352,7 +353,7 @@ def _finite(word: str) -> bool:
     """Whether a word right after a person's name has a finite verb's form ("designs",
     "handled", "drew"): after a name a plural noun or an adjective in -ed is rare."""
     inflected = word.endswith("ed") or (word.endswith("s") and not word.endswith("ss"))
-    return word in _PAST_FORMS or (len(word) > 3 and word.isalpha() and inflected)
+    return word in PAST_FORMS or (len(word) > 3 and word.isalpha() and inflected)
 
 
 def is_bare(trigger: Trigger) -> bool:
