@@ -222,7 +222,12 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.85, start, end)
     used = f.prev(start) in TOOL_PREV  # "using Organic Maps": a thing used, whatever its last word
     titled = f.prev(start) in HONORIFICS or (f.prev(start) == "." and f.prev(start, 2) in HONORIFICS)
-    if end - start > 1 and name_guess.plural_noun(last) and not gz.is_given_name(f.lows[start]) and not used | titled:
+    if (
+        end - start > 1
+        and name_guess.plural_noun(last)
+        and not gz.is_given_name(f.lows[start])
+        and not (used or titled)
+    ):
         return Mention(name, "organization", 0.7, start, end)  # "Windward Paddlers": a group
     if end - start > 1 and last in PROJECT_NOUNS:
         return Mention(name, "project", 0.8, start, end)

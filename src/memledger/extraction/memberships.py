@@ -25,7 +25,7 @@ _NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
 _UNITS: Final = frozenset(_WORDS["UNITS"])
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 _WORKERS: Final = JOBS | gz.WORK_ROLES | gz.SERVICE_ROLES
-_STATES: Final = word_set("little bit lot tad day week month year minute hour late early bad big huge fan")
+_STATES: Final = word_set("little bit lot tad day week month year minute hour late early bad big huge")
 _CLIENTS: Final = CLIENT_NOUNS | word_set("regular regulars patient guest visitor fan")
 
 
@@ -49,7 +49,7 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
     by their job at an organization is part of it."""
     edges: list[Edge] = []
     for person, org in pairwise(mentions):
-        if _named_after(lows, person, org):
+        if _named_after(lows, org=person, person=org):  # the firm first: "the installer from X, Dmitri"
             edges.append(Edge(Party.of(org), "PART_OF", Party.of(person), FRAME_CONFIDENCE))
             continue
         if person.entity_type != "person" or org.entity_type != "organization":
