@@ -1,6 +1,7 @@
 """Whose doing an infinitive or a complement clause is. Pure.
 
-"Hemi taught me to write everything in LaTeX": the speaker writes in it, not Hemi.
+"Hemi taught me to write everything in LaTeX", "my coach makes me review games in X":
+the speaker writes in it, not Hemi.
 "She wants every department to use Google Docs", "Sunniva keeps pushing for us to
 adopt Hypothesis": a use someone asks for, not one that holds. "I'm sure the
 underwriters use X": the complement clause has its own subject.
@@ -12,8 +13,8 @@ from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import lexicon
-from memledger.extraction.patterns import word_set
-from memledger.extraction.triggers import INTENTS
+from memledger.extraction.patterns import VERB_PARTICLES, word_set
+from memledger.extraction.triggers import DETERMINERS, INTENTS
 
 _TEACHING: Final = word_set(
     "taught teach teaches teaching showed show shows showing helped help helps helping trained train convinced got gets"
@@ -24,6 +25,9 @@ _ASKING: Final = (
     | word_set("told tell tells telling urged urging pushing pushed pushes begged begging")
 )
 _SPEAKER_OBJECTS: Final = word_set("me us")
+_CAUSING: Final = word_set("make makes made making let lets have has had help helps helped")
+# Verbs that put someone on a service: "got me on X", "signed us up with X".
+_PLACING: Final = word_set("got get gets put puts signed sign signs set sets added adds invited switched moved hooked")
 _STOPS: Final = word_set(", ; : . ! ? and but because so")
 _REACH = 6
 
@@ -43,6 +47,29 @@ def infinitive_of(words: list[str], verb: int) -> str | None:
             break
         if word in _ASKING:
             return "asked"
+    return None
+
+
+def speaker_object(lows: list[str], verb: int, prep: int) -> bool:
+    """Whether the speaker, the verb's object, is the one with the instrument at ``prep``:
+    put on it ("Sione got me on X", "signed us up with X") or made to act with it ("my
+    coach makes me review every game in X"); not a recipient ("sent me the photos on X")."""
+    if verb + 1 >= prep or lows[verb + 1] not in _SPEAKER_OBJECTS:
+        return False
+    rest = lows[verb + 2 : prep]
+    placed = lows[verb] in _PLACING and set(rest) <= VERB_PARTICLES  # not "Fatima texted me on Signal"
+    return placed or (lows[verb] in _CAUSING and bool(rest) and rest[0] not in DETERMINERS)
+
+
+def causing_verb(lows: list[str], prep: int) -> int | None:
+    """The index of a verb that causes or puts the speaker, its object, in the clause
+    before ``prep`` ("my teacher makes me record every scale in X", "my sister got me on
+    X"), or None."""
+    for k in range(prep - 2, max(-1, prep - 2 - _REACH), -1):
+        if lows[k] in _STOPS:
+            return None
+        if (lows[k] in _CAUSING or lows[k] in _PLACING) and lows[k + 1] in _SPEAKER_OBJECTS:
+            return k
     return None
 
 

@@ -36,7 +36,7 @@ from memledger.extraction.patterns import (
     Mention,
     word_set,
 )
-from memledger.extraction.roles import role_after, role_before
+from memledger.extraction.roles import opens_next_clause, role_after, role_before
 from memledger.extraction.shapes import common_word, name_like, odd_shape
 
 
@@ -110,7 +110,7 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             i += 1
             continue
         word = f.words[i]
-        if f.taken[i] or (word.islower() and "." not in word) or not name_like(word) or common_word(f.lows[i]):
+        if f.taken[i] or (word.islower() and "." not in word) or not name_like(word) or _plain_word(word):
             i += 1
             continue
         if _title(f, i):
@@ -118,7 +118,9 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             continue
         end = _chunk_end(f, i)
         opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
-        if i in f.initial and end - i > 1 and not _known_word(f.lows[i]) and not opening_name:
+        # "Tell Fatima", "Inshallah Tunde": a word before a given name; "Kaimana Ruatapu said" is one name
+        word_first = name_guess.ordinary(f.words[i]) or gz.is_given_name(f.lows[end - 1])
+        if i in f.initial and end - i > 1 and word_first and not _known_word(f.lows[i]) and not opening_name:
             unknown.append((i, end))  # named only if its slot says so ("Hollow Pine is where ...")
             # "Tell Fatima": an imperative verb, capitalised because it opens the sentence;
             # but a span a verb follows is the subject, whole ("Juniper Sync relies on ...").
@@ -161,6 +163,14 @@ def _verb_follows(f: NameFinder, end: int) -> bool:
     if low in ("is", "was", "are", "were", "has", "had", "'s"):
         return True
     return word.islower() and low.isalpha() and len(low) > 3 and low.endswith("s") and not low.endswith("ss")
+
+
+def _plain_word(word: str) -> bool:
+    """A word that is no name: a common one ("Mondays"), or a short common one written
+    with capitals inside ("PhD", "MSc"; not "iPod", which opens in lower case)."""
+    low = word.lower()
+    abbreviation = len(word) <= 4 and word[0].isupper() and odd_shape(word) and name_guess.common(low)
+    return common_word(low) or abbreviation
 
 
 def _known_word(low: str) -> bool:
@@ -220,6 +230,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
     trade_field = last in gz.TRADE_NOUNS and name_guess.ordinary(f.words[start])  # "Digital Marketing"
     if end - start > 1 and last in gz.ORG_SUFFIXES and not trade_field:
         return Mention(name, "organization", 0.85, start, end)
+    if end - start > 2 and f.lows[start] in _INSTITUTION_HEADS and f.lows[start + 1] == "of":
+        return Mention(name, "organization", 0.85, start, end)  # "University of Otago"
     used = f.prev(start) in TOOL_PREV  # "using Organic Maps": a thing used, whatever its last word
     titled = f.prev(start) in HONORIFICS or (f.prev(start) == "." and f.prev(start, 2) in HONORIFICS)
     if (
@@ -240,7 +252,7 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
 
 def _as_person_by_role(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
     role, mine = role_before(f.lows, start)
-    if role is None:
+    if role is None and not opens_next_clause(f.lows, start, end):
         role, mine = role_after(f.words, f.lows, end)
     if role is None:
         return None
@@ -253,10 +265,30 @@ def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | Non
     worked_on = before == "on" and f.prev(start, 2) in WORKED
     product = after in PRODUCT_NOUNS and before not in POSSESSIVES  # "the Fitbod app": a product
     cued = before in PROJECT_CUES or (after in PROJECT_NOUNS and not product) or named_as(f, start, CALLED_PROJECT)
-    cued = cued or worked_on or _migrated(f, start, end) or _made_and_called(f, start)
+    cued = cued or worked_on or _migrated(f, start, end) or _made_and_called(f, start) or _work_noun_after(f, end)
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)
     return None
+
+
+def _work_noun_after(f: NameFinder, end: int) -> bool:
+    """ "Coinpurse, the billing module,", "the Skylark search rewrite": a name set beside a
+    noun for a piece of work (one describing word allowed) is that work's."""
+    k = end + 2 if f.next(end) == "," and f.next(end, 1) in _APPOSITION_OPENERS else end
+    if f.next(k) in PROJECT_NOUNS:
+        return k > end and f.next(k) not in PRODUCT_NOUNS  # bare "X app" is read above
+    described = f.next(k).isalpha() and f.next(k) not in gz.NOT_NAMES and end + 1 < len(f.words)
+    return described and f.words[k][:1].islower() and f.next(k, 1) in PROJECT_NOUNS - _COMPONENTS
+
+
+_APPOSITION_OPENERS: Final = word_set("the our my a an")
+# Nouns that head an institution's "<Noun> of <Name>": not "Power of Attorney".
+_INSTITUTION_HEADS: Final = word_set(
+    "university college institute school bank church museum ministry department academy society council "
+    "hospital library federation association conservatory"
+)
+# Work nouns that as often name a part bought in: "the Quill editor plugin" is a tool.
+_COMPONENTS: Final = PRODUCT_NOUNS | word_set("plugin library package sdk api cli firmware integration platform")
 
 
 def _made_and_called(f: NameFinder, start: int) -> bool:

@@ -2,8 +2,9 @@
 
 "Last summer we booked everything through Hopper" and "I was working in Oracle
 before" say nothing of what holds now: the clause is in a past tense and dated in
-the past ("last <time>", "<time> ago", "back when", a closing "before", "... until
-it shut down"). A change whose result still holds ("last week we moved to X",
+the past ("last <time>", "<time> ago", "back when", "when I was", a closing "before", "...
+until it shut down"); the sentence's later clauses in a past tense go on with the same
+story. A change whose result still holds ("last week we moved to X",
 "since the spring", "now") is not such an episode, nor is a present perfect ("I've used
 X for the last year").
 """
@@ -24,11 +25,12 @@ _CHANGES: Final = frozenset(_WORDS["CHANGE_VERBS"])
 _SPAN_TO_NOW: Final = word_set("the past these for over during")
 _PRESENT: Final = word_set("now still since currently anymore today nowadays")
 _PERFECT: Final = word_set("have has 've i've we've you've they've she's he's")
-_BACK: Final = word_set("when then")
+_THEN: Final = word_set("when then")
+_BACK_AT: Final = word_set("at in during")
 _SUBJECTS: Final = word_set("i we he she they i'd we'd he'd she'd they'd")
 _ADVERBS: Final = word_set("just only also still always never often all both really mostly usually")
 # Words that may open a date: the cheap test before the clause is read.
-_DATING: Final = word_set("last ago back before until")
+_DATING: Final = word_set("last ago back before until when")
 
 
 def finished_at(words: list[str]) -> int | None:
@@ -54,8 +56,10 @@ def _dated_at(words: list[str]) -> int | None:
             return i
         if word == "ago" and i > 0:
             return i
-        if word == "back" and following in _BACK:
-            return i
+        if word == "back" and (following in _THEN or (following in _BACK_AT and i == 0)):
+            return i  # "back when ...", "back at my first job" (not "came back at 5")
+        if word in ("when", "before") and following in _SUBJECTS and _past_tense(words[i + 2 : i + 3]):
+            return i  # "when I was a teenager", "before I was using X"
         if word == "before" and i == len(words) - 1 and i > 0:
             return i  # "I was working in Oracle before": a closing "before" dates the clause
         if word == "until" and i > 0:
@@ -72,6 +76,23 @@ def _main_verb(words: list[str]) -> int | None:
                 k += 1
             return k
     return None
+
+
+def narrated_past(words: list[str]) -> bool:
+    """Whether a clause goes on with a story the sentence has dated in the past ("...
+    last year, and Wanjiru wrote them in X"): a past main verb, and nothing of now."""
+    main = _main_verb(words)
+    past = _past_tense(words) if main is None else _past_tense(words[main - 1 : main + 2])
+    return past and not any(w in _PRESENT or w in _PERFECT or w in _CHANGES for w in words)
+
+
+def still_so(words: list[str]) -> bool:
+    """Whether a clause says that what the one before it told still holds ("which I
+    still do", "and I still use it")."""
+    return "still" in words and any(w in _BACK_REFERENCES for w in words)
+
+
+_BACK_REFERENCES: Final = word_set("it them do does which")
 
 
 def _past_tense(words: list[str]) -> bool:

@@ -18,7 +18,9 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.control import infinitive_of
+from memledger.extraction.appositions import apposition_opening
+from memledger.extraction.control import infinitive_of, speaker_object
+from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
@@ -28,7 +30,6 @@ from memledger.extraction.slots import (
     INSTRUMENT_PREPOSITIONS,
     USED_BY,
     WORKS,
-    finite_verb_before,
     makers_verb,
     owned_work,
 )
@@ -198,7 +199,7 @@ def _instruments(
         if owned_subject(words, lows, p, tool.end, by_start):
             edges.append(Edge(speaker, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))  # "my invoices go via X"
             continue
-        verb = finite_verb_before(words, lows, p)
+        verb, unsaid = instrument_verb(words, lows, p)
         if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]):
             continue  # a lone "on" is an instrument only in its verb's phrase ("I sell bowls on X")
         agent = _agent(lows, verb, p, by_start)
@@ -206,7 +207,8 @@ def _instruments(
             continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
         to = max((k for k in range(verb, p) if lows[k] == "to"), default=verb - 1)
         controlled = infinitive_of(lows, to + 1)  # "taught me to write it in X", "wants us to log it in X"
-        subject = speaker if controlled == "speaker" else agent or _subject_of(speaker, lows, verb, by_end)
+        mine = controlled == "speaker" or unsaid or (to < verb and speaker_object(lows, verb, p))
+        subject = speaker if mine else agent or _subject_of(speaker, lows, verb, by_end)
         if subject is not None and controlled != "asked":
             edges.append(Edge(subject, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
         partner = _joint_partner(lows, verb, by_end) if subject == speaker else None
@@ -235,6 +237,8 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
     named = by_end.get(k)
+    if named is None and k < len(lows) and lows[k] == "," and (opening := apposition_opening(lows, k)) is not None:
+        named = by_end.get(opening)  # "Mariam, our bookkeeper, reconciles ..."
     if named is None and _reduced_passive(lows, verb, by_end):
         return speaker
     if named is None or named.entity_type not in ("person", "project", "organization"):

@@ -17,7 +17,7 @@ no relationship. Hedged sentences get lower confidence; questions and small talk
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
@@ -128,7 +128,7 @@ class Found:
     def result(self) -> TurnExtraction:
         kept = {k: r for k, r in self.relationships.items() if k not in self.retractions}
         return TurnExtraction(
-            entities=tuple(self.entities.values()),
+            entities=tuple(_one_type_per_name(self.entities.values(), kept.values())),
             relationships=tuple(kept.values()),
             retractions=tuple(self.retractions.values()),
             facts=tuple(self.facts.values()),
@@ -136,11 +136,30 @@ class Found:
         )
 
 
+def _one_type_per_name(
+    entities: Iterable[EntityCandidate], relationships: Iterable[RelationshipCandidate]
+) -> list[EntityCandidate]:
+    """A name means one thing within a turn: where mentions typed it differently, the
+    surest reading stands ("My partner Kealoha ... Kealoha's app"), unless a relationship
+    stands on each reading ("my colleague Julia writes it in Julia")."""
+    entities = list(entities)
+    related: set[tuple[str, str]] = {(normalise_name(r.target_name), r.target_type) for r in relationships}
+    related |= {(normalise_name(r.source_name), r.source_type) for r in relationships}
+    best: dict[str, EntityCandidate] = {}
+    for entity in entities:
+        name = normalise_name(entity.name)
+        if name not in best or best[name].confidence < entity.confidence:
+            best[name] = entity
+    return [
+        e for e in entities if best[normalise_name(e.name)] is e or (normalise_name(e.name), e.entity_type) in related
+    ]
+
+
 class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "19"
+    version = "20"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""

@@ -40,6 +40,7 @@ def membership_edges(
         *_own_institutions(speaker, lows, mentions),
         *_teammates(speaker, lows, by_start),
         *_own_units(speaker, lows, mentions),
+        *_relative_workplaces(speaker, lows, mentions, by_start),
     ]
 
 
@@ -196,3 +197,66 @@ def listed_after(lows: list[str], first: Mention, by_start: dict[int, Mention]) 
         listed.append(following)
         end = following.end
     return listed
+
+
+# Verbs whose doer belongs where a relative clause says: "X, where I volunteer",
+# "X, which I manage", "Nadia, who now runs X".
+_BELONG_THERE: Final = word_set("work works volunteer volunteers teach teaches study studies train trains intern")
+_BELONG_TO: Final = word_set(
+    "manage manages run runs own owns founded co-founded lead leads coach coaches chair chairs"
+)
+_RELATIVE: Final = word_set("where which that who")
+
+
+def _relative_workplaces(
+    speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]
+) -> list[Edge]:
+    """ "The Riverside Co-op, where I volunteer, ...", "Crumbwell Bakery, which I manage",
+    "Maison Calloway, the shop where Odile works", "The school where I teach, Larchfield
+    High, ...", "Kofi, who now runs Driftwood Systems": whoever the relative clause says
+    works there belongs to the organization."""
+    edges: list[Edge] = []
+    for org in mentions:
+        if org.entity_type != "organization":
+            continue
+        after = org.end + 1 if lows[org.end : org.end + 1] == [","] else None
+        if after is not None and lows[after : after + 1] == ["the"] and after + 2 < len(lows):
+            after += 2  # "X, the shop where ..."
+        member = _relative_member(speaker, lows, after, by_start) if after is not None else None
+        if member is None and org.start >= 5 and lows[org.start - 1] == ",":
+            opening = max((k for k in range(org.start - 5, org.start - 1) if lows[k] == "where"), default=None)
+            member = _relative_member(speaker, lows, opening, by_start) if opening is not None else None
+        if member is not None:
+            edges.append(Edge(member, "PART_OF", Party.of(org), FRAME_CONFIDENCE))
+    for person in mentions:
+        if person.entity_type != "person" or lows[person.end : person.end + 2] != [",", "who"]:
+            continue
+        k = _past_adverbs(lows, person.end + 2)
+        led = by_start.get(k + 1) or (by_start.get(k + 2) if lows[k + 1 : k + 2] == ["the"] else None)
+        if k < len(lows) and lows[k] in _BELONG_TO and led is not None and led.entity_type == "organization":
+            team = led.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS  # "leads the insights team"
+            edges.append(Edge(Party.of(person), "WORKS_ON" if team else "PART_OF", Party.of(led), FRAME_CONFIDENCE))
+    return edges
+
+
+def _relative_member(speaker: Party, lows: list[str], at: int, by_start: dict[int, Mention]) -> Party | None:
+    """Who belongs, when a relative clause opens at ``at``: "where I work", "which we run",
+    "where Odile works"; None when it says no such thing."""
+    if at >= len(lows) or lows[at] not in _RELATIVE:
+        return None
+    subject = at + 1
+    named = by_start.get(subject)
+    member = speaker if lows[subject : subject + 1] in (["i"], ["we"]) else None
+    end = subject + 1
+    if member is None and named is not None and named.entity_type == "person":
+        member, end = Party.of(named), named.end
+    end = _past_adverbs(lows, end)
+    verbs = _BELONG_THERE if lows[at] == "where" else _BELONG_TO
+    return member if member is not None and end < len(lows) and lows[end] in verbs else None
+
+
+def _past_adverbs(lows: list[str], k: int) -> int:
+    """The index after any adverbs at ``k`` ("who now runs", "where I still work")."""
+    while k < len(lows) and lows[k] in ("now", "still", "also"):
+        k += 1
+    return k

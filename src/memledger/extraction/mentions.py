@@ -38,7 +38,7 @@ from memledger.extraction.patterns import (
     tokenize,
     word_set,
 )
-from memledger.extraction.roles import any_role_after, any_role_before
+from memledger.extraction.roles import any_role_after, any_role_before, opens_next_clause
 from memledger.extraction.shapes import common_word
 from memledger.extraction.triggers import INFORMAL
 
@@ -347,7 +347,9 @@ def _owned_roles(f: NameFinder) -> None:
     for mention in f.found:
         if mention.entity_type != "person" or mention.role is not None:
             continue
-        role = any_role_before(f.lows, mention.start) or any_role_after(f.words, f.lows, mention.end)
+        role = any_role_before(f.lows, mention.start)
+        if role is None and not opens_next_clause(f.lows, mention.start, mention.end):
+            role = any_role_after(f.words, f.lows, mention.end)
         if role is not None:
             mention.role, mention.mine = role, True
 

@@ -119,6 +119,11 @@ def is_place(low: str, before: str) -> bool:
     return before in _LOCATIVE and low in _lists().world_places
 
 
+def common(low: str) -> bool:
+    """Whether a lower-cased word is a common English word ("phd", "router")."""
+    return low in _lists().common_english
+
+
 def english(low: str) -> bool:
     """Whether a lower-cased word is an English word, however rare ("flaky", "infra")."""
     lists = _lists()

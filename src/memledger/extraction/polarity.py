@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import lexicon
-from memledger.extraction.episodes import finished_at
+from memledger.extraction.episodes import finished_at, narrated_past, still_so
 from memledger.extraction.patterns import word_set
 from memledger.extraction.triggers import is_filler
 
@@ -65,7 +65,10 @@ _CUE_WORDS: Final = (
     | UNSETTLED
     | PAST_ONLY
     | {first for first, _ in REJECTION_PHRASES | UNSETTLED_PHRASES | PAST_PHRASES}
+    | {"must", "should"}
 )
+# "Dmitrii says we must use X": a duty someone else reports, not what the speaker does.
+_REPORTING: Final = word_set("says said insists insisted thinks wants told tells")
 _WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
 TIMELESS: Final = frozenset(("KNOWS",))
 """Relations the past does not end: one still knows a friend one misses."""
@@ -76,17 +79,40 @@ def unasserted(lows: list[str]) -> dict[int, str]:
     "rejected", "unsettled" or "past"."""
     out: dict[int, str] = {}
     previous: str | None = None
-    for start, end in _clauses(lows):
+    story = False  # a clause has dated the sentence in a finished past
+    label: str | None = None  # why a note's label ("Not adopting:") asserts nothing of its list
+    clauses = _clauses(lows)
+    for index, (start, end) in enumerate(clauses):
         found = _reason(lows[start:end])
         if found is None and previous is not None and lows[start] == "that":
             found = (0, previous)
+        if label is not None and (lows[start - 1] == "but" or not _SUBJECTS.isdisjoint(lows[start:end])):
+            label = None  # "Not adopting: Bazel, but we use Gradle": the list has ended
+        if found is None and label is not None:
+            found = (0, label)
+        if found is not None and end < len(lows) and lows[end] == ":":
+            label = found[1]
+        after = lows[slice(*clauses[index + 1])] if index + 1 < len(clauses) else []
+        if found is None and story and narrated_past(lows[start:end]):
+            found = (0, "past")
+        if found is not None and found[1] == "past" and still_so(after):
+            found = None  # "he taught me X, which I still do"; "... when I was pregnant, and I still use it"
+        story = story or (found is not None and found[1] == "past")
         reason = found[1] if found else None
         if found is not None:
             whole = found[1] in _WHOLE_CLAUSE and not _contrasted(lows, start + found[0])
             first = start if whole else start + found[0]
             out.update(dict.fromkeys(range(first, _scope_end(lows, first, end, found[1])), found[1]))
+            told = lows[slice(*clauses[index - 1])] if index else []
+            if told and _missed_back(lows[start + found[0] : end]) and narrated_past(told):
+                out.update(dict.fromkeys(range(*clauses[index - 1]), "past"))
         previous = reason
     return out
+
+
+def _missed_back(words: list[str]) -> bool:
+    """ "Writing X was such fun, and I miss it": longing for what the clause before told."""
+    return words[:1] in (["miss"], ["missed"]) and words[1:2] in (["it"], ["them"], ["that"], ["those"])
 
 
 def _contrasted(lows: list[str], cue: int) -> bool:
@@ -142,6 +168,8 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
         if word in REJECTIONS or pair in REJECTION_PHRASES or chosen_against:
             return i, "rejected"
         if word in UNSETTLED or pair in UNSETTLED_PHRASES:
+            return i, "unsettled"
+        if word in ("must", "should") and i >= 2 and words[i - 1] in _SUBJECTS and words[i - 2] in _REPORTING:
             return i, "unsettled"
         if word in PAST_ONLY or pair in PAST_PHRASES:
             return i, "past"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES
+from memledger.extraction.triggers import DETERMINERS, PAST_FORMS, PREPOSITIONS, SUBJECT_PRONOUNS
 
 # Nouns that put a role at work: "my business partner", "my lab partner", "my work wife".
 _AT_WORK = frozenset(["business", "work", "lab", "research", "project", "study", "office", "team"])
@@ -179,15 +180,45 @@ def _role_before_name(lows: list[str], start: int) -> tuple[str | None, int]:
     return role_words(lows, j)
 
 
+def opens_next_clause(lows: list[str], start: int, end: int) -> bool:
+    """ "at Otago my supervisor was ...", "the Yoto Player my sister bought": a name after a
+    preposition or an article, met by "my <role>" with nothing between, is followed by the
+    next clause (or a relative one); the role is not the name's."""
+    before = lows[start - 1] if start else ""
+    governed = before in PREPOSITIONS or before in DETERMINERS
+    return governed and end < len(lows) and lows[end] in POSSESSIVES and _verb_follows_role(lows, end + 1)
+
+
+def _verb_follows_role(lows: list[str], j: int) -> bool:
+    """Whether a finite verb comes right after the role phrase at ``j`` ("my sister bought",
+    "my supervisor was"), not punctuation or a new subject ("to Kamala my neighbour.")."""
+    for k in range(j + 1, min(j + 4, len(lows))):
+        low = lows[k]
+        if not low.isalpha() or low in SUBJECT_PRONOUNS:
+            return False
+        if (
+            low in _FINITE
+            or low in PAST_FORMS
+            or (len(low) > 3 and low.endswith(("ed", "es", "s")) and low[-2:] != "ss")
+        ):
+            return True
+    return False
+
+
+_FINITE = frozenset(("is", "was", "were", "has", "had", "does", "did"))
+
+
 def role_after(words: list[str], lows: list[str], end: int) -> tuple[str | None, bool]:
     """The role said of a name right after it ("Ana, my sister", "Bo is our CTO"), and
     whether it is the speaker's."""
     j = end
-    if j < len(lows) and lows[j] in (",", "is", "are", "was", "-", "("):
-        j += 1
-    if j >= len(lows) or lows[j] not in POSSESSIVES:
+    link = lows[j] if j < len(lows) and lows[j] in (",", "is", "are", "was", "-", "(") else None
+    j += link is not None
+    mine = j < len(lows) and lows[j] in POSSESSIVES
+    if mine or (link and j < len(lows) and lows[j] in ("the", "a", "an")):
+        j += 1  # "Ana, my sister"; "Wiremu Tane, the contractor": a role, not the speaker's
+    elif link != "(":  # "Bolat (neighbour)"
         return None, False
-    j += 1
     while j < len(lows) and lows[j] in ROLE_ADJECTIVES:
         j += 1
     for skip in range(3):  # past up to two modifiers: "my old school friends"
@@ -199,7 +230,10 @@ def role_after(words: list[str], lows: list[str], end: int) -> tuple[str | None,
             if phrase in gz.ROLES or phrase.rstrip("s") in gz.ROLES:
                 if not _role_ends_here(words, lows, k + width):
                     return None, False
-                return phrase.rstrip("s") if phrase not in gz.ROLES else phrase, True
+                role = phrase.rstrip("s") if phrase not in gz.ROLES else phrase
+                if link == "(" and not mine and role in gz.WORK_ROLES:
+                    return None, False  # "Tollgate (lead)": a part taken in a piece of work
+                return role, mine
     return None, False
 
 

@@ -6,7 +6,7 @@ Subjects that act together ("Chinedu and I pair on ...") work with each other. P
 from __future__ import annotations
 
 from memledger.extraction.patterns import Edge, Mention, Party
-from memledger.extraction.roles import relation_of
+from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.triggers import JOINT_VERBS, Item, find_triggers
 
 
@@ -50,14 +50,31 @@ def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence:
     group = _leading_group(items)
     people = [m for m in group if isinstance(m, Mention) and m.entity_type == "person"]
     edges: list[Edge] = []
+    together = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in words)
+    at_work = (
+        together
+        or not _WORK_KINDS.isdisjoint(t.kind for t in find_triggers(words))
+        or any(isinstance(i, Mention) and i.entity_type == "project" for i in items)  # "ship Pallas"
+        or any(_work_role(words, j) for j in range(len(words)))  # "me n Dilnoza r lab partners"
+    )
     if any(not isinstance(m, Mention) for m in group):
         for person in people:
-            relation = "WORKS_WITH" if person.role is None else relation_of(person.role)
-            edges.append(Edge(speaker, relation, Party.of(person), confidence))
-    joint = len(people) > 1 and any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in words)
+            if person.role is not None:
+                edges.append(Edge(speaker, relation_of(person.role), Party.of(person), confidence))
+            elif at_work:  # not "Laila and I decided on a daycare": doing a thing together is no work
+                edges.append(Edge(speaker, "WORKS_WITH", Party.of(person), confidence))
+    joint = len(people) > 1 and together
     if joint:
         edges.extend(Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other), confidence) for other in people[1:])
     return edges
+
+
+_WORK_KINDS = frozenset(("WORK_ON", "WORK_WITH", "BUILD", "ON", "AT"))
+
+
+def _work_role(words: list[str], j: int) -> bool:
+    role, _ = role_words(words, j)
+    return role is not None and relation_of(role) == "WORKS_WITH"
 
 
 def _leading_group(items: list[Item]) -> list[Mention | str]:

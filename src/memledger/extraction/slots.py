@@ -16,6 +16,7 @@ from typing import Final
 from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon, name_guess
+from memledger.extraction.appositions import name_before_apposition
 from memledger.extraction.patterns import (
     POSSESSIVES,
     PRODUCT_NOUNS,
@@ -28,7 +29,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.rosters import opens_roster
-from memledger.extraction.triggers import JOBS, STACK_LABELS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import JOBS, PAST_FORMS, STACK_LABELS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 _WORDS: Final = lexicon.sections("frame_words.txt")
@@ -288,6 +289,8 @@ def _instrument(words: list[str], lows: list[str], j: int, end: int, ends: dict[
     if lows[j - 1] in _ALWAYS_INSTRUMENTS:
         return "tool"  # "paid via Quillpay", "sent through Tallyfin"
     by_verb = lows[j - 1] != "with"
+    if not by_verb and (_person_name(lows[j:end]) or name_guess.word_type(words[j]) == "person"):
+        return None  # "playing Ultima Online with Ruaridh": a companion
     verb = finite_verb_before(words, lows, j - 1) if by_verb else None
     if verb is not None and lows[verb] not in _NOT_ALONE:
         return "tool"  # "Keoni designs every frame in FreeCAD", "is recorded in Zencastr"
@@ -381,10 +384,15 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
             while b > 0 and lows[b] in ADVERBS:
                 b -= 1
             before = lows[b]
-            if b > 0 and before == "," and words[b - 1][:1].isupper():
-                b, before = b - 1, lows[b - 1]  # "My travel buddy, Makana, books ..."
+            if b > 0 and before == ",":  # "My buddy, Makana, books ...", "Mariam, our bookkeeper, does ..."
+                apposed = name_before_apposition(words, lows, b)
+                if apposed is not None:
+                    b = apposed - 1
+                elif words[b - 1][:1].isupper():
+                    b -= 1
+                before = lows[b]
             after_pronoun = before in _PRONOUN_SUBJECTS
-            inflected = low.endswith(("s", "ed")) and not low.endswith("ss")
+            inflected = (low.endswith(("s", "ed")) and not low.endswith("ss")) or low in PAST_FORMS
             participle = before in _BE_FORMS and (low in USED_BY or low in LED)
             progressive = low.endswith("ing") and before in _PROGRESSIVE_AUXILIARIES  # "I've been logging"
             if (
@@ -403,7 +411,8 @@ def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
     objects, or the comma closing a name's apposition ("My buddy, Makana, books ...")."""
     if _coordinated(lows, k - 1):
         return True
-    return lows[k - 1] == "," and k >= 2 and words[k - 2][:1].isupper() and lows[k] not in _NOT_VERBS
+    named = words[k - 2][:1].isupper() or name_before_apposition(words, lows, k - 1) is not None
+    return lows[k - 1] == "," and k >= 2 and named and lows[k] not in _NOT_VERBS
 
 
 def _doing(lows: list[str], k: int) -> bool:

@@ -34,6 +34,7 @@ INFORMAL: Final[dict[str, str]] = dict(entry.split(" ", 1) for entry in _WORDS["
 # What an object of each type becomes, per trigger kind.
 RELATIONS: Final[dict[str, dict[str, str]]] = {
     "USE": {"tool": "USES", "concept": "USES"},
+    "PLAY": {"tool": "USES"},
     "BE": {"tool": "USES"},
     "PREFER": {"tool": "PREFERS", "concept": "PREFERS", "organization": "PREFERS"},
     "LIKE": {"tool": "PREFERS", "concept": "PREFERS"},

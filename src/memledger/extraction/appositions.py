@@ -1,0 +1,30 @@
+"""A noun phrase set between commas after a name: "Mariam, our bookkeeper, reconciles
+the accounts in Sage". The verb after it is the name's. Pure."""
+
+from __future__ import annotations
+
+from memledger.extraction.triggers import DETERMINERS, POSSESSIVE_USER
+
+_LONGEST = 4  # words of the apposed phrase, its article or possessive included
+
+
+def apposition_opening(lows: list[str], comma: int) -> int | None:
+    """The comma that opens a "the/our/my <noun phrase>" closed by the comma at
+    ``comma``, or None; the name it describes ends right before the opening comma."""
+    for opening in range(comma - 2, max(0, comma - 1 - _LONGEST), -1):
+        if lows[opening] != ",":
+            continue  # the nearest comma before opens the phrase, or nothing does
+        phrase = lows[opening + 1 : comma]
+        described = phrase[0] in DETERMINERS or phrase[0] in POSSESSIVE_USER
+        plain = all(low.isalpha() or "-" in low for low in phrase)
+        return opening if described and plain and opening >= 1 else None
+    return None
+
+
+def name_before_apposition(words: list[str], lows: list[str], comma: int) -> int | None:
+    """The opening comma of an apposition closed at ``comma`` whose phrase is in lower
+    case and follows a capitalised name, or None."""
+    opening = apposition_opening(lows, comma)
+    if opening is None or any(w[:1].isupper() for w in words[opening + 2 : comma]):
+        return None
+    return opening if words[opening - 1][:1].isupper() else None

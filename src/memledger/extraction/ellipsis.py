@@ -1,0 +1,53 @@
+"""Sentences that leave their subject unsaid, as diaries and chat do: "Recorded the demo
+in Ardour", "Started tracking my sleep with an Oura Ring". Pure.
+
+Such a sentence opens (past a bullet and the adverbs that may stand first) with a verb
+in the past or in -ing, and its doer is the speaker. The verb must take an object
+before the instrument phrase ("Obsessed with X", "Done with X" do not) and be no verb of
+feeling or perceiving ("Loved the ending in X")."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction.control import causing_verb
+from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, word_set
+from memledger.extraction.slots import finite_verb_before
+from memledger.extraction.triggers import ELLIPTIC, PAST_FORMS, PREPOSITIONS
+
+
+def instrument_verb(words: list[str], lows: list[str], prep: int) -> tuple[int | None, bool]:
+    """The verb whose instrument the preposition at ``prep`` names, and whether its doer
+    is the speaker left unsaid: a finite verb after its subject, a subjectless opening
+    verb ("Recorded vocals in X"), or a verb that makes the speaker act ("my coach makes
+    me log it in X")."""
+    verb = finite_verb_before(words, lows, prep)
+    opening = opening_verb(lows, prep)
+    if opening is not None and (verb is None or opening < verb):
+        return opening, True
+    return (verb if verb is not None else causing_verb(lows, prep)), False
+
+
+def opening_verb(lows: list[str], prep: int) -> int | None:
+    """The index of the verb a subjectless sentence opens with, when it governs the
+    preposition at ``prep`` through an object; None otherwise."""
+    k = 1 if lows[:1] and lows[0] in BULLETS else 0
+    while k < prep and lows[k] in ELLIPTIC and not _verb_form(lows[k]):
+        k += 1
+    if k >= prep or not _verb_form(lows[k]):
+        return None
+    between = lows[k + 1 : prep]
+    if lows[k] in _FEELING or any(not low.isalpha() and low != "'s" for low in between):
+        return None  # "Loved the ending in X"; a comma or a colon closes the verb's clause first
+    return k if any(low not in VERB_PARTICLES and low not in PREPOSITIONS for low in between) else None
+
+
+def _verb_form(low: str) -> bool:
+    """A past form ("recorded", "drew") or a gerund ("tracking"), not a noun in -ing."""
+    regular = len(low) > 4 and low.isalpha() and low.endswith(("ed", "ing")) and not low.endswith("thing")
+    return (low in PAST_FORMS or regular) and low not in _NOT_VERBS
+
+
+# Verbs of feeling and perceiving: what they take is no work done with the instrument.
+_FEELING: Final = word_set("loved liked hated enjoyed saw seen noticed heard watched read missed")
+_NOT_VERBS: Final = word_set("wedding morning evening indeed feeling building ceiling")
