@@ -9,7 +9,16 @@ from types import ModuleType
 
 import pytest
 
-from memledger.extraction import frames, lexicon, name_guess, patterns, polarity, slots, triggers
+from memledger.extraction import (
+    finite_verbs,
+    frames,
+    lexicon,
+    name_guess,
+    passives,
+    patterns,
+    polarity,
+    triggers,
+)
 from memledger.extraction import gazetteer as gz
 
 # Listed here, not taken from the modules, so a file dropped from both still fails.
@@ -77,8 +86,8 @@ def test_each_word_list_section_feeds_the_list_of_its_name(name: str) -> None:
 
 def test_frame_words_feed_the_frames_slots_and_polarity() -> None:
     words = lexicon.sections("frame_words.txt")
-    assert frozenset(words["USED_BY"]) == slots.USED_BY and frozenset(words["LED"]) == slots.LED
-    assert frozenset(words["MADE_BY"]) == frames.MADE_BY
+    assert frozenset(words["USED_BY"]) == finite_verbs.USED_BY and frozenset(words["LED"]) == finite_verbs.LED
+    assert frozenset(words["MADE_BY"]) == passives.MADE_BY
     assert frozenset(words["WANTING"]) == frames._WANTING
     assert frozenset(words["UNSETTLED"]) == polarity.UNSETTLED
     assert ("ruled", "out") in polarity.REJECTION_PHRASES

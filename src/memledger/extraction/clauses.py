@@ -243,11 +243,21 @@ class _ClauseReader:
         if item == "it" and (last := self._antecedent(index, _NAMED_KINDS)) is not None:
             return Party.of(last) if last.entity_type in ("project", "organization") else None  # the last named
         if item in POSSESSIVE_USER and before not in PREPOSITIONS and not self._role_follows(index):
+            if before == "," and self._names_before_comma(index):
+                return None  # "Tern, our ingestion service, is ...": the apposition is Tern's
             self.possessive = True
             return self.speaker
         if item == "team" and before == "whole":
             return self.speaker
         return None
+
+    def _names_before_comma(self, index: int) -> bool:
+        """Whether the possessive at item ``index`` opens an apposition to the name before
+        its comma, closed by a comma of its own ("Tern, our ingestion service, is ..."; not
+        "Hi Ana, our team moved ...", "For Kestrel, our team ...")."""
+        named = index >= 2 and isinstance(self.items[index - 2], Mention)
+        closed = "," in self.items[index + 1 : index + 5]
+        return named and closed and (index < 3 or self.items[index - 3] not in PREPOSITIONS)
 
     def _antecedent(self, index: int, kinds: tuple[str, ...]) -> Mention | None:
         """The last name of one of ``kinds`` before item ``index``, in this clause or before."""

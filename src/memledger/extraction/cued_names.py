@@ -34,6 +34,7 @@ from memledger.extraction.patterns import (
     WORK_FOR,
     WORKED,
     Mention,
+    span_text,
     word_set,
 )
 from memledger.extraction.roles import opens_next_clause, role_after, role_before
@@ -191,12 +192,25 @@ def _chunk_end(f: NameFinder, i: int) -> int:
         if particles:
             end += particles + 1  # "Casa do Largo", "Van der Berg": particles inside one name
             continue
+        if low == "'s" and _possessive_inside(f, end):
+            end += 2  # "St Brendan's Infirmary", "Marisol's Cantina": one name
+            continue
         if not word[0].isupper():
             break
         if low in gz.NOT_NAMES and not _closing_noun(low):
             break
         end += 1
     return end
+
+
+def _possessive_inside(f: NameFinder, at: int) -> bool:
+    """Whether the "'s" at ``at`` joins a name to a capitalised noun for a business or an
+    institution after it, as they are named ("St Brendan's Infirmary"), not to a name of
+    its own ("Ana's Notion") or a piece of work ("Priya's Migration")."""
+    after = at + 1
+    if after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
+        return False
+    return f.lows[after] in gz.ORG_SUFFIXES  # "Tomás's Bakery"; not "Keoni's Scratch", "Priya's Migration"
 
 
 def _particles(f: NameFinder, at: int) -> int:
@@ -223,7 +237,7 @@ def _closing_noun(low: str) -> bool:
 
 
 def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
-    name = " ".join(f.words[start:end])
+    name = span_text(f.words[start:end])
     last = f.lows[end - 1]
     if "&" in f.words[start:end]:
         return Mention(name, "organization", 0.8, start, end)

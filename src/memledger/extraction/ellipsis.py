@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction.control import causing_verb
+from memledger.extraction.finite_verbs import finite_verb_before
 from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, word_set
-from memledger.extraction.slots import finite_verb_before
 from memledger.extraction.triggers import ELLIPTIC, PAST_FORMS, PREPOSITIONS
 
 

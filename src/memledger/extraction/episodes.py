@@ -26,6 +26,7 @@ _SPAN_TO_NOW: Final = word_set("the past these for over during")
 _PRESENT: Final = word_set("now still since currently anymore today nowadays")
 _PERFECT: Final = word_set("have has 've i've we've you've they've she's he's")
 _THEN: Final = word_set("when then")
+_DETERMINERS: Final = word_set("the my our his her their that")
 _BACK_AT: Final = word_set("at in during")
 _SUBJECTS: Final = word_set("i we he she they i'd we'd he'd she'd they'd")
 _ADVERBS: Final = word_set("just only also still always never often all both really mostly usually")
@@ -60,6 +61,7 @@ def _dated_at(words: list[str]) -> int | None:
             return i  # "back when ...", "back at my first job" (not "came back at 5")
         if word in ("when", "before") and following in _SUBJECTS and _past_tense(words[i + 2 : i + 3]):
             return i  # "when I was a teenager", "before I was using X"
+
         if word == "before" and i == len(words) - 1 and i > 0:
             return i  # "I was working in Oracle before": a closing "before" dates the clause
         if word == "until" and i > 0:
@@ -78,12 +80,20 @@ def _main_verb(words: list[str]) -> int | None:
     return None
 
 
+def sets_the_past(words: list[str]) -> bool:
+    """Whether a sentence's opening phrase, with no verb of its own, dates what follows
+    in the past: "Before the merger, ...", "Back at my first job, ..."."""
+    opening = len(words) >= 2 and words[0] in ("before", "back") and words[1] in _DETERMINERS | _BACK_AT
+    return opening and len(words) <= 5 and not _past_tense(words) and not _PRESENT_AUXILIARIES & set(words)
+
+
 def narrated_past(words: list[str]) -> bool:
     """Whether a clause goes on with a story the sentence has dated in the past ("...
     last year, and Wanjiru wrote them in X"): a past main verb, and nothing of now."""
     main = _main_verb(words)
     past = _past_tense(words) if main is None else _past_tense(words[main - 1 : main + 2])
-    return past and not any(w in _PRESENT or w in _PERFECT or w in _CHANGES for w in words)
+    now = _PRESENT_AUXILIARIES & set(words)  # "meds are tracked in X": a present passive
+    return past and not now and not any(w in _PRESENT or w in _PERFECT or w in _CHANGES for w in words)
 
 
 def still_so(words: list[str]) -> bool:
@@ -93,6 +103,7 @@ def still_so(words: list[str]) -> bool:
 
 
 _BACK_REFERENCES: Final = word_set("it them do does which")
+_PRESENT_AUXILIARIES: Final = word_set("is are am 's 're do does")
 
 
 def _past_tense(words: list[str]) -> bool:

@@ -21,30 +21,22 @@ from memledger.extraction import lexicon
 from memledger.extraction.appositions import apposition_opening
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
+from memledger.extraction.finite_verbs import ADVERBS
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
 from memledger.extraction.owned_subjects import owned_subject
+from memledger.extraction.passives import BE, passive_edges
 from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
-from memledger.extraction.slots import (
-    ADVERBS,
-    INSTRUMENT_PREPOSITIONS,
-    USED_BY,
-    WORKS,
-    makers_verb,
-    owned_work,
-)
-from memledger.extraction.triggers import SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers, is_filler
+from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, WORKS, makers_verb, owned_work
+from memledger.extraction.triggers import SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
 KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
 
-_BE: Final = word_set("is are was were be been being 's")
 _OTHERS: Final = word_set("his her their your 's")
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
-# Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
-MADE_BY: Final = frozenset(_WORDS["MADE_BY"])
 _WANTING: Final = frozenset(_WORDS["WANTING"])
 
 
@@ -70,7 +62,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     by_end = {m.end: m for m in mentions}
     phrases = _Phrases(lows)
     edges: list[Edge] = []
-    edges.extend(_passive(speaker, words, lows, by_start, by_end))
+    edges.extend(passive_edges(speaker, words, lows, by_start, by_end))
     edges.extend(_where(speaker, lows, by_start, by_end))
     edges.extend(_appositions(speaker, lows, mentions, by_start))
     edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
@@ -220,7 +212,7 @@ def _instruments(
 def _agent(lows: list[str], verb: int, end: int, by_start: dict[int, Mention]) -> Party | None:
     """The person a passive verb names as its doer before the instrument phrase: "the
     library is managed by Carys in MuseScore" (Carys uses MuseScore)."""
-    if verb < 1 or lows[verb - 1] not in _BE:
+    if verb < 1 or lows[verb - 1] not in BE:
         return None
     for k in range(verb + 1, end):
         if lows[k] == "by" and (named := by_start.get(k + 1)) is not None and named.entity_type == "person":
@@ -294,85 +286,7 @@ def _last_person(by_end: dict[int, Mention], before: int) -> Party | None:
     return Party.of(max(people, key=lambda m: m.end)) if people else None
 
 
-def _passive(
-    speaker: Party, words: list[str], lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]
-) -> list[Edge]:
-    edges: list[Edge] = []
-    for i, low in enumerate(lows):
-        if low != "by" or i < 2:
-            continue
-        participle = i - 1
-        be = participle - 1
-        while be >= 0 and is_filler(lows[be]):
-            be -= 1
-        if be < 0 or lows[be] not in _BE:
-            continue
-        patient = _before(lows, by_end, be)
-        if patient is None and be > 0 and lows[be - 1] == "and":
-            patient = _opening_subject(by_start)
-        agent = _after(lows, by_start, i + 1)
-        if agent is None and _named_doer(words, lows, i + 1):
-            continue  # "used by the Vaskel storefront": someone's the speaker did not name
-        edge = _passive_edge(speaker, lows[participle], patient, agent)
-        if edge is not None:
-            edges.append(edge)
-    return edges
-
-
-def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Mention | None) -> Edge | None:
-    if verb in USED_BY and agent is not None and agent.entity_type == "tool":
-        user = speaker if patient is None or patient.entity_type == "tool" else Party.of(patient)
-        if user.kind in ("user", "project", "organization", "person"):
-            return Edge(user, "USES", Party.of(agent), FRAME_CONFIDENCE)
-    if verb in USED_BY and patient is not None and patient.entity_type == "tool":
-        if agent is None:
-            return Edge(speaker, "USES", Party.of(patient), FRAME_CONFIDENCE)
-        if agent.entity_type in ("project", "organization", "person"):
-            return Edge(Party.of(agent), "USES", Party.of(patient), FRAME_CONFIDENCE)
-    if agent is None or patient is None or verb not in MADE_BY:
-        return None
-    if agent.entity_type == "person" and patient.entity_type in ("project", "organization"):
-        return Edge(Party.of(agent), "WORKS_ON", Party.of(patient), FRAME_CONFIDENCE)
-    return None
-
-
-def _opening_subject(by_start: dict[int, Mention]) -> Mention | None:
-    """The named subject a sentence opens with ("The Riverbank fieldwork depends on ... and
-    is led by ..."): what a second verb joined by "and" is said of."""
-    for start in (0, 1):
-        if (named := by_start.get(start)) is not None:
-            return named
-    return None
-
-
-def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | None:
-    """The named subject before the verb, or the name modifying its head noun ("the
-    Quarnby importer is ..."), or None when it is unnamed."""
-    for end in range(be, max(be - 3, 0), -1):
-        if (named := by_end.get(end)) is not None:
-            return named
-        if not lows[end - 1].isalpha() or lows[end - 1] in _BE or lows[end - 1] in _JOINING:
-            return None
-    return None
-
-
-_AUXILIARIES: Final = _BE | word_set("am have has")
-_JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"])
-
-
-def _named_doer(words: list[str], lows: list[str], i: int) -> bool:
-    """Whether the doer after "by" at ``i`` has a name no rule typed ("the Vaskel
-    storefront"): then it is that name's, not the speaker's."""
-    while i < len(lows) and lows[i] in ("the", "a", "an"):
-        i += 1
-    return i < len(words) and words[i][:1].isupper()
-
-
-def _after(lows: list[str], by_start: dict[int, Mention], i: int) -> Mention | None:
-    """The named agent after "by" (past an article), or None when it is unnamed."""
-    while i < len(lows) and lows[i] in ("the", "a", "an", "our", "my"):
-        i += 1
-    return by_start.get(i)
+_AUXILIARIES: Final = BE | word_set("am have has")
 
 
 def _where(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]) -> list[Edge]:

@@ -35,6 +35,7 @@ from memledger.extraction.patterns import (
     Mention,
     Sentence,
     is_question,
+    span_text,
     tokenize,
     word_set,
 )
@@ -94,7 +95,7 @@ def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[li
     _find_lowercase_people(finder)
     _propagate_lists(finder, unknown)
     unsettled = tuple(
-        " ".join(words[start:end])
+        span_text(words[start:end])
         for start, end in unknown
         if start not in finder.initial and not any(finder.taken[start:end])
     )
@@ -330,7 +331,7 @@ def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
         if entity_type == "person" and slots.attributive(f.words, f.lows, start, end):
             continue  # "a Tado thermostat": a name that modifies a noun names a thing
         if entity_type is not None:
-            f.add(Mention(" ".join(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))
+            f.add(Mention(span_text(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))
 
 
 def _unsure(word: str, before: str) -> bool:
@@ -383,7 +384,7 @@ def _propagate_lists(f: NameFinder, unknown: list[tuple[int, int]], joiners: fro
         if neighbour is left and f.prev(start) == "," and _apposed(f, end):
             continue  # "Oakbeam Builders, Wiremu Tane, left ...": a name set beside the firm, not a list
         if neighbour is not None and neighbour.entity_type != "concept":
-            name = " ".join(f.words[start:end])
+            name = span_text(f.words[start:end])
             mention = Mention(name, neighbour.entity_type, min(0.7, neighbour.confidence), start, end)
             f.add(mention)
             by_end[end] = by_start[start] = mention

@@ -21,6 +21,12 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def span_text(words: list[str]) -> str:
+    """A name's words as written: spaced, with a possessive kept on its word
+    ("St Brendan's Infirmary")."""
+    return " ".join(words).replace(" 's ", "'s ")
+
+
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 # A line break ends a sentence with the whitespace around it; the match starts only
 # where a whitespace run does ("(?<!\s)"), so a long run without a line break is

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import lexicon
-from memledger.extraction.episodes import finished_at, narrated_past, still_so
+from memledger.extraction.episodes import finished_at, narrated_past, sets_the_past, still_so
 from memledger.extraction.patterns import word_set
 from memledger.extraction.triggers import is_filler
 
@@ -97,7 +97,7 @@ def unasserted(lows: list[str]) -> dict[int, str]:
             found = (0, "past")
         if found is not None and found[1] == "past" and still_so(after):
             found = None  # "he taught me X, which I still do"; "... when I was pregnant, and I still use it"
-        story = story or (found is not None and found[1] == "past")
+        story = story or (found is not None and found[1] == "past") or (index == 0 and sets_the_past(lows[start:end]))
         reason = found[1] if found else None
         if found is not None:
             whole = found[1] in _WHOLE_CLAUSE and not _contrasted(lows, start + found[0])

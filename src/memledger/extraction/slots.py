@@ -16,7 +16,16 @@ from typing import Final
 from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon, name_guess
-from memledger.extraction.appositions import name_before_apposition
+from memledger.extraction.finite_verbs import (
+    BE_FORMS,
+    CLAUSE_ENDS,
+    LED,
+    NOT_VERBS,
+    OBJECT_GAP,
+    PRONOUN_SUBJECTS,
+    USED_BY,
+    finite_verb_before,
+)
 from memledger.extraction.patterns import (
     POSSESSIVES,
     PRODUCT_NOUNS,
@@ -25,11 +34,12 @@ from memledger.extraction.patterns import (
     ROLE_ADJECTIVES,
     TEAM_NOUNS,
     Mention,
+    span_text,
     word_set,
 )
 from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.rosters import opens_roster
-from memledger.extraction.triggers import JOBS, PAST_FORMS, STACK_LABELS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import JOBS, STACK_LABELS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 _WORDS: Final = lexicon.sections("frame_words.txt")
@@ -53,14 +63,8 @@ _OBJECT_TYPE: Final[dict[str, EntityType]] = {
 # Phrases of those kinds whose object is a person, not what the kind usually wants.
 _PERSON_OBJECT: Final = frozenset(_WORDS["PERSON_OBJECT"])
 _NOT_ALONE: Final = frozenset(_WORDS["NOT_ALONE"])
-# Between a verb and its object: "use the new Zephyr", "joined our Quillon".
-_OBJECT_GAP: Final = word_set("the a an my our their his her its some new old")
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
 _SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
-USED_BY: Final = frozenset(_WORDS["USED_BY"])
-"""Participles whose subject uses their agent: "billing is handled by Stripe"."""
-LED: Final = frozenset(_WORDS["LED"])
-"""Participles whose agent is a person: "maintained by Osric Vale" (a company would "develop")."""
 _BUILT_FRAMES: Final = frozenset(_WORDS["BUILT_FRAMES"])
 _COMMERCE: Final = frozenset(_WORDS["COMMERCE"])
 WORKS: Final = frozenset(_WORDS["WORKS"])
@@ -69,25 +73,10 @@ _SUBJECT_DETERMINERS: Final = word_set("the our my their")
 _DETERMINERS: Final = word_set("a an the my our your their his her this that 's")
 _INDEFINITE: Final = word_set("a an")
 _OWNERS: Final = word_set("my our their his her 's")
-_PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
-_BE_FORMS: Final = word_set("is are was were")
-_NOTE_OPENERS: Final = word_set(": - * •")
-_PROGRESSIVE_AUXILIARIES: Final = word_set("been am i'm im we're were are")
-# Closed-class words that are never the verb of "subject verb ... in X".
-_NOT_VERBS: Final = word_set(
-    "the a an my our your their his her its this that these those some all every each any "
-    "also always still just really often usually never not too very much more most and or "
-    "but with for from into onto over about than then there here what which who whom whose "
-    "was were are has have had been being does did will would can could should might must "
-    "really only even ever already soon now today yesterday tomorrow"
-)
-ADVERBS: Final = word_set("still also always just really often usually never now already sometimes mostly mainly")
-"""Adverbs that may stand between a subject and its verb: "Gurpreet still does ..."."""
 _ALWAYS_INSTRUMENTS: Final = word_set("via using through")
 INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 """Prepositions whose object is what a verb of use works with: "keep notes in Drovel"."""
 _OBJECT_PREPOSITIONS: Final = INSTRUMENT_PREPOSITIONS | {"into", "onto"}
-_CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
 _ORDINALS: Final = word_set("first second third fourth fifth next last latest debut")
 _SOMEONE, _REPS = word_set("someone somebody guy woman man lady people folks"), word_set("rep reps staff")
 _PERSON_SUBJECT_KINDS: Final = frozenset(("WORK_ON", "WORK_WITH", "KNOW", "INTRO", "AT"))
@@ -132,7 +121,7 @@ def type_by_slot(
         if kind == "person" and start in initial and end - start == 1 and name_guess.ordinary(words[start]):
             continue  # "Anyone know ...": an English word capitalised because it opens the sentence
         if kind is not None:
-            add(Mention(" ".join(words[start:end]), kind, SLOT_CONFIDENCE, start, end))
+            add(Mention(span_text(words[start:end]), kind, SLOT_CONFIDENCE, start, end))
 
 
 def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: Callable[[Mention], None]) -> None:
@@ -246,7 +235,7 @@ def _object_slot(
 ) -> EntityType | None:
     if start >= 2 and lows[start - 1] == "by" and lows[start - 2] in LED:
         return "person"  # "maintained by Osric Vale"
-    agent = start >= 3 and lows[start - 1] == "by" and lows[start - 3] in _BE_FORMS
+    agent = start >= 3 and lows[start - 1] == "by" and lows[start - 3] in BE_FORMS
     if agent and end - start == 1 and lows[start - 2] not in USED_BY:
         return "person"  # "reviewed by Vojtěch" (but "handled by Kestra": a tool's work)
     if agent and end - start == 1 and not _person_name(lows[start:end]):
@@ -256,7 +245,7 @@ def _object_slot(
     if owned and _common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS:
         return "person"  # "my physio Tewodros", "our landlord Cengiz"; not "our first EP", "my gym Corefit"
     j = start
-    while j > 0 and (lows[j - 1] in _OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
+    while j > 0 and (lows[j - 1] in OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
         j -= 1
     if j >= 2 and lows[j - 1] in ("at", "for", "with") and _job_before(lows, j - 1):
         return "organization"  # "the warehouse lead for Orrin Freight", "a paramedic with Tidewater"
@@ -295,7 +284,7 @@ def _instrument(words: list[str], lows: list[str], j: int, end: int, ends: dict[
     if verb is not None and lows[verb] not in _NOT_ALONE:
         return "tool"  # "Keoni designs every frame in FreeCAD", "is recorded in Zencastr"
     for k in range(j - 1, max(0, j - 9), -1):
-        if lows[k - 1] in _CLAUSE_ENDS:
+        if lows[k - 1] in CLAUSE_ENDS:
             return None
         trigger = ends.get(k)
         if trigger is not None and trigger.kind in ("USE", "KEEP"):
@@ -339,7 +328,7 @@ def _after_head_nouns(lows: list[str], end: int, starts: dict[int, Trigger]) -> 
     """ "The Fennel greenhouse controller depends on ...": past up to three lower-case
     head nouns to the trigger the modified name's phrase is the subject of."""
     for j in range(end + 1, min(end + 4, len(lows)) + 1):
-        if not all(word.isalpha() and word not in _NOT_VERBS for word in lows[end:j]):
+        if not all(word.isalpha() and word not in NOT_VERBS for word in lows[end:j]):
             break
         trigger = starts.get(j)
         if trigger is not None and trigger.kind in ("DEPEND", "USE"):
@@ -350,7 +339,7 @@ def _after_head_nouns(lows: list[str], end: int, starts: dict[int, Trigger]) -> 
 def _switched_before(lows: list[str], k: int, ends: dict[int, Trigger]) -> bool:
     """Whether a verb of switching opens the clause before token ``k``."""
     for i in range(k, max(0, k - 8), -1):
-        if lows[i - 1] in _CLAUSE_ENDS:
+        if lows[i - 1] in CLAUSE_ENDS:
             return False
         trigger = ends.get(i)
         if trigger is not None and trigger.kind == "SWITCH":
@@ -364,66 +353,10 @@ def _common_noun(low: str) -> bool:
     return (
         low.isalpha()
         and len(low) > 2
-        and low not in _NOT_VERBS
-        and low not in _PRONOUN_SUBJECTS
+        and low not in NOT_VERBS
+        and low not in PRONOUN_SUBJECTS
         and not low.endswith(("ed", "ing", "ly"))
     )
-
-
-def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | None:
-    """The index of the clause's verb before token ``prep``, when the clause reads
-    subject-verb: a verb right after "I"/"we"/"she" (past adverbs and auxiliaries), one
-    in -s or -ed right after a name, or a participle after "is"/"are" ("is recorded")."""
-    k = prep - 1
-    if k >= 1 and lows[k].endswith("ed") and lows[k - 1] in _NOTE_OPENERS:
-        return k  # "meds: tracked in Medisafe": a note's participle after its label
-    while k > 0 and prep - k < 12 and (lows[k - 1] not in _CLAUSE_ENDS or _verb_after_name(words, lows, k)):
-        low = lows[k]
-        if (low.isalpha() and len(low) > 1 and low not in _NOT_VERBS) or _doing(lows, k):
-            b = k - 1
-            while b > 0 and lows[b] in ADVERBS:
-                b -= 1
-            before = lows[b]
-            if b > 0 and before == ",":  # "My buddy, Makana, books ...", "Mariam, our bookkeeper, does ..."
-                apposed = name_before_apposition(words, lows, b)
-                if apposed is not None:
-                    b = apposed - 1
-                elif words[b - 1][:1].isupper():
-                    b -= 1
-                before = lows[b]
-            after_pronoun = before in _PRONOUN_SUBJECTS
-            inflected = (low.endswith(("s", "ed")) and not low.endswith("ss")) or low in PAST_FORMS
-            participle = before in _BE_FORMS and (low in USED_BY or low in LED)
-            progressive = low.endswith("ing") and before in _PROGRESSIVE_AUXILIARIES  # "I've been logging"
-            if (
-                after_pronoun
-                or participle
-                or progressive
-                or (inflected and (before in _BE_FORMS or words[b][:1].isupper()))
-            ):
-                return k
-        k -= 1
-    return None
-
-
-def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
-    """Whether the token before ``k`` joins rather than ends a clause: an "and" joining two
-    objects, or the comma closing a name's apposition ("My buddy, Makana, books ...")."""
-    if _coordinated(lows, k - 1):
-        return True
-    named = words[k - 2][:1].isupper() or name_before_apposition(words, lows, k - 1) is not None
-    return lows[k - 1] == "," and k >= 2 and named and lows[k] not in _NOT_VERBS
-
-
-def _doing(lows: list[str], k: int) -> bool:
-    """ "does his taxes in GnuCash": a form of "do" as the main verb, before its object."""
-    return lows[k] in ("do", "does", "did") and k + 1 < len(lows) and lows[k + 1] in _OBJECT_GAP | {"his", "her"}
-
-
-def _coordinated(lows: list[str], k: int) -> bool:
-    """An "and" joining two objects of one verb ("notes in Goodnotes and flashcards in
-    Anki"), not two clauses ("and we ...")."""
-    return lows[k] == "and" and k + 1 < len(lows) and lows[k + 1] not in _PRONOUN_SUBJECTS
 
 
 def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigger]) -> EntityType | None:

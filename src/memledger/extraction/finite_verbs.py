@@ -1,0 +1,91 @@
+"""Which word of a clause is its finite verb, read back from a preposition: "Keoni
+designs every frame in FreeCAD", "is recorded in Zencastr", "Mariam, our bookkeeper,
+reconciles the accounts in Sage". Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction import lexicon
+from memledger.extraction.appositions import name_before_apposition
+from memledger.extraction.patterns import word_set
+from memledger.extraction.triggers import PAST_FORMS
+
+_WORDS: Final = lexicon.sections("frame_words.txt")
+# Between a verb and its object: "use the new Zephyr", "joined our Quillon".
+OBJECT_GAP: Final = word_set("the a an my our their his her its some new old")
+USED_BY: Final = frozenset(_WORDS["USED_BY"])
+"""Participles whose subject uses their agent: "billing is handled by Stripe"."""
+LED: Final = frozenset(_WORDS["LED"])
+"""Participles whose agent is a person: "maintained by Osric Vale" (a company would "develop")."""
+PRONOUN_SUBJECTS: Final = word_set("i we they he she you")
+BE_FORMS: Final = word_set("is are was were")
+_NOTE_OPENERS: Final = word_set(": - * •")
+_PROGRESSIVE_AUXILIARIES: Final = word_set("been am i'm im we're were are")
+# Closed-class words that are never the verb of "subject verb ... in X".
+NOT_VERBS: Final = word_set(
+    "the a an my our your their his her its this that these those some all every each any "
+    "also always still just really often usually never not too very much more most and or "
+    "but with for from into onto over about than then there here what which who whom whose "
+    "was were are has have had been being does did will would can could should might must "
+    "really only even ever already soon now today yesterday tomorrow"
+)
+ADVERBS: Final = word_set("still also always just really often usually never now already sometimes mostly mainly")
+"""Adverbs that may stand between a subject and its verb: "Gurpreet still does ..."."""
+CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
+
+
+def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | None:
+    """The index of the clause's verb before token ``prep``, when the clause reads
+    subject-verb: a verb right after "I"/"we"/"she" (past adverbs and auxiliaries), one
+    in -s or -ed right after a name, or a participle after "is"/"are" ("is recorded")."""
+    k = prep - 1
+    if k >= 1 and lows[k].endswith("ed") and lows[k - 1] in _NOTE_OPENERS:
+        return k  # "meds: tracked in Medisafe": a note's participle after its label
+    while k > 0 and prep - k < 12 and (lows[k - 1] not in CLAUSE_ENDS or _verb_after_name(words, lows, k)):
+        low = lows[k]
+        if (low.isalpha() and len(low) > 1 and low not in NOT_VERBS) or _doing(lows, k):
+            b = k - 1
+            while b > 0 and lows[b] in ADVERBS:
+                b -= 1
+            before = lows[b]
+            if b > 0 and before == ",":  # "My buddy, Makana, books ...", "Mariam, our bookkeeper, does ..."
+                apposed = name_before_apposition(words, lows, b)
+                if apposed is not None:
+                    b = apposed - 1
+                elif words[b - 1][:1].isupper():
+                    b -= 1
+                before = lows[b]
+            after_pronoun = before in PRONOUN_SUBJECTS
+            inflected = (low.endswith(("s", "ed")) and not low.endswith("ss")) or low in PAST_FORMS
+            participle = before in BE_FORMS and (low in USED_BY or low in LED)
+            progressive = low.endswith("ing") and before in _PROGRESSIVE_AUXILIARIES  # "I've been logging"
+            if (
+                after_pronoun
+                or participle
+                or progressive
+                or (inflected and (before in BE_FORMS or words[b][:1].isupper()))
+            ):
+                return k
+        k -= 1
+    return None
+
+
+def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
+    """Whether the token before ``k`` joins rather than ends a clause: an "and" joining two
+    objects, or the comma closing a name's apposition ("My buddy, Makana, books ...")."""
+    if _coordinated(lows, k - 1):
+        return True
+    named = words[k - 2][:1].isupper() or name_before_apposition(words, lows, k - 1) is not None
+    return lows[k - 1] == "," and k >= 2 and named and lows[k] not in NOT_VERBS
+
+
+def _doing(lows: list[str], k: int) -> bool:
+    """ "does his taxes in GnuCash": a form of "do" as the main verb, before its object."""
+    return lows[k] in ("do", "does", "did") and k + 1 < len(lows) and lows[k + 1] in OBJECT_GAP | {"his", "her"}
+
+
+def _coordinated(lows: list[str], k: int) -> bool:
+    """An "and" joining two objects of one verb ("notes in Goodnotes and flashcards in
+    Anki"), not two clauses ("and we ...")."""
+    return lows[k] == "and" and k + 1 < len(lows) and lows[k + 1] not in PRONOUN_SUBJECTS

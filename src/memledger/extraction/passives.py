@@ -1,0 +1,100 @@
+"""The passive frame: "billing is handled by Stripe" (the speaker's use of Stripe),
+"Lantern is maintained by Osric" (Osric works on Lantern), "The Riverbank fieldwork
+depends on X and is led by Y". An unnamed patient of a verb of use is the speaker's. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction import lexicon
+from memledger.extraction.appositions import apposition_opening
+from memledger.extraction.finite_verbs import USED_BY
+from memledger.extraction.memberships import FRAME_CONFIDENCE
+from memledger.extraction.patterns import Edge, Mention, Party, word_set
+from memledger.extraction.triggers import is_filler
+
+# Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
+MADE_BY: Final = frozenset(lexicon.sections("frame_words.txt")["MADE_BY"])
+BE: Final = word_set("is are was were be been being 's")
+_JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"])
+
+
+def passive_edges(
+    speaker: Party, words: list[str], lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention]
+) -> list[Edge]:
+    """The edges of each "<patient> is <participle> by <agent>" in the sentence."""
+    edges: list[Edge] = []
+    for i, low in enumerate(lows):
+        if low != "by" or i < 2:
+            continue
+        participle = i - 1
+        be = participle - 1
+        while be >= 0 and is_filler(lows[be]):
+            be -= 1
+        if be < 0 or lows[be] not in BE:
+            continue
+        patient = _before(lows, by_end, be)
+        if patient is None and be > 0 and lows[be - 1] == "and":
+            patient = _opening_subject(by_start)
+        agent = _after(lows, by_start, i + 1)
+        if agent is None and _named_doer(words, lows, i + 1):
+            continue  # "used by the Vaskel storefront": someone's the speaker did not name
+        edge = _passive_edge(speaker, lows[participle], patient, agent)
+        if edge is not None:
+            edges.append(edge)
+    return edges
+
+
+def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Mention | None) -> Edge | None:
+    if verb in USED_BY and agent is not None and agent.entity_type == "tool":
+        user = speaker if patient is None or patient.entity_type == "tool" else Party.of(patient)
+        if user.kind in ("user", "project", "organization", "person"):
+            return Edge(user, "USES", Party.of(agent), FRAME_CONFIDENCE)
+    if verb in USED_BY and patient is not None and patient.entity_type == "tool":
+        if agent is None:
+            return Edge(speaker, "USES", Party.of(patient), FRAME_CONFIDENCE)
+        if agent.entity_type in ("project", "organization", "person"):
+            return Edge(Party.of(agent), "USES", Party.of(patient), FRAME_CONFIDENCE)
+    if agent is None or patient is None or verb not in MADE_BY:
+        return None
+    if agent.entity_type == "person" and patient.entity_type in ("project", "organization"):
+        return Edge(Party.of(agent), "WORKS_ON", Party.of(patient), FRAME_CONFIDENCE)
+    return None
+
+
+def _opening_subject(by_start: dict[int, Mention]) -> Mention | None:
+    """The named subject a sentence opens with ("The Riverbank fieldwork depends on ... and
+    is led by ..."): what a second verb joined by "and" is said of."""
+    for start in (0, 1):
+        if (named := by_start.get(start)) is not None:
+            return named
+    return None
+
+
+def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | None:
+    """The named subject before the verb, past an apposition ("Coinpurse, the billing
+    module, is ..."), or the name modifying its head noun ("the Quarnby importer is ..."),
+    or None when it is unnamed."""
+    if be >= 1 and lows[be - 1] == "," and (opening := apposition_opening(lows, be - 1)) is not None:
+        return by_end.get(opening)
+    for end in range(be, max(be - 3, 0), -1):
+        if (named := by_end.get(end)) is not None:
+            return named
+        if not lows[end - 1].isalpha() or lows[end - 1] in BE or lows[end - 1] in _JOINING:
+            return None
+    return None
+
+
+def _named_doer(words: list[str], lows: list[str], i: int) -> bool:
+    """Whether the doer after "by" at ``i`` has a name no rule typed ("the Vaskel
+    storefront"): then it is that name's, not the speaker's."""
+    while i < len(lows) and lows[i] in ("the", "a", "an"):
+        i += 1
+    return i < len(words) and words[i][:1].isupper()
+
+
+def _after(lows: list[str], by_start: dict[int, Mention], i: int) -> Mention | None:
+    """The named agent after "by" (past an article), or None when it is unnamed."""
+    while i < len(lows) and lows[i] in ("the", "a", "an", "our", "my"):
+        i += 1
+    return by_start.get(i)
