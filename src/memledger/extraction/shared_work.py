@@ -5,7 +5,7 @@ Subjects that act together ("Chinedu and I pair on ...") work with each other. P
 
 from __future__ import annotations
 
-from memledger.extraction.patterns import Edge, Mention, Party
+from memledger.extraction.patterns import PROJECT_NOUNS, Edge, Mention, Party
 from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.triggers import JOINT_VERBS, Item, find_triggers
 
@@ -55,6 +55,7 @@ def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence:
         together
         or not _WORK_KINDS.isdisjoint(t.kind for t in find_triggers(words))
         or any(isinstance(i, Mention) and i.entity_type == "project" for i in items)  # "ship Pallas"
+        or not PROJECT_NOUNS.isdisjoint(words)  # "Amir and I ship the Android app"
         or any(_work_role(words, j) for j in range(len(words)))  # "me n Dilnoza r lab partners"
     )
     if any(not isinstance(m, Mention) for m in group):
