@@ -4,6 +4,7 @@ relations only, and every non-user relationship end named among the line's entit
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -14,6 +15,10 @@ SETS = {
     "extraction_dev_wide.jsonl": (200, 12),
     "extraction_dev_wide2.jsonl": (320, 25),
     "extraction_dev_wide3.jsonl": (320, 25),
+    "extraction_dev_wide4.jsonl": (320, 19),
+    "extraction_dev_wide5.jsonl": (320, 20),
+    "extraction_dev_wide6.jsonl": (320, 20),
+    "extraction_dev_wide7.jsonl": (320, 19),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -68,3 +73,10 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
         for rel in row["relationships"]:
             counts[rel["relation"]] += 1
     assert min(counts.values()) >= SETS[name][1], counts
+
+
+def test_the_set_not_yet_read_is_as_written() -> None:
+    """The eighth set waits for the next release's first look (docs/extraction-sets.md):
+    until then nobody edits it."""
+    data = (ROOT / "tests/data/extraction_dev_wide7.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "96a9edd2468aa8879399ec8e46384ff35a016c5460443da96c39a8873bcd26a9"
