@@ -8,6 +8,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
+from memledger.extraction.name_chunks import chunk_end, given_name
 from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.patterns import (
     BUILT,
@@ -18,7 +19,6 @@ from memledger.extraction.patterns import (
     COMMON_GIVEN,
     HONORIFICS,
     LOOKING,
-    NAME_PARTICLES,
     ORG_PREV,
     PERSON_NEXT,
     PERSON_PREV,
@@ -62,7 +62,7 @@ def _called_thing(f: NameFinder, start: int) -> bool:
     """Whether "called"/"named" before ``start`` ends a noun phrase for a thing ("a PDF
     generator called X"), not for someone ("a friend of mine called X", "someone at work
     called X") or a group; a given name is never a thing's."""
-    if _given(f.lows[start]) or start < 2 or not f.words[start - 2].islower():
+    if given_name(f.lows[start]) or start < 2 or not f.words[start - 2].islower():
         return False
     for back in range(2, 8):
         word = f.prev(start, back)
@@ -117,7 +117,7 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
         if _title(f, i):
             i += 1  # "Professor Mekdes Haile", "Chef Ayse": the name is the person's, without the title
             continue
-        end = _chunk_end(f, i)
+        end = chunk_end(f, i)
         opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
         # "Tell Fatima", "Inshallah Tunde": a word before a given name; "Kaimana Ruatapu said" is one name
         word_first = name_guess.ordinary(f.words[i]) or gz.is_given_name(f.lows[end - 1])
@@ -154,7 +154,7 @@ def _title(f: NameFinder, i: int) -> bool:
     if not (titled and following[:1].isupper() and following.isalpha() and not f.taken[i + 1]):
         return False
     low = following.lower()
-    return _given(low) or not name_guess.english(low)  # "Professor Mekdes", not "Student Services"
+    return given_name(low) or not name_guess.english(low)  # "Professor Mekdes", not "Student Services"
 
 
 def _verb_follows(f: NameFinder, end: int) -> bool:
@@ -177,63 +177,6 @@ def _plain_word(word: str) -> bool:
 def _known_word(low: str) -> bool:
     known = gz.is_given_name(low) or low in gz.FIRST_WORDS or low in gz.ORG_SUFFIXES
     return known or name_guess.is_world_name(low)
-
-
-def _chunk_end(f: NameFinder, i: int) -> int:
-    end = i + 1
-    while end < len(f.words) and end - i < 4 and not f.taken[end]:
-        word, low = f.words[end], f.lows[end]
-        if word == "&" and end + 1 < len(f.words) and f.words[end + 1][:1].isupper():
-            if end - i == 1 and _given(f.lows[i]) and _given(f.lows[end + 1]):
-                break  # "Harpreet & Iker": two people
-            end += 1  # "Calloway & Finch": one firm's name
-            continue
-        particles = _particles(f, end)
-        if particles:
-            end += particles + 1  # "Casa do Largo", "Van der Berg": particles inside one name
-            continue
-        if low == "'s" and _possessive_inside(f, end):
-            end += 2  # "St Brendan's Infirmary", "Marisol's Cantina": one name
-            continue
-        if not word[0].isupper():
-            break
-        if low in gz.NOT_NAMES and not _closing_noun(low):
-            break
-        end += 1
-    return end
-
-
-def _possessive_inside(f: NameFinder, at: int) -> bool:
-    """Whether the "'s" at ``at`` joins a name to a capitalised noun for a business or an
-    institution after it, as they are named ("St Brendan's Infirmary"), not to a name of
-    its own ("Ana's Notion") or a piece of work ("Priya's Migration")."""
-    after = at + 1
-    if after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
-        return False
-    return f.lows[after] in gz.ORG_SUFFIXES  # "Tomás's Bakery"; not "Keoni's Scratch", "Priya's Migration"
-
-
-def _particles(f: NameFinder, at: int) -> int:
-    """How many lower-case name particles at ``at`` lead on to a capitalised word of the
-    same name (at most two: "de la", "van der"); none after a person's given name plus
-    "of" ("Radka of Brantwood" is two names)."""
-    n = 0
-    while n < 2 and at + n < len(f.words) and f.lows[at + n] in NAME_PARTICLES and f.words[at + n].islower():
-        n += 1
-    after = at + n
-    if not n or after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
-        return 0
-    if f.lows[after] in gz.NOT_NAMES or (f.lows[at] == "of" and _given(f.lows[at - 1])):
-        return 0
-    return n
-
-
-def _given(low: str) -> bool:
-    return gz.is_given_name(low) or name_guess.is_world_name(low)
-
-
-def _closing_noun(low: str) -> bool:
-    return low in gz.ORG_SUFFIXES or low in PROJECT_NOUNS
 
 
 def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
@@ -383,7 +326,7 @@ def _double_given_name(word: str) -> bool:
     if len(parts) != 2 or not all(part[:1].isupper() and part.isalpha() for part in parts):
         return False
     lows = [part.lower() for part in parts]
-    return any(gz.is_given_name(low) for low in lows) and all(_given(low) for low in lows)
+    return any(gz.is_given_name(low) for low in lows) and all(given_name(low) for low in lows)
 
 
 def _as_tool(f: NameFinder, name: str, start: int, end: int) -> Mention | None:

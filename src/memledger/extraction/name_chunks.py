@@ -1,0 +1,70 @@
+"""Where a capitalised name ends: across "&" in a firm's name ("Calloway & Finch"), name
+particles ("Casa do Largo", "Van der Berg") and a possessive inside a business's name
+("St Brendan's Hospital"); at a word that is no name. Pure."""
+
+from __future__ import annotations
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction import name_guess
+from memledger.extraction.name_finder import NameFinder
+from memledger.extraction.patterns import NAME_PARTICLES, PROJECT_NOUNS
+
+
+def chunk_end(f: NameFinder, i: int) -> int:
+    """The end (exclusive) of the capitalised name that opens at ``i``, at most four words."""
+    end = i + 1
+    while end < len(f.words) and end - i < 4 and not f.taken[end]:
+        word, low = f.words[end], f.lows[end]
+        if word == "&" and end + 1 < len(f.words) and f.words[end + 1][:1].isupper():
+            if end - i == 1 and given_name(f.lows[i]) and given_name(f.lows[end + 1]):
+                break  # "Harpreet & Iker": two people
+            end += 1  # "Calloway & Finch": one firm's name
+            continue
+        particles = _particles(f, end)
+        if particles:
+            end += particles + 1  # "Casa do Largo", "Van der Berg": particles inside one name
+            continue
+        if low == "'s" and _possessive_inside(f, end):
+            end += 2  # "St Brendan's Infirmary", "Marisol's Cantina": one name
+            continue
+        if not word[0].isupper():
+            break
+        if low in gz.NOT_NAMES and not closing_noun(low):
+            break
+        end += 1
+    return end
+
+
+def _possessive_inside(f: NameFinder, at: int) -> bool:
+    """Whether the "'s" at ``at`` joins a name to a capitalised noun for a business or an
+    institution after it, as they are named ("St Brendan's Infirmary"), not to a name of
+    its own ("Ana's Notion") or a piece of work ("Priya's Migration")."""
+    after = at + 1
+    if after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
+        return False
+    return f.lows[after] in gz.ORG_SUFFIXES  # "Tomás's Bakery"; not "Keoni's Scratch", "Priya's Migration"
+
+
+def _particles(f: NameFinder, at: int) -> int:
+    """How many lower-case name particles at ``at`` lead on to a capitalised word of the
+    same name (at most two: "de la", "van der"); none after a person's given name plus
+    "of" ("Radka of Brantwood" is two names)."""
+    n = 0
+    while n < 2 and at + n < len(f.words) and f.lows[at + n] in NAME_PARTICLES and f.words[at + n].islower():
+        n += 1
+    after = at + n
+    if not n or after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
+        return 0
+    if f.lows[after] in gz.NOT_NAMES or (f.lows[at] == "of" and given_name(f.lows[at - 1])):
+        return 0
+    return n
+
+
+def given_name(low: str) -> bool:
+    """Whether a word is a given name somewhere in the world."""
+    return gz.is_given_name(low) or name_guess.is_world_name(low)
+
+
+def closing_noun(low: str) -> bool:
+    """Whether a word may close a firm's or a work's name ("Labs", "Bakery", "service")."""
+    return low in gz.ORG_SUFFIXES or low in PROJECT_NOUNS
