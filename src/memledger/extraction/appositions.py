@@ -3,6 +3,7 @@ the accounts in Sage". The verb after it is the name's. Pure."""
 
 from __future__ import annotations
 
+from memledger.extraction.patterns import Mention
 from memledger.extraction.triggers import DETERMINERS, POSSESSIVE_USER
 
 _LONGEST = 4  # words of the apposed phrase, its article or possessive included
@@ -28,3 +29,12 @@ def name_before_apposition(words: list[str], lows: list[str], comma: int) -> int
     if opening is None or any(w[:1].isupper() for w in words[opening + 2 : comma]):
         return None
     return opening if words[opening - 1][:1].isupper() else None
+
+
+def apposed_name(lows: list[str], comma: int, by_end: dict[int, Mention]) -> Mention | None:
+    """The name an apposition closed by the comma at ``comma`` describes ("Coinpurse, the
+    billing module, ..."), or None when that token is no such comma."""
+    if not 0 <= comma < len(lows) or lows[comma] != ",":
+        return None
+    opening = apposition_opening(lows, comma)
+    return by_end.get(opening) if opening is not None else None

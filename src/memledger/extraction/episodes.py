@@ -28,6 +28,7 @@ _PERFECT: Final = word_set("have has 've i've we've you've they've she's he's")
 _THEN: Final = word_set("when then")
 _DETERMINERS: Final = word_set("the my our his her their that")
 _BACK_AT: Final = word_set("at in during")
+_OPENING_PHRASE: Final = _DETERMINERS | _BACK_AT  # "before the merger", "back at my first job"
 _SUBJECTS: Final = word_set("i we he she they i'd we'd he'd she'd they'd")
 _ADVERBS: Final = word_set("just only also still always never often all both really mostly usually")
 # Words that may open a date: the cheap test before the clause is read.
@@ -58,7 +59,7 @@ def _dated_at(words: list[str]) -> int | None:
         if word == "ago" and i > 0:
             return i
         if word == "back" and (following in _THEN or (following in _BACK_AT and i == 0)):
-            return i  # "back when ...", "back at my first job" (not "came back at 5")
+            return i  # "back when ...", "back at my first job" (not "came back at noon")
         if word in ("when", "before") and following in _SUBJECTS and _past_tense(words[i + 2 : i + 3]):
             return i  # "when I was a teenager", "before I was using X"
 
@@ -83,7 +84,7 @@ def _main_verb(words: list[str]) -> int | None:
 def sets_the_past(words: list[str]) -> bool:
     """Whether a sentence's opening phrase, with no verb of its own, dates what follows
     in the past: "Before the merger, ...", "Back at my first job, ..."."""
-    opening = len(words) >= 2 and words[0] in ("before", "back") and words[1] in _DETERMINERS | _BACK_AT
+    opening = len(words) >= 2 and words[0] in ("before", "back") and words[1] in _OPENING_PHRASE
     return opening and len(words) <= 5 and not _past_tense(words) and not _PRESENT_AUXILIARIES & set(words)
 
 

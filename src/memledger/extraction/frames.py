@@ -18,7 +18,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.appositions import apposition_opening
+from memledger.extraction.appositions import apposed_name
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.finite_verbs import ADVERBS
@@ -229,8 +229,8 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
     named = by_end.get(k)
-    if named is None and k < len(lows) and lows[k] == "," and (opening := apposition_opening(lows, k)) is not None:
-        named = by_end.get(opening)  # "Mariam, our bookkeeper, reconciles ..."
+    if named is None:
+        named = apposed_name(lows, k, by_end)  # "Mariam, our bookkeeper, reconciles ..."
     if named is None and _reduced_passive(lows, verb, by_end):
         return speaker
     if named is None or named.entity_type not in ("person", "project", "organization"):

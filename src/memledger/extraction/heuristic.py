@@ -128,7 +128,7 @@ class Found:
     def result(self) -> TurnExtraction:
         kept = {k: r for k, r in self.relationships.items() if k not in self.retractions}
         return TurnExtraction(
-            entities=tuple(_one_type_per_name(self.entities.values(), kept.values())),
+            entities=tuple(_one_type_per_name(self.entities, kept.values())),
             relationships=tuple(kept.values()),
             retractions=tuple(self.retractions.values()),
             facts=tuple(self.facts.values()),
@@ -137,22 +137,20 @@ class Found:
 
 
 def _one_type_per_name(
-    entities: Iterable[EntityCandidate], relationships: Iterable[RelationshipCandidate]
+    entities: Mapping[tuple[str, str], EntityCandidate], relationships: Iterable[RelationshipCandidate]
 ) -> list[EntityCandidate]:
     """A name means one thing within a turn: where mentions typed it differently, the
     surest reading stands ("My partner Kealoha ... Kealoha's app"), unless a relationship
-    stands on each reading ("my colleague Julia writes it in Julia")."""
-    entities = list(entities)
-    related: set[tuple[str, str]] = {(normalise_name(r.target_name), r.target_type) for r in relationships}
-    related |= {(normalise_name(r.source_name), r.source_type) for r in relationships}
+    stands on each reading ("my colleague Julia writes it in Julia"). ``entities`` are
+    keyed by normalised name and type, as ``Found`` keeps them."""
+    related: set[tuple[str, str]] = set()
+    for r in relationships:
+        related |= {(normalise_name(r.source_name), r.source_type), (normalise_name(r.target_name), r.target_type)}
     best: dict[str, EntityCandidate] = {}
-    for entity in entities:
-        name = normalise_name(entity.name)
+    for (name, _), entity in entities.items():
         if name not in best or best[name].confidence < entity.confidence:
             best[name] = entity
-    return [
-        e for e in entities if best[normalise_name(e.name)] is e or (normalise_name(e.name), e.entity_type) in related
-    ]
+    return [entity for key, entity in entities.items() if best[key[0]] is entity or key in related]
 
 
 class HeuristicExtractor:

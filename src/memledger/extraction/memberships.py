@@ -231,7 +231,7 @@ def _relative_workplaces(
     for person in mentions:
         if person.entity_type != "person" or lows[person.end : person.end + 2] != [",", "who"]:
             continue
-        k = _past_adverbs(lows, person.end + 2)
+        k = _after_adverbs(lows, person.end + 2)
         led = by_start.get(k + 1) or (by_start.get(k + 2) if lows[k + 1 : k + 2] == ["the"] else None)
         if k < len(lows) and lows[k] in _BELONG_TO and led is not None and led.entity_type == "organization":
             team = led.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS  # "leads the insights team"
@@ -250,12 +250,12 @@ def _relative_member(speaker: Party, lows: list[str], at: int, by_start: dict[in
     end = subject + 1
     if member is None and named is not None and named.entity_type == "person":
         member, end = Party.of(named), named.end
-    end = _past_adverbs(lows, end)
+    end = _after_adverbs(lows, end)
     verbs = _BELONG_THERE if lows[at] == "where" else _BELONG_TO
     return member if member is not None and end < len(lows) and lows[end] in verbs else None
 
 
-def _past_adverbs(lows: list[str], k: int) -> int:
+def _after_adverbs(lows: list[str], k: int) -> int:
     """The index after any adverbs at ``k`` ("who now runs", "where I still work")."""
     while k < len(lows) and lows[k] in ("now", "still", "also"):
         k += 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import lexicon
-from memledger.extraction.appositions import apposition_opening
+from memledger.extraction.appositions import apposed_name
 from memledger.extraction.finite_verbs import USED_BY
 from memledger.extraction.memberships import FRAME_CONFIDENCE
 from memledger.extraction.patterns import Edge, Mention, Party, word_set
@@ -75,8 +75,8 @@ def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | N
     """The named subject before the verb, past an apposition ("Coinpurse, the billing
     module, is ..."), or the name modifying its head noun ("the Quarnby importer is ..."),
     or None when it is unnamed."""
-    if be >= 1 and lows[be - 1] == "," and (opening := apposition_opening(lows, be - 1)) is not None:
-        return by_end.get(opening)
+    if be >= 1 and lows[be - 1] == ",":
+        return apposed_name(lows, be - 1, by_end)
     for end in range(be, max(be - 3, 0), -1):
         if (named := by_end.get(end)) is not None:
             return named

@@ -10,7 +10,7 @@ from __future__ import annotations
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES
-from memledger.extraction.triggers import DETERMINERS, PAST_FORMS, PREPOSITIONS, SUBJECT_PRONOUNS
+from memledger.extraction.triggers import DETERMINERS, PREPOSITIONS, SUBJECT_PRONOUNS, finite_form
 
 # Nouns that put a role at work: "my business partner", "my lab partner", "my work wife".
 _AT_WORK = frozenset(["business", "work", "lab", "research", "project", "study", "office", "team"])
@@ -196,11 +196,7 @@ def _verb_follows_role(lows: list[str], j: int) -> bool:
         low = lows[k]
         if not low.isalpha() or low in SUBJECT_PRONOUNS:
             return False
-        if (
-            low in _FINITE
-            or low in PAST_FORMS
-            or (len(low) > 3 and low.endswith(("ed", "es", "s")) and low[-2:] != "ss")
-        ):
+        if low in _FINITE or finite_form(low):
             return True
     return False
 

@@ -334,7 +334,7 @@ def _named_doer(items: list[Item], start: int) -> bool:
         item = items[k]
         if isinstance(item, Mention):
             after = items[k + 1]
-            return item.entity_type == "person" and isinstance(after, str) and _finite(after)
+            return item.entity_type == "person" and isinstance(after, str) and finite_form(after)
         if not item.isalpha():
             return False
     return False
@@ -350,7 +350,7 @@ def _after_comma(items: list[Item], index: int) -> bool:
     return not (isinstance(before, Mention) and before.entity_type == "person")
 
 
-def _finite(word: str) -> bool:
+def finite_form(word: str) -> bool:
     """Whether a word right after a person's name has a finite verb's form ("designs",
     "handled", "drew"): after a name a plural noun or an adjective in -ed is rare."""
     inflected = word.endswith("ed") or (word.endswith("s") and not word.endswith("ss"))
