@@ -29,8 +29,8 @@ from memledger.service import (
     importing,
     keys,
     memory,
-    projections,
     provenance,
+    readiness,
     search,
     tenant_settings,
 )
@@ -164,12 +164,13 @@ class MemoryLedger:
             self.engine, worker, summary, timeout_s=wait_timeout_s, embedder=self.database.embedder
         )
 
-    def process(self) -> int:
-        """Extract every pending turn and bring the read models up to date, now (inline mode).
-        Returns the number of turns extracted. A deployment runs ``memledger worker`` instead."""
-        report = bootstrap.build_worker(self.database).drain()
-        projections.catch_up_all(self.engine, embedder=self.database.embedder)
-        return report.turns
+    def process(self, *, timeout_s: float = 30.0) -> int:
+        """Extract every turn recorded so far and bring the read models up to date, now
+        (inline mode); returns the number of turns extracted. A transaction left open
+        elsewhere on the server holds the newest events back: it is waited for up to
+        ``timeout_s``. A deployment runs ``memledger worker`` instead."""
+        worker = bootstrap.build_worker(self.database)
+        return readiness.process_now(self.engine, worker, timeout_s=timeout_s, embedder=self.database.embedder)
 
     def context(
         self,

@@ -27,11 +27,12 @@ from sqlalchemy.engine import Engine
 
 from memledger.adapters.embedding import Embedder, offline
 from memledger.adapters.embedding_pool import EmbedderPool
-from memledger.errors import LedgerError, ProjectionFailed
+from memledger.errors import InvalidCommand, LedgerError, ProjectionFailed
+from memledger.events.envelope import START
 from memledger.extraction.heuristic import HeuristicExtractor
 from memledger.projectors import checkpoints, registry, runner
 from memledger.service import projections
-from memledger.service.extraction import ExtractionWorker
+from memledger.service.extraction import TURN_TAG, ExtractionWorker
 from memledger.service.extraction_pool import ExtractorPool, pooled
 from memledger.store import event_reads
 
@@ -52,6 +53,9 @@ WORKERS = max(1, min(4, os.cpu_count() or 1))
 # A backlog this large is extracted in processes of their own: each imports the
 # package and loads the heuristic's word lists first, a second or two of CPU.
 POOL_FROM_TURNS = 20_000
+
+# The longest ``process_now`` waits for a transaction elsewhere to end: an hour.
+MAX_PROCESS_TIMEOUT_S = 3600.0
 
 Progress = Callable[[int, int], None]  # (turns extracted, events projected), so far
 
@@ -103,6 +107,33 @@ def wait_until_ready(
         caught_up = projections.catch_up_to(owner, target, deadline, projected, embedder=pooled)
     behind = tuple(name for name, done in caught_up.items() if not done)
     return Readiness(not behind, time.monotonic() - started, behind)
+
+
+def process_now(owner: Engine, worker: ExtractionWorker, *, timeout_s: float, embedder: Embedder | None) -> int:
+    """``MemoryLedger.process``, in this thread: extract every turn committed before the
+    call, then apply every event committed by then, the extraction's results included,
+    to the projections; the turns extracted. A transaction still open anywhere on the
+    server keeps newer events from gap-safe readers (``event_reads``): it is waited for,
+    up to ``timeout_s``, and what it still holds back then is left to later, logged."""
+    if not 0 <= timeout_s <= MAX_PROCESS_TIMEOUT_S:  # also refuses NaN
+        raise InvalidCommand(f"timeout_s must be 0 to {MAX_PROCESS_TIMEOUT_S:.0f} seconds, not {timeout_s!r}")
+    deadline = time.monotonic() + timeout_s
+    with owner.connect() as conn:
+        last_turn = event_reads.committed_head(conn, types=[TURN_TAG])
+    turns = worker.drain().turns
+    while last_turn != START and not worker.reached(last_turn.position) and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+        turns += worker.drain().turns
+    with owner.connect() as conn:
+        target = event_reads.committed_head(conn)
+    projections.catch_up_all(owner, embedder=embedder)
+    caught_up = projections.catch_up_to(owner, target, deadline, embedder=embedder)
+    behind = [name for name, done in caught_up.items() if not done]
+    if last_turn != START and not worker.reached(last_turn.position):
+        behind.insert(0, worker.name)
+    if behind:
+        log.warning("process: %s not up to date after %.1f s (a transaction left open?)", ", ".join(behind), timeout_s)
+    return turns
 
 
 def _extract_through(worker: ExtractionWorker, position: int, deadline: float, extracted: Callable[[], int]) -> bool:

@@ -214,12 +214,14 @@ def visible_head(conn: Connection) -> Cursor:
     return START if row is None else Cursor(int(row[0]), int(row[1]))
 
 
-def committed_head(conn: Connection) -> Cursor:
-    """The cursor of the last event committed (as this snapshot sees), readable by
-    ``read_all`` yet or not: a target to wait for (everything committed so far), never
-    a place to read from (an older writer may still commit before it)."""
+def committed_head(conn: Connection, *, types: Iterable[str] | None = None) -> Cursor:
+    """The cursor of the last event committed (as this snapshot sees; of ``types`` only,
+    if given), readable by ``read_all`` yet or not: a target to wait for (everything
+    committed so far), never a place to read from (an older writer may still commit
+    before it)."""
     stmt = (
         sa.select(sa.cast(events.c.tx_id, sa.Text), events.c.position)
+        .where(*_filters(None, types))
         .order_by(events.c.tx_id.desc(), events.c.position.desc())
         .limit(1)
     )
