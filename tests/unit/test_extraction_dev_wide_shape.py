@@ -19,6 +19,7 @@ SETS = {
     "extraction_dev_wide5.jsonl": (320, 20),
     "extraction_dev_wide6.jsonl": (320, 20),
     "extraction_dev_wide7.jsonl": (320, 19),
+    "extraction_dev_wide8.jsonl": (320, 19),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -76,7 +77,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The eighth set waits for the next release's first look (docs/extraction-sets.md):
+    """The ninth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide7.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "96a9edd2468aa8879399ec8e46384ff35a016c5460443da96c39a8873bcd26a9"
+    data = (ROOT / "tests/data/extraction_dev_wide8.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "c152a85051bf99ef6413e408966ac169ef4202513648faf01f388b3a2983360b"

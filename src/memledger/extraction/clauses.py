@@ -61,6 +61,7 @@ _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the sp
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 HEDGED = 0.6
 _WORK_VERBS: Final = ("work", "works", "working", "worked")
+_NEEDING: Final = ("need", "needs", "require", "requires")
 
 
 def clause_relations(
@@ -93,12 +94,24 @@ def clause_relations(
             last_clause, earlier = clause, [*earlier, *mentions]
             continue  # "the guy who did our loft uses X": said of someone unnamed
         reader = _ClauseReader(speaker, clause, inherited, confidence, earlier)
+        if clause.lead == "that" and last_clause is not None and last_clause.words[-1:][0] in DECISION_WORDS:
+            reader.decided_by = previous  # "Ana decided that all drivers must use X": Ana's decision
         edges.extend(reader.read())
         previous = reader.last_subjects or previous
         last_mention = mentions[-1] if mentions else last_mention
         earlier = [*earlier, *mentions]
         last_clause = clause
     return edges
+
+
+def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
+    """The objects a trigger of ``kind`` is about: not a purpose ("a tool for X"), nor,
+    for a preference, a place ("prefer to pay by card at X")."""
+    if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE"):
+        objects = [obj for obj in objects if not is_purpose(obj.gap)]
+    if kind == "PREFER":
+        objects = [obj for obj in objects if "at" not in obj.gap]
+    return objects
 
 
 def sentence_clauses(sentence: Sentence) -> list[Clause]:
@@ -119,11 +132,13 @@ class _ClauseReader:
         self.inherited = inherited
         self.confidence = confidence
         self.decision = any(word in DECISION_WORDS for word in self.words)
+        # who decided what this "that" clause says is to be done, when no one else is named to do it
+        self.decided_by: list[Party] = []
         self.last_subjects: list[Party] = []
         self.possessive = False
 
     def read(self) -> list[Edge]:
-        triggers = [t for t in prune(find_triggers(self.words)) if not self._role_noun(t)]
+        triggers = [t for t in prune(find_triggers(self.words)) if not self._role_noun(t) and not self._unreal(t)]
         edges: list[Edge] = []
         index = 0
         while index < len(triggers):
@@ -140,6 +155,13 @@ class _ClauseReader:
             index += 1
         edges.extend(co_subjects(self.speaker, self.items, self.words, self.confidence))
         return edges
+
+    def _unreal(self, trigger: Trigger) -> bool:
+        """Whether a trigger tells what is not done: "rather die than use X" (the side
+        refused), a change that did not happen ("I almost gave up on X")."""
+        before = self.words[max(0, trigger.start - 2) : trigger.start]
+        changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE") and before[-1:] in (["almost"], ["nearly"])
+        return "than" in before or changed
 
     def _role_noun(self, trigger: Trigger) -> bool:
         """Whether a trigger's words end the role of the person named right after it: "my
@@ -352,13 +374,13 @@ class _ClauseReader:
             return []
         if kind == "BE" and not (self.possessive and subjects == [self.speaker]):
             return []
-        if kind in ("USE", "BE", "KEEP", "DEPEND") and self.decision:
+        decided = self.decision or (kind in ("USE", "DEPEND") and subjects == self.decided_by)
+        if kind in ("USE", "BE", "KEEP", "DEPEND") and decided:
             kind = "DECIDE" if kind != "KEEP" else kind
         edges: list[Edge] = []
         main, contrast = split_contrast(objects, preferring=kind in ("PREFER", "LIKE"))
         context = contrast_context(contrast) if kind in ("PREFER", "LIKE") else None
-        if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE"):
-            main = [obj for obj in main if not is_purpose(obj.gap)]
+        main = _stated_objects(kind, main)
         for subject in subjects:
             for obj in main:
                 edges.extend(self._edge(kind, last, subject, obj, context))
@@ -392,8 +414,10 @@ class _ClauseReader:
 
     def _relation(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject) -> str | None:
         entity_type = obj.target.kind if obj.target else ""
-        if kind == "DEPEND" and subject.kind == "user":
-            return "USES" if entity_type == "tool" else None
+        if kind == "DEPEND" and subject.kind == "person" and self.words[trigger.start] in _NEEDING:
+            return None  # "Anjali needs access to X": a need, not a use
+        if kind == "DEPEND" and subject.kind in ("user", "person"):
+            return "USES" if entity_type == "tool" else None  # "Priya leans on X": a person's use
         if kind == "BUILD" and entity_type == "tool":
             return "USES" if set(obj.gap) & {"in", "with", "using", "on"} else None
         if kind == "ON":
@@ -439,7 +463,10 @@ class _ClauseReader:
         return Party("", "person")
 
     def _intended(self, trigger: Trigger) -> bool:
-        return any(w in INTENTS for w in self.words[max(0, trigger.start - 3) : trigger.start])
+        window = self.words[max(0, trigger.start - 3) : trigger.start]
+        if trigger.kind == "PREFER":
+            window = [w for w in window if w != "would"]  # "I would rather use X": a preference now
+        return any(w in INTENTS for w in window)
 
     def _negated(self, trigger: Trigger) -> bool:
         window = self.words[max(0, trigger.start - 3) : trigger.start]

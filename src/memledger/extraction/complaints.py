@@ -16,6 +16,7 @@ _FAULT_NEGATIONS: Final = frozenset(_WORDS["FAULT_NEGATIONS"])
 _FAULT_STATES: Final = frozenset(_WORDS["FAULT_STATES"])
 _LINE_OPENERS: Final = BULLETS | {":"}
 _DETERMINERS: Final = word_set("the my our")
+_OWNERS: Final = word_set("my our")
 _BE: Final = word_set("is are was were")
 _NOT_A_VERB: Final = word_set("a an the my our something anything what that which who")
 _CONFIDENCE: Final = 0.75
@@ -28,6 +29,8 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         return []  # "we moved off X because its runners kept timing out": a reason to leave
     lows = sentence.lows
     tools = [m for m in sentence.mentions if m.entity_type == "tool" and _opens(lows, m) and _faulty(lows, m.end)]
+    if tools or any(_faulty(lows, k) for k in range(len(lows)) if lows[k] in _FAULTS or lows[k] in _FAULT_NEGATIONS):
+        tools += [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m) and m not in tools]
     if not tools:
         return []
     unsettled = polarity.unasserted(lows)
@@ -45,6 +48,12 @@ def _opens(lows: list[str], tool: Mention) -> bool:
     while k >= 0 and lows[k] in _DETERMINERS:
         k -= 1
     return k < 0 or lows[k] in _LINE_OPENERS
+
+
+def _owned(lows: list[str], tool: Mention) -> bool:
+    """Whether the tool's name follows "my" or "our": the writer's own device or account
+    ("won't load on my iPad"), which a fault anywhere in the sentence is reported about."""
+    return tool.start > 0 and lows[tool.start - 1] in _OWNERS
 
 
 def _faulty(lows: list[str], k: int) -> bool:

@@ -52,10 +52,20 @@ def person_cue(f: NameFinder, start: int, end: int) -> bool:
         or before in gz.ROLES
         or before in HONORIFICS
         or f.next(end) in PERSON_NEXT
-        or (f.next(end) == "and" and f.next(end, 1) == "i")
+        or (f.next(end) == "and" and f.next(end, 1) == "i" and not _done_to(f, start, end))
         or f.next(end) in ("she", "he", "she's", "he's")
         or (before == "with" and f.prev(start, 2) in ("lunch", "dinner", "coffee", "drinks"))
     )
+
+
+def _done_to(f: NameFinder, start: int, end: int) -> bool:
+    """Whether the name before "and I" is a thing the clause before does something to or
+    with ("writing CoffeeScript and I", "than Canon and I", "in Monarch Money and I"),
+    not the speaker's co-subject ("for River and I")."""
+    before = f.prev(start)
+    gerund = len(before) > 4 and before.endswith("ing") and before.isalpha() and before not in _ING_NOUNS
+    product = end - start > 1 and not given_name(f.lows[start])  # "a Withings BPM Connect and I"
+    return before in _USING or before in _THING_MARKERS or gerund or product
 
 
 def _called_thing(f: NameFinder, start: int) -> bool:
@@ -73,6 +83,10 @@ def _called_thing(f: NameFinder, start: int) -> bool:
     return True
 
 
+# Verbs whose object a name before "and I" is: "writing CoffeeScript and I ...".
+_USING: Final = word_set("use uses used learn learns learned learnt install installed write wrote written")
+_THING_MARKERS: Final = word_set("a an the than app")
+_ING_NOUNS: Final = word_set("during morning evening spring something nothing anything everything meeting wedding")
 _PHRASE_OPENERS: Final = word_set("a an the my our your his her their this that some")
 
 
@@ -89,16 +103,20 @@ def org_cue(f: NameFinder, start: int, end: int) -> bool:
         or (before == "from" and f.prev(start, 2) in CAME)
         or (before == "for" and f.prev(start, 2) in WORK_FOR)
         or (before == "by" and f.prev(start, 2) == "acquired")
-        or (before == "from" and start >= 2 and _person_ends(f, start - 1))
+        or (before == "from" and start >= 2 and _person_ends(f, start - 1) and not f.next(end)[:1].isdigit())
         or (f.next(end) == "'s" and f.next(end, 1) in ("ceo", "cto", "office", "engineers"))
     )
 
 
 def _person_ends(f: NameFinder, end: int) -> bool:
-    """Whether a person's name ends right before token ``end`` ("Björn from ...")."""
+    """Whether a person's name ends right before token ``end`` ("Björn from ...",
+    "Zainab Al-Khatib from ...": a capitalised run opening with a given name)."""
     if any(m.end == end and m.entity_type == "person" for m in f.found):
         return True
-    return not f.taken[end - 1] and gz.is_given_name(f.lows[end - 1])
+    first = end - 1
+    while first > 0 and end - first < 3 and f.words[first - 1][:1].isupper() and not f.taken[first - 1]:
+        first -= 1
+    return not f.taken[end - 1] and (gz.is_given_name(f.lows[end - 1]) or given_name(f.lows[first]))
 
 
 def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
@@ -314,6 +332,8 @@ def _as_person(f: NameFinder, name: str, start: int, end: int) -> Mention | None
         return Mention(name, "person", 0.8, start, end)
     if end - start == 1 and start in f.initial and name_guess.ordinary(f.words[start]):
         return None  # "Dad wants ...", "Anyone know ...": an English word capitalised as it opens
+    if end - start == 1 and first in gz.PLACES:
+        return None  # "Ana of Lisbon wrote ...": a place, whatever verb follows
     if person_cue(f, start, end) or (f.prev(start) == "to" and f.prev(start, 2) in TO_PERSON):
         return Mention(name, "person", 0.75, start, end)
     return None

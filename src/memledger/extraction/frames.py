@@ -64,7 +64,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges: list[Edge] = []
     edges.extend(passive_edges(speaker, words, lows, by_start, by_end))
     edges.extend(_where(speaker, lows, by_start, by_end))
-    edges.extend(_appositions(speaker, lows, mentions, by_start))
+    edges.extend(_appositions(speaker, words, lows, mentions, by_start))
     edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
     edges.extend(membership_edges(speaker, lows, mentions, by_start))
     edges.extend(_kin(lows, mentions))
@@ -312,10 +312,12 @@ def _where(speaker: Party, lows: list[str], by_start: dict[int, Mention], by_end
     return edges
 
 
-def _appositions(speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]) -> list[Edge]:
+def _appositions(
+    speaker: Party, words: list[str], lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]
+) -> list[Edge]:
     edges: list[Edge] = []
     for mention in mentions:
-        if mention.entity_type == "project" and owned_work(lows, mention.start):
+        if mention.entity_type == "project" and owned_work(words, lows, mention.start):
             edges.append(Edge(speaker, "WORKS_ON", Party.of(mention), FRAME_CONFIDENCE))
         if mention.entity_type != "person":
             continue

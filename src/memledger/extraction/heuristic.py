@@ -51,6 +51,7 @@ from memledger.extraction.protocol import (
 from memledger.extraction.roles import relation_of, said_as_ours
 from memledger.extraction.rosters import role_lines, roster_edges
 from memledger.extraction.speech_acts import is_small_talk
+from memledger.extraction.their_tools import their_tools
 from memledger.extraction.triggers import (
     ARROWS,
     NEGATIONS,
@@ -157,7 +158,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "22"
+    version = "23"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -209,6 +210,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(roster_edges(me, sentence))
             edges.extend(role_lines(me, sentence))
             edges.extend(note_uses(me, sentence))
+            edges.extend(their_tools(sentence))
         edges = [*roles, *complaint_uses(me, sentence), *_asserted(sentence, edges)]
         for edge in edges:
             found.apply(edge)
@@ -338,7 +340,7 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
     for left, right in pairwise(mentions):
         between = sentence.lows[left.end : right.start]
         if left.entity_type == "person" and right.entity_type == "organization":
-            from_org = between in (["from"], ["from", "the"], [",", "from"], ["at"], [",", "at"], ["at", "the"])
+            from_org = between in (["from"], ["from", "the"], [",", "from"], ["at"], [",", "at"], ["at", "the"], ["of"])
             owned = len(between) == 3 and between[0] == "'s" and between[2] == ","
             if from_org or owned:
                 edges.append(Edge(Party.of(left), "PART_OF", Party.of(right), EXPLICIT))

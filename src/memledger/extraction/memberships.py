@@ -206,6 +206,14 @@ _BELONG_TO: Final = word_set(
     "manage manages run runs own owns founded co-founded lead leads coach coaches chair chairs"
 )
 _RELATIVE: Final = word_set("where which that who")
+_AT: Final = word_set("at")
+
+
+def _there_for_good(lows: list[str], end: int) -> bool:
+    """Whether "who's at X" ends at X (or "X now"), a place one belongs to, not one
+    visited "right now", "for an interview", "since Monday"."""
+    k = end + 1 if lows[end : end + 1] == ["now"] else end
+    return k >= len(lows) or lows[k] in (",", ".", ";", ")", "!")
 
 
 def _relative_workplaces(
@@ -213,7 +221,8 @@ def _relative_workplaces(
 ) -> list[Edge]:
     """ "The Riverside Co-op, where I volunteer, ...", "Crumbwell Bakery, which I manage",
     "Maison Calloway, the shop where Odile works", "The school where I teach, Larchfield
-    High, ...", "Kofi, who now runs Driftwood Systems": whoever the relative clause says
+    High, ...", "Kofi, who now runs Driftwood Systems", "Citlali, who's at Bramwell
+    College": whoever the relative clause says
     works there belongs to the organization."""
     edges: list[Edge] = []
     for org in mentions:
@@ -229,11 +238,20 @@ def _relative_workplaces(
         if member is not None:
             edges.append(Edge(member, "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     for person in mentions:
-        if person.entity_type != "person" or lows[person.end : person.end + 2] != [",", "who"]:
+        if person.entity_type != "person" or lows[person.end : person.end + 1] != [","]:
             continue
-        k = _after_adverbs(lows, person.end + 2)
+        relative = lows[person.end + 1 : person.end + 3]
+        if relative[:1] == ["who's"] or relative == ["who", "is"]:  # "Citlali, who's at X now"
+            verbs, k = _AT, person.end + (2 if relative[0] == "who's" else 3)
+        elif relative[:1] == ["who"]:
+            verbs, k = _BELONG_TO, person.end + 2
+        else:
+            continue
+        k = _after_adverbs(lows, k)
         led = by_start.get(k + 1) or (by_start.get(k + 2) if lows[k + 1 : k + 2] == ["the"] else None)
-        if k < len(lows) and lows[k] in _BELONG_TO and led is not None and led.entity_type == "organization":
+        if verbs is _AT and led is not None and not _there_for_good(lows, led.end):
+            continue  # "Kofi, who's at Starbucks right now": a visit
+        if k < len(lows) and lows[k] in verbs and led is not None and led.entity_type == "organization":
             team = led.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS  # "leads the insights team"
             edges.append(Edge(Party.of(person), "WORKS_ON" if team else "PART_OF", Party.of(led), FRAME_CONFIDENCE))
     return edges

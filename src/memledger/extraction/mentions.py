@@ -13,6 +13,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess, slots
 from memledger.extraction.cued_names import find_capitalised, named_as, org_cue, person_cue
+from memledger.extraction.name_chunks import model_number
 from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.patterns import (
     BUILT,
@@ -39,7 +40,7 @@ from memledger.extraction.patterns import (
     tokenize,
     word_set,
 )
-from memledger.extraction.roles import any_role_after, any_role_before, opens_next_clause
+from memledger.extraction.roles import any_role_after, any_role_before, opens_next_clause, owned_by_speaker
 from memledger.extraction.shapes import common_word
 from memledger.extraction.triggers import INFORMAL
 
@@ -196,7 +197,7 @@ def _extended(f: NameFinder, mention: Mention) -> Mention:
     end = mention.end
     while end < len(f.words) and end - mention.end < 3 and not f.taken[end]:
         word, low = f.words[end], f.lows[end]
-        if _model_code(word):
+        if _model_code(word) or model_number(f, end, mention.start):
             end += 1
             break
         if not word[:1].isupper() or common_word(low) or _is_known(low) or gz.is_given_name(low) or low in gz.PLACES:
@@ -303,19 +304,30 @@ def _find_lowercase_projects(f: NameFinder) -> None:
         labelled = f.prev(i) == ":" and f.prev(i, 2) in ("repo", "repository", "project")
         headed = i >= 2 and f.words[i - 2][:1].isupper()  # "the Margarita project depends": a head noun
         named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES and not headed
+        named = named and low not in gz.ROLES  # "my group project partner": a role, not a project's name
         if called or labelled or named:
             f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
 
 
 def _find_lowercase_people(f: NameFinder) -> None:
-    """ "sofia uses ubuntu", "hannah from finance needs ...": a lower-case given name."""
+    """ "sofia uses ubuntu", "hannah from finance needs ...": a lower-case given name;
+    "my sis hyun-joo ...": a word no English after the speaker's role for someone."""
     for i, low in enumerate(f.lows):
-        if f.next(i, 1) not in LOWER_PERSON_NEXT:
-            continue  # the word after a name says it is a person's
-        if f.taken[i] or len(low) < 4 or low in COMMON_GIVEN or low in gz.NOT_NAMES:
+        if f.taken[i] or len(low) < 3 or low in COMMON_GIVEN or low in gz.NOT_NAMES:
             continue
-        if gz.is_given_name(low):
+        if f.prev(i) in gz.ROLES and owned_by_speaker(f.lows, i - 1) and _foreign(low):
             f.add(Mention(f.words[i], "person", 0.7, i, i + 1))
+        elif f.next(i, 1) in LOWER_PERSON_NEXT and len(low) >= 4 and gz.is_given_name(low):
+            f.add(Mention(f.words[i], "person", 0.7, i, i + 1))  # the word after a name says it is a person's
+
+
+def _foreign(low: str) -> bool:
+    """A lower-case word that is no English, no known name of a thing and, with two vowels
+    at least, no abbreviation ("afk", "cpap"): a name."""
+    parts = low.split("-")  # "hyun-joo"
+    if sum(c in "aeiouy" for c in low) < 2 or name_guess.english(low) or _is_known(low):
+        return False
+    return not any(name_guess.ordinary(p) for p in parts)
 
 
 def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:

@@ -1,13 +1,16 @@
 """Where a capitalised name ends: across "&" in a firm's name ("Calloway & Finch"), name
-particles ("Casa do Largo", "Van der Berg") and a possessive inside a business's name
-("St Brendan's Hospital"); at a word that is no name. Pure."""
+particles ("Casa do Largo", "Van der Berg"), a possessive inside a business's name
+("St Brendan's Hospital") and a product's model number ("Garmin Venu 3"); at a word that
+is no name. Pure."""
 
 from __future__ import annotations
+
+from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
 from memledger.extraction.name_finder import NameFinder
-from memledger.extraction.patterns import NAME_PARTICLES, PROJECT_NOUNS
+from memledger.extraction.patterns import NAME_PARTICLES, PROJECT_NOUNS, word_set
 
 
 def chunk_end(f: NameFinder, i: int) -> int:
@@ -20,7 +23,7 @@ def chunk_end(f: NameFinder, i: int) -> int:
                 break  # "Harpreet & Iker": two people
             end += 1  # "Calloway & Finch": one firm's name
             continue
-        particles = _particles(f, end)
+        particles = _particles(f, end, i)
         if particles:
             end += particles + 1  # "Casa do Largo", "Van der Berg": particles inside one name
             continue
@@ -32,7 +35,31 @@ def chunk_end(f: NameFinder, i: int) -> int:
         if low in gz.NOT_NAMES and not closing_noun(low):
             break
         end += 1
-    return end
+    return end + 1 if model_number(f, end, i) else end
+
+
+# Words after a number that make it a count, a size, a price or a time, not a model's
+# number ("3 hours", "a month", "3 or 4").
+_COUNTED: Final = word_set(
+    "hour day week month year minute second time am pm km kg mi min mm cm gb tb mb gig percent % : x "
+    "person people seat user more or a an per o'clock ever me"
+)
+# Verbs of money before a name: the number after it is an amount ("I owe Lena Fischer 20").
+_PAYING: Final = word_set("owe owes owed pay pays paid cost costs spent gave give lent")
+
+
+def model_number(f: NameFinder, at: int, start: int) -> bool:
+    """Whether the bare number of one or two digits at ``at`` ends the name of two words or
+    more that opens at ``start``, as a product's model number does ("Garmin Venu 3",
+    "Bosch Serie 6"); not after a person's or a firm's name, nor a count, a size, an
+    amount or a time ("... 3 times", "... 20 min")."""
+    if at >= len(f.words) or f.taken[at] or at - start < 2 or not f.words[at].isdigit() or len(f.words[at]) > 2:
+        return False
+    if given_name(f.lows[start]) or f.lows[at - 1] in gz.ORG_SUFFIXES or f.prev(start) in _PAYING:
+        return False
+    following = f.lows[at + 1] if at + 1 < len(f.lows) else ""
+    plural = following.isalpha() and following.endswith("s") and not following.endswith("ss")
+    return not plural and following not in _COUNTED and not following.isdigit()
 
 
 def _possessive_inside(f: NameFinder, at: int) -> bool:
@@ -45,17 +72,19 @@ def _possessive_inside(f: NameFinder, at: int) -> bool:
     return f.lows[after] in gz.ORG_SUFFIXES  # "Tomás's Bakery"; not "Keoni's Scratch", "Priya's Migration"
 
 
-def _particles(f: NameFinder, at: int) -> int:
+def _particles(f: NameFinder, at: int, start: int) -> int:
     """How many lower-case name particles at ``at`` lead on to a capitalised word of the
-    same name (at most two: "de la", "van der"); none after a person's given name plus
-    "of" ("Radka of Brantwood" is two names)."""
+    same name (at most two: "de la", "van der"), in the name opening at ``start``; "of"
+    none after a person's name ("Radka of Brantwood", "Zainab Al-Khatib of Tallowmere
+    Bank" are two names each)."""
     n = 0
     while n < 2 and at + n < len(f.words) and f.lows[at + n] in NAME_PARTICLES and f.words[at + n].islower():
         n += 1
     after = at + n
     if not n or after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
         return 0
-    if f.lows[after] in gz.NOT_NAMES or (f.lows[at] == "of" and given_name(f.lows[at - 1])):
+    person_before = given_name(f.lows[at - 1] if at - start < 2 else f.lows[start])
+    if f.lows[after] in gz.NOT_NAMES or (f.lows[at] == "of" and person_before):
         return 0
     return n
 

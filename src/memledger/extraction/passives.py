@@ -11,12 +11,21 @@ from memledger.extraction.appositions import apposed_name
 from memledger.extraction.finite_verbs import USED_BY
 from memledger.extraction.memberships import FRAME_CONFIDENCE
 from memledger.extraction.patterns import Edge, Mention, Party, word_set
+from memledger.extraction.senses import participle as participle_form
 from memledger.extraction.triggers import is_filler
 
 # Participles whose agent, a person, works on their subject: "Nightjar is maintained by Osric".
 MADE_BY: Final = frozenset(lexicon.sections("frame_words.txt")["MADE_BY"])
 BE: Final = word_set("is are was were be been being 's")
 _JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"])
+_INSTRUMENTS: Final = word_set("with in on through via using")
+_PRONOUNS: Final = word_set("i we you he she they it")
+# Participles whose "with"/"through" names a feeling's cause or a counterpart, no tool used.
+_NO_INSTRUMENT: Final = word_set(
+    "impressed shocked frustrated obsessed pleased disappointed annoyed bored stuck satisfied delighted "
+    "thrilled fed closed signed agreed partnered funded financed sponsored mentored compared"
+)
+_PRICED: Final = word_set("billed paid charged priced invoiced quoted")  # "... billed in GBP": a currency
 
 
 def passive_edges(
@@ -25,6 +34,8 @@ def passive_edges(
     """The edges of each "<patient> is <participle> by <agent>" in the sentence."""
     edges: list[Edge] = []
     for i, low in enumerate(lows):
+        if low in _INSTRUMENTS and i >= 2 and participle_form(lows[i - 1]):
+            edges.extend(_instrument_edge(lows, by_start, by_end, i))
         if low != "by" or i < 2:
             continue
         participle = i - 1
@@ -59,6 +70,38 @@ def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Men
         return None
     if agent.entity_type == "person" and patient.entity_type in ("project", "organization"):
         return Edge(Party.of(agent), "WORKS_ON", Party.of(patient), FRAME_CONFIDENCE)
+    return None
+
+
+def _instrument_edge(lows: list[str], by_start: dict[int, Mention], by_end: dict[int, Mention], i: int) -> list[Edge]:
+    """ "At Fernleigh Logistics the pallets are scanned with X", "Tern is hosted on X":
+    the organization or project the things are of, or the sentence is set at, uses the
+    tool they are handled with."""
+    be = i - 2
+    while be >= 0 and is_filler(lows[be]):
+        be -= 1
+    tool = _after(lows, by_start, i + 1)
+    verb = lows[i - 1]
+    if verb in _NO_INSTRUMENT or (lows[i] == "in" and verb in _PRICED):
+        return []  # "people are impressed with X", "the deal was closed with X", "billed in GBP"
+    if be < 1 or lows[be] not in BE or lows[be - 1] in _PRONOUNS or tool is None or tool.entity_type != "tool":
+        return []  # not "we were impressed with X": the speaker's feeling, no use
+    user = _before(lows, by_end, be) or _setting(lows, by_start)
+    if user is None or user.entity_type not in ("organization", "project"):
+        return []
+    return [Edge(Party.of(user), "USES", Party.of(tool), FRAME_CONFIDENCE)]
+
+
+def _setting(lows: list[str], by_start: dict[int, Mention]) -> Mention | None:
+    """The organization an opening "At X" or "In our factory X" sets the sentence at."""
+    if lows[:1] not in (["at"], ["in"]):
+        return None
+    for start in range(1, 5):
+        named = by_start.get(start)
+        if named is not None:
+            return named if named.entity_type == "organization" else None
+        if not lows[start].isalpha():
+            return None
     return None
 
 

@@ -62,6 +62,8 @@ _OBJECT_TYPE: Final[dict[str, EntityType]] = {
 }
 # Phrases of those kinds whose object is a person, not what the kind usually wants.
 _PERSON_OBJECT: Final = frozenset(_WORDS["PERSON_OBJECT"])
+# Nouns for a piece of work the speaker owns and names: "our app Lantern", "my product X".
+_OWNED_WORK: Final = PROJECT_NOUNS | PROJECT_CUES | {"product"}
 _NOT_ALONE: Final = frozenset(_WORDS["NOT_ALONE"])
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
 _SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
@@ -105,13 +107,14 @@ def type_by_slot(
         if any(taken[start:end]):
             continue
         kind = _object_slot(words, lows, start, end, ends) if start not in initial else None
-        if kind is None and start not in initial and lows[end : end + 1] == ["from"] and end + 1 in orgs:
-            kind = "person"  # "Radka from Brantwood Analytics"
+        lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
+        if kind is None and lows[end : end + 1] in (["from"], ["of"]) and end + 1 in orgs and not lone_word:
+            kind = "person"  # "Radka from Brantwood Analytics", "Kaveh of Larkrise Digital"
         if kind == "organization" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
             continue  # "a guy from Lisbon": a place
         kind = kind or _subject_slot(lows, start, end, starts) or _made_in_relative(words, lows, end, starts)
         kind = kind or ("project" if _made_with_tool(lows, start, end, tools) else None)
-        kind = kind or ("project" if owned_work(lows, start) else None)
+        kind = kind or ("project" if owned_work(words, lows, start) else None)
         kind = kind or ("organization" if owned_institution(lows, start) else None)
         kind = kind or modifier_type(words, lows, start, end) or bracketed_type(lows, start, end)
         listed = end + 1 < len(lows) and (not taken[end + 1] or end + 1 in people)
@@ -120,6 +123,8 @@ def type_by_slot(
             continue  # "lives in Lyon": a place after a preposition of place is no instrument
         if kind == "person" and start in initial and end - start == 1 and name_guess.ordinary(words[start]):
             continue  # "Anyone know ...": an English word capitalised because it opens the sentence
+        if kind is not None and "'" in words[start]:
+            continue  # "Don't lean on ...": a contraction is no name
         if kind is not None:
             add(Mention(span_text(words[start:end]), kind, SLOT_CONFIDENCE, start, end))
 
@@ -198,13 +203,14 @@ def owned_institution(lows: list[str], start: int) -> bool:
     return owned_by_speaker(lows, j - 1)
 
 
-def owned_work(lows: list[str], start: int) -> bool:
+def owned_work(words: list[str], lows: list[str], start: int) -> bool:
     """Whether the name at ``start`` follows a piece of work the speaker owns: "my side
-    project Quillmark", "our app, Lantern"."""
+    project Quillmark", "our app, Lantern", "our product Orbweaver" (not "our Product
+    Owner Marco", a job's title)."""
     j = start - 1
     if j >= 0 and lows[j] == ",":
         j -= 1
-    if j < 1 or (lows[j] not in PROJECT_NOUNS and lows[j] not in PROJECT_CUES):
+    if j < 1 or lows[j] not in _OWNED_WORK or (lows[j] == "product" and words[j] != "product"):
         return False
     return owned_by_speaker(lows, j - 1)
 
@@ -242,7 +248,8 @@ def _object_slot(
         return "tool"  # "exports are handled by Kestra": a thing used, unless a person's name
     owned = start >= 2 and lows[start - 2] in POSSESSIVES and lows[start - 1] not in ROLE_ADJECTIVES
     noun = lows[start - 1] if owned else ""
-    if owned and _common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS:
+    work = noun in _OWNED_WORK  # "our app Lantern": the speaker's work
+    if owned and _common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS and not work:
         return "person"  # "my physio Tewodros", "our landlord Cengiz"; not "our first EP", "my gym Corefit"
     j = start
     while j > 0 and (lows[j - 1] in OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
@@ -314,8 +321,20 @@ def _someone_before(lows: list[str], k: int, *, group: bool) -> bool:
     """Whether the two tokens before ``k`` end in someone who works (a job, a role one pays
     for) or, before a group's name ("the Paddlers"), anyone: "a woman from Kerikeri" is from a place."""
     before = lows[max(0, k - 2) : k]
-    working = any(w in JOBS or w in gz.WORK_ROLES or w in gz.SERVICE_ROLES or w in _REPS for w in before)
+    working = any(
+        w in JOBS or w in gz.WORK_ROLES or w in gz.SERVICE_ROLES or w in _REPS or _agent_noun(w) for w in before
+    )
     return working or (group and not _SOMEONE.isdisjoint(before))
+
+
+def _agent_noun(low: str) -> bool:
+    """A noun for someone by what they practise, by its ending: "agronomist",
+    "electrician" (not "playlist")."""
+    return (
+        len(low) >= 7
+        and low.isalpha()
+        and (low.endswith("ician") or (low.endswith("ist") and not low.endswith("list")))
+    )
 
 
 def _job_before(lows: list[str], k: int, since: int | None = None) -> bool:
