@@ -1,0 +1,189 @@
+"""Who a clause's trigger is said of: the names, pronouns and possessives before it, past
+appositions ("Tern, our ingestion service, is ..."), joined by "and" or commas, or the
+clause before's subject when this one names none. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction import gazetteer as gz
+from memledger.extraction.control import opens_complement
+from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, Mention, Party
+from memledger.extraction.roles import role_words
+from memledger.extraction.triggers import (
+    DETERMINERS,
+    ELLIPTIC,
+    HEAD_NOUNS,
+    JOB_TITLES,
+    POSSESSIVE_USER,
+    PREPOSITIONS,
+    SUBJECT_PRONOUNS,
+    THIRD_PERSON,
+    Clause,
+    Item,
+)
+
+_NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
+
+
+class ClauseSubjects:
+    """The subjects of one clause's triggers; ``possessive`` is set once a "my"/"our"
+    made the speaker a subject ("our app is ...")."""
+
+    def __init__(self, speaker: Party, clause: Clause, inherited: list[Party], earlier: list[Mention]) -> None:
+        self.speaker = speaker
+        self.items = clause.items
+        self.words = clause.words
+        self.inherited = inherited
+        self.earlier = earlier
+        self.possessive = False
+
+    def find(self, position: int, *, first: bool, objects_from: int) -> list[Party]:
+        """The parties the trigger at item ``position`` is said of; the clause before's
+        subject when this one names none (``inherited``), the speaker for a note's bare verb."""
+        group: list[Party] = []
+        weak: list[Party] = []
+        blocked = False
+        items = self.items
+        last_comma = max((i for i in range(position) if items[i] == ","), default=-1)
+        for index, item in enumerate(items[:position]):
+            before = items[index - 1] if index else ""
+            party = self._subject_at(index, item, before)
+            if party is not None and index >= objects_from and isinstance(item, Mention):
+                fresh = index == position - 1 and before in (",", "and", "but")
+                party = party if fresh else None
+            if party is None:
+                new_subject = last_comma < index and self.words[position] not in ("at", "on")
+                after_verb = before == "," or (before == "and" and index >= 2 and not self._is_party(index - 2))
+                determined = (before == "," or opens_complement(self.words, index)) and item in DETERMINERS
+                role = after_verb and item in POSSESSIVE_USER and self._role_follows(index)  # "... and my dad uses"
+                role = role and not self._apposed(index)
+                if group and (determined or role) and new_subject:
+                    group, blocked = [], True  # "where I work, the nurses write ...", not "X, the DBA, ..."
+                if not group and isinstance(item, str | Mention) and self._blocks(index, item):
+                    blocked = True
+                if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
+                    weak = [Party.of(item)]
+                continue
+            joined = before in (",", "and", "&") and index >= 2
+            joined = joined and (self._is_party(index - 2) or self._after_apposition(index - 2))
+            if joined and before == "," and len(group) == 1 and self._closes_apposition(index + 1):
+                joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
+            group = [*group, party] if joined and group else [party]
+        if group:
+            return group
+        if weak:
+            return weak
+        if blocked:
+            return []
+        if self.inherited:
+            return self.inherited
+        lead = [item for item in items[:position] if isinstance(item, str)]
+        if ":" in lead[:4]:
+            lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
+        return [self.speaker] if first and all(w in ELLIPTIC for w in lead) else []
+
+    def _subject_at(self, index: int, item: Item, before: Item) -> Party | None:
+        if isinstance(item, Mention):
+            governed = before == "the" and index >= 2 and self.items[index - 2] in PREPOSITIONS  # "on the X team"
+            if before in PREPOSITIONS or governed or before in ("i'm", "im", "'s", "called", "named"):
+                return None
+            return None if self._modifies(index) else Party.of(item)
+        if item in SUBJECT_PRONOUNS or (item == "me" and self.items[index + 1 : index + 2] == ["and"] and not before):
+            return self.speaker  # "me n Ousmane are on the receiving team"
+        if item in ("he", "she") and (person := self.antecedent(index, ("person",))) is not None:
+            return Party.of(person)  # "My trainer Bolat he prefers ...", "..., and she prefers ..."
+        if item == "it" and len(self.inherited) == 1 and self.inherited[0].kind in ("project", "organization"):
+            return self.inherited[0]  # "...; it depends on Meltano": the clause before's subject
+        if item == "it" and (last := self.antecedent(index, _NAMED_KINDS)) is not None:
+            return Party.of(last) if last.entity_type in ("project", "organization") else None  # the last named
+        if item in POSSESSIVE_USER and before not in PREPOSITIONS and not self._role_follows(index):
+            if before == "," and self._names_before_comma(index):
+                return None  # "Tern, our ingestion service, is ...": the apposition is Tern's
+            self.possessive = True
+            return self.speaker
+        if item == "team" and before == "whole":
+            return self.speaker
+        return None
+
+    def _names_before_comma(self, index: int) -> bool:
+        """Whether the possessive at item ``index`` opens an apposition to the name before
+        its comma, closed by a comma of its own ("Tern, our ingestion service, is ..."; not
+        "Hi Ana, our team moved ...", "For Kestrel, our team ...")."""
+        named = index >= 2 and isinstance(self.items[index - 2], Mention)
+        closed = "," in self.items[index + 1 : index + 5]
+        return named and closed and (index < 3 or self.items[index - 3] not in PREPOSITIONS)
+
+    def antecedent(self, index: int, kinds: tuple[str, ...]) -> Mention | None:
+        """The last name of one of ``kinds`` before item ``index``, in this clause or before."""
+        named = [*self.earlier, *(i for i in self.items[:index] if isinstance(i, Mention))]
+        return next((m for m in reversed(named) if m.entity_type in kinds), None)
+
+    def _modifies(self, index: int) -> bool:
+        """ "the iOS app uses ...": the tool names the app; the app is the subject."""
+        after = self.items[index + 1] if index + 1 < len(self.items) else ""
+        item = self.items[index]
+        return (
+            isinstance(item, Mention) and item.entity_type == "tool" and isinstance(after, str) and after in HEAD_NOUNS
+        )
+
+    def _role_follows(self, index: int) -> bool:
+        j = index + 1
+        while j < len(self.words) and self.words[j] in ROLE_ADJECTIVES:
+            j += 1
+        role, _ = role_words(self.words, j + 1)
+        word = self.words[j] if j < len(self.words) else ""
+        nouns = (word, word[:-1]) if word.endswith("s") else (word,)  # "my neighbours use X"
+        listed = any(n in gz.ROLES or n in JOB_TITLES or n in HONORIFICS for n in nouns) or role is not None
+        return listed or self._names_a_person(index + 1)
+
+    def _names_a_person(self, j: int) -> bool:
+        """Whether the noun phrase from item ``j`` is named right after it: "our head chef,
+        Ines Varga, prefers ..." is said of Ines Varga, "Our podcast, Night Ferry, is
+        recorded in ..." of Night Ferry."""
+        end = min(j + 3, len(self.items))
+        while j < end and isinstance(self.items[j], str) and str(self.items[j]).isalpha():
+            j += 1
+        apposed = j < len(self.items) and self.items[j] == ","
+        j += apposed + (apposed and self.items[j + 1 : j + 2] == ["the"])
+        named = self.items[j] if j < len(self.items) else None
+        if not isinstance(named, Mention):
+            return False
+        closed = apposed and named.end < len(self.words) and self.items[j + 1 : j + 2] == [","]
+        return (named.entity_type == "person" and named.role is not None) or closed
+
+    def _blocks(self, index: int, item: Item) -> bool:
+        if isinstance(item, Mention):
+            return self._modifies(index)
+        return item in THIRD_PERSON or item in DETERMINERS or (item in POSSESSIVE_USER and self._role_follows(index))
+
+    def _after_apposition(self, comma: int) -> bool:
+        """Whether ``comma`` closes an apposition that follows a party: "Amaru, our SRE,
+        and Eleni ... both work on ..." lists Amaru and Eleni."""
+        items = self.items
+        if items[comma] != ",":
+            return False
+        k = comma - 1
+        while k > 0 and comma - k <= 5 and isinstance(items[k], str) and items[k] != ",":
+            k -= 1
+        opening = items[k + 1] if k + 1 < comma else ""
+        return items[k] == "," and k >= 1 and self._is_party(k - 1) and opening in DETERMINERS | POSSESSIVE_USER
+
+    def _closes_apposition(self, comma: int) -> bool:
+        """Whether the comma at ``comma`` closes an apposition rather than going on with a
+        list ("Ana, Bo, and Cy" goes on)."""
+        after = self.items[comma + 1] if comma + 1 < len(self.items) else ""
+        return self.items[comma : comma + 1] == [","] and after not in ("and", "&") and not isinstance(after, Mention)
+
+    def _apposed(self, index: int) -> bool:
+        """ "Xiaoling, our tech lead, is ...": the role from ``index`` closed by a comma."""
+        j = index + 1
+        while (
+            j < len(self.items) and j - index <= 3 and isinstance(self.items[j], str) and str(self.items[j]).isalpha()
+        ):
+            j += 1
+        return self.items[j : j + 1] == [","]
+
+    def _is_party(self, index: int) -> bool:
+        item = self.items[index]
+        return isinstance(item, Mention) or item in SUBJECT_PRONOUNS or (item == "me" and index == 0)
