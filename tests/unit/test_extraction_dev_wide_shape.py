@@ -20,6 +20,7 @@ SETS = {
     "extraction_dev_wide6.jsonl": (320, 20),
     "extraction_dev_wide7.jsonl": (320, 19),
     "extraction_dev_wide8.jsonl": (320, 19),
+    "extraction_dev_wide9.jsonl": (320, 19),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -77,7 +78,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The ninth set waits for the next release's first look (docs/extraction-sets.md):
+    """The tenth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide8.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "c152a85051bf99ef6413e408966ac169ef4202513648faf01f388b3a2983360b"
+    data = (ROOT / "tests/data/extraction_dev_wide9.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "674faf57082e9e2a8077bb244f456c13c48b49cf109a6eede8b772baa2c47ad5"

@@ -54,6 +54,9 @@ _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the sp
 HEDGED = 0.6
 _WORK_VERBS: Final = ("work", "works", "working", "worked")
 _NEEDING: Final = ("need", "needs", "require", "requires")
+_ON_VERBS: Final = frozenset(
+    ("been", ",", "play", "plays", "played", "playing", "serve", "serves", "served", "serving", "sit", "sits", "sat")
+)
 
 
 def clause_relations(
@@ -272,11 +275,14 @@ class _ClauseReader:
         if not set(obj.gap) <= SLOT_GAP:
             return None
         before = self.words[trigger.start - 1] if trigger.start else ""
+        said_of = before in BE_FORMS or before in SUBJECT_PRONOUNS or before in _ON_VERBS  # "I'm on X", "played on X"
         if entity_type == "tool":
-            return "USES" if before in BE_FORMS or before in SUBJECT_PRONOUNS else None
+            return "USES" if said_of else None
         team = obj.target is not None and obj.target.name.lower().rsplit(" ", 1)[-1] in TEAM_NOUNS
         if entity_type == "organization" and (team or not set(self.words).isdisjoint(_WORK_VERBS)):
             return "WORKS_ON"  # "on the payments team": the team's work, as "works on" says
+        if entity_type == "organization" and not said_of:
+            return None  # "the loop on Arriva buses", "homework on X": where, not whose
         return RELATIONS["ON"].get(entity_type)
 
     def _workplace(self, trigger: Trigger, obj: ClauseObject) -> bool:

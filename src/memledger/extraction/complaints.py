@@ -17,6 +17,10 @@ _FAULT_STATES: Final = frozenset(_WORDS["FAULT_STATES"])
 _LINE_OPENERS: Final = BULLETS | {":"}
 _DETERMINERS: Final = word_set("the my our")
 _OWNERS: Final = word_set("my our")
+# "is not detected": participles whose negation reports a fault, not "is not included".
+_FAULT_PARTICIPLES: Final = word_set(
+    "detected recognised recognized connected paired synced found supported loaded saved charged configured updated"
+)
 _BE: Final = word_set("is are was were")
 _NOT_A_VERB: Final = word_set("a an the my our something anything what that which who")
 _CONFIDENCE: Final = 0.75
@@ -29,7 +33,7 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         return []  # "we moved off X because its runners kept timing out": a reason to leave
     lows = sentence.lows
     tools = [m for m in sentence.mentions if m.entity_type == "tool" and _opens(lows, m) and _faulty(lows, m.end)]
-    if tools or any(_faulty(lows, k) for k in range(len(lows)) if lows[k] in _FAULTS or lows[k] in _FAULT_NEGATIONS):
+    if tools or any(_faulty(lows, k) for k in range(len(lows))):
         tools += [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m) and m not in tools]
     if not tools:
         return []
@@ -74,5 +78,5 @@ def _faulty(lows: list[str], k: int) -> bool:
 
 
 def _verb_after_not(lows: list[str], j: int) -> bool:
-    """ "is not syncing", not "is not what we picked"."""
-    return j < len(lows) and lows[j].endswith("ing")
+    """ "is not syncing", "is not detected", not "is not what we picked"."""
+    return j < len(lows) and (lows[j].endswith("ing") or lows[j] in _FAULT_PARTICIPLES)

@@ -23,11 +23,12 @@ from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.finite_verbs import ADVERBS
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
+from memledger.extraction.noun_types import owned_work
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.passives import BE, passive_edges
 from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
-from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, WORKS, makers_verb, owned_work
+from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, WORKS, makers_verb
 from memledger.extraction.triggers import SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers
 
 _WORDS: Final = lexicon.sections("frame_words.txt")

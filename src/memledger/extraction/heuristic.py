@@ -63,6 +63,7 @@ from memledger.extraction.triggers import (
     Item,
     find_triggers,
 )
+from memledger.extraction.wishes import wished
 
 
 @dataclass(slots=True)
@@ -158,7 +159,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "23"
+    version = "24"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -211,6 +212,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(role_lines(me, sentence))
             edges.extend(note_uses(me, sentence))
             edges.extend(their_tools(sentence))
+            edges.extend(wished(me, sentence))
         edges = [*roles, *complaint_uses(me, sentence), *_asserted(sentence, edges)]
         for edge in edges:
             found.apply(edge)

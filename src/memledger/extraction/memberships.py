@@ -9,9 +9,9 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
+from memledger.extraction.noun_types import owned_institution
 from memledger.extraction.patterns import CLIENT_NOUNS, HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import owned_by_speaker
-from memledger.extraction.slots import owned_institution
 from memledger.extraction.triggers import JOBS, NOT_WORKPLACE
 
 FRAME_CONFIDENCE = 0.8
@@ -56,7 +56,9 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if person.entity_type != "person" or org.entity_type != "organization":
             continue
         between = lows[person.end : org.start]
-        if _works_in(between):
+        team = org.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS  # "leads the security guild": WORKS_ON
+        ran = _runs(between) and not team and _ends_phrase(lows, org)
+        if _works_in(between) or ran or (_office_of(between) and not org.name.islower()):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
         if between == ["("] and lows[org.end : org.end + 1] == [")"]:
@@ -70,6 +72,33 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if described and not _NOT_WORKPLACE & set(between):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
+
+
+def _runs(between: list[str]) -> bool:
+    """ "Kofi runs Driftwood Systems", "Hrafnhildur, my sister-in-law, runs the bakery X":
+    the person, past an apposition, runs the organization named after the verb."""
+    verbs = [i for i, w in enumerate(between) if w in _BELONG_TO]
+    if not verbs:
+        return False
+    k = verbs[-1]
+    before, after = between[:k], between[k + 1 :]
+    apposed = not before or (before[0] == "," and before[-1] == "," and len(before) <= 6)
+    named = after in ([], ["the"]) or (len(after) == 2 and after[0] == "the" and after[1].isalpha())
+    return apposed and named
+
+
+def _ends_phrase(lows: list[str], org: Mention) -> bool:
+    """Whether the organization is the verb's whole object, not a word before a noun ("leads
+    the Deloitte audit", "owns Amazon shares") nor one word after "the" ("owns the Tesla")."""
+    after = lows[org.end] if org.end < len(lows) else ""
+    single = org.end - org.start == 1 and lows[org.start - 1] == "the"
+    return not single and (not after.isalpha() or after in _AFTER_OBJECT)
+
+
+def _office_of(between: list[str]) -> bool:
+    """ "Ana, treasurer of the X", "I'm Yusra Qureshi, treasurer of X": a role in it."""
+    words = between[:-1] if between[-1:] == ["the"] else between
+    return len(words) == 3 and words[0] == "," and words[2] == "of" and words[1] in _OFFICES
 
 
 def _works_in(between: list[str]) -> bool:
@@ -203,10 +232,15 @@ def listed_after(lows: list[str], first: Mention, by_start: dict[int, Mention]) 
 # "X, which I manage", "Nadia, who now runs X".
 _BELONG_THERE: Final = word_set("work works volunteer volunteers teach teaches study studies train trains intern")
 _BELONG_TO: Final = word_set(
-    "manage manages run runs own owns founded co-founded lead leads coach coaches chair chairs"
+    "manage manages run runs own owns founded co-founded lead leads coach coaches chair chairs captain captains"
+)
+# Offices held in an organization, said of a person in apposition: "Ana, treasurer of X".
+_OFFICES: Final = word_set(
+    "treasurer secretary chair chairman chairwoman captain president founder owner director head member manager"
 )
 _RELATIVE: Final = word_set("where which that who")
 _AT: Final = word_set("at")
+_AFTER_OBJECT: Final = word_set("with in at for since now on from and but")
 
 
 def _there_for_good(lows: list[str], end: int) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction import name_guess, slots
+from memledger.extraction import name_guess, noun_types, slots
 from memledger.extraction.cued_names import find_capitalised, named_as, org_cue, person_cue
 from memledger.extraction.name_chunks import model_number
 from memledger.extraction.name_finder import NameFinder
@@ -340,7 +340,7 @@ def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
         inside = start not in f.initial
         if entity_type is None and inside and _unsure(f.words[start], f.prev(start)):
             entity_type = "tool"  # a word no list knows, inside a sentence: most often a product
-        if entity_type == "person" and slots.attributive(f.words, f.lows, start, end):
+        if entity_type == "person" and noun_types.attributive(f.words, f.lows, start, end):
             continue  # "a Tado thermostat": a name that modifies a noun names a thing
         if entity_type is not None:
             f.add(Mention(span_text(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))

@@ -30,6 +30,11 @@ _LONGEST_NAME_WORD = 24
 # Per-n-gram log-odds, scaled by the square root of their number, needed to call a word
 # a person's or a tool's name; between the two a word stays unnamed.
 _MARGIN: Final = 1.0
+# Words after which a rare English word names a place, a firm or a composer as often as a
+# product ("from Gatwick", "our supplier is Acme", "play Chopin"): only its sentence can type it.
+_SHIELDING: Final = frozenset(
+    ("from", "to", "in", "at", "is", "for", "the", "of", "near", "play", "plays", "played", "playing")
+)
 _GRAMS: Final = (2, 3, 4)
 
 
@@ -191,10 +196,12 @@ def word_type(word: str, before: str = "") -> EntityType | None:
     low, lists = gz.fold(word.lower()), _lists()
     if low in lists.world_names:
         return "person"
+    if (low in lists.rare_english and not before) or _inflected(low):
+        return None  # "Sourdough attempt ...", "Reinstalling did ...": English, capitalised as it opens
     if _compound(low, lists.common_english):
         return "tool"  # "Trainline", "Smilecraft": English words run together name products
-    if lists.model.score(low) < -_MARGIN and low not in lists.rare_english:
-        return "tool"  # a rare English word ("Bramble") may be anything its sentence makes it
+    if lists.model.score(low) < -_MARGIN and (low not in lists.rare_english or before not in _SHIELDING):
+        return "tool"  # spelt like no English word, or a rare one a product took ("Plex", "Hornby")
     return None  # spelt like a given name, it may as well be a product's ("Makita", "Runna")
 
 
@@ -203,6 +210,18 @@ def plural_noun(low: str) -> bool:
     if len(low) < 4 or not low.endswith("s") or low.endswith("ss"):
         return False
     return english(low[:-1]) or (low.endswith("es") and english(low[:-2]))
+
+
+def _inflected(low: str) -> bool:
+    """Whether a word is an English verb's "-ing" or "-ed" form, or one with "re-" before
+    it ("interleaved", "reinstalling")."""
+    for ending in ("ing", "ed"):
+        if low.endswith(ending) and len(low) > len(ending) + 3:
+            stem = low[: -len(ending)]
+            stem = stem[2:] if stem.startswith("re") and not english(stem) else stem
+            if english(stem) or english(stem + "e") or (len(stem) > 3 and stem[-1] == stem[-2] and english(stem[:-1])):
+                return True
+    return False
 
 
 def _compound(low: str, common: frozenset[str]) -> bool:

@@ -48,6 +48,8 @@ def passive_edges(
         if patient is None and be > 0 and lows[be - 1] == "and":
             patient = _opening_subject(by_start)
         agent = _after(lows, by_start, i + 1)
+        if patient is None and agent is not None and agent.entity_type == "tool":
+            patient = _setting(lows, by_start)  # "At Brackenmoor Farm the milking is tracked by X"
         if agent is None and _named_doer(words, lows, i + 1):
             continue  # "used by the Vaskel storefront": someone's the speaker did not name
         edge = _passive_edge(speaker, lows[participle], patient, agent)

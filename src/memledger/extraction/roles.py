@@ -185,6 +185,8 @@ def opens_next_clause(lows: list[str], start: int, end: int) -> bool:
     preposition or an article, met by "my <role>" with nothing between, is followed by the
     next clause (or a relative one); the role is not the name's."""
     before = lows[start - 1] if start else ""
+    if start >= 2 and before.replace("-", "").isalpha() and lows[start - 2] in DETERMINERS:
+        before = lows[start - 2]  # "the old Kodak EasyShare my dad had"
     governed = before in PREPOSITIONS or before in DETERMINERS
     return governed and end < len(lows) and lows[end] in POSSESSIVES and _verb_follows_role(lows, end + 1)
 

@@ -22,24 +22,28 @@ from memledger.extraction.finite_verbs import (
     LED,
     NOT_VERBS,
     OBJECT_GAP,
-    PRONOUN_SUBJECTS,
     USED_BY,
     finite_verb_before,
 )
+from memledger.extraction.noun_types import (
+    OWNED_WORK,
+    SUBJECT_GAP,
+    bracketed_type,
+    common_noun,
+    modifier_type,
+    owned_institution,
+    owned_work,
+)
 from memledger.extraction.patterns import (
     POSSESSIVES,
-    PRODUCT_NOUNS,
-    PROJECT_CUES,
-    PROJECT_NOUNS,
     ROLE_ADJECTIVES,
     TEAM_NOUNS,
     Mention,
     span_text,
     word_set,
 )
-from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.rosters import opens_roster
-from memledger.extraction.triggers import JOBS, STACK_LABELS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 _WORDS: Final = lexicon.sections("frame_words.txt")
@@ -62,25 +66,20 @@ _OBJECT_TYPE: Final[dict[str, EntityType]] = {
 }
 # Phrases of those kinds whose object is a person, not what the kind usually wants.
 _PERSON_OBJECT: Final = frozenset(_WORDS["PERSON_OBJECT"])
-# Nouns for a piece of work the speaker owns and names: "our app Lantern", "my product X".
-_OWNED_WORK: Final = PROJECT_NOUNS | PROJECT_CUES | {"product"}
 _NOT_ALONE: Final = frozenset(_WORDS["NOT_ALONE"])
-# Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
-_SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
 _BUILT_FRAMES: Final = frozenset(_WORDS["BUILT_FRAMES"])
 _COMMERCE: Final = frozenset(_WORDS["COMMERCE"])
 WORKS: Final = frozenset(_WORDS["WORKS"])
 """Verbs of working or studying somewhere: "... is where Tsiry works"."""
 _SUBJECT_DETERMINERS: Final = word_set("the our my their")
-_DETERMINERS: Final = word_set("a an the my our your their his her this that 's")
-_INDEFINITE: Final = word_set("a an")
-_OWNERS: Final = word_set("my our their his her 's")
 _ALWAYS_INSTRUMENTS: Final = word_set("via using through")
 INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 """Prepositions whose object is what a verb of use works with: "keep notes in Drovel"."""
 _OBJECT_PREPOSITIONS: Final = INSTRUMENT_PREPOSITIONS | {"into", "onto"}
 _ORDINALS: Final = word_set("first second third fourth fifth next last latest debut")
 _SOMEONE, _REPS = word_set("someone somebody guy woman man lady people folks"), word_set("rep reps staff")
+_WORKING: Final = word_set("work works worked working")
+_THEY_ARE: Final = word_set("he's she's they're")  # "he's from Sylwan Soft": someone's firm
 _PERSON_SUBJECT_KINDS: Final = frozenset(("WORK_ON", "WORK_WITH", "KNOW", "INTRO", "AT"))
 
 
@@ -151,70 +150,6 @@ def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: C
             add(Mention(word, "tool", name_guess.GUESS_CONFIDENCE, i, i + 1))
 
 
-def attributive(words: list[str], lows: list[str], start: int, end: int) -> bool:
-    """Whether a name modifies the noun after it, behind a determiner ("a Tado thermostat",
-    "the Bramble storefront"): a thing's name then, never a person's."""
-    if start < 1 or lows[start - 1] not in _DETERMINERS or end >= len(lows):
-        return False
-    return words[end].islower() and _common_noun(lows[end]) and lows[end] not in _SUBJECT_GAP
-
-
-def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> EntityType | None:
-    """The type a noun gives the name modifying it: an institution ("the Millhouse
-    studio"), a product one can have one of ("a Hilti laser level", "my Peloton
-    membership"), or the owner's piece of work ("our Tidewell pipelines")."""
-    if not attributive(words, lows, start, end):
-        return None
-    head = (
-        lows[end + 1] if end + 1 < len(lows) and words[end + 1].islower() and _common_noun(lows[end + 1]) else lows[end]
-    )
-    owner = lows[start - 1]
-    if head in gz.ORG_SUFFIXES:
-        return "organization"
-    if owner in _INDEFINITE or (head in PRODUCT_NOUNS and owner not in POSSESSIVES):
-        return "tool"
-    if owner not in _OWNERS:
-        return None  # "the Rail Planner app": someone's work or a product, the noun cannot say
-    return "project" if head in PROJECT_NOUNS or head.rstrip("s") in PROJECT_NOUNS else "tool"
-
-
-def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
-    """ "Stack (Pipit):", "Book club (Page Turners):": a bracketed name is its noun's thing."""
-    if start < 2 or lows[start - 1] != "(" or lows[end : end + 1] != [")"]:
-        return None
-    noun = lows[start - 2]
-    if noun in PROJECT_NOUNS or noun in PROJECT_CUES or noun in STACK_LABELS:
-        return "project"
-    if noun in TEAM_NOUNS or noun in gz.ORG_SUFFIXES:
-        return "organization"
-    return None
-
-
-def owned_institution(lows: list[str], start: int) -> bool:
-    """Whether the name at ``start`` follows an institution the speaker belongs to: "my
-    running club, the Ferrous Striders", "our debate club (the Kestrel Society)"."""
-    j = start - 1
-    if j >= 0 and lows[j] == "the":
-        j -= 1
-    if j >= 0 and lows[j] in (",", "("):
-        j -= 1
-    if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS):
-        return False
-    return owned_by_speaker(lows, j - 1)
-
-
-def owned_work(words: list[str], lows: list[str], start: int) -> bool:
-    """Whether the name at ``start`` follows a piece of work the speaker owns: "my side
-    project Quillmark", "our app, Lantern", "our product Orbweaver" (not "our Product
-    Owner Marco", a job's title)."""
-    j = start - 1
-    if j >= 0 and lows[j] == ",":
-        j -= 1
-    if j < 1 or lows[j] not in _OWNED_WORK or (lows[j] == "product" and words[j] != "product"):
-        return False
-    return owned_by_speaker(lows, j - 1)
-
-
 def _made_in_relative(words: list[str], lows: list[str], end: int, starts: dict[int, Trigger]) -> EntityType | None:
     """ "Halyard, which Bao wrote in Odin, ...", "the Quince service, which we maintain":
     what a relative clause says someone built or works on is a project."""
@@ -248,8 +183,8 @@ def _object_slot(
         return "tool"  # "exports are handled by Kestra": a thing used, unless a person's name
     owned = start >= 2 and lows[start - 2] in POSSESSIVES and lows[start - 1] not in ROLE_ADJECTIVES
     noun = lows[start - 1] if owned else ""
-    work = noun in _OWNED_WORK  # "our app Lantern": the speaker's work
-    if owned and _common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS and not work:
+    work = noun in OWNED_WORK  # "our app Lantern": the speaker's work
+    if owned and common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS and not work:
         return "person"  # "my physio Tewodros", "our landlord Cengiz"; not "our first EP", "my gym Corefit"
     j = start
     while j > 0 and (lows[j - 1] in OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
@@ -268,15 +203,25 @@ def _object_slot(
         return "person"
     if phrase in _NOT_ALONE or phrase.endswith(" by"):
         return None  # "run Hollow Pine", "managed by Quillon": the verb does not fix the type
-    if trigger.kind == "AT" and trigger.end - trigger.start > 1:
+    if _workplace(words[start:end], lows, trigger):
         return "organization"
     return _OBJECT_TYPE.get(trigger.kind)
+
+
+def _workplace(name: list[str], lows: list[str], trigger: Trigger) -> bool:
+    """Whether the trigger names where one works: "works at X", "she work in Fysio Nordlys"
+    (a name of more than one word, not all English: "work in Python", "work in Digital
+    Marketing" name a language and a field)."""
+    if trigger.kind == "AT" and trigger.end - trigger.start > 1:
+        return True
+    named = len(name) > 1 and not all(name_guess.ordinary(word) for word in name)
+    return lows[trigger.start] in _WORKING and lows[trigger.end - 1] == "in" and named
 
 
 def _instrument(words: list[str], lows: list[str], j: int, end: int, ends: dict[int, Trigger]) -> EntityType | None:
     """ "keep our recipes in Paprika", "train on Zwift": the object of an instrument
     preposition after a verb of use, in the same clause, is what is used."""
-    if lows[j - 1 : j + 1] == ["through", "the"] and not (end < len(lows) and _common_noun(lows[end])):
+    if lows[j - 1 : j + 1] == ["through", "the"] and not (end < len(lows) and common_noun(lows[end])):
         return None  # "through the Balkans": a region, unless the name modifies a noun ("the X portal")
     if j >= 1 and lows[j - 1] in ("to", "onto", "from", "off") and _switched_before(lows, j - 1, ends):
         return "tool"  # "switch the booking sheet to Teamup", "move the chat from Viber"
@@ -324,7 +269,12 @@ def _someone_before(lows: list[str], k: int, *, group: bool) -> bool:
     working = any(
         w in JOBS or w in gz.WORK_ROLES or w in gz.SERVICE_ROLES or w in _REPS or _agent_noun(w) for w in before
     )
-    return working or (group and not _SOMEONE.isdisjoint(before))
+    if working or not group:
+        return working
+    # a name of more words (no town's): "the consultants from X", "he's from X", "someone from X"
+    plural_job = any(w[:-1] in JOBS or w[:-1] in gz.WORK_ROLES for w in before if w.endswith("s"))
+    someone = before[-1:] in ([w] for w in _THEY_ARE) or before in (["he", "is"], ["she", "is"])
+    return plural_job or someone or not _SOMEONE.isdisjoint(before)
 
 
 def _agent_noun(low: str) -> bool:
@@ -366,21 +316,9 @@ def _switched_before(lows: list[str], k: int, ends: dict[int, Trigger]) -> bool:
     return False
 
 
-def _common_noun(low: str) -> bool:
-    """A lower-case word that can head a noun phrase: not a closed-class word, not a
-    verb form in -ed or -ing."""
-    return (
-        low.isalpha()
-        and len(low) > 2
-        and low not in NOT_VERBS
-        and low not in PRONOUN_SUBJECTS
-        and not low.endswith(("ed", "ing", "ly"))
-    )
-
-
 def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigger]) -> EntityType | None:
     j = end
-    while j < len(lows) and (lows[j] in _SUBJECT_GAP or is_filler(lows[j])) and j - end < 4:
+    while j < len(lows) and (lows[j] in SUBJECT_GAP or is_filler(lows[j])) and j - end < 4:
         j += 1
     following = lows[end + 2 : end + 7]
     if lows[end : end + 1] in (["is"], ["was"]) and lows[end + 1 : end + 2] and lows[end + 1] in LED:

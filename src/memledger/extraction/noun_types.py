@@ -1,0 +1,119 @@
+"""The type a noun next to a name gives it: the noun it modifies ("a Tado thermostat",
+"going to Fitinn gym"), the noun it is bracketed after ("Stack (Pipit):"), or the
+speaker's institution or piece of work it names ("my running club, the Ferrous
+Striders", "our app Lantern"). Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.events.catalogue import EntityType
+from memledger.extraction import gazetteer as gz
+from memledger.extraction import name_guess
+from memledger.extraction.finite_verbs import NOT_VERBS, PRONOUN_SUBJECTS
+from memledger.extraction.patterns import (
+    POSSESSIVES,
+    PRODUCT_NOUNS,
+    PROJECT_CUES,
+    PROJECT_NOUNS,
+    TEAM_NOUNS,
+    word_set,
+)
+from memledger.extraction.roles import owned_by_speaker
+from memledger.extraction.triggers import STACK_LABELS
+
+# Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
+SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
+_DETERMINERS: Final = word_set("a an the my our your their his her this that 's")
+_INDEFINITE: Final = word_set("a an")
+_OWNERS: Final = word_set("my our their his her 's")
+# Nouns for a piece of work the speaker owns and names: "our app Lantern", "my product X".
+OWNED_WORK: Final = PROJECT_NOUNS | PROJECT_CUES | {"product"}
+# Nouns after a name that make it a place one goes to or a carrier one travels with.
+_VENUES: Final = word_set(
+    "gym clinic hospital school college university club studio salon surgery pharmacy bakery cafe café "
+    "restaurant hotel shop store academy centre center library nursery"
+)
+_SERVICES: Final = word_set("bus buses ferry ferries flight flights airline")
+
+
+def common_noun(low: str) -> bool:
+    """A lower-case word that can head a noun phrase: not a closed-class word, not a
+    verb form in -ed or -ing."""
+    return (
+        low.isalpha()
+        and len(low) > 2
+        and low not in NOT_VERBS
+        and low not in PRONOUN_SUBJECTS
+        and not low.endswith(("ed", "ing", "ly"))
+    )
+
+
+def attributive(words: list[str], lows: list[str], start: int, end: int) -> bool:
+    """Whether a name modifies the noun after it, behind a determiner ("a Tado thermostat",
+    "the Bramble storefront"): a thing's name then, never a person's."""
+    if start < 1 or lows[start - 1] not in _DETERMINERS or end >= len(lows):
+        return False
+    return words[end].islower() and common_noun(lows[end]) and lows[end] not in SUBJECT_GAP
+
+
+def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> EntityType | None:
+    """The type a noun gives the name modifying it: an institution ("the Millhouse
+    studio"), a product one can have one of ("a Hilti laser level", "my Peloton
+    membership"), or the owner's piece of work ("our Tidewell pipelines")."""
+    venue = end < len(lows) and words[end].islower() and (lows[end] in _VENUES or lows[end] in _SERVICES)
+    last = venue and not (end + 1 < len(lows) and words[end + 1].islower() and common_noun(lows[end + 1]))
+    if last and not name_guess.ordinary(words[start]):
+        # "going to Fitinn gym", "on Arriva buses": a place or a carrier (not "Chess club",
+        # "Booked Jet2 flights", "our Gitea studio instance")
+        return "organization"
+    if not attributive(words, lows, start, end):
+        return None
+    head = (
+        lows[end + 1] if end + 1 < len(lows) and words[end + 1].islower() and common_noun(lows[end + 1]) else lows[end]
+    )
+    owner = lows[start - 1]
+    if head in gz.ORG_SUFFIXES:
+        return "organization"
+    if owner in _INDEFINITE or (head in PRODUCT_NOUNS and owner not in POSSESSIVES):
+        return "tool"
+    if owner not in _OWNERS:
+        return None  # "the Rail Planner app": someone's work or a product, the noun cannot say
+    return "project" if head in PROJECT_NOUNS or head.rstrip("s") in PROJECT_NOUNS else "tool"
+
+
+def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
+    """ "Stack (Pipit):", "Book club (Page Turners):": a bracketed name is its noun's thing."""
+    if start < 2 or lows[start - 1] != "(" or lows[end : end + 1] != [")"]:
+        return None
+    noun = lows[start - 2]
+    if noun in PROJECT_NOUNS or noun in PROJECT_CUES or noun in STACK_LABELS:
+        return "project"
+    if noun in TEAM_NOUNS or noun in gz.ORG_SUFFIXES:
+        return "organization"
+    return None
+
+
+def owned_institution(lows: list[str], start: int) -> bool:
+    """Whether the name at ``start`` follows an institution the speaker belongs to: "my
+    running club, the Ferrous Striders", "our debate club (the Kestrel Society)"."""
+    j = start - 1
+    if j >= 0 and lows[j] == "the":
+        j -= 1
+    if j >= 0 and lows[j] in (",", "("):
+        j -= 1
+    if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS):
+        return False
+    return owned_by_speaker(lows, j - 1)
+
+
+def owned_work(words: list[str], lows: list[str], start: int) -> bool:
+    """Whether the name at ``start`` follows a piece of work the speaker owns: "my side
+    project Quillmark", "our app, Lantern", "our product Orbweaver" (not "our Product
+    Owner Marco", a job's title)."""
+    j = start - 1
+    if j >= 0 and lows[j] == ",":
+        j -= 1
+    if j < 1 or lows[j] not in OWNED_WORK or (lows[j] == "product" and words[j] != "product"):
+        return False
+    return owned_by_speaker(lows, j - 1)

@@ -1,0 +1,56 @@
+"""Preferences and choices said without "prefer" or "decide": "I'd take X over Y", "we
+went for X" (the name right after it: "went for a run with X" is no choice). What
+someone "wants everything in" is no preference of theirs by the sets' labels. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
+
+_WOULD: Final = word_set("i'd i'll we'd we'll")
+_SPEAKERS: Final = word_set("i we")
+_NOT_THINGS: Final = word_set("there here to at for")  # "I'll take Figma over there"
+_CHOSEN: Final = word_set("tool organization concept")
+_CONFIDENCE: Final = 0.75
+
+
+def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """The preferences and choices such phrases state."""
+    if sentence.question:
+        return []
+    lows, by_start = sentence.lows, {m.start: m for m in sentence.mentions}
+    edges: list[Edge] = []
+    for i, low in enumerate(lows):
+        if low == "take" and _speaker_would(lows, i) and _over_another(lows, by_start, i + 1):
+            edges.append(Edge(speaker, "PREFERS", Party.of(by_start[i + 1]), _CONFIDENCE))
+        elif low == "went" and lows[i + 1 : i + 2] == ["for"] and _subject_we(lows, i):
+            chosen = by_start.get(i + 2)
+            if chosen is not None and chosen.entity_type in _CHOSEN:
+                edges.append(Edge(speaker, "DECIDED", Party.of(chosen), _CONFIDENCE))
+    return edges
+
+
+def _over_another(lows: list[str], by_start: dict[int, Mention], at: int) -> bool:
+    """Whether a name at ``at`` is set "over" another thing right after it."""
+    named = by_start.get(at)
+    if named is None or named.entity_type not in _CHOSEN or lows[named.end : named.end + 1] != ["over"]:
+        return False
+    return named.end + 1 < len(lows) and lows[named.end + 1] not in _NOT_THINGS
+
+
+def _speaker_would(lows: list[str], i: int) -> bool:
+    """ "I'd take", "we'll take", "I would take": the speaker's, not "she would take"."""
+    if i == 0:
+        return False
+    if lows[i - 1] in _WOULD:
+        return True
+    return lows[i - 1] in ("would", "will") and i >= 2 and lows[i - 2] in _SPEAKERS
+
+
+def _subject_we(lows: list[str], i: int) -> bool:
+    """Whether "went" is the speaker's: "we went", "I finally went", "Eventually went"."""
+    if i > 0 and lows[i - 1] in _SPEAKERS:
+        return True
+    adverb = i > 0 and lows[i - 1] in ("finally", "eventually", "ultimately")
+    return adverb and (i == 1 or lows[i - 2] in _SPEAKERS)
