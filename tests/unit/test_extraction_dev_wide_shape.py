@@ -21,6 +21,7 @@ SETS = {
     "extraction_dev_wide7.jsonl": (320, 19),
     "extraction_dev_wide8.jsonl": (320, 19),
     "extraction_dev_wide9.jsonl": (320, 19),
+    "extraction_dev_wide10.jsonl": (320, 19),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -78,7 +79,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The tenth set waits for the next release's first look (docs/extraction-sets.md):
+    """The eleventh set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide9.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "674faf57082e9e2a8077bb244f456c13c48b49cf109a6eede8b772baa2c47ad5"
+    data = (ROOT / "tests/data/extraction_dev_wide10.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "d9bd6eb84d5b90316968657319f37780af1487fdb7256e51c81378b70337d49e"

@@ -80,9 +80,13 @@ def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
     return lows[k - 1] == "," and k >= 2 and named and lows[k] not in NOT_VERBS
 
 
+# Words opening what a main-verb "do" does: "does his taxes", "does all our plotting".
+_DONE_OBJECTS: Final = OBJECT_GAP | word_set("his her its their our my all every everything most some")
+
+
 def _doing(lows: list[str], k: int) -> bool:
     """ "does his taxes in GnuCash": a form of "do" as the main verb, before its object."""
-    return lows[k] in ("do", "does", "did") and k + 1 < len(lows) and lows[k + 1] in OBJECT_GAP | {"his", "her"}
+    return lows[k] in ("do", "does", "did") and k + 1 < len(lows) and lows[k + 1] in _DONE_OBJECTS
 
 
 def _coordinated(lows: list[str], k: int) -> bool:

@@ -233,8 +233,8 @@ def guess(words: Sequence[str], before: str = "") -> EntityType | None:
     """The type an unknown name of one or more words most likely has, or None; ``before``
     is the lower-cased word before it.
 
-    A first word that reads as a given name followed by words that are not ordinary
-    English is a person's full name ("Ashot Petrosyan"); a name whose first word is no
+    A first word that reads as a given name followed by words that are not common English
+    is a person's full name ("Ashot Petrosyan"); a name whose first word is no
     ordinary word and not a given name is a product's ("Leica Disto"). Names made only of
     ordinary words ("Night Ferry") are left alone: their spelling says nothing.
     """
@@ -245,6 +245,15 @@ def guess(words: Sequence[str], before: str = "") -> EntityType | None:
         first = "tool"  # "my Quorvane Elemnt": what one owns that is no given name is a thing
     if len(words) == 1 or first is None:
         return first
-    if first == "person":
-        return None if any(ordinary(word) for word in words[1:]) else "person"
+    if first == "person":  # a surname may be a town's name ("Henrique Saldanha"), not an English word
+        return None if any(_plain_english(word) for word in words[1:]) else "person"
     return "tool"
+
+
+def _plain_english(word: str) -> bool:
+    """Whether a word is a common English word, in the singular or plural, or no word at all."""
+    low, common = word.lower(), _lists().common_english
+    short_caps = word.isupper() and len(word) <= 5  # "UAT", "PTO": an abbreviation, no surname
+    return (
+        low in common or (low.endswith("s") and low[:-1] in common) or not word.isalpha() or len(word) < 3 or short_caps
+    )
