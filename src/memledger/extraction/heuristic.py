@@ -159,7 +159,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "25"
+    version = "26"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -210,7 +210,10 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(frame_edges(me, sentence.words, sentence.lows, sentence.mentions))
             edges.extend(roster_edges(me, sentence))
             edges.extend(role_lines(me, sentence))
-            edges.extend(note_uses(me, sentence))
+            noted = note_uses(me, sentence)
+            owned = {e.target.name for e in noted if e.source.kind == "project"}  # "Stack for Merganser: X"
+            edges = [e for e in edges if not (e.source == me and e.relation == "USES" and e.target.name in owned)]
+            edges.extend(noted)
             edges.extend(their_tools(sentence))
             edges.extend(wished(me, sentence))
         edges = [*roles, *complaint_uses(me, sentence), *_asserted(sentence, edges)]

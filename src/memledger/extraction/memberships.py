@@ -96,9 +96,16 @@ def _ends_phrase(lows: list[str], org: Mention) -> bool:
 
 
 def _office_of(between: list[str]) -> bool:
-    """ "Ana, treasurer of the X", "I'm Yusra Qureshi, treasurer of X": a role in it."""
+    """ "Ana, treasurer of the X", "I'm Yusra Qureshi, treasurer of X", "Ravi, contractor
+    for X": an office or a job in it, said beside the name (not a former one)."""
     words = between[:-1] if between[-1:] == ["the"] else between
-    return len(words) == 3 and words[0] == "," and words[2] == "of" and words[1] in _OFFICES
+    words = words[1:] if words[:1] == ["here"] else words
+    if len(words) not in (3, 4) or words[0] != "," or words[-1] not in ("of", "at", "for"):
+        return False
+    role = words[-2]
+    if _FORMER.intersection(words):
+        return False
+    return role in _OFFICES or (role in gz.WORK_ROLES and role not in _CLIENTS)
 
 
 def _works_in(between: list[str]) -> bool:
@@ -240,6 +247,7 @@ _OFFICES: Final = word_set(
 )
 _RELATIVE: Final = word_set("where which that who")
 _AT: Final = word_set("at")
+_FORMER: Final = word_set("former ex previous retired old")
 _AFTER_OBJECT: Final = word_set("with in at for since now on from and but")
 
 

@@ -35,6 +35,9 @@ _VENUES: Final = word_set(
     "restaurant hotel shop store academy centre center library nursery"
 )
 _SERVICES: Final = word_set("bus buses ferry ferries flight flights airline")
+# Nouns for where one works, before its name: "our company Dunvale Agro", "my firm, X".
+_EMPLOYERS: Final = word_set("company firm employer agency business startup")
+_OWN: Final = word_set("own small new family")
 
 
 def common_noun(low: str) -> bool:
@@ -83,7 +86,11 @@ def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> En
 
 
 def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
-    """ "Stack (Pipit):", "Book club (Page Turners):": a bracketed name is its noun's thing."""
+    """ "Stack (Pipit):", "Book club (Page Turners):": a bracketed name is its noun's thing;
+    so is one a note's label gives "for" ("Stack for Merganser:")."""
+    labelled = start >= 2 and lows[start - 1] == "for" and lows[end : end + 1] == [":"]
+    if labelled and lows[start - 2] in STACK_LABELS and not name_guess.english(lows[start]):
+        return "project"  # not "Testing for Covid:", "Web for Kids:"
     if start < 2 or lows[start - 1] != "(" or lows[end : end + 1] != [")"]:
         return None
     noun = lows[start - 2]
@@ -96,12 +103,15 @@ def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
 
 def owned_institution(lows: list[str], start: int) -> bool:
     """Whether the name at ``start`` follows an institution the speaker belongs to: "my
-    running club, the Ferrous Striders", "our debate club (the Kestrel Society)"."""
+    running club, the Ferrous Striders", "our debate club (the Kestrel Society)", "our
+    company Dunvale Agro"."""
     j = start - 1
     if j >= 0 and lows[j] == "the":
         j -= 1
     if j >= 0 and lows[j] in (",", "("):
         j -= 1
+    if j >= 1 and lows[j] in _EMPLOYERS:  # "our company X", "my own firm X"; not "my old company X"
+        return lows[j - 1] in ("my", "our") or (j >= 2 and lows[j - 1] in _OWN and lows[j - 2] in ("my", "our"))
     if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS):
         return False
     return owned_by_speaker(lows, j - 1)

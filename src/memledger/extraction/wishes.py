@@ -1,6 +1,7 @@
 """Preferences and choices said without "prefer" or "decide": "I'd take X over Y", "we
 went for X" (the name right after it: "went for a run with X" is no choice). What
-someone "wants everything in" is no preference of theirs by the sets' labels. Pure."""
+someone "wants everything in" is no preference of theirs: the older sets label it
+nothing, the newer ones a preference. Pure."""
 
 from __future__ import annotations
 
