@@ -19,7 +19,7 @@ from memledger.errors import InvalidCommand
 from memledger.library import MemoryLedger
 from memledger.service.types import Scopes
 from tests.conftest import TestDatabase
-from tests.e2e.conftest import scratch_ledger
+from tests.e2e.conftest import scratch
 
 SCOPES = Scopes(session="s1", project="apollo", user="ada")
 SAID = "Apollo uses PostgreSQL for the billing data."
@@ -28,11 +28,8 @@ ASKED = "Which database does Apollo use?"
 
 @pytest.fixture(scope="module")
 def ledger(database: TestDatabase) -> Iterator[MemoryLedger]:
-    opened, drop = scratch_ledger(database, "process_waits")
-    try:
+    with scratch(database, "process_waits") as opened:
         yield opened
-    finally:
-        drop()
 
 
 @pytest.fixture

@@ -37,6 +37,7 @@ from memledger.extraction.triggers import (
     SLOT_GAP,
     STRENGTH,
     SUBJECT_PRONOUNS,
+    WORK_VERBS,
     Clause,
     Trigger,
     clause_items,
@@ -52,7 +53,6 @@ EXPLICIT = 0.9
 _THINGS: Final = ("tool", "concept")
 _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
 HEDGED = 0.6
-_WORK_VERBS: Final = ("work", "works", "working", "worked")
 _NEEDING: Final = ("need", "needs", "require", "requires")
 _ON_VERBS: Final = frozenset(
     ("been", ",", "play", "plays", "played", "playing", "serve", "serves", "served", "serving", "sit", "sits", "sat")
@@ -88,9 +88,14 @@ def clause_relations(
         if about_someone_unnamed(last_clause, clause):
             last_clause, earlier = clause, [*earlier, *mentions]
             continue  # "the guy who did our loft uses X": said of someone unnamed
-        reader = _ClauseReader(speaker, clause, inherited, confidence, earlier)
-        if clause.lead == "that" and last_clause is not None and last_clause.words[-1:][0] in DECISION_WORDS:
-            reader.decided_by = previous  # "Ana decided that all drivers must use X": Ana's decision
+        decided = (
+            clause.lead == "that"
+            and last_clause is not None
+            and last_clause.words[-1:] != []
+            and last_clause.words[-1] in DECISION_WORDS
+        )
+        # "Ana decided that all drivers must use X": Ana's decision
+        reader = _ClauseReader(speaker, clause, inherited, confidence, earlier, decided_by=previous if decided else [])
         edges.extend(reader.read())
         previous = reader.last_subjects or previous
         last_mention = mentions[-1] if mentions else last_mention
@@ -118,7 +123,14 @@ class _ClauseReader:
     """Reads one clause: its subjects, triggers and objects, into edges."""
 
     def __init__(
-        self, speaker: Party, clause: Clause, inherited: list[Party], confidence: float, earlier: list[Mention]
+        self,
+        speaker: Party,
+        clause: Clause,
+        inherited: list[Party],
+        confidence: float,
+        earlier: list[Mention],
+        *,
+        decided_by: list[Party],
     ) -> None:
         self.speaker = speaker
         self.items = clause.items
@@ -126,7 +138,7 @@ class _ClauseReader:
         self.confidence = confidence
         self.decision = any(word in DECISION_WORDS for word in self.words)
         # who decided what this "that" clause says is to be done, when no one else is named to do it
-        self.decided_by: list[Party] = []
+        self.decided_by = decided_by
         self.last_subjects: list[Party] = []
         self.subjects = ClauseSubjects(speaker, clause, inherited, earlier)
 
@@ -265,7 +277,7 @@ class _ClauseReader:
             return "USES" if set(obj.gap) & {"in", "with", "using", "on"} else None
         if kind == "ON":
             return self._on(trigger, entity_type, obj)
-        if kind == "USE" and entity_type == "organization" and self.words[trigger.start] in _WORK_VERBS:
+        if kind == "USE" and entity_type == "organization" and self.words[trigger.start] in WORK_VERBS:
             return "PART_OF"  # "I work in Sunvale Hospital": a workplace, not a tool
         if kind == "AT" and not self._workplace(trigger, obj):
             return None
@@ -279,7 +291,7 @@ class _ClauseReader:
         if entity_type == "tool":
             return "USES" if said_of else None
         team = obj.target is not None and obj.target.name.lower().rsplit(" ", 1)[-1] in TEAM_NOUNS
-        if entity_type == "organization" and (team or not set(self.words).isdisjoint(_WORK_VERBS)):
+        if entity_type == "organization" and (team or not set(self.words).isdisjoint(WORK_VERBS)):
             return "WORKS_ON"  # "on the payments team": the team's work, as "works on" says
         if entity_type == "organization" and not said_of:
             return None  # "the loop on Arriva buses", "homework on X": where, not whose

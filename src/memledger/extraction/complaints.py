@@ -8,7 +8,7 @@ from typing import Final
 
 from memledger.extraction import lexicon, polarity
 from memledger.extraction.patterns import BULLETS, Edge, Mention, Party, Sentence, word_set
-from memledger.extraction.triggers import find_triggers
+from memledger.extraction.triggers import POSSESSIVE_USER, find_triggers
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 _FAULTS: Final = frozenset(_WORDS["FAULTS"])
@@ -16,7 +16,6 @@ _FAULT_NEGATIONS: Final = frozenset(_WORDS["FAULT_NEGATIONS"])
 _FAULT_STATES: Final = frozenset(_WORDS["FAULT_STATES"])
 _LINE_OPENERS: Final = BULLETS | {":"}
 _DETERMINERS: Final = word_set("the my our")
-_OWNERS: Final = word_set("my our")
 # "is not detected": participles whose negation reports a fault, not "is not included".
 _FAULT_PARTICIPLES: Final = word_set(
     "detected recognised recognized connected paired synced found supported loaded saved charged configured updated"
@@ -28,13 +27,15 @@ _LEAVING: Final = frozenset(("SWITCH", "RETRACT", "LEAVE"))
 
 
 def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
-    """The tools a sentence opens a fault report with, used by the speaker."""
+    """The tools a sentence opens a fault report with, and the writer's own ("won't load on
+    my iPad") in a sentence that reports a fault, used by the speaker."""
     if sentence.question or any(t.kind in _LEAVING for t in find_triggers(sentence.lows)):
         return []  # "we moved off X because its runners kept timing out": a reason to leave
     lows = sentence.lows
     tools = [m for m in sentence.mentions if m.entity_type == "tool" and _opens(lows, m) and _faulty(lows, m.end)]
-    if tools or any(_faulty(lows, k) for k in range(len(lows))):
-        tools += [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m) and m not in tools]
+    owned = [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m) and m not in tools]
+    if owned and (tools or any(_faulty(lows, k) for k in range(len(lows)))):
+        tools += owned
     if not tools:
         return []
     unsettled = polarity.unasserted(lows)
@@ -57,7 +58,7 @@ def _opens(lows: list[str], tool: Mention) -> bool:
 def _owned(lows: list[str], tool: Mention) -> bool:
     """Whether the tool's name follows "my" or "our": the writer's own device or account
     ("won't load on my iPad"), which a fault anywhere in the sentence is reported about."""
-    return tool.start > 0 and lows[tool.start - 1] in _OWNERS
+    return tool.start > 0 and lows[tool.start - 1] in POSSESSIVE_USER
 
 
 def _faulty(lows: list[str], k: int) -> bool:

@@ -211,9 +211,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(roster_edges(me, sentence))
             edges.extend(role_lines(me, sentence))
             noted = note_uses(me, sentence)
-            owned = {e.target.name for e in noted if e.source.kind == "project"}  # "Stack for Merganser: X"
-            edges = [e for e in edges if not (e.source == me and e.relation == "USES" and e.target.name in owned)]
-            edges.extend(noted)
+            edges = [*_not_the_labels(me, edges, noted), *noted]
             edges.extend(their_tools(sentence))
             edges.extend(wished(me, sentence))
         edges = [*roles, *complaint_uses(me, sentence), *_asserted(sentence, edges)]
@@ -226,6 +224,13 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     for edge in _labelled_edges(me, labelled):
         found.apply(edge)
     return found.result()
+
+
+def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edge]:
+    """``edges`` less the speaker's uses of tools a note's label gives a project ("Stack
+    for Merganser: LiteDB"): the project's tools, not the writer's."""
+    owned = {e.target.name for e in noted if e.source.kind == "project"}
+    return [e for e in edges if not (e.source == me and e.relation == "USES" and e.target.name in owned)]
 
 
 def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:

@@ -246,7 +246,6 @@ _OFFICES: Final = word_set(
     "treasurer secretary chair chairman chairwoman captain president founder owner director head member manager"
 )
 _RELATIVE: Final = word_set("where which that who")
-_AT: Final = word_set("at")
 _FORMER: Final = word_set("former ex previous retired old")
 _AFTER_OBJECT: Final = word_set("with in at for since now on from and but")
 
@@ -283,17 +282,16 @@ def _relative_workplaces(
         if person.entity_type != "person" or lows[person.end : person.end + 1] != [","]:
             continue
         relative = lows[person.end + 1 : person.end + 3]
-        if relative[:1] == ["who's"] or relative == ["who", "is"]:  # "Citlali, who's at X now"
-            verbs, k = _AT, person.end + (2 if relative[0] == "who's" else 3)
-        elif relative[:1] == ["who"]:
-            verbs, k = _BELONG_TO, person.end + 2
-        else:
+        being_at = relative[:1] == ["who's"] or relative == ["who", "is"]  # "Citlali, who's at X now"
+        if not being_at and relative[:1] != ["who"]:
             continue
-        k = _after_adverbs(lows, k)
+        k = _after_adverbs(lows, person.end + (2 if relative[:1] == ["who's"] else 3 if being_at else 2))
         led = by_start.get(k + 1) or (by_start.get(k + 2) if lows[k + 1 : k + 2] == ["the"] else None)
-        if verbs is _AT and led is not None and not _there_for_good(lows, led.end):
+        if led is None or led.entity_type != "organization" or k >= len(lows):
+            continue
+        if being_at and (lows[k] != "at" or not _there_for_good(lows, led.end)):
             continue  # "Kofi, who's at Starbucks right now": a visit
-        if k < len(lows) and lows[k] in verbs and led is not None and led.entity_type == "organization":
+        if being_at or lows[k] in _BELONG_TO:
             team = led.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS  # "leads the insights team"
             edges.append(Edge(Party.of(person), "WORKS_ON" if team else "PART_OF", Party.of(led), FRAME_CONFIDENCE))
     return edges

@@ -8,7 +8,7 @@ from typing import Final
 
 from memledger.extraction import lexicon
 from memledger.extraction.appositions import apposed_name
-from memledger.extraction.finite_verbs import USED_BY
+from memledger.extraction.finite_verbs import PRONOUN_SUBJECTS, USED_BY
 from memledger.extraction.memberships import FRAME_CONFIDENCE
 from memledger.extraction.patterns import Edge, Mention, Party, word_set
 from memledger.extraction.senses import participle as participle_form
@@ -19,7 +19,7 @@ MADE_BY: Final = frozenset(lexicon.sections("frame_words.txt")["MADE_BY"])
 BE: Final = word_set("is are was were be been being 's")
 _JOINING: Final = frozenset(["and", "or", "but", "then", "which", "that", "who"])
 _INSTRUMENTS: Final = word_set("with in on through via using")
-_PRONOUNS: Final = word_set("i we you he she they it")
+_PRONOUNS: Final = PRONOUN_SUBJECTS | {"it"}
 # Participles whose "with"/"through" names a feeling's cause or a counterpart, no tool used.
 _NO_INSTRUMENT: Final = word_set(
     "impressed shocked frustrated obsessed pleased disappointed annoyed bored stuck satisfied delighted "

@@ -43,7 +43,7 @@ from memledger.extraction.patterns import (
     word_set,
 )
 from memledger.extraction.rosters import opens_roster
-from memledger.extraction.triggers import JOBS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import JOBS, WORK_VERBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 _WORDS: Final = lexicon.sections("frame_words.txt")
@@ -78,7 +78,6 @@ INSTRUMENT_PREPOSITIONS: Final = word_set("in on with through via using")
 _OBJECT_PREPOSITIONS: Final = INSTRUMENT_PREPOSITIONS | {"into", "onto"}
 _ORDINALS: Final = word_set("first second third fourth fifth next last latest debut")
 _SOMEONE, _REPS = word_set("someone somebody guy woman man lady people folks"), word_set("rep reps staff")
-_WORKING: Final = word_set("work works worked working")
 _THEY_ARE: Final = word_set("he's she's they're")  # "he's from Sylwan Soft": someone's firm
 _PERSON_SUBJECT_KINDS: Final = frozenset(("WORK_ON", "WORK_WITH", "KNOW", "INTRO", "AT"))
 
@@ -215,7 +214,7 @@ def _workplace(name: list[str], lows: list[str], trigger: Trigger) -> bool:
     if trigger.kind == "AT" and trigger.end - trigger.start > 1:
         return True
     named = len(name) > 1 and not all(name_guess.ordinary(word) for word in name)
-    return lows[trigger.start] in _WORKING and lows[trigger.end - 1] == "in" and named
+    return lows[trigger.start] in WORK_VERBS and lows[trigger.end - 1] == "in" and named
 
 
 def _instrument(words: list[str], lows: list[str], j: int, end: int, ends: dict[int, Trigger]) -> EntityType | None:

@@ -73,6 +73,7 @@ RELATIVE_LEADS: Final = word_set("which who that whom")
 EMBEDDED_LEADS: Final = RELATIVE_LEADS | {"where"}  # ", where I work," interrupts a clause too
 SUBJECT_PRONOUNS: Final = word_set("i i'm im i've ive i'd i'll we we're we've we'd we'll myself ourselves")
 POSSESSIVE_USER: Final = word_set("our my")
+WORK_VERBS: Final = word_set("work works working worked")
 THIRD_PERSON: Final = word_set(
     "he she they it he's she's it's they're they've his her their its them you you're "
     "anyone someone everyone nobody everything nothing"

@@ -121,15 +121,17 @@ def process_now(owner: Engine, worker: ExtractionWorker, *, timeout_s: float, em
     with owner.connect() as conn:
         last_turn = event_reads.committed_head(conn, types=[TURN_TAG])
     turns = worker.drain().turns
-    while last_turn != START and not worker.reached(last_turn.position) and time.monotonic() < deadline:
+    extracted = last_turn == START or worker.reached(last_turn.position)
+    while not extracted and time.monotonic() < deadline:
         time.sleep(_POLL_S)
         turns += worker.drain().turns
+        extracted = worker.reached(last_turn.position)
     with owner.connect() as conn:
         target = event_reads.committed_head(conn)
-    projections.catch_up_all(owner, embedder=embedder)
-    caught_up = projections.catch_up_to(owner, target, deadline, embedder=embedder)
+    projections.catch_up_all(owner, embedder=embedder)  # everything visible, however much
+    caught_up = projections.catch_up_to(owner, target, deadline, embedder=embedder)  # then what was held back
     behind = [name for name, done in caught_up.items() if not done]
-    if last_turn != START and not worker.reached(last_turn.position):
+    if not extracted:
         behind.insert(0, worker.name)
     if behind:
         log.warning("process: %s not up to date after %.1f s (a transaction left open?)", ", ".join(behind), timeout_s)
