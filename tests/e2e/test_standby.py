@@ -36,7 +36,7 @@ from memledger.service import context, keys, replica_reads
 from memledger.service.replica_reads import ReadReplicas
 from memledger.store import db, event_reads, event_store
 from memledger.store.schema import events
-from tests.conftest import turn_event
+from tests.conftest import DEADLINE_MS, turn_event
 from tests.e2e.conftest import run_cli
 from tests.support.standby import Pair
 
@@ -216,7 +216,7 @@ def test_a_read_after_a_write_waits_for_the_standby_or_goes_to_the_primary(setup
     assert waited.source != replica_reads.PRIMARY
     assert 0.25 < elapsed < 5
     # served by the standby alone (fail_open: never the primary), recorded on the primary
-    request = context.SelectRequest(tenant_id=tenant, scopes=SCOPES, request=ASKED)
+    request = context.SelectRequest(tenant_id=tenant, scopes=SCOPES, request=ASKED, deadline_ms=DEADLINE_MS)
     selection = replica_reads.select_routed(failing, request, after=position)
     assert any("PostgreSQL" in item.text for item in selection.items), selection
     assert failing.down() == []
@@ -243,7 +243,7 @@ def test_a_standby_killed_mid_read_leaves_the_read_to_the_primary(setup: Setup, 
     replica = setup.database.read_engines[0]
     sa.event.listen(replica, "before_cursor_execute", kill_on_the_third)
     try:
-        request = context.SelectRequest(tenant_id=tenant, scopes=SCOPES, request=ASKED)
+        request = context.SelectRequest(tenant_id=tenant, scopes=SCOPES, request=ASKED, deadline_ms=DEADLINE_MS)
         selection = replica_reads.select_routed(reads, request)
     finally:
         sa.event.remove(replica, "before_cursor_execute", kill_on_the_third)

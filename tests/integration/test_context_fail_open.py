@@ -25,6 +25,7 @@ from memledger.events.catalogue import ContextServed, Scopes
 from memledger.library import MemoryLedger
 from memledger.service import context, context_limits, context_replay, served_blocks
 from memledger.store import event_reads
+from tests.conftest import DEADLINE_MS
 from tests.e2e.conftest import scratch
 from tests.integration.test_projections_support import fresh_database
 
@@ -147,7 +148,9 @@ def test_a_request_argument_of_the_wrong_kind_is_refused_naming_it(field: str, v
 def test_an_as_of_time_to_come_reads_up_to_now_and_says_so(engine: Engine, tenant: str) -> None:
     """A time in the future used to label the block with it while its content still changed."""
     future = datetime(2999, 1, 1, tzinfo=UTC)
-    served = context.build_context(engine, context.SelectRequest(tenant, SCOPES, REQUEST, as_of=future))
+    served = context.build_context(
+        engine, context.SelectRequest(tenant, SCOPES, REQUEST, as_of=future, deadline_ms=DEADLINE_MS)
+    )
 
     assert served.selection.as_of is not None
     assert datetime.fromisoformat(served.selection.as_of) <= datetime.now(UTC)

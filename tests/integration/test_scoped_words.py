@@ -23,6 +23,7 @@ from memledger.selection.candidates import scope_pairs
 from memledger.selection.words import query_words
 from memledger.service import context, projections, scope_ids
 from memledger.store import db, event_store
+from tests.conftest import DEADLINE_MS
 from tests.integration.test_projections_support import fresh_database
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def test_a_live_copy_from_before_v5_is_read_as_before_until_it_is_rebuilt(
         projections.install_all(engine)
         tenant = f"t-{uuid.uuid4().hex[:8]}"
         _load(engine, tenant, _facts(random.Random(3), 150))
-        request = context.SelectRequest(tenant, ASKED, "Why does the kafka deploy time out?")
+        request = context.SelectRequest(tenant, ASKED, "Why does the kafka deploy time out?", deadline_ms=DEADLINE_MS)
         live_version.forget()
         expected = context.select(engine, request)
         assert expected.items and not expected.empty_reason
