@@ -78,6 +78,8 @@ def test_each_word_list_section_feeds_the_list_of_its_name(name: str) -> None:
             assert loaded == tuple(entries), section
         elif section == "LOWER_PERSON_NEXT":  # words added to PERSON_NEXT
             assert loaded == patterns.PERSON_NEXT | frozenset(entries)
+        elif section == "PROJECT_NOUNS":  # undertakings are project nouns too
+            assert loaded == patterns.UNDERTAKINGS | frozenset(entries)
         elif section == "INFORMAL":  # "<as written> <read as>" pairs
             assert loaded == dict(entry.split(" ", 1) for entry in entries)
         else:

@@ -11,18 +11,26 @@ from memledger.extraction.control import opens_complement
 from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, Mention, Party
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
+    BE_FORMS,
     DETERMINERS,
     ELLIPTIC,
     HEAD_NOUNS,
     JOB_TITLES,
     POSSESSIVE_USER,
     PREPOSITIONS,
+    RELATIVE_LEADS,
+    SERVING_PLACES,
     SUBJECT_PRONOUNS,
     THIRD_PERSON,
     Clause,
     Item,
+    find_triggers,
+    finite_form,
+    is_bare,
+    is_filler,
 )
 
+_AUXILIARIES: Final = frozenset(("has", "have", "had", "will", "can", "does", "did", "'s"))
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 
 
@@ -30,10 +38,14 @@ class ClauseSubjects:
     """The subjects of one clause's triggers; ``possessive`` is set once a "my"/"our"
     made the speaker a subject ("our app is ...")."""
 
-    def __init__(self, speaker: Party, clause: Clause, inherited: list[Party], earlier: list[Mention]) -> None:
+    def __init__(
+        self, speaker: Party, clause: Clause, inherited: list[Party], earlier: list[Mention], *, theirs: bool = False
+    ) -> None:
         self.speaker = speaker
         self.items = clause.items
         self.words = clause.words
+        # "Kestrel, which runs on X": said of what it follows, the speaker's only when that is theirs
+        self.relative = clause.lead in RELATIVE_LEADS and theirs
         self.inherited = inherited
         self.earlier = earlier
         self.possessive = False
@@ -81,7 +93,7 @@ class ClauseSubjects:
         lead = [item for item in items[:position] if isinstance(item, str)]
         if ":" in lead[:4]:
             lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
-        return [self.speaker] if first and all(w in ELLIPTIC for w in lead) else []
+        return [self.speaker] if first and not self.relative and all(w in ELLIPTIC for w in lead) else []
 
     def _subject_at(self, index: int, item: Item, before: Item) -> Party | None:
         if isinstance(item, Mention):
@@ -135,7 +147,28 @@ class ClauseSubjects:
         word = self.words[j] if j < len(self.words) else ""
         nouns = (word, word[:-1]) if word.endswith("s") else (word,)  # "my neighbours use X"
         listed = any(n in gz.ROLES or n in JOB_TITLES or n in HONORIFICS for n in nouns) or role is not None
-        return listed or self._names_a_person(index + 1)
+        served = self.words[index] == "my" and word in SERVING_PLACES and self._verb_after(j + 1)  # "my uni uses X"
+        return listed or served or self._names_a_person(index + 1)
+
+    def _verb_after(self, k: int) -> bool:
+        """Whether a verb follows the noun before ``k`` ("my uni uses ...", "my school has
+        switched", "my bank's app"), past adverbs; not a noun it modifies ("my school
+        laptop runs ...")."""
+        while k < len(self.words) and is_filler(self.words[k]):
+            k += 1
+        word = self.words[k] if k < len(self.words) else ""
+        plural = word.endswith("s") and word not in _AUXILIARIES and word not in BE_FORMS
+        if plural and k + 1 < len(self.words) and self._verb_at(k + 1):
+            return False  # "my uni notes live in X": a plural noun heads the subject
+        return finite_form(word) or self._verb_at(k)
+
+    def _verb_at(self, k: int) -> bool:
+        """Whether the word at ``k`` is a verb: a form of "be", an auxiliary, or a trigger's
+        first word ("my uni use Moodle")."""
+        word = self.words[k]
+        if word in BE_FORMS or word in _AUXILIARIES:
+            return True
+        return any(t.start == 0 and not is_bare(t) for t in find_triggers(self.words[k : k + 3]))
 
     def _names_a_person(self, j: int) -> bool:
         """Whether the noun phrase from item ``j`` is named right after it: "our head chef,

@@ -11,14 +11,17 @@ contrast, not objects; negated triggers become retractions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
+from memledger.extraction import lexicon
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, project_frame, split_contrast
 from memledger.extraction.clause_subjects import ClauseSubjects
 from memledger.extraction.clause_switches import retractions, switched
 from memledger.extraction.control import infinitive_of
-from memledger.extraction.patterns import TEAM_NOUNS, Edge, Mention, Party, Sentence
+from memledger.extraction.noun_types import common_noun
+from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.shared_work import co_subjects, shared_work
@@ -31,18 +34,22 @@ from memledger.extraction.triggers import (
     JOBS,
     NEGATIONS,
     NOT_WORKPLACE,
+    POSSESSIVE_USER,
+    PREPOSITIONS,
     RELATIONS,
     RELATIVE_LEADS,
     SELF,
     SLOT_GAP,
     STRENGTH,
     SUBJECT_PRONOUNS,
+    THIRD_PERSON,
     WORK_VERBS,
     Clause,
     Trigger,
     clause_items,
     find_triggers,
     is_bare,
+    is_filler,
     is_purpose,
     prune,
     source_fits,
@@ -54,6 +61,19 @@ _THINGS: Final = ("tool", "concept")
 _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
 HEDGED = 0.6
 _NEEDING: Final = ("need", "needs", "require", "requires")
+_NOW: Final = word_set("now currently still already")
+_EXPERIENCE: Final = word_set("before once twice ever times briefly until")
+_CLAUSE_BREAKS: Final = word_set(", ; . but and")
+_SPAN_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TIME_NOUNS"]) | word_set("ages ever long while")
+_CHANGES: Final = ("SWITCH", "LEAVE", "RETRACT")
+_OFTEN: Final = word_set("every each nightly daily weekly hourly twice once")
+_FUTURE: Final = word_set("later soon next tomorrow")
+_LATER_NOW: Final = word_set("now nowadays anymore")
+_THEN_OR_NOW: Final = frozenset({("these", "days"), ("back", "when"), ("when", "i")})
+_WHEN: Final = word_set("last this next yesterday today tonight so then")
+_FORMER: Final = (["old"], ["previous"], ["former"])
+_SETTINGS: Final = ("at", "in", "on")  # an opening phrase of place, not a note's bare verb
+_RUNNING: Final = ("run", "runs", "ran", "running")  # "Ferdinand runs the Saltash renovation": leads it
 _ON_VERBS: Final = frozenset(
     ("been", ",", "play", "plays", "played", "playing", "serve", "serves", "served", "serving", "sit", "sits", "sat")
 )
@@ -72,6 +92,7 @@ def clause_relations(
     antecedent: Mention | None = None  # what an embedded relative clause was about
     earlier: list[Mention] = list(before)  # the names of the clauses before, for "she" and "it"
     last_clause: Clause | None = None
+    lows = sentence.lows
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:
             continue
@@ -95,13 +116,65 @@ def clause_relations(
             and last_clause.words[-1] in DECISION_WORDS
         )
         # "Ana decided that all drivers must use X": Ana's decision
-        reader = _ClauseReader(speaker, clause, inherited, confidence, earlier, decided_by=previous if decided else [])
+        reader = _ClauseReader(
+            speaker,
+            clause,
+            inherited,
+            confidence,
+            earlier,
+            decided_by=previous if decided else [],
+            sentence_lows=lows,
+            not_the_speakers=not _speakers_phrase(last_clause),
+        )
         edges.extend(reader.read())
         previous = reader.last_subjects or previous
         last_mention = mentions[-1] if mentions else last_mention
         earlier = [*earlier, *mentions]
         last_clause = clause
     return edges
+
+
+def _modifier(following: str) -> bool:
+    """Whether the word after a noun makes it a modifier: another noun ("migration script")."""
+    return common_noun(following) and following not in PREPOSITIONS and not is_filler(following)
+
+
+def _speakers_phrase(clause: Clause | None) -> bool:
+    """Whether a clause is the speaker's or ends in a thing of theirs ("I bought a NAS",
+    "my homelab"), which a relative clause after it ("..., which runs on X") is about."""
+    if clause is None:
+        return False
+    tail = clause.words[-4:]
+    people = any(w in gz.ROLES or w.removesuffix("s") in gz.ROLES for w in tail)  # "my friend, who ..."
+    mine = not POSSESSIVE_USER.isdisjoint(tail) and not people
+    lead = clause.words[:4]  # "Last year I set up a server, which ...": past an opening time
+    subject = next((k for k, w in enumerate(lead) if w in SUBJECT_PRONOUNS), None)
+    timed = subject is not None and all(_time_word(w) for w in lead[:subject])
+    return timed or mine
+
+
+def _hedged_now(lows: list[str]) -> bool:
+    """Whether a clause with "may"/"might" speaks of the present ("we may use Jira now,
+    not sure"), not of a change to come ("we still use Trello, but may switch ...")."""
+    clauses: list[list[str]] = [[]]
+    for word in lows:
+        if word in _CLAUSE_BREAKS:
+            clauses.append([])
+        else:
+            clauses[-1].append(word)
+    for words in clauses:
+        if "may" not in words and "might" not in words:
+            continue
+        now = any(w in _NOW and words[k + 1 : k + 2] != ["that"] for k, w in enumerate(words))
+        change = any(t.kind in _CHANGES for t in find_triggers(words)) or not _FUTURE.isdisjoint(words)
+        if now and not change:
+            return True
+    return False
+
+
+def _time_word(word: str) -> bool:
+    """Whether a word may open a clause as its time ("last year", "yesterday", "so")."""
+    return word.isdigit() or word in _SPAN_NOUNS or word in _WHEN or is_filler(word)
 
 
 def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
@@ -131,8 +204,12 @@ class _ClauseReader:
         earlier: list[Mention],
         *,
         decided_by: list[Party],
+        sentence_lows: list[str] | None = None,
+        not_the_speakers: bool = False,
     ) -> None:
         self.speaker = speaker
+        self.sentence_lows = sentence_lows or clause.words
+        self.hedged_now = _hedged_now(self.sentence_lows)  # "we may use X now": of the present
         self.items = clause.items
         self.words = clause.words
         self.confidence = confidence
@@ -140,7 +217,7 @@ class _ClauseReader:
         # who decided what this "that" clause says is to be done, when no one else is named to do it
         self.decided_by = decided_by
         self.last_subjects: list[Party] = []
-        self.subjects = ClauseSubjects(speaker, clause, inherited, earlier)
+        self.subjects = ClauseSubjects(speaker, clause, inherited, earlier, theirs=not_the_speakers)
 
     def read(self) -> list[Edge]:
         triggers = [t for t in prune(find_triggers(self.words)) if not self._role_noun(t) and not self._unreal(t)]
@@ -149,6 +226,8 @@ class _ClauseReader:
         while index < len(triggers):
             first = triggers[index]
             kind, index, objects = self._absorb(triggers, index)
+            if first.start == 0 and self.words[0] in _SETTINGS and self._subject_before(triggers[index]):
+                first = triggers[index]  # "At the garage they log ... in X": the verb's own subject
             verbs = [t for t in triggers if not is_bare(t)] or triggers
             objects_from = verbs[0].end if first.start > verbs[0].start else len(self.items)
             subjects = self.subjects.find(first.start, first=first is triggers[0], objects_from=objects_from)
@@ -161,12 +240,44 @@ class _ClauseReader:
         edges.extend(co_subjects(self.speaker, self.items, self.words, self.confidence))
         return edges
 
+    def _subject_before(self, trigger: Trigger) -> bool:
+        """Whether a subject stands right before the trigger ("... they log", "... Ana
+        uses"), past adverbs; not a note's bare verb ("At work, mostly use X")."""
+        k = trigger.start - 1
+        while k > 0 and is_filler(self.words[k]):
+            k -= 1
+        before = self.items[k] if k >= 1 else ""
+        named = isinstance(before, Mention) and before.entity_type == "person"
+        people = isinstance(before, str) and (before == "people" or gz.ROLES & {before, before.removesuffix("s")})
+        return named or bool(people) or before in SUBJECT_PRONOUNS or before in THIRD_PERSON  # "the kids use"
+
     def _unreal(self, trigger: Trigger) -> bool:
         """Whether a trigger tells what is not done: "rather die than use X" (the side
         refused), a change that did not happen ("I almost gave up on X")."""
         before = self.words[max(0, trigger.start - 2) : trigger.start]
         changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE") and before[-1:] in (["almost"], ["nearly"])
-        return "than" in before or changed
+        return "than" in before or changed or self._tried(trigger)
+
+    def _tried(self, trigger: Trigger) -> bool:
+        """Whether a present perfect "have used" tells of an experience, not a use now:
+        it reaches up to now only with "always" or a span in its clause ("for years",
+        "since 2019"), without "before", "once", "until" or "my old job" there, and no
+        "but now" or change of tools after it."""
+        lows = self.sentence_lows
+        if self.words[trigger.end - 1] != "used" or "used" not in lows:
+            return False
+        at = len(lows) - 1 - lows[::-1].index("used")
+        if "always" in lows[max(0, at - 3) : at]:
+            return False  # "I've always used X"
+        rest = lows[at + 1 :]
+        own = rest[: next((k for k, w in enumerate(rest) if w in _CLAUSE_BREAKS), len(rest))]
+        spans = "since" in own or any(w == "for" and _SPAN_NOUNS & set(own[k : k + 4]) for k, w in enumerate(own))
+        later = rest[len(own) :]
+        pairs = set(pairwise(later))
+        now = not _LATER_NOW.isdisjoint(later) or bool(_THEN_OR_NOW & pairs)  # "..., but I'm on Mac now"
+        changed = any(t.kind in _CHANGES for t in find_triggers(later))  # "..., then we moved to X"
+        former = any(w in POSSESSIVE_USER and own[k + 1 : k + 2] in _FORMER for k, w in enumerate(own))  # "my old job"
+        return not spans or not _EXPERIENCE.isdisjoint(own) or now or changed or former
 
     def _role_noun(self, trigger: Trigger) -> bool:
         """Whether a trigger's words end the role of the person named right after it: "my
@@ -277,11 +388,24 @@ class _ClauseReader:
             return "USES" if set(obj.gap) & {"in", "with", "using", "on"} else None
         if kind == "ON":
             return self._on(trigger, entity_type, obj)
+        if kind == "USE" and entity_type == "project" and self.words[trigger.start] in _RUNNING:
+            return "WORKS_ON" if self._runs_undertaking(trigger, obj) else None
         if kind == "USE" and entity_type == "organization" and self.words[trigger.start] in WORK_VERBS:
             return "PART_OF"  # "I work in Sunvale Hospital": a workplace, not a tool
         if kind == "AT" and not self._workplace(trigger, obj):
             return None
         return RELATIONS.get(kind, {}).get(entity_type)
+
+    def _runs_undertaking(self, trigger: Trigger, obj: ClauseObject) -> bool:
+        """ "Ferdinand runs the Saltash depot renovation", "I run the Kestrel project": a
+        person leading an undertaking; not "we run the Orion pipeline every night"."""
+        before = self.items[trigger.start - 1] if trigger.start else ""
+        person = isinstance(before, Mention) and before.entity_type == "person"
+        at = next((i for i, item in enumerate(self.items) if item is obj.mention), None)
+        after = [] if at is None else [*self.words[at + 1 : at + 4], ""]
+        heads = any(w in UNDERTAKINGS and not _modifier(after[k + 1]) for k, w in enumerate(after[:2]))
+        repeated = not _OFTEN.isdisjoint(self.sentence_lows)  # "we run the Orion upgrade every night"
+        return (person or before in SUBJECT_PRONOUNS) and heads and not repeated  # not "the Orion migration script"
 
     def _on(self, trigger: Trigger, entity_type: str, obj: ClauseObject) -> str | None:
         if not set(obj.gap) <= SLOT_GAP:
@@ -324,7 +448,11 @@ class _ClauseReader:
         window = self.words[max(0, trigger.start - 3) : trigger.start]
         if trigger.kind == "PREFER":
             window = [w for w in window if w != "would"]  # "I would rather use X": a preference now
-        return any(w in INTENTS for w in window)
+        perfect = "have" in window or "'ve" in window  # "we may already have switched to X"
+        if {"may", "might"} & set(window) and (self.hedged_now or perfect):
+            return False  # "we may use Jira now, not sure": a hedge about the present
+        may = any(w == "may" and k and window[k - 1] in SUBJECT_PRONOUNS for k, w in enumerate(window))
+        return may or any(w in INTENTS for w in window)  # "we may adopt X": a possibility, not the month
 
     def _negated(self, trigger: Trigger) -> bool:
         window = self.words[max(0, trigger.start - 3) : trigger.start]

@@ -27,6 +27,7 @@ from memledger.extraction.patterns import (
     PROJECT_CUES,
     PROJECT_NOUNS,
     PROJECT_VERBS,
+    ROLE_ADJECTIVES,
     SWITCH_VERBS,
     TEAM_NOUNS,
     TO_PERSON,
@@ -39,6 +40,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import opens_next_clause, role_after, role_before
 from memledger.extraction.shapes import common_word, name_like, odd_shape
+from memledger.extraction.triggers import BE_FORMS, BOUNDARIES, finite_form, is_filler
 
 
 def person_cue(f: NameFinder, start: int, end: int) -> bool:
@@ -225,10 +227,43 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
     return None
 
 
+# Words that open a sentence as a clause's link, not a name: "Whenever my sister visits".
+_OPENING_LINKS: Final = BOUNDARIES | word_set("whenever wherever whatever however anytime everytime")
+
+
+def _opens_before_role(f: NameFinder, start: int, end: int) -> bool:
+    """Whether a sentence's opening word before "my <role>" is no name: a link ("Whenever
+    my sister ..."), an adverb ("Apparently my cousin ..."), or a verb whose object the
+    role is, as no verb follows it ("Ask my boss about X"); "Sky my daughter uses X" is
+    a name."""
+    low = f.lows[start]
+    if low in _OPENING_LINKS or _sentence_adverb(low):
+        return True
+    if end - start != 1 or f.words[start].isupper() or not name_guess.english(low):
+        return False
+    k = end + 1
+    while k < len(f.lows) and (f.lows[k] in gz.ROLES or f.lows[k] in ROLE_ADJECTIVES or is_filler(f.lows[k])):
+        k += 1
+    following = f.next(k)
+    return not (finite_form(following) or following in BE_FORMS or following in _AUXILIARIES)
+
+
+_AUXILIARIES: Final = word_set("has had can will does did")
+
+
+def _sentence_adverb(low: str) -> bool:
+    """Whether a word is an adverb in -ly made from an English adjective ("apparently",
+    "luckily"), not a name ending so ("Holly", "Lily", "Beverly")."""
+    stem = low.removesuffix("ly")
+    stems = (stem, stem[:-1] + "y") if stem.endswith("i") else (stem,)
+    return low != stem and len(low) >= 6 and any(name_guess.common(s) for s in stems) and not given_name(low)
+
+
 def _as_person_by_role(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
     role, mine = role_before(f.lows, start)
-    if role is None and not opens_next_clause(f.lows, start, end):
-        role, mine = role_after(f.words, f.lows, end)
+    opening_word = start in f.initial and f.next(end) in POSSESSIVES and _opens_before_role(f, start, end)
+    if role is None and not opens_next_clause(f.lows, start, end) and not opening_word:
+        role, mine = role_after(f.words, f.lows, end)  # not "Whenever my sister ...", "Ask my boss"
     if role is None:
         return None
     return Mention(name, "person", 0.9, start, end, role=role, mine=mine)

@@ -62,6 +62,8 @@ def _dated_at(words: list[str]) -> int | None:
             return i  # "back when ...", "back at my first job" (not "came back at noon")
         if word in ("when", "before") and following in _SUBJECTS and _past_tense(words[i + 2 : i + 3]):
             return i  # "when I was a teenager", "before I was using X"
+        if word == "before" and i == 0 and following in _DETERMINERS and not _SUBJECTS.isdisjoint(words[2:6]):
+            return i  # "before the merger we logged ... in X": an opening phrase, no comma
 
         if word == "before" and i == len(words) - 1 and i > 0:
             return i  # "I was working in Oracle before": a closing "before" dates the clause

@@ -17,7 +17,7 @@ from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction import lexicon
+from memledger.extraction import lexicon, name_guess
 from memledger.extraction.appositions import apposed_name
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
@@ -28,8 +28,9 @@ from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.passives import BE, passive_edges
 from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
+from memledger.extraction.senses import participle
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, WORKS, makers_verb
-from memledger.extraction.triggers import SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers
+from memledger.extraction.triggers import PAST_FORMS, SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
@@ -39,6 +40,12 @@ _DETERMINERS: Final = word_set("a an the my our his her their its some")
 _OTHERS: Final = word_set("his her their your 's")
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 _WANTING: Final = frozenset(_WORDS["WANTING"])
+_OBJECT_OWNERS: Final = word_set("my his her their our your the")
+_PLAIN_SUBJECTS: Final = word_set("i we they you")
+_TIME_NOUNS: Final = frozenset(_WORDS["TIME_NOUNS"])
+_DAYS: Final = word_set("monday tuesday wednesday thursday friday saturday sunday")
+# Verbs whose "with" names who takes part, not an instrument: "share the car with X".
+_PARTNERED: Final = word_set("share shares split splits spend spends cover covers swap swaps")
 
 
 class _Phrases:
@@ -187,7 +194,7 @@ def _instruments(
         bare_on = bare is not None and bare.kind == "ON" and bare.end == p + 1
         if p in in_phrases and not bare_on:
             continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
-        if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE:
+        if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE and not _object_before(lows, p, tool):
             continue  # "with Farrukh": a name only its slot typed may be a person
         if owned_subject(words, lows, p, tool.end, by_start):
             edges.append(Edge(speaker, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))  # "my invoices go via X"
@@ -208,6 +215,27 @@ def _instruments(
         if partner is not None:
             edges.append(Edge(partner, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
     return edges
+
+
+def _object_before(lows: list[str], p: int, tool: Mention) -> bool:
+    """Whether "with" at ``p`` follows a verb's object ("tapes his wrists with X", "edit
+    the photos with X"): the name after it is the instrument, unless a person's name."""
+    owner = next((k for k in (p - 2, p - 3) if k >= 1 and lows[k] in _OBJECT_OWNERS), None)
+    if owner is None or not all(w.isalpha() and not _time_noun(w) for w in lows[owner + 1 : p]):
+        return False
+    verb = owner - 1  # in the present: a habit, not an episode ("fixed the fence with a Ryobi drill")
+    if lows[verb] in _PARTNERED:
+        return False  # "I share the car with Oyelaran": a partner
+    present = lows[verb].endswith("s") or (verb > 0 and lows[verb - 1] in _PLAIN_SUBJECTS)
+    past = participle(lows[verb]) or lows[verb] in PAST_FORMS
+    first = tool.name.split()[0]
+    spelled = name_guess.word_type(first) == "tool" or not first.isalpha() or " " in tool.name  # not "Ngaio"
+    return present and not past and spelled and not name_guess.is_world_name(first.lower())
+
+
+def _time_noun(low: str) -> bool:
+    """Whether a noun is a span of time or a day of it ("the weekend", "my Sundays")."""
+    return low in _TIME_NOUNS or low.removesuffix("s") in _DAYS
 
 
 def _agent(lows: list[str], verb: int, end: int, by_start: dict[int, Mention]) -> Party | None:

@@ -9,7 +9,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.noun_types import owned_institution
+from memledger.extraction.noun_types import owned_institution, working_as
 from memledger.extraction.patterns import CLIENT_NOUNS, HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.triggers import JOBS, NOT_WORKPLACE
@@ -152,7 +152,8 @@ def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Men
         for k in range(i + 2, min(i + 9, len(lows) - 1)):
             if lows[k] in _CLAUSE_ENDS:
                 break
-            at_org = lows[k] in _AT_WORK and (
+            preposition = lows[k] in _AT_WORK or (lows[k] == "in" and working_as(lows[i + 1 : k]))
+            at_org = preposition and (
                 by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
             )
             if at_org and at_org.entity_type == "organization" and _job_said(lows[i + 1 : k], lows[k]):
@@ -167,6 +168,8 @@ def _job_said(words: list[str], preposition: str) -> bool:
     ("I'm a line cook at X"), unless it names a client or a state ("a regular at X",
     "a little late with X", "a day late for X")."""
     if any(w in JOBS or w in gz.WORK_ROLES for w in words) or words[:1] in (["manage"], ["run"], ["lead"]):
+        return True
+    if working_as(words):
         return True
     if words[:2] == ["doing", "my"] or words[:1] == ["studying"]:
         return _CLIENTS.isdisjoint(words)

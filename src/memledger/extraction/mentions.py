@@ -145,11 +145,33 @@ def _find_methods(f: NameFinder) -> None:
 
 def _method_name(f: NameFinder, i: int) -> bool:
     word, low = f.words[i], f.lows[i]
+    if _compound(low):
+        return f.prev(i) == "the"  # "the box-rotation method", "the 30-day rule"; not "a step-by-step approach"
     if not low.isalpha() or low in gz.NOT_NAMES:
         return False
     if word[:1].isupper():
         return i not in f.initial
     return not name_guess.english(low) and not common_word(low)
+
+
+# Endings of a compound that describes rather than names: participles and adjectives.
+_DESCRIBING_ENDS: Final = ("ing", "ed", "free", "friendly", "style", "proof", "wise", "only")
+_COUNTS: Final = word_set("no zero one two three four five six seven eight nine ten twelve fifty hundred")
+
+
+def _compound(low: str) -> bool:
+    """Whether a word is a coined hyphenated compound of two parts or more, letters or
+    digits, not ending in a participle."""
+    parts = low.split("-")
+    first, last = parts[0], parts[-1]
+    if len(parts) < 2 or not all(p.isalnum() for p in parts) or last.endswith(_DESCRIBING_ENDS):
+        return False  # not "the slow-cooking method", "the plant-based diet", "the gluten-free diet"
+    counted = first.isdigit() or first in _COUNTS  # "the 30-day rule", "the no-dig method"
+    if first == last or last in VERB_PARTICLES or last in ("on", "in") or "to" in parts[1:-1]:
+        return counted  # not "step-by-step", "hands-on", "top-down", "back-to-basics"
+    gradable = name_guess.english(first + "est") or name_guess.english(first.removesuffix("e") + "est")
+    plain = gradable and all(name_guess.english(p) for p in parts[1:])  # "long-term", not "low-FODMAP"
+    return counted or (first.isalpha() and not plain)
 
 
 def _find_known(f: NameFinder) -> None:

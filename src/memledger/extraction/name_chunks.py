@@ -1,7 +1,7 @@
 """Where a capitalised name ends: across "&" in a firm's name ("Calloway & Finch"), name
 particles ("Casa do Largo", "Van der Berg"), a possessive inside a business's name
-("St Brendan's Hospital") and a product's model number ("Garmin Venu 3"); at a word that
-is no name. Pure."""
+("St Brendan's Hospital"), a product's model number ("Garmin Venu 3") and the initials
+of its kind ("Tideshard DB"); at a word that is no name. Pure."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
 from memledger.extraction.name_finder import NameFinder
-from memledger.extraction.patterns import NAME_PARTICLES, PROJECT_NOUNS, word_set
+from memledger.extraction.patterns import (
+    HONORIFICS,
+    NAME_PARTICLES,
+    PERSON_PREV,
+    PRODUCT_KINDS,
+    PROJECT_NOUNS,
+    word_set,
+)
 
 
 def chunk_end(f: NameFinder, i: int) -> int:
@@ -32,7 +39,7 @@ def chunk_end(f: NameFinder, i: int) -> int:
             continue
         if not word[0].isupper():
             break
-        if low in gz.NOT_NAMES and not closing_noun(low):
+        if low in gz.NOT_NAMES and not closing_noun(low) and not _product_initials(f, end, i):
             break
         end += 1
     return end + 1 if model_number(f, end, i) else end
@@ -60,6 +67,17 @@ def model_number(f: NameFinder, at: int, start: int) -> bool:
     following = f.lows[at + 1] if at + 1 < len(f.lows) else ""
     plural = following.isalpha() and following.endswith("s") and not following.endswith("ss")
     return not plural and following not in _COUNTED and not following.isdigit()
+
+
+def _product_initials(f: NameFinder, at: int, start: int) -> bool:
+    """Whether the capitals at ``at`` close a product's name as its kind ("Tideshard DB",
+    "Woodpecker CI", "Pipit UI"), after a name that is no person's ("Mr Okafor", "my
+    manager Rangi", "Tell Brennan")."""
+    word, before = f.words[at], f.prev(start)
+    kind = word.isupper() and f.lows[at] in PRODUCT_KINDS
+    cued = before in HONORIFICS or before in gz.ROLES or PERSON_PREV & {before, f.lows[start]}  # "Tell Brennan CRM"
+    person = given_name(f.lows[start]) or cued
+    return kind and not person
 
 
 def _possessive_inside(f: NameFinder, at: int) -> bool:

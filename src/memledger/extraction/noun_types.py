@@ -12,6 +12,7 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
 from memledger.extraction.finite_verbs import NOT_VERBS, PRONOUN_SUBJECTS
 from memledger.extraction.patterns import (
+    CLIENT_NOUNS,
     POSSESSIVES,
     PRODUCT_NOUNS,
     PROJECT_CUES,
@@ -20,7 +21,7 @@ from memledger.extraction.patterns import (
     word_set,
 )
 from memledger.extraction.roles import owned_by_speaker
-from memledger.extraction.triggers import STACK_LABELS
+from memledger.extraction.triggers import INTENTS, STACK_LABELS, WORK_VERBS
 
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
 SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
@@ -42,13 +43,14 @@ _OWN: Final = word_set("own small new family")
 
 def common_noun(low: str) -> bool:
     """A lower-case word that can head a noun phrase: not a closed-class word, not a
-    verb form in -ed or -ing."""
+    verb form in -ed or -ing; a hyphenated compound by its last part ("co-teacher")."""
+    head = low.rsplit("-", 1)[-1]
     return (
-        low.isalpha()
-        and len(low) > 2
-        and low not in NOT_VERBS
+        low.replace("-", "").isalpha()
+        and len(head) > 2
+        and head not in NOT_VERBS
         and low not in PRONOUN_SUBJECTS
-        and not low.endswith(("ed", "ing", "ly"))
+        and not head.endswith(("ed", "ing", "ly"))
     )
 
 
@@ -127,3 +129,15 @@ def owned_work(words: list[str], lows: list[str], start: int) -> bool:
     if j < 1 or lows[j] not in OWNED_WORK or (lows[j] == "product" and words[j] != "product"):
         return False
     return owned_by_speaker(lows, j - 1)
+
+
+def working_as(words: list[str]) -> bool:
+    """Whether words end in someone working as something ("I work as a cook", "am working
+    as a barista", "works like cook"): a job by its slot, whatever the noun."""
+    for k, word in enumerate(words[:-2]):
+        if word in WORK_VERBS and words[k + 1] in ("as", "like"):
+            if k and (words[k - 1] == "to" or words[k - 1] in INTENTS):
+                return False  # "I want to work as a pilot at X": a wish
+            job = words[k + 3 :] if words[k + 2] in ("a", "an") else words[k + 2 :]
+            return 1 <= len(job) <= 2 and all(w.isalpha() for w in job) and CLIENT_NOUNS.isdisjoint(job)
+    return False

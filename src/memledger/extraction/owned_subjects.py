@@ -10,13 +10,14 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, word_set
-from memledger.extraction.triggers import JOBS, POSSESSIVE_USER
+from memledger.extraction.triggers import JOBS, POSSESSIVE_USER, SERVING_PLACES, finite_form
 
 _WANTING: Final = frozenset(lexicon.sections("frame_words.txt")["WANTING"])
 _OPENERS: Final = word_set(", ; : and - \u2013 \u2014") | BULLETS
 _ADVERBS: Final = word_set("all still also always now mostly mainly usually just")
 _AFTER_NAME: Final = word_set("every each now too again since until because so when while then which that who")
 _ORIGINS: Final = word_set("came comes come started starts began begins arrived arrives shipped ships")
+_DOING: Final = word_set("does did has had is was")
 _NOT_VERBS: Final = word_set("the a an of to for and or but with from by at in on as")
 
 
@@ -44,7 +45,12 @@ def owned_subject(words: list[str], lows: list[str], prep: int, named_end: int, 
         nouns = lows[owner + 1 : k]
         opens = owner == 0 or lows[owner - 1] in _OPENERS
         plain = _WANTING.isdisjoint(lows[owner:prep]) and not any(i in names for i in range(owner, prep))
-        return opens and plain and all(n.isalpha() and not _someone(n) for n in nouns)
+        # "my gym logs classes in X", "my dentist does all in X"; not "my uni email goes", "my uni notes live"
+        second = nouns[1] if len(nouns) > 1 else ""
+        verb = not second or second in _DOING or (finite_form(second) and lows[k].endswith("s"))
+        place = nouns[0] in SERVING_PLACES and verb
+        served = lows[owner] == "my" and place  # "my gym logs classes in X": the gym's doing
+        return opens and plain and not served and all(n.isalpha() and not someone(n) for n in nouns)
     return False
 
 
@@ -55,7 +61,7 @@ def _modifies(words: list[str], lows: list[str], end: int) -> bool:
     return lows[end] not in _NOT_VERBS and lows[end] not in _AFTER_NAME and not lows[end].endswith("ly")
 
 
-def _someone(noun: str) -> bool:
+def someone(noun: str) -> bool:
     """Whether a noun names people ("partner", "kids"): their doing is not the speaker's."""
     forms = (noun, noun[:-1]) if noun.endswith("s") else (noun,)
     return any(f in gz.ROLES or f in JOBS for f in forms)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Final
 
+from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.appositions import apposed_name
 from memledger.extraction.finite_verbs import PRONOUN_SUBJECTS, USED_BY
 from memledger.extraction.memberships import FRAME_CONFIDENCE
+from memledger.extraction.owned_subjects import someone
 from memledger.extraction.patterns import Edge, Mention, Party, word_set
 from memledger.extraction.senses import participle as participle_form
 from memledger.extraction.triggers import is_filler
@@ -25,6 +27,8 @@ _NO_INSTRUMENT: Final = word_set(
     "impressed shocked frustrated obsessed pleased disappointed annoyed bored stuck satisfied delighted "
     "thrilled fed closed signed agreed partnered funded financed sponsored mentored compared"
 )
+_THEIR: Final = word_set("his her their your")
+_SUBJECT_STOPS: Final = _JOINING | word_set(", ; : . ( because when while")
 _PRICED: Final = word_set("billed paid charged priced invoiced quoted")  # "... billed in GBP": a currency
 
 
@@ -52,10 +56,26 @@ def passive_edges(
             patient = _setting(lows, by_start)  # "At Brackenmoor Farm the milking is tracked by X"
         if agent is None and _named_doer(words, lows, i + 1):
             continue  # "used by the Vaskel storefront": someone's the speaker did not name
+        if (patient is None or patient.entity_type == "tool") and _theirs(words, lows, be):
+            continue  # "payroll at my cousin's bakery is handled by X": not the speaker's
         edge = _passive_edge(speaker, lows[participle], patient, agent)
         if edge is not None:
             edges.append(edge)
     return edges
+
+
+def _theirs(words: list[str], lows: list[str], be: int) -> bool:
+    """Whether the subject before the verb at ``be`` is someone else's ("her payroll",
+    "my cousin's bakery", "Maria's invoices"), back to the clause's start."""
+    k = be - 1
+    while k >= 0 and lows[k] not in _SUBJECT_STOPS:
+        if lows[k] in _THEIR:
+            return True
+        named = k > 0 and words[k - 1][:1].isupper() and lows[k - 1] not in gz.NOT_NAMES  # not "Monday's"
+        if lows[k] in ("'s", "'") and k > 0 and (someone(lows[k - 1]) or named):
+            return True
+        k -= 1
+    return False
 
 
 def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Mention | None) -> Edge | None:

@@ -162,7 +162,8 @@ VERB_PARTICLES: Final = word_set("out up off over back down away")
 """Particles that end a phrasal verb ("go out", "set up")."""
 """Marks that open a note's line."""
 ROLE_ADJECTIVES: Final = frozenset(_CUES["ROLE_ADJECTIVES"])
-PROJECT_NOUNS: Final = frozenset(_CUES["PROJECT_NOUNS"])
+UNDERTAKINGS: Final = frozenset(_CUES["UNDERTAKINGS"])
+PROJECT_NOUNS: Final = frozenset(_CUES["PROJECT_NOUNS"]) | UNDERTAKINGS
 PROJECT_CUES: Final = frozenset(_CUES["PROJECT_CUES"])
 WORKED: Final = frozenset(_CUES["WORKED"])
 LOOKING: Final = frozenset(_CUES["LOOKING"])
@@ -175,6 +176,7 @@ TEAM_NOUNS: Final = frozenset(_CUES["TEAM_NOUNS"])
 NAME_PARTICLES: Final = frozenset(_CUES["NAME_PARTICLES"])
 PRODUCT_NOUNS: Final = frozenset(_CUES["PRODUCT_NOUNS"])
 METHOD_NOUNS: Final = frozenset(_CUES["METHOD_NOUNS"])
+PRODUCT_KINDS: Final = frozenset(_CUES["PRODUCT_KINDS"])
 METHOD_LEADS: Final = frozenset(_CUES["METHOD_LEADS"])
 UNSETTLED_NOTES: Final = frozenset(_CUES["UNSETTLED_NOTES"])
 TEAM_SKIP: Final = frozenset(_CUES["TEAM_SKIP"])

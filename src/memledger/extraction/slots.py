@@ -33,6 +33,7 @@ from memledger.extraction.noun_types import (
     modifier_type,
     owned_institution,
     owned_work,
+    working_as,
 )
 from memledger.extraction.patterns import (
     POSSESSIVES,
@@ -188,8 +189,8 @@ def _object_slot(
     j = start
     while j > 0 and (lows[j - 1] in OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
         j -= 1
-    if j >= 2 and lows[j - 1] in ("at", "for", "with") and _job_before(lows, j - 1):
-        return "organization"  # "the warehouse lead for Orrin Freight", "a paramedic with Tidewater"
+    if j >= 2 and _employer_slot(lows, j - 1):
+        return "organization"
     if j >= 2 and lows[j - 1] == "from" and _someone_before(lows, j - 1, group=j < start or end - start > 1):
         return "organization"  # "the electrician from Voltaro Servicios", "someone from the Paddlers"
     if j >= 2 and lows[j - 1] in ("from", "with") and _COMMERCE & set(lows[max(0, j - 6) : j - 1]):
@@ -205,6 +206,14 @@ def _object_slot(
     if _workplace(words[start:end], lows, trigger):
         return "organization"
     return _OBJECT_TYPE.get(trigger.kind)
+
+
+def _employer_slot(lows: list[str], k: int) -> bool:
+    """Whether the preposition at ``k`` follows someone's job: "the warehouse lead for
+    Orrin Freight", "a paramedic with Tidewater", "I work as a cook in Trattoria Ferrucci"."""
+    if lows[k] in ("at", "for", "with") and _job_before(lows, k):
+        return True
+    return lows[k] in ("at", "for", "with", "in") and working_as(lows[max(0, k - 5) : k])
 
 
 def _workplace(name: list[str], lows: list[str], trigger: Trigger) -> bool:

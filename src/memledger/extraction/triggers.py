@@ -163,6 +163,7 @@ def _match_at(words: Sequence[str], i: int) -> Trigger | None:
 CLAUSE_VERBS: Final = frozenset(_WORDS["CLAUSE_VERBS"])
 HEAD_NOUNS: Final = frozenset(_WORDS["HEAD_NOUNS"])
 JOB_TITLES: Final = frozenset(_WORDS["JOB_TITLES"])
+SERVING_PLACES: Final = frozenset(_WORDS["SERVING_PLACES"])
 _JOB_WORDS: Final = frozenset(_WORDS["JOB_WORDS"])
 JOBS: Final = JOB_TITLES | _JOB_WORDS
 STACK_LABELS: Final = frozenset(_WORDS["STACK_LABELS"])
@@ -303,6 +304,10 @@ def _listed(item: Item) -> bool:
 
 def _opens_clause(items: list[Item], index: int) -> bool:
     word = items[index]
+    if word == "since" and _duration_at(items, index + 1):
+        return False  # "we are using since two years the Odoo": a duration, no clause
+    if word in ("before", "after") and (index + 1 == len(items) or items[index + 1] in (".", "!", ",", ";")):
+        return False  # "I've used X before": an adverb closing its clause
     if word in BOUNDARIES:
         return True
     if word not in (",", "and", ":") or index + 1 >= len(items):
@@ -326,6 +331,17 @@ def _opens_clause(items: list[Item], index: int) -> bool:
 
 
 _QUANTIFIERS: Final = frozenset(("every", "each", "most", "half", "both", "none"))
+_COUNTS: Final = word_set("two three four five six seven eight nine ten twelve few several many long")
+
+
+def _duration_at(items: list[Item], index: int) -> bool:
+    """Whether a span of time opens at ``index`` ("two years", "3 months", "long time",
+    "a long time"), as non-native English puts after "since"."""
+    words = items[index : index + 3]
+    if words[:1] == ["a"]:
+        words = words[1:]
+    first = words[0] if words else ""
+    return isinstance(first, str) and (first.isdigit() or first in _COUNTS) and len(words) > 1
 
 
 def _named_doer(items: list[Item], start: int) -> bool:
