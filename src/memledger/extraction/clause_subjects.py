@@ -8,6 +8,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.control import opens_complement
+from memledger.extraction.owned_subjects import people_by_ending
 from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, Mention, Party
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
@@ -60,7 +61,7 @@ class ClauseSubjects:
         last_comma = max((i for i in range(position) if items[i] == ","), default=-1)
         for index, item in enumerate(items[:position]):
             before = items[index - 1] if index else ""
-            party = self._subject_at(index, item, before)
+            party = None if self._reduced_relative(index, position) else self._subject_at(index, item, before)
             if party is not None and index >= objects_from and isinstance(item, Mention):
                 fresh = index == position - 1 and before in (",", "and", "but")
                 party = party if fresh else None
@@ -118,6 +119,16 @@ class ClauseSubjects:
             return self.speaker
         return None
 
+    def _reduced_relative(self, index: int, position: int) -> bool:
+        """Whether the pronoun at ``index`` opens a relative clause without "that" ("the
+        contractor we hired uses X"): "the <noun> we <verb>" before the trigger."""
+        items = self.items
+        if items[index] not in SUBJECT_PRONOUNS or index < 2 or position - index != 2:
+            return False
+        noun, verb = items[index - 1], items[index + 1]
+        own_verb = verb in BE_FORMS or verb in _AUXILIARIES or verb in ("have", "will", "would", "can")
+        return items[index - 2] in DETERMINERS and isinstance(noun, str) and noun.isalpha() and not own_verb
+
     def _names_before_comma(self, index: int) -> bool:
         """Whether the possessive at item ``index`` opens an apposition to the name before
         its comma, closed by a comma of its own ("Tern, our ingestion service, is ..."; not
@@ -147,6 +158,8 @@ class ClauseSubjects:
         word = self.words[j] if j < len(self.words) else ""
         nouns = (word, word[:-1]) if word.endswith("s") else (word,)  # "my neighbours use X"
         listed = any(n in gz.ROLES or n in JOB_TITLES or n in HONORIFICS for n in nouns) or role is not None
+        following = self.words[j + 1] if j + 1 < len(self.words) else ""
+        listed = listed or (people_by_ending(word) and following != "'s")  # "our handyman works for X"
         served = self.words[index] == "my" and word in SERVING_PLACES and self._verb_after(j + 1)  # "my uni uses X"
         return listed or served or self._names_a_person(index + 1)
 

@@ -66,6 +66,10 @@ _EXPERIENCE: Final = word_set("before once twice ever times briefly until")
 _CLAUSE_BREAKS: Final = word_set(", ; . but and")
 _SPAN_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TIME_NOUNS"]) | word_set("ages ever long while")
 _CHANGES: Final = ("SWITCH", "LEAVE", "RETRACT")
+_TOPIC_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TOPIC_NOUNS"])
+_OWNERS: Final = word_set("a an the my our his her their your")
+_UNDECIDED: Final = (["between"], ["whether"])
+_STILL_DECIDING: Final = (["trying"], ["try"], ["tries"], ["about"], ["struggling"])  # "trying to decide"
 _OFTEN: Final = word_set("every each nightly daily weekly hourly twice once")
 _FUTURE: Final = word_set("later soon next tomorrow")
 _LATER_NOW: Final = word_set("now nowadays anymore")
@@ -179,12 +183,24 @@ def _time_word(word: str) -> bool:
 
 def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
     """The objects a trigger of ``kind`` is about: not a purpose ("a tool for X"), nor,
-    for a preference, a place ("prefer to pay by card at X")."""
+    for a preference, a place ("prefer to pay by card at X"), nor the choices of a
+    decision still open ("deciding between X and Y")."""
     if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE"):
         objects = [obj for obj in objects if not is_purpose(obj.gap)]
     if kind == "PREFER":
         objects = [obj for obj in objects if "at" not in obj.gap]
-    return objects
+    if kind in ("DECIDE", "PREFER"):
+        objects = [obj for obj in objects if obj.gap[:1] not in _UNDECIDED]  # "deciding between X and Y"
+    return [obj for obj in objects if not _topic(obj)]
+
+
+def _topic(obj: ClauseObject) -> bool:
+    """Whether an object is what a piece of writing is about ("writing her dissertation on
+    the X approach", "a talk about X"), not where it is written ("my thesis on Overleaf")."""
+    gap = obj.gap[:-1] if obj.gap[-1:] == ["the"] else obj.gap
+    known_tool = obj.mention is not None and obj.mention.entity_type == "tool" and obj.mention.confidence >= 0.9
+    about = gap[-1:] == ["about"] or (gap[-1:] == ["on"] and not known_tool)
+    return about and len(gap) >= 3 and gap[-2] in _TOPIC_NOUNS and not _OWNERS.isdisjoint(gap[:-2])
 
 
 def sentence_clauses(sentence: Sentence) -> list[Clause]:
@@ -452,7 +468,10 @@ class _ClauseReader:
         if {"may", "might"} & set(window) and (self.hedged_now or perfect):
             return False  # "we may use Jira now, not sure": a hedge about the present
         may = any(w == "may" and k and window[k - 1] in SUBJECT_PRONOUNS for k, w in enumerate(window))
-        return may or any(w in INTENTS for w in window)  # "we may adopt X": a possibility, not the month
+        # "we were going to use Kafka": a plan that was given up; "trying to decide between": undecided
+        planned = any(w in ("going", "gonna") and k and window[k - 1] in ("was", "were") for k, w in enumerate(window))
+        deciding = trigger.kind == "DECIDE" and window[-2:-1] in _STILL_DECIDING and window[-1:] == ["to"]
+        return may or planned or deciding or any(w in INTENTS for w in window)  # "we may adopt X": not the month
 
     def _negated(self, trigger: Trigger) -> bool:
         window = self.words[max(0, trigger.start - 3) : trigger.start]

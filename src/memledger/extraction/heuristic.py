@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
+from typing import Final
 
 from memledger.events.keys import normalise_name, speaker_prefix
 from memledger.extraction import gazetteer as gz
@@ -159,7 +160,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "27"
+    version = "28"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -233,9 +234,14 @@ def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edg
     return [e for e in edges if not (e.source == me and e.relation == "USES" and e.target.name in owned)]
 
 
+_NAMED: Final = "name"  # stands for a word of a name while the polarity cues are read
+
+
 def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
     """The edges whose object the sentence asserts now (``polarity``); withdrawals stay."""
-    scope = polarity.unasserted(sentence.lows)
+    inside = {i for m in sentence.mentions for i in range(m.start, m.end) if m.end - m.start > 1}
+    # a cue inside a name ("the Harwood Debating Society") is no cue
+    scope = polarity.unasserted([_NAMED if i in inside else w for i, w in enumerate(sentence.lows)])
     if not scope:
         return edges
     kept: list[Edge] = []

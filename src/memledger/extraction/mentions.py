@@ -42,7 +42,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import any_role_after, any_role_before, opens_next_clause, owned_by_speaker
 from memledger.extraction.shapes import common_word
-from memledger.extraction.triggers import INFORMAL
+from memledger.extraction.triggers import INFORMAL, PREPOSITIONS, finite_form, is_filler
 
 MAX_SENTENCE_TOKENS = 256
 """Tokens of a sentence that are read. Reading a clause looks back from each trigger,
@@ -139,8 +139,19 @@ def _find_methods(f: NameFinder) -> None:
             start -= 1
         named = " ".join(f.lows[start:i])
         known_thing = named in gz.TOOL_KIND or named in gz.ORGANIZATIONS  # "the Notion approach"
-        if start < i and f.prev(start) in METHOD_LEADS and not known_thing and not any(f.taken[start : i + 1]):
+        lead = f.prev(start)
+        if low in _DESIGNS and (lead != "the" or _modifies_next(f, i)):
+            continue  # "the saga pattern"; not "a Burda pattern", "the Stitchly pattern app"
+        if start < i and lead in METHOD_LEADS and not known_thing and not any(f.taken[start : i + 1]):
             f.add(Mention(" ".join(f.words[start : i + 1]), "concept", 0.8, start, i + 1))
+
+
+def _modifies_next(f: NameFinder, i: int) -> bool:
+    """Whether the noun at ``i`` modifies a lower-case noun after it ("pattern app")."""
+    following = f.next(i, 1)
+    noun = following.isalpha() and noun_types.common_noun(following) and not is_filler(following)
+    noun = noun and not finite_form(following)  # "the 2-minute rule helps", not a noun
+    return noun and following not in PREPOSITIONS and following not in gz.NOT_NAMES
 
 
 def _method_name(f: NameFinder, i: int) -> bool:
@@ -155,6 +166,7 @@ def _method_name(f: NameFinder, i: int) -> bool:
 
 
 # Endings of a compound that describes rather than names: participles and adjectives.
+_DESIGNS: Final = word_set("pattern architecture")  # also a product's or a sewing kit's
 _DESCRIBING_ENDS: Final = ("ing", "ed", "free", "friendly", "style", "proof", "wise", "only")
 _COUNTS: Final = word_set("no zero one two three four five six seven eight nine ten twelve fifty hundred")
 

@@ -8,7 +8,7 @@ from collections.abc import Container
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction import lexicon
+from memledger.extraction import lexicon, name_guess
 from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, word_set
 from memledger.extraction.triggers import JOBS, POSSESSIVE_USER, SERVING_PLACES, finite_form
 
@@ -17,6 +17,7 @@ _OPENERS: Final = word_set(", ; : and - \u2013 \u2014") | BULLETS
 _ADVERBS: Final = word_set("all still also always now mostly mainly usually just")
 _AFTER_NAME: Final = word_set("every each now too again since until because so when while then which that who")
 _ORIGINS: Final = word_set("came comes come started starts began begins arrived arrives shipped ships")
+_PEOPLE_ENDINGS: Final = ("man", "men", "woman", "women", "person", "people")
 _DOING: Final = word_set("does did has had is was")
 _NOT_VERBS: Final = word_set("the a an of to for and or but with from by at in on as")
 
@@ -62,6 +63,15 @@ def _modifies(words: list[str], lows: list[str], end: int) -> bool:
 
 
 def someone(noun: str) -> bool:
-    """Whether a noun names people ("partner", "kids"): their doing is not the speaker's."""
+    """Whether a noun names people ("partner", "kids", "handyman", "salespeople"): their
+    doing is not the speaker's."""
     forms = (noun, noun[:-1]) if noun.endswith("s") else (noun,)
-    return any(f in gz.ROLES or f in JOBS for f in forms)
+    return any(f in gz.ROLES or f in JOBS for f in forms) or people_by_ending(noun)
+
+
+def people_by_ending(noun: str) -> bool:
+    """Whether a noun names people by its ending ("handyman", "salespeople", "firemen"),
+    a plural only of a word in -man ("regimen", "specimen" are not)."""
+    if len(noun) <= 4 or not noun.endswith(_PEOPLE_ENDINGS):
+        return False
+    return not noun.endswith("men") or name_guess.english(noun[:-3] + "man")

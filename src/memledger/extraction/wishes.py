@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from memledger.extraction.noun_types import common_noun
 from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.triggers import PREPOSITIONS, is_filler
 
 _WOULD: Final = word_set("i'd i'll we'd we'll")
 _SPEAKERS: Final = word_set("i we")
@@ -26,10 +28,19 @@ def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
         if low == "take" and _speaker_would(lows, i) and _over_another(lows, by_start, i + 1):
             edges.append(Edge(speaker, "PREFERS", Party.of(by_start[i + 1]), _CONFIDENCE))
         elif low == "went" and lows[i + 1 : i + 2] == ["for"] and _subject_we(lows, i):
-            chosen = by_start.get(i + 2)
-            if chosen is not None and chosen.entity_type in _CHOSEN:
+            determined = lows[i + 2 : i + 3] in (["a"], ["an"], ["the"])
+            chosen = by_start.get(i + 3 if determined else i + 2)
+            # "went for a Weber Spirit grill"; not "went for a Starbucks before work": an outing
+            kind = chosen is not None and (not determined or _kind_noun(lows, chosen.end))
+            if chosen is not None and kind and chosen.entity_type in _CHOSEN:
                 edges.append(Edge(speaker, "DECIDED", Party.of(chosen), _CONFIDENCE))
     return edges
+
+
+def _kind_noun(lows: list[str], k: int) -> bool:
+    """Whether the word at ``k`` is a noun naming the kind of thing chosen ("grill")."""
+    word = lows[k] if k < len(lows) else ""
+    return common_noun(word) and word not in PREPOSITIONS and not is_filler(word)
 
 
 def _over_another(lows: list[str], by_start: dict[int, Mention], at: int) -> bool:
