@@ -25,6 +25,7 @@ SETS = {
     "extraction_dev_wide11.jsonl": (320, 19),
     "extraction_dev_wide12.jsonl": (320, 21),
     "extraction_dev_wide13.jsonl": (320, 21),
+    "extraction_dev_wide14.jsonl": (320, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -82,7 +83,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The fourteenth set waits for the next release's first look (docs/extraction-sets.md):
+    """The fifteenth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide13.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "135e1ecd5ff46074a740345a176aada593bb8e6cd1afef176717b146a3d268b5"
+    data = (ROOT / "tests/data/extraction_dev_wide14.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "b29d60c5fdd2eabe71047bda3166bce30e01ad7912147fdd8c1679b02f8c3a5c"

@@ -24,6 +24,7 @@ from memledger.extraction.noun_types import common_noun
 from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
+from memledger.extraction.senses import participle
 from memledger.extraction.shared_work import co_subjects, shared_work
 from memledger.extraction.triggers import (
     BE_FORMS,
@@ -34,6 +35,7 @@ from memledger.extraction.triggers import (
     JOBS,
     NEGATIONS,
     NOT_WORKPLACE,
+    PAST_FORMS,
     POSSESSIVE_USER,
     PREPOSITIONS,
     RELATIONS,
@@ -71,6 +73,7 @@ _OWNERS: Final = word_set("a an the my our his her their your")
 _UNDECIDED: Final = (["between"], ["whether"])
 _STILL_DECIDING: Final = (["trying"], ["try"], ["tries"], ["about"], ["struggling"])  # "trying to decide"
 _OFTEN: Final = word_set("every each nightly daily weekly hourly twice once")
+_SPANS: Final = tuple([w] for w in ("week", "month", "year", "term", "semester", "quarter", "sprint"))
 _FUTURE: Final = word_set("later soon next tomorrow")
 _LATER_NOW: Final = word_set("now nowadays anymore")
 _THEN_OR_NOW: Final = frozenset({("these", "days"), ("back", "when"), ("when", "i")})
@@ -155,6 +158,11 @@ def _speakers_phrase(clause: Clause | None) -> bool:
     subject = next((k for k, w in enumerate(lead) if w in SUBJECT_PRONOUNS), None)
     timed = subject is not None and all(_time_word(w) for w in lead[:subject])
     return timed or mine
+
+
+def _next_span(words: list[str]) -> bool:
+    """Whether a clause names a span still to come ("next month", "from next term")."""
+    return any(w == "next" and words[k + 1 : k + 2] in _SPANS for k, w in enumerate(words))
 
 
 def _hedged_now(lows: list[str]) -> bool:
@@ -461,6 +469,7 @@ class _ClauseReader:
         return Party("", "person")
 
     def _intended(self, trigger: Trigger) -> bool:
+        """Whether a trigger tells of a plan, a wish or a possibility, not a fact."""
         window = self.words[max(0, trigger.start - 3) : trigger.start]
         if trigger.kind == "PREFER":
             window = [w for w in window if w != "would"]  # "I would rather use X": a preference now
@@ -471,7 +480,11 @@ class _ClauseReader:
         # "we were going to use Kafka": a plan that was given up; "trying to decide between": undecided
         planned = any(w in ("going", "gonna") and k and window[k - 1] in ("was", "were") for k, w in enumerate(window))
         deciding = trigger.kind == "DECIDE" and window[-2:-1] in _STILL_DECIDING and window[-1:] == ["to"]
-        return may or planned or deciding or any(w in INTENTS for w in window)  # "we may adopt X": not the month
+        verb = self.words[trigger.start]
+        done = participle(verb) or verb in PAST_FORMS or not {"have", "has", "'ve"}.isdisjoint(window)
+        coming = trigger.kind == "SWITCH" and not done and _next_span(self.words)  # "we're moving to X next month"
+        # "we may adopt X": a possibility, not the month
+        return may or planned or deciding or coming or any(w in INTENTS for w in window)
 
     def _negated(self, trigger: Trigger) -> bool:
         window = self.words[max(0, trigger.start - 3) : trigger.start]

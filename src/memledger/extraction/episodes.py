@@ -31,8 +31,10 @@ _BACK_AT: Final = word_set("at in during")
 _OPENING_PHRASE: Final = _DETERMINERS | _BACK_AT  # "before the merger", "back at my first job"
 _SUBJECTS: Final = word_set("i we he she they i'd we'd he'd she'd they'd")
 _ADVERBS: Final = word_set("just only also still always never often all both really mostly usually")
+_MONTHS: Final = word_set("january february march april may june july august september october november december")
+_ORDINALS: Final = word_set("first second third fourth fifth sixth final")
 # Words that may open a date: the cheap test before the clause is read.
-_DATING: Final = word_set("last ago back before until when")
+_DATING: Final = word_set("last ago back before until when in")
 
 
 def finished_at(words: list[str]) -> int | None:
@@ -58,6 +60,8 @@ def _dated_at(words: list[str]) -> int | None:
             return i
         if word == "ago" and i > 0:
             return i
+        if word == "in" and (following in _MONTHS or _year(following) or _school_year(words[i + 1 : i + 3])):
+            return i  # "in March my partner booked us on X", "in 2019", "in first year"
         if word == "back" and (following in _THEN or (following in _BACK_AT and i == 0)):
             return i  # "back when ...", "back at my first job" (not "came back at noon")
         if word in ("when", "before") and following in _SUBJECTS and _past_tense(words[i + 2 : i + 3]):
@@ -70,6 +74,16 @@ def _dated_at(words: list[str]) -> int | None:
         if word == "until" and i > 0:
             return i  # "we'd been using Mint for years until it shut down"
     return None
+
+
+def _year(word: str) -> bool:
+    """Whether a word is a year of the calendar ("2019")."""
+    return len(word) == 4 and word.isdigit() and word[:2] in ("19", "20")
+
+
+def _school_year(words: list[str]) -> bool:
+    """ "first year", "sixth form": a year of one's schooling, gone by."""
+    return len(words) == 2 and words[0] in _ORDINALS and words[1] in ("year", "form", "grade")
 
 
 def _main_verb(words: list[str]) -> int | None:
@@ -105,7 +119,7 @@ def still_so(words: list[str]) -> bool:
     return "still" in words and any(w in _BACK_REFERENCES for w in words)
 
 
-_BACK_REFERENCES: Final = word_set("it them do does which")
+_BACK_REFERENCES: Final = word_set("it them do does which there")
 _PRESENT_AUXILIARIES: Final = word_set("is are am 's 're do does")
 
 

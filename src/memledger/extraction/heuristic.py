@@ -160,7 +160,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "28"
+    version = "29"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -230,7 +230,8 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
 def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edge]:
     """``edges`` less the speaker's uses of tools a note's label gives a project ("Stack
     for Merganser: LiteDB"): the project's tools, not the writer's."""
-    owned = {e.target.name for e in noted if e.source.kind == "project"}
+    projects = {e.source for e in noted if e.source.kind == "project"}
+    owned = {e.target.name for e in [*noted, *edges] if e.source in projects}  # "Ktor on Slatecask" too
     return [e for e in edges if not (e.source == me and e.relation == "USES" and e.target.name in owned)]
 
 

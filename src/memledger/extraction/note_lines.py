@@ -36,8 +36,8 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     label_end = _label_end(lows)
     if any(not is_bare(t) and t.start > label_end for t in find_triggers(lows)) or UNSETTLED_NOTES.intersection(lows):
         return []  # a verb after the label: the clause reader's
-    if not _PROSE_SUBJECTS.isdisjoint(lows[label_end + 1 :]):
-        return []  # "Bit of context: I'm a site manager, we schedule ...": prose, not a note
+    if not _PROSE_SUBJECTS.isdisjoint(lows[label_end + 1 :]) or "please" in lows[label_end + 1 :]:
+        return []  # "Bit of context: I'm a site manager, ...": prose; "Request: please add X": a request
     owner = _label_owner(sentence.mentions, label_end) or speaker
     relation = "DECIDED" if DECISION_WORDS.intersection(lows[: max(label_end, 0)]) else "USES"
     noted_style = label_end >= 0 or any(low in _LABEL_MARKS for low in lows)

@@ -104,15 +104,21 @@ def unasserted(lows: list[str]) -> dict[int, str]:
             first = start if whole else start + found[0]
             out.update(dict.fromkeys(range(first, _scope_end(lows, first, end, found[1])), found[1]))
             told = lows[slice(*clauses[index - 1])] if index else []
-            if told and _missed_back(lows[start + found[0] : end]) and narrated_past(told):
+            # "Playing X with the old guild, I miss that"; not "Using X now, ...", "..., so I still play"
+            gerund = told[:1] != [] and told[0].endswith("ing") and _NOW.isdisjoint(told) and "still" not in lows[end:]
+            if told and _missed_back(lows[start + found[0] : end]) and (narrated_past(told) or gerund):
                 out.update(dict.fromkeys(range(*clauses[index - 1]), "past"))
         previous = reason
     return out
 
 
+_NOW: Final = frozenset(("now", "still", "nowadays", "currently"))
+
+
 def _missed_back(words: list[str]) -> bool:
     """ "Writing X was such fun, and I miss it": longing for what the clause before told."""
-    return words[:1] in (["miss"], ["missed"]) and words[1:2] in (["it"], ["them"], ["that"], ["those"])
+    back = words[:1] in (["miss"], ["missed"]) and words[1:2] in (["it"], ["them"], ["that"], ["those"])
+    return back and (len(words) == 2 or not words[2].isalpha())  # not "I miss that Notion had ..."
 
 
 def _contrasted(lows: list[str], cue: int) -> bool:
