@@ -190,12 +190,14 @@ class ClauseSubjects:
         end = min(j + 3, len(self.items))
         while j < end and isinstance(self.items[j], str) and str(self.items[j]).isalpha():
             j += 1
-        apposed = j < len(self.items) and self.items[j] == ","
+        opening = self.items[j] if j < len(self.items) else ""
+        apposed = opening in (",", "(")  # "Our podcast, Night Ferry, ...", "our club (Pebblemouth CC) uses"
         j += apposed + (apposed and self.items[j + 1 : j + 2] == ["the"])
         named = self.items[j] if j < len(self.items) else None
         if not isinstance(named, Mention):
             return False
-        closed = apposed and named.end < len(self.words) and self.items[j + 1 : j + 2] == [","]
+        closing = "," if opening == "," else ")"
+        closed = apposed and named.end < len(self.words) and self.items[j + 1 : j + 2] == [closing]
         return (named.entity_type == "person" and named.role is not None) or closed
 
     def _blocks(self, index: int, item: Item) -> bool:

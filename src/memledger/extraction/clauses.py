@@ -280,7 +280,8 @@ class _ClauseReader:
         refused), a change that did not happen ("I almost gave up on X")."""
         before = self.words[max(0, trigger.start - 2) : trigger.start]
         changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE") and before[-1:] in (["almost"], ["nearly"])
-        return "than" in before or changed or self._tried(trigger)
+        ranked = trigger.kind == "WORK_ON" and self.words[trigger.end : trigger.end + 1] in ([j] for j in JOBS)
+        return "than" in before or changed or ranked or self._tried(trigger)  # "lead developer": a job
 
     def _tried(self, trigger: Trigger) -> bool:
         """Whether a present perfect "have used" tells of an experience, not a use now:

@@ -26,12 +26,13 @@ _SPAN_TO_NOW: Final = word_set("the past these for over during")
 _PRESENT: Final = word_set("now still since currently anymore today nowadays")
 _PERFECT: Final = word_set("have has 've i've we've you've they've she's he's")
 _THEN: Final = word_set("when then")
-_DETERMINERS: Final = word_set("the my our his her their that")
+_DETERMINERS: Final = word_set("the my our his her their that this")
 _BACK_AT: Final = word_set("at in during")
 _OPENING_PHRASE: Final = _DETERMINERS | _BACK_AT  # "before the merger", "back at my first job"
 _SUBJECTS: Final = word_set("i we he she they i'd we'd he'd she'd they'd")
 _ADVERBS: Final = word_set("just only also still always never often all both really mostly usually")
 _MONTHS: Final = word_set("january february march april may june july august september october november december")
+_SCHOOLING: Final = word_set("undergrad college uni university school")
 _ORDINALS: Final = word_set("first second third fourth fifth sixth final")
 # Words that may open a date: the cheap test before the clause is read.
 _DATING: Final = word_set("last ago back before until when in")
@@ -62,6 +63,8 @@ def _dated_at(words: list[str]) -> int | None:
             return i
         if word == "in" and (following in _MONTHS or _year(following) or _school_year(words[i + 1 : i + 3])):
             return i  # "in March my partner booked us on X", "in 2019", "in first year"
+        if word == "in" and (following in _SCHOOLING or _former(words[i + 1 : i + 3])):
+            return i  # "in undergrad I wrote everything in X", "in my old job we were using X"
         if word == "back" and (following in _THEN or (following in _BACK_AT and i == 0)):
             return i  # "back when ...", "back at my first job" (not "came back at noon")
         if word in ("when", "before") and following in _SUBJECTS and _past_tense(words[i + 2 : i + 3]):
@@ -84,6 +87,11 @@ def _year(word: str) -> bool:
 def _school_year(words: list[str]) -> bool:
     """ "first year", "sixth form": a year of one's schooling, gone by."""
     return len(words) == 2 and words[0] in _ORDINALS and words[1] in ("year", "form", "grade")
+
+
+def _former(words: list[str]) -> bool:
+    """ "my old job", "our previous flat": a former setting of the speaker's."""
+    return len(words) == 2 and words[0] in ("my", "our") and words[1] in ("old", "previous", "former", "last")
 
 
 def _main_verb(words: list[str]) -> int | None:
@@ -119,7 +127,7 @@ def still_so(words: list[str]) -> bool:
     return "still" in words and any(w in _BACK_REFERENCES for w in words)
 
 
-_BACK_REFERENCES: Final = word_set("it them do does which there")
+_BACK_REFERENCES: Final = word_set("it them do does which there am")
 _PRESENT_AUXILIARIES: Final = word_set("is are am 's 're do does")
 
 

@@ -152,11 +152,13 @@ def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Men
         for k in range(i + 2, min(i + 9, len(lows) - 1)):
             if lows[k] in _CLAUSE_ENDS:
                 break
-            preposition = lows[k] in _AT_WORK or (lows[k] == "in" and working_as(lows[i + 1 : k]))
+            job = working_as(lows[i + 1 : k]) or any(w in JOBS or w in gz.WORK_ROLES for w in lows[i + 1 : k])
+            preposition = lows[k] in _AT_WORK or (lows[k] == "in" and job)  # "I am backend developer in X"
             at_org = preposition and (
                 by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
             )
-            if at_org and at_org.entity_type == "organization" and _job_said(lows[i + 1 : k], lows[k]):
+            team = lows[k] == "in" and at_org and at_org.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS
+            if at_org and at_org.entity_type == "organization" and not team and _job_said(lows[i + 1 : k], lows[k]):
                 edges.append(Edge(speaker, "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
                 break
     return edges

@@ -213,7 +213,9 @@ def _employer_slot(lows: list[str], k: int) -> bool:
     Orrin Freight", "a paramedic with Tidewater", "I work as a cook in Trattoria Ferrucci"."""
     if lows[k] in ("at", "for", "with") and _job_before(lows, k):
         return True
-    return lows[k] in ("at", "for", "with", "in") and working_as(lows[max(0, k - 5) : k])
+    copula = not (BE_FORMS | {"am", "i'm"}).isdisjoint(lows[max(0, k - 4) : k])
+    described = _job_before(lows, k) and copula  # "I am backend developer in Kairomark"
+    return lows[k] in ("at", "for", "with", "in") and (working_as(lows[max(0, k - 5) : k]) or described)
 
 
 def _workplace(name: list[str], lows: list[str], trigger: Trigger) -> bool:

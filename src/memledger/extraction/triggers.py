@@ -304,6 +304,8 @@ def _listed(item: Item) -> bool:
 
 def _opens_clause(items: list[Item], index: int) -> bool:
     word = items[index]
+    if word in ("(", ")") and _bracketed_name(items, index):
+        return False  # "our shop (Pryor & Teasel) relies on X": a name in apposition, no clause
     if word == "since" and _duration_at(items, index + 1):
         return False  # "we are using since two years the Odoo": a duration, no clause
     if word in ("before", "after") and (index + 1 == len(items) or items[index + 1] in (".", "!", ",", ";")):
@@ -332,6 +334,16 @@ def _opens_clause(items: list[Item], index: int) -> bool:
 
 _QUANTIFIERS: Final = frozenset(("every", "each", "most", "half", "both", "none"))
 _COUNTS: Final = word_set("two three four five six seven eight nine ten twelve few several many long")
+
+
+def _bracketed_name(items: list[Item], index: int) -> bool:
+    """Whether the bracket at ``index`` encloses a name alone after a noun, naming it: "our
+    shop (Pryor & Teasel)"; not a name's organization, "Leonor (Mistral Bakery)"."""
+    opening = index if items[index] == "(" else index - 2
+    inside = items[opening + 1 : opening + 3]
+    noun = opening >= 1 and isinstance(items[opening - 1], str) and str(items[opening - 1]).isalpha()
+    noun = noun and any(item in POSSESSIVE_USER for item in items[max(0, opening - 3) : opening])
+    return noun and len(inside) == 2 and isinstance(inside[0], Mention) and inside[1] == ")"
 
 
 def _duration_at(items: list[Item], index: int) -> bool:
