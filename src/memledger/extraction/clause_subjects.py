@@ -12,6 +12,7 @@ from memledger.extraction.owned_subjects import people_by_ending
 from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, Mention, Party
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
+    AUXILIARIES,
     BE_FORMS,
     DETERMINERS,
     ELLIPTIC,
@@ -31,7 +32,7 @@ from memledger.extraction.triggers import (
     is_filler,
 )
 
-_AUXILIARIES: Final = frozenset(("has", "have", "had", "will", "can", "does", "did", "'s"))
+_AUXILIARIES: Final = AUXILIARIES | {"'s"}
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 
 
@@ -126,7 +127,7 @@ class ClauseSubjects:
         if items[index] not in SUBJECT_PRONOUNS or index < 2 or position - index != 2:
             return False
         noun, verb = items[index - 1], items[index + 1]
-        own_verb = verb in BE_FORMS or verb in _AUXILIARIES or verb in ("have", "will", "would", "can")
+        own_verb = verb in BE_FORMS or verb in _AUXILIARIES or verb == "would"
         return items[index - 2] in DETERMINERS and isinstance(noun, str) and noun.isalpha() and not own_verb
 
     def _names_before_comma(self, index: int) -> bool:

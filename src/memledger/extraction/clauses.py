@@ -20,8 +20,9 @@ from memledger.extraction.clause_objects import ClauseObject, contrast_context, 
 from memledger.extraction.clause_subjects import ClauseSubjects
 from memledger.extraction.clause_switches import retractions, switched
 from memledger.extraction.control import infinitive_of
+from memledger.extraction.episodes import TIME_NOUNS, former_setting
 from memledger.extraction.noun_types import common_noun
-from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.patterns import UNDERTAKINGS, Edge, Mention, Party, Sentence, named_team, word_set
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.senses import participle
@@ -66,7 +67,7 @@ _NEEDING: Final = ("need", "needs", "require", "requires")
 _NOW: Final = word_set("now currently still already")
 _EXPERIENCE: Final = word_set("before once twice ever times briefly until")
 _CLAUSE_BREAKS: Final = word_set(", ; . but and")
-_SPAN_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TIME_NOUNS"]) | word_set("ages ever long while")
+_SPAN_NOUNS: Final = TIME_NOUNS | word_set("ages ever long while")
 _CHANGES: Final = ("SWITCH", "LEAVE", "RETRACT")
 _TOPIC_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TOPIC_NOUNS"])
 _OWNERS: Final = word_set("a an the my our his her their your")
@@ -78,7 +79,6 @@ _FUTURE: Final = word_set("later soon next tomorrow")
 _LATER_NOW: Final = word_set("now nowadays anymore")
 _THEN_OR_NOW: Final = frozenset({("these", "days"), ("back", "when"), ("when", "i")})
 _WHEN: Final = word_set("last this next yesterday today tonight so then")
-_FORMER: Final = (["old"], ["previous"], ["former"])
 _SETTINGS: Final = ("at", "in", "on")  # an opening phrase of place, not a note's bare verb
 _RUNNING: Final = ("run", "runs", "ran", "running")  # "Ferdinand runs the Saltash renovation": leads it
 _ON_VERBS: Final = frozenset(
@@ -100,6 +100,7 @@ def clause_relations(
     earlier: list[Mention] = list(before)  # the names of the clauses before, for "she" and "it"
     last_clause: Clause | None = None
     lows = sentence.lows
+    hedged_now = _hedged_now(lows)  # "we may use X now": of the present, once a sentence
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
         if clause.lead in CONDITIONAL_LEADS:
             continue
@@ -131,6 +132,7 @@ def clause_relations(
             earlier,
             decided_by=previous if decided else [],
             sentence_lows=lows,
+            hedged_now=hedged_now,
             not_the_speakers=not _speakers_phrase(last_clause),
         )
         edges.extend(reader.read())
@@ -229,11 +231,12 @@ class _ClauseReader:
         *,
         decided_by: list[Party],
         sentence_lows: list[str] | None = None,
+        hedged_now: bool = False,
         not_the_speakers: bool = False,
     ) -> None:
         self.speaker = speaker
         self.sentence_lows = sentence_lows or clause.words
-        self.hedged_now = _hedged_now(self.sentence_lows)  # "we may use X now": of the present
+        self.hedged_now = hedged_now
         self.items = clause.items
         self.words = clause.words
         self.confidence = confidence
@@ -301,7 +304,7 @@ class _ClauseReader:
         pairs = set(pairwise(later))
         now = not _LATER_NOW.isdisjoint(later) or bool(_THEN_OR_NOW & pairs)  # "..., but I'm on Mac now"
         changed = any(t.kind in _CHANGES for t in find_triggers(later))  # "..., then we moved to X"
-        former = any(w in POSSESSIVE_USER and own[k + 1 : k + 2] in _FORMER for k, w in enumerate(own))  # "my old job"
+        former = any(former_setting(own[k : k + 2]) for k in range(len(own)))  # "my old job"
         return not spans or not _EXPERIENCE.isdisjoint(own) or now or changed or former
 
     def _role_noun(self, trigger: Trigger) -> bool:
@@ -439,7 +442,7 @@ class _ClauseReader:
         said_of = before in BE_FORMS or before in SUBJECT_PRONOUNS or before in _ON_VERBS  # "I'm on X", "played on X"
         if entity_type == "tool":
             return "USES" if said_of else None
-        team = obj.target is not None and obj.target.name.lower().rsplit(" ", 1)[-1] in TEAM_NOUNS
+        team = obj.target is not None and named_team(obj.target.name)
         if entity_type == "organization" and (team or not set(self.words).isdisjoint(WORK_VERBS)):
             return "WORKS_ON"  # "on the payments team": the team's work, as "works on" says
         if entity_type == "organization" and not said_of:

@@ -40,7 +40,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import opens_next_clause, role_after, role_before
 from memledger.extraction.shapes import common_word, name_like, odd_shape
-from memledger.extraction.triggers import BE_FORMS, BOUNDARIES, finite_form, is_filler
+from memledger.extraction.triggers import AUXILIARIES, BE_FORMS, BOUNDARIES, finite_form, is_filler
 
 
 def person_cue(f: NameFinder, start: int, end: int) -> bool:
@@ -245,10 +245,7 @@ def _opens_before_role(f: NameFinder, start: int, end: int) -> bool:
     while k < len(f.lows) and (f.lows[k] in gz.ROLES or f.lows[k] in ROLE_ADJECTIVES or is_filler(f.lows[k])):
         k += 1
     following = f.next(k)
-    return not (finite_form(following) or following in BE_FORMS or following in _AUXILIARIES)
-
-
-_AUXILIARIES: Final = word_set("has had can will does did")
+    return not (finite_form(following) or following in BE_FORMS or following in AUXILIARIES)
 
 
 def _sentence_adverb(low: str) -> bool:

@@ -19,7 +19,7 @@ from memledger.extraction.senses import participle
 from memledger.extraction.triggers import PAST_FORMS
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
-_TIME_NOUNS: Final = frozenset(_WORDS["TIME_NOUNS"])
+TIME_NOUNS: Final = frozenset(_WORDS["TIME_NOUNS"])
 _CHANGES: Final = frozenset(_WORDS["CHANGE_VERBS"])
 # "for the last year", "over the past few years": a span reaching up to now.
 _SPAN_TO_NOW: Final = word_set("the past these for over during")
@@ -57,13 +57,13 @@ def finished_at(words: list[str]) -> int | None:
 def _dated_at(words: list[str]) -> int | None:
     for i, word in enumerate(words):
         following = words[i + 1] if i + 1 < len(words) else ""
-        if word == "last" and following in _TIME_NOUNS and (i == 0 or words[i - 1] not in _SPAN_TO_NOW):
+        if word == "last" and following in TIME_NOUNS and (i == 0 or words[i - 1] not in _SPAN_TO_NOW):
             return i
         if word == "ago" and i > 0:
             return i
         if word == "in" and (following in _MONTHS or _year(following) or _school_year(words[i + 1 : i + 3])):
             return i  # "in March my partner booked us on X", "in 2019", "in first year"
-        if word == "in" and (following in _SCHOOLING or _former(words[i + 1 : i + 3])):
+        if word == "in" and (following in _SCHOOLING or former_setting(words[i + 1 : i + 3])):
             return i  # "in undergrad I wrote everything in X", "in my old job we were using X"
         if word == "back" and (following in _THEN or (following in _BACK_AT and i == 0)):
             return i  # "back when ...", "back at my first job" (not "came back at noon")
@@ -89,7 +89,7 @@ def _school_year(words: list[str]) -> bool:
     return len(words) == 2 and words[0] in _ORDINALS and words[1] in ("year", "form", "grade")
 
 
-def _former(words: list[str]) -> bool:
+def former_setting(words: list[str]) -> bool:
     """ "my old job", "our previous flat": a former setting of the speaker's."""
     return len(words) == 2 and words[0] in ("my", "our") and words[1] in ("old", "previous", "former", "last")
 

@@ -21,6 +21,7 @@ from memledger.extraction import lexicon, name_guess
 from memledger.extraction.appositions import apposed_name
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
+from memledger.extraction.episodes import TIME_NOUNS
 from memledger.extraction.finite_verbs import ADVERBS
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
 from memledger.extraction.noun_types import owned_work
@@ -42,7 +43,6 @@ _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who"
 _WANTING: Final = frozenset(_WORDS["WANTING"])
 _OBJECT_OWNERS: Final = word_set("my his her their our your the")
 _PLAIN_SUBJECTS: Final = word_set("i we they you")
-_TIME_NOUNS: Final = frozenset(_WORDS["TIME_NOUNS"])
 _DAYS: Final = word_set("monday tuesday wednesday thursday friday saturday sunday")
 # Verbs whose "with" names who takes part, not an instrument: "share the car with X".
 _PARTNERED: Final = word_set("share shares split splits spend spends cover covers swap swaps")
@@ -235,7 +235,7 @@ def _object_before(lows: list[str], p: int, tool: Mention) -> bool:
 
 def _time_noun(low: str) -> bool:
     """Whether a noun is a span of time or a day of it ("the weekend", "my Sundays")."""
-    return low in _TIME_NOUNS or low.removesuffix("s") in _DAYS
+    return low in TIME_NOUNS or low.removesuffix("s") in _DAYS
 
 
 def _agent(lows: list[str], verb: int, end: int, by_start: dict[int, Mention]) -> Party | None:

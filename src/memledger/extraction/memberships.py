@@ -10,7 +10,16 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.noun_types import owned_institution, working_as
-from memledger.extraction.patterns import CLIENT_NOUNS, HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, word_set
+from memledger.extraction.patterns import (
+    CLIENT_NOUNS,
+    HONORIFICS,
+    TEAM_NOUNS,
+    Edge,
+    Mention,
+    Party,
+    named_team,
+    word_set,
+)
 from memledger.extraction.roles import owned_by_speaker
 from memledger.extraction.triggers import JOBS, NOT_WORKPLACE
 
@@ -56,7 +65,7 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if person.entity_type != "person" or org.entity_type != "organization":
             continue
         between = lows[person.end : org.start]
-        team = org.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS  # "leads the security guild": WORKS_ON
+        team = named_team(org.name)  # "leads the security guild": WORKS_ON
         ran = _runs(between) and not team and _ends_phrase(lows, org)
         if _works_in(between) or ran or (_office_of(between) and not org.name.islower()):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
@@ -152,16 +161,20 @@ def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Men
         for k in range(i + 2, min(i + 9, len(lows) - 1)):
             if lows[k] in _CLAUSE_ENDS:
                 break
-            job = working_as(lows[i + 1 : k]) or any(w in JOBS or w in gz.WORK_ROLES for w in lows[i + 1 : k])
-            preposition = lows[k] in _AT_WORK or (lows[k] == "in" and job)  # "I am backend developer in X"
+            preposition = lows[k] in _AT_WORK or (lows[k] == "in" and _holds_job(lows[i + 1 : k]))  # "I am nurse in X"
             at_org = preposition and (
                 by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
             )
-            team = lows[k] == "in" and at_org and at_org.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS
+            team = lows[k] == "in" and at_org and named_team(at_org.name)
             if at_org and at_org.entity_type == "organization" and not team and _job_said(lows[i + 1 : k], lows[k]):
                 edges.append(Edge(speaker, "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
                 break
     return edges
+
+
+def _holds_job(words: list[str]) -> bool:
+    """Whether the words name a job the lists know or one worked as ("work as a cook")."""
+    return any(w in JOBS or w in gz.WORK_ROLES for w in words) or working_as(words)
 
 
 def _job_said(words: list[str], preposition: str) -> bool:
@@ -169,9 +182,7 @@ def _job_said(words: list[str], preposition: str) -> bool:
     work: a job the lists know, or a short noun phrase the speaker is at or for a place
     ("I'm a line cook at X"), unless it names a client or a state ("a regular at X",
     "a little late with X", "a day late for X")."""
-    if any(w in JOBS or w in gz.WORK_ROLES for w in words) or words[:1] in (["manage"], ["run"], ["lead"]):
-        return True
-    if working_as(words):
+    if _holds_job(words) or words[:1] in (["manage"], ["run"], ["lead"]):
         return True
     if words[:2] == ["doing", "my"] or words[:1] == ["studying"]:
         return _CLIENTS.isdisjoint(words)
@@ -297,7 +308,7 @@ def _relative_workplaces(
         if being_at and (lows[k] != "at" or not _there_for_good(lows, led.end)):
             continue  # "Kofi, who's at Starbucks right now": a visit
         if being_at or lows[k] in _BELONG_TO:
-            team = led.name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS  # "leads the insights team"
+            team = named_team(led.name)  # "leads the insights team"
             edges.append(Edge(Party.of(person), "WORKS_ON" if team else "PART_OF", Party.of(led), FRAME_CONFIDENCE))
     return edges
 

@@ -195,3 +195,8 @@ SWITCH_VERBS: Final = frozenset(_CUES["SWITCH_VERBS"])
 BUILT: Final = frozenset(_CUES["BUILT"])
 INITIAL_OK: Final = frozenset(_CUES["INITIAL_OK"])
 LIST_JOINERS: Final = word_set(", and or & + / vs vs. versus over than >")
+
+
+def named_team(name: str) -> bool:
+    """Whether a name ends in a team's noun ("the payments team", "Platform Guild")."""
+    return name.lower().rsplit(maxsplit=1)[-1] in TEAM_NOUNS

@@ -97,6 +97,7 @@ FILLERS: Final = frozenset(_WORDS["FILLERS"])
 _LY_WORDS: Final = frozenset(_WORDS["LY_WORDS"])
 ARROWS: Final = frozenset(("->", "=>", "→"))
 BE_FORMS: Final = word_set("i'm im we're is are am was were")
+AUXILIARIES: Final = word_set("has have had will can does did")
 SELF: Final = frozenset(("me", "us"))
 
 
