@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from memledger.events import NewEvent, Scopes, TurnRecorded
 from memledger.events.catalogue import Event
 from memledger.service import projections
 from memledger.store import db, embedded_server, event_store, migrate
+from memledger.store.schema import events as events_table
 
 # A selection fails open past its deadline (750 ms by default). The tests assert what
 # is selected, not how fast (benchmarks measure that): on a starved CI machine a cold
@@ -117,6 +119,25 @@ def turn_event(text: str = "hello", *, turn_id: str | None = None, session: str 
     )
 
 
+def settle(engine: Engine, tenant: str, timeout: float = 30.0) -> None:
+    """Wait until the tenant's events are visible to gap-safe reads: read_all and the
+    projectors hold back every event written after the oldest transaction still running
+    anywhere on the server, so another test session's open transaction would hide a
+    test's own appends for a while."""
+    visible = sa.select(
+        sa.func.coalesce(
+            sa.func.max(events_table.c.tx_id) < sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()),
+            True,
+        )
+    ).where(events_table.c.tenant_id == tenant)
+    deadline = time.monotonic() + timeout
+    with engine.connect() as conn:
+        while not conn.execute(visible).scalar_one():
+            assert time.monotonic() < deadline, "an older transaction never ended"
+            conn.rollback()
+            time.sleep(0.05)
+
+
 def project_events(engine: Engine, prefix: str, events: Sequence[Event], names: Sequence[str]) -> str:
     """A new tenant (``prefix`` and a random suffix) holding ``events``, appended to one
     stream a second apart, with the projections ``names`` caught up; its id."""
@@ -129,5 +150,6 @@ def project_events(engine: Engine, prefix: str, events: Sequence[Event], names: 
     ]
     with engine.begin() as tx:
         event_store.append(tx, tenant_id, f"extraction:{prefix}", news, None)
+    settle(engine, tenant_id)
     projections.catch_up_all(engine, list(names))
     return tenant_id

@@ -7,7 +7,6 @@ safe because tests run one at a time.
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from datetime import UTC, datetime
 
@@ -21,7 +20,7 @@ from memledger.events import Event, FactExtracted, NewEvent, Recorded
 from memledger.events.envelope import START, Cursor
 from memledger.store import event_reads, event_store
 from memledger.store.schema import events
-from tests.conftest import turn_event
+from tests.conftest import settle, turn_event
 
 
 def _count(conn: Connection) -> int:
@@ -58,27 +57,6 @@ def _append(
 ) -> event_store.AppendResult:
     with engine.begin() as tx:
         return event_store.append(tx, tenant, stream, batch, expected)
-
-
-def _settle(engine: Engine, tenant: str, timeout: float = 30.0) -> None:
-    """Wait until the tenant's events are visible to gap-safe reads.
-
-    read_all holds back every event written after the oldest transaction still
-    running anywhere in the cluster, so another process's open transaction on a
-    shared server (another test session) would hide events for a while.
-    """
-    visible = sa.select(
-        sa.func.coalesce(
-            sa.func.max(events.c.tx_id) < sa.func.pg_snapshot_xmin(sa.func.pg_current_snapshot()),
-            True,
-        )
-    ).where(events.c.tenant_id == tenant)
-    deadline = time.monotonic() + timeout
-    with engine.connect() as conn:
-        while not conn.execute(visible).scalar_one():
-            assert time.monotonic() < deadline, "an older transaction never ended"
-            conn.rollback()
-            time.sleep(0.05)
 
 
 def _texts(recorded: list[Recorded]) -> list[str]:
@@ -272,8 +250,8 @@ def test_read_all_filters_by_tenant(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "conv", [turn_event("mine-1")], 0)
     _append(engine, other, "conv", [turn_event("theirs")], 0)
     _append(engine, tenant, "conv", [turn_event("mine-2")], 1)
-    _settle(engine, tenant)
-    _settle(engine, other)
+    settle(engine, tenant)
+    settle(engine, other)
 
     with engine.connect() as conn:
         mine = event_reads.read_all(conn, tenant_id=tenant)
@@ -287,7 +265,7 @@ def test_read_all_filters_by_tenant(engine: Engine, tenant: str) -> None:
 
 def test_read_all_filters_by_types(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "conv", [turn_event("a"), _fact_event("likes-tea"), turn_event("b")], 0)
-    _settle(engine, tenant)
+    settle(engine, tenant)
 
     with engine.connect() as conn:
         facts = event_reads.read_all(conn, tenant_id=tenant, types=["fact.extracted"])
@@ -317,7 +295,7 @@ def test_read_all_from_the_same_cursor_returns_the_same_events(engine: Engine, t
     _append(engine, tenant, "one", [turn_event("a"), turn_event("b")], 0)
     _append(engine, tenant, "two", [turn_event("c")], 0)
     _append(engine, tenant, "one", [turn_event("d")], 2)
-    _settle(engine, tenant)
+    settle(engine, tenant)
 
     with engine.connect() as conn:
         (first,) = event_reads.read_all(conn, tenant_id=tenant, limit=1)
@@ -331,7 +309,7 @@ def test_read_all_from_the_same_cursor_returns_the_same_events(engine: Engine, t
 def test_read_all_pages_through_every_event_once(engine: Engine, tenant: str) -> None:
     for stream in ("x", "y", "z"):
         _append(engine, tenant, stream, [turn_event(f"{stream}1"), turn_event(f"{stream}2")], 0)
-    _settle(engine, tenant)
+    settle(engine, tenant)
 
     seen: list[str] = []
     cursor = START
@@ -353,7 +331,7 @@ def test_read_all_does_not_skip_an_event_that_commits_late(engine: Engine, tenan
         with engine.connect() as conn:
             while_open = event_reads.read_all(conn, tenant_id=tenant)
         slow_tx.commit()
-    _settle(engine, tenant)
+    settle(engine, tenant)
 
     with engine.connect() as conn:
         after_commit = event_reads.read_all(conn, tenant_id=tenant)
@@ -367,7 +345,7 @@ def test_read_all_does_not_skip_an_event_that_commits_late(engine: Engine, tenan
 
 def test_cursor_at_a_position_is_the_cursor_of_that_event(engine: Engine, tenant: str) -> None:
     result = _append(engine, tenant, "conv", [turn_event(t) for t in "abc"], 0)
-    _settle(engine, tenant)
+    settle(engine, tenant)
 
     with engine.connect() as conn:
         recorded = event_reads.read_all(conn, tenant_id=tenant)
@@ -393,7 +371,7 @@ def test_count_after_and_has_events_after(engine: Engine, tenant: str) -> None:
         assert not event_reads.has_events_after(conn, START, tenant_id=tenant)
 
     _append(engine, tenant, "conv", [turn_event("a"), _fact_event(), turn_event("b")], 0)
-    _settle(engine, tenant)
+    settle(engine, tenant)
 
     with engine.connect() as conn:
         recorded = event_reads.read_all(conn, tenant_id=tenant)

@@ -27,6 +27,7 @@ from memledger.service import erasure, graph_stats, maintenance, projections, pr
 from memledger.store import db, event_store, migrate
 from memledger.store.db import drop_database
 from memledger.store.schema import events as events_table
+from tests.conftest import settle
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 AGING = graph_aging.Aging()
@@ -57,6 +58,7 @@ def _append(engine: Engine, tenant: str, timed: list[tuple[Event, datetime]]) ->
     news = [NewEvent(event=e, event_id=f"{tenant}-{uuid.uuid4().hex}", occurred_at=at) for e, at in timed]
     with engine.begin() as tx:
         event_store.append(tx, tenant, "extraction:maint", news, None)
+    settle(engine, tenant)
     projections.catch_up_all(engine, ["entities", "relationships"])
 
 

@@ -13,7 +13,7 @@ from memledger.errors import EventDecodeError, InvalidCommand, UnknownEventType
 from memledger.events import FactExtracted, NewEvent, Recorded
 from memledger.events.envelope import START, Cursor
 from memledger.store import direct, event_reads, event_store, ledger_pages
-from tests.conftest import TestDatabase, turn_event
+from tests.conftest import TestDatabase, settle, turn_event
 from tests.integration.test_projections_support import fresh_database
 
 
@@ -39,7 +39,10 @@ def _append(engine: Engine, tenant: str, stream: str, news: list[NewEvent]) -> N
 
 
 def _paged_read_all(engine: Engine, **filters: object) -> list[Recorded]:
-    """Everything read_all returns from the start, page by page."""
+    """Everything read_all returns from the start, page by page, once the tenant's events
+    are visible to it."""
+    if isinstance(tenant := filters.get("tenant_id"), str):
+        settle(engine, tenant)
     out: list[Recorded] = []
     after = START
     with engine.connect() as conn:
