@@ -532,11 +532,13 @@ class LedgerSide:
 
 class LibrarySide:
     """The ``eventsourcing`` library's side: an Application on its PostgreSQL recorder
-    (stdlib JSON), saving aggregates of 10 events (created, then 9 said)."""
+    (stdlib JSON), saving aggregates of 10 events (created, then 9 said). Each said
+    text is lengthened so that a stored event is as long as memledger's (``payload_bytes``):
+    the issue compares the two at the same payload size."""
 
     name = "eventsourcing"
 
-    def __init__(self, url: URL) -> None:
+    def __init__(self, url: URL, payload_bytes: int) -> None:
         from eventsourcing.application import Application
         from eventsourcing.domain import Aggregate, event
 
@@ -548,6 +550,15 @@ class LibrarySide:
         self.conversation = Conversation
         self.app = Application(env=eventsourcing_env(url))
         self.rng = random.Random("library-side")
+        self.padding = ""
+        self.padding = " " + turn_text(random.Random(7), max(0, payload_bytes - self.said_bytes() - 1))[:-1].lower()
+
+    def said_bytes(self) -> int:
+        """The mean length of a said event's stored state as ``prepare`` makes them now."""
+        (conversation,) = self.prepare(1)
+        states = [self.app.mapper.to_stored_event(e).state for e in conversation.collect_events()]
+        said = [len(state) for state in states[1:]]
+        return round(statistics.mean(said))
 
     def prepare(self, aggregates: int) -> list[Any]:
         """``aggregates`` new aggregates of 10 pending events each."""
@@ -555,7 +566,7 @@ class LibrarySide:
         for _ in range(aggregates):
             conversation = self.conversation()
             for _ in range(9):
-                conversation.say(self.rng.choice(("user", "assistant")), self.rng.choice(turn_texts()))
+                conversation.say(self.rng.choice(("user", "assistant")), self.rng.choice(turn_texts()) + self.padding)
             made.append(conversation)
         return made
 
@@ -579,6 +590,11 @@ class LibrarySide:
 
     def close(self) -> None:
         self.app.close()
+
+
+def ledger_payload_bytes() -> int:
+    """How long a benchmark event's JSON is, its private part included."""
+    return len(codec.encode(new_event(random.Random(0), "session-0000").event))
 
 
 def eventsourcing_env(url: URL) -> dict[str, str]:
@@ -612,7 +628,7 @@ def versus(url: URL, plan: VersusPlan) -> dict[str, Any]:
     sides: list[Any] = [LedgerSide(engine)]
     missing = eventsourcing_missing()
     if missing is None:
-        sides.append(LibrarySide(url))
+        sides.append(LibrarySide(url, ledger_payload_bytes()))
     else:
         print(f"eventsourcing is not installed: {missing}; measuring memledger alone")
     floor = CommitFloor(url)
@@ -911,7 +927,7 @@ def main(argv: list[str] | None = None) -> int:
     with bench_database(args.home) as url:
         print("side by side with eventsourcing, in a database of their own", file=sys.stderr)
         out.update(timed("versus", lambda: versus(url, versus_plan)))
-    out.setdefault("payload_bytes", len(codec.encode(new_event(random.Random(0), "session-0000").event)))
+    out.setdefault("payload_bytes", ledger_payload_bytes())
     if args.versus:
         out["load_average_end"] = load_average()
         report_versus(out)

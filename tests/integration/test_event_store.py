@@ -7,6 +7,7 @@ safe because tests run one at a time.
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from datetime import UTC, datetime
 
@@ -18,7 +19,8 @@ from sqlalchemy.engine import Connection, Engine
 from memledger.errors import ConcurrencyConflict, InvalidCommand, LedgerError, UnknownEventType
 from memledger.events import Event, FactExtracted, NewEvent, Recorded
 from memledger.events.envelope import START, Cursor
-from memledger.store import event_reads, event_store
+from memledger.store import batch_append, event_reads, event_store
+from memledger.store.batch_append import StreamAppend
 from memledger.store.schema import events
 from tests.conftest import settle, turn_event
 
@@ -431,3 +433,53 @@ def test_two_writers_with_the_same_expected_version_exactly_one_wins(engine: Eng
         got = event_reads.read_stream(conn, tenant, stream)
     assert [r.stream_version for r in got] == [1, 2]
     assert got[1].position == wins[0].positions[0]
+
+
+def _waiting_on_a_lock(engine: Engine, pids: list[int], timeout: float = 10.0) -> None:
+    """Wait until the session whose backend pid lands in ``pids`` waits on a lock."""
+    waiting = sa.text("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = :pid")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pids:
+            with engine.connect() as conn:
+                if conn.execute(waiting, {"pid": pids[0]}).scalar():
+                    return
+        time.sleep(0.01)
+    raise AssertionError("the second writer never waited")
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_an_event_id_appended_concurrently_to_another_stream_is_refused(
+    engine: Engine, tenant: str, many: bool
+) -> None:
+    """Neither writer's check can see the other's uncommitted row: the unique index
+    holds the second until the first commits, and then refuses it whole."""
+    shared = turn_event("said once")
+    outcome: list[object] = []
+    pids: list[int] = []
+
+    def second() -> None:
+        try:
+            with engine.begin() as tx:
+                pids.append(tx.connection.driver_connection.info.backend_pid)  # type: ignore[union-attr]
+                sent = [turn_event("before"), shared]
+                if many:
+                    batch_append.append_many(tx, [StreamAppend(tenant, "second", sent, 0)])
+                else:
+                    event_store.append(tx, tenant, "second", sent, 0)
+        except LedgerError as e:
+            outcome.append(e)
+
+    with engine.connect() as conn:
+        with conn.begin():
+            event_store.append(conn, tenant, "first", [shared], 0)
+            writer = threading.Thread(target=second)
+            writer.start()
+            _waiting_on_a_lock(engine, pids)
+        writer.join(timeout=30)
+    assert not writer.is_alive(), "the second writer hung"
+    assert len(outcome) == 1 and isinstance(outcome[0], InvalidCommand), outcome
+    assert "appended concurrently" in str(outcome[0])
+    with engine.connect() as conn:
+        assert event_reads.read_stream(conn, tenant, "second") == []
+        assert [r.event_id for r in event_reads.read_stream(conn, tenant, "first")] == [shared.event_id]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 import sqlalchemy as sa
@@ -216,9 +217,8 @@ def append_prepared(tx: Connection, prepared: Prepared, *, notify: bool = False)
         return []
     tenants = [p.tenant_id for p in parts]
     locks = {"tenants": tenants, "streams": [p.stream_id for p in parts]}
-    direct.begin_with(tx, _STREAMS_LOCK_AND_NOTIFY if notify else _STREAMS_LOCK, locks)
     replayed: dict[int, AppendResult] = {}
-    inserted = _insert_many(tx, parts, prepared.batch)
+    inserted = _insert_many(tx, parts, prepared.batch, (_STREAMS_LOCK_AND_NOTIFY if notify else _STREAMS_LOCK, locks))
     if inserted is None:
         replayed = _refused_many(tx, parts)
         _check_same(tx, appends, list(replayed))
@@ -271,11 +271,17 @@ def _prepare_many(appends: Sequence[StreamAppend], max_payload_bytes: int) -> li
     return parts
 
 
-def _insert_many(tx: Connection, parts: list[_Part], batch: str) -> dict[int, AppendResult] | None:
-    """Insert every part's rows (``batch``: them encoded); their results by part, or
-    None if the checks let nothing in."""
+def _insert_many(
+    tx: Connection, parts: list[_Part], batch: str, lock: tuple[sa.Select[Any], dict[str, Any]] | None = None
+) -> dict[int, AppendResult] | None:
+    """Insert every part's rows (``batch``: them encoded), after taking ``lock`` (the
+    streams' locks and their parameters) if given; their results by part, or None if
+    the checks let nothing in."""
     try:
-        inserted = direct.execute(tx, _INSERT_MANY, {"parts": batch})
+        if lock is None:
+            inserted = direct.execute(tx, _INSERT_MANY, {"parts": batch})
+        else:
+            inserted = direct.locked(tx, *lock, _INSERT_MANY, {"parts": batch})
     except sa_exc.IntegrityError as e:
         if violated_constraint(e) == "uq_events_tenant_id_event_id":
             raise InvalidCommand("an event id of this batch was appended concurrently") from e

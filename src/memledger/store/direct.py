@@ -71,6 +71,35 @@ def begin_with(tx: Connection, stmt: sa.Select[Any], params: Mapping[str, Any]) 
         tx.execute(stmt, dict(params))
 
 
+def locked(
+    tx: Connection,
+    lock: sa.Select[Any],
+    lock_params: Mapping[str, Any],
+    stmt: sa.ClauseElement,
+    params: Mapping[str, Any],
+) -> list[tuple[Any, ...]]:
+    """``begin_with(tx, lock, ...)`` then ``execute(tx, stmt, ...)``: the rows ``stmt``
+    returns. Two statements, so ``stmt``'s snapshot is taken after the lock is held,
+    sent in one round trip (a pipeline, with the BEGIN the driver adds) when ``tx`` is
+    in its transaction already."""
+    if not tx.in_transaction():
+        begin_with(tx, lock, lock_params)
+        return execute(tx, stmt, params)
+    if _database(tx) not in _large:
+        lock = _planning_each_call(lock)
+    lock_sql, lock_fixed = driver_statement(lock, tx.dialect)
+    sql, fixed = driver_statement(stmt, tx.dialect)
+    driver: psycopg.Connection[Any] = tx.connection.driver_connection  # type: ignore[assignment]
+    try:
+        with driver.cursor() as first, driver.cursor() as second:
+            with driver.pipeline():
+                first.execute(lock_sql, {**lock_fixed, **lock_params}, prepare=True)
+                second.execute(sql, {**fixed, **params}, prepare=True)
+            return list(second.fetchall())
+    except psycopg.Error as e:
+        raise sa_exc.DBAPIError.instance(sql, None, e, psycopg.Error, hide_parameters=True) from e
+
+
 def execute(tx: Connection, stmt: sa.ClauseElement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     """Run ``stmt`` in ``tx``, prepared: the rows it returns. ``tx`` must be in its
     transaction, opened by ``begin_with`` (the stream lock): SQLAlchemy does not see

@@ -271,14 +271,13 @@ def append(
     rows = prepare_rows(new_events, max_payload_bytes)
     keys = {"tenant_id": tenant_id, "stream_id": stream_id}
 
-    direct.begin_with(tx, _STREAM_LOCK_AND_NOTIFY if notify else _STREAM_LOCK, keys)
     params = {
         **keys,
         "expected": -1 if expected_version is None else expected_version,
         "batch": _batch_encoder.encode(rows).decode(),
     }
     try:
-        inserted = direct.execute(tx, _INSERT, params)
+        inserted = direct.locked(tx, _STREAM_LOCK_AND_NOTIFY if notify else _STREAM_LOCK, keys, _INSERT, params)
     except sa_exc.IntegrityError as e:
         if violated_constraint(e) == "uq_events_tenant_id_event_id":
             raise InvalidCommand("an event id of this batch was appended concurrently") from e
