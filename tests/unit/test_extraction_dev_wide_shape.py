@@ -27,6 +27,7 @@ SETS = {
     "extraction_dev_wide13.jsonl": (320, 21),
     "extraction_dev_wide14.jsonl": (320, 22),
     "extraction_dev_wide15.jsonl": (320, 21),
+    "extraction_dev_wide16.jsonl": (320, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -84,7 +85,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The sixteenth set waits for the next release's first look (docs/extraction-sets.md):
+    """The seventeenth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide15.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "44063d20d92d4a9da1e805759e7441700a047a740f10d10c2031ca6a598903e7"
+    data = (ROOT / "tests/data/extraction_dev_wide16.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "9dd8900fdf7dec5cd346e3bb97d7544cc66bfcc53674846fe56728073d2fd3a2"

@@ -14,6 +14,7 @@ from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
     AUXILIARIES,
     BE_FORMS,
+    BOUNDARIES,
     DETERMINERS,
     ELLIPTIC,
     HEAD_NOUNS,
@@ -33,6 +34,9 @@ from memledger.extraction.triggers import (
 )
 
 _AUXILIARIES: Final = AUXILIARIES | {"'s"}
+_JOINING: Final = frozenset(("and", "or", "then", "&", ",", "n"))
+_QUANTIFIERS: Final = frozenset(("all", "both", "each", "also", "finally", "just", "only"))
+_THIRD_AUXILIARIES: Final = frozenset(("has", "is", "does", "hasn't", "isn't", "doesn't"))
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 
 
@@ -57,6 +61,7 @@ class ClauseSubjects:
         subject when this one names none (``inherited``), the speaker for a note's bare verb."""
         group: list[Party] = []
         weak: list[Party] = []
+        taken: set[int] = set()  # the items read as subjects: a name after "and" joins only these
         blocked = False
         items = self.items
         last_comma = max((i for i in range(position) if items[i] == ","), default=-1)
@@ -65,6 +70,7 @@ class ClauseSubjects:
             party = None if self._reduced_relative(index, position) else self._subject_at(index, item, before)
             if party is not None and index >= objects_from and isinstance(item, Mention):
                 fresh = index == position - 1 and before in (",", "and", "but")
+                fresh = fresh or self._apposed_before(index, position)  # "the firm we work with, Swiftbarrow, uses"
                 party = party if fresh else None
             if party is None:
                 new_subject = last_comma < index and self.words[position] not in ("at", "on")
@@ -79,8 +85,9 @@ class ClauseSubjects:
                 if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
                     weak = [Party.of(item)]
                 continue
+            taken.add(index)
             joined = before in (",", "and", "&") and index >= 2
-            joined = joined and (self._is_party(index - 2) or self._after_apposition(index - 2))
+            joined = joined and (index - 2 in taken or self._after_apposition(index - 2))
             if joined and before == "," and len(group) == 1 and self._closes_apposition(index + 1):
                 joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
             group = [*group, party] if joined and group else [party]
@@ -112,6 +119,8 @@ class ClauseSubjects:
         if item == "it" and (last := self.antecedent(index, _NAMED_KINDS)) is not None:
             return Party.of(last) if last.entity_type in ("project", "organization") else None  # the last named
         if item in POSSESSIVE_USER and before not in PREPOSITIONS and not self._role_follows(index):
+            if self._object_of_verb(index):
+                return None  # "Rangitane supervises my thesis and works at ...": "my" is in the object
             if before == "," and self._names_before_comma(index):
                 return None  # "Tern, our ingestion service, is ...": the apposition is Tern's
             self.possessive = True
@@ -120,15 +129,76 @@ class ClauseSubjects:
             return self.speaker
         return None
 
+    def _object_of_verb(self, index: int) -> bool:
+        """Whether the possessive at ``index`` follows a subject and its finite verb, and so
+        opens the verb's object ("Ana reviews our code", "she coaches my son")."""
+        if index < 2:
+            return False
+        subject, verb = self.items[index - 2], self.items[index - 1]
+        named = isinstance(subject, Mention) or subject in THIRD_PERSON or subject in SUBJECT_PRONOUNS
+        finite = isinstance(verb, str) and finite_form(verb) and verb not in _AUXILIARIES and verb not in BE_FORMS
+        return named and finite and not self._verb_after_noun(index + 1)
+
+    def _verb_after_noun(self, j: int) -> bool:
+        """Whether the noun phrase from ``j`` has a verb of its own after it: "Ana convinced
+        my team to use X", "Ben heard our school uses X" make it the subject after all."""
+        end = min(j + 3, len(self.items))
+        while j < end and isinstance(self.items[j], str) and str(self.items[j]).isalpha() and not self._verb_at(j):
+            if self.items[j] in _JOINING or self.items[j] in BOUNDARIES:
+                return False  # "supervises my thesis and works at ...": the next verb is the subject's
+            j += 1
+        return j < len(self.items) and (self.items[j] == "to" or self._verb_at(j))
+
     def _reduced_relative(self, index: int, position: int) -> bool:
         """Whether the pronoun at ``index`` opens a relative clause without "that" ("the
         contractor we hired uses X"): "the <noun> we <verb>" before the trigger."""
         items = self.items
-        if items[index] not in SUBJECT_PRONOUNS or index < 2 or position - index != 2:
+        if items[index] not in SUBJECT_PRONOUNS or index < 2:
             return False
-        noun, verb = items[index - 1], items[index + 1]
-        own_verb = verb in BE_FORMS or verb in _AUXILIARIES or verb == "would"
-        return items[index - 2] in DETERMINERS and isinstance(noun, str) and noun.isalpha() and not own_verb
+        verb = items[index + 1]
+        if verb in BE_FORMS or verb in _AUXILIARIES or verb == "would":
+            return False
+        if position - index == 2 or self._apposed_before(position - 2, position):
+            noun = items[index - 1]  # "the firm we work with, Swiftbarrow, uses": the name after it
+            return items[index - 2] in DETERMINERS and isinstance(noun, str) and noun.isalpha()
+        if position == index + 1 or any(w in PREPOSITIONS for w in items[max(0, index - 4) : index]):
+            return False  # "In my work I uses SAP": the pronoun's verb is the trigger; "At the hospital we ..."
+        if self._second_verb(index, position):
+            return True
+        # "The little café I run with my partner depends on X": "I" cannot be what "depends"
+        # agrees with, so the noun before it heads the subject
+        agrees = self.words[position]
+        third = agrees.endswith("s") and not agrees.endswith("ss") and finite_form(agrees)
+        third = third or items[position - 1] in _THIRD_AUXILIARIES  # "the gym I go to has switched"
+        noun_phrase = [items[k] for k in range(max(0, index - 3), index)]
+        opened = any(w in DETERMINERS or w in POSSESSIVE_USER for w in noun_phrase)
+        return third and opened and all(isinstance(w, str) and w.isalpha() for w in noun_phrase[-2:])
+
+    def _second_verb(self, index: int, position: int) -> bool:
+        """Whether the pronoun at ``index`` is the subject of a clause inside a noun phrase:
+        "Most teams I talk to have moved to X" has two verbs and nothing joining them, so
+        "I talk to" tells which teams."""
+        items = self.items
+        noun = items[index - 1]
+        if not isinstance(noun, str) or not noun.isalpha() or noun in PREPOSITIONS or is_filler(noun):
+            return False
+        own = items[index + 1]
+        if not isinstance(own, str) or is_filler(own) or own in _QUANTIFIERS:
+            return False  # "we all have switched": one subject
+        if noun in BOUNDARIES or noun in _JOINING or noun in _AUXILIARIES or noun in BE_FORMS:
+            return False
+        between = items[index + 2 : position]
+        if not between or not (between[-1] in _AUXILIARIES or between[-1] in BE_FORMS):
+            return False
+        return not any(isinstance(w, Mention) or w in BOUNDARIES or w in _JOINING for w in between[:-1])
+
+    def _apposed_before(self, index: int, position: int) -> bool:
+        """Whether the name at ``index`` stands between commas right before the trigger at
+        ``position``: an apposition naming the subject."""
+        items = self.items
+        if index != position - 2 or index < 1 or not isinstance(items[index], Mention):
+            return False
+        return items[index - 1] == "," and items[position - 1] == ","
 
     def _names_before_comma(self, index: int) -> bool:
         """Whether the possessive at item ``index`` opens an apposition to the name before

@@ -160,7 +160,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "30"
+    version = "31"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -236,6 +236,7 @@ def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edg
 
 
 _NAMED: Final = "name"  # stands for a word of a name while the polarity cues are read
+_STANDING_IN: Final = frozenset(("it", "them"))  # what an object named before is called again
 
 
 def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
@@ -248,12 +249,25 @@ def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
     kept: list[Edge] = []
     for edge in edges:
         reasons = [scope.get(m.start) for m in sentence.mentions if m.name == edge.target.name]
+        if not reasons:  # named in a sentence before: where the pronoun standing for it is
+            reasons = [scope.get(i) for i, w in enumerate(sentence.lows) if w in _STANDING_IN]
+        elif edge.relation == "USES":  # "I had learned X and now I use it": said again where it holds
+            reasons += [scope.get(i) for i in _used_pronouns(sentence.lows)]
         unsaid = bool(reasons) and all(
             reason is not None and not (reason == "past" and edge.relation in polarity.TIMELESS) for reason in reasons
         )
         if edge.retracted or not unsaid:
             kept.append(edge)
     return kept
+
+
+def _used_pronouns(lows: list[str]) -> list[int]:
+    """Where "it"/"them" is the object of a verb of use ("... and now I use it")."""
+    return [
+        i
+        for i, w in enumerate(lows)
+        if w in _STANDING_IN and i > 0 and any(t.kind == "USE" for t in find_triggers(lows[i - 1 : i]))
+    ]
 
 
 def _quoted(sentence: Sentence) -> Sentence:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from memledger.extraction.patterns import BULLETS, UNSETTLED_NOTES, Edge, Mention, Party, Sentence
+from memledger.extraction.patterns import BULLETS, PLANNED_NOTES, UNSETTLED_NOTES, Edge, Mention, Party, Sentence
 from memledger.extraction.triggers import (
     ARROWS,
     DECISION_WORDS,
@@ -36,6 +36,8 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     label_end = _label_end(lows)
     if any(not is_bare(t) and t.start > label_end for t in find_triggers(lows)) or UNSETTLED_NOTES.intersection(lows):
         return []  # a verb after the label: the clause reader's
+    if _planned(lows, label_end):
+        return []  # "Packing: X, passport": what to take, not what is used
     if not _PROSE_SUBJECTS.isdisjoint(lows[label_end + 1 :]) or "please" in lows[label_end + 1 :]:
         return []  # "Bit of context: I'm a site manager, ...": prose; "Request: please add X": a request
     owner = _label_owner(sentence.mentions, label_end) or speaker
@@ -55,6 +57,17 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
             user = Party.of(person) if arrowed and person is not None else owner
             edges.append(Edge(user, relation, Party.of(tool), _CONFIDENCE))
     return edges
+
+
+def _planned(lows: list[str], label_end: int) -> bool:
+    """Whether the label plans what to take or get: ends in a plan word ("Trip checklist",
+    "To buy"), or a list of one ("Shopping list"), or opens with one ("Packing for Lisbon");
+    not a thing named for it ("Checklist app", "Shopping cart service", "Buy now pay later")."""
+    label = lows[1 if lows[:1] and lows[0] in BULLETS else 0 : max(label_end, 0)]
+    if not label:
+        return False
+    last = label[-1] in PLANNED_NOTES or (label[-1] == "list" and not PLANNED_NOTES.isdisjoint(label))
+    return last or (label[0] in PLANNED_NOTES and label[1:2] in ([], ["for"]))
 
 
 def _compared(lows: list[str], tool: Mention) -> bool:

@@ -17,7 +17,7 @@ from typing import Final
 from memledger.extraction import lexicon
 from memledger.extraction.episodes import finished_at, narrated_past, sets_the_past, still_so
 from memledger.extraction.patterns import word_set
-from memledger.extraction.triggers import is_filler
+from memledger.extraction.triggers import finite_form, is_filler
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 
@@ -46,6 +46,8 @@ UNSETTLED_PHRASES: Final = _pairs("UNSETTLED_PHRASES")
 # Words that put the clause in the past only, or in longing for it.
 PAST_ONLY: Final = frozenset(_WORDS["PAST_ONLY"])
 PAST_PHRASES: Final = _pairs("PAST_PHRASES")
+_WISHING: Final = frozenset(_WORDS["WISHING"])  # "she want that I write it in X": a wish
+_CHANGE_VERBS: Final = frozenset(_WORDS["CHANGE_VERBS"])
 CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though while whereas so yet since instead -") | {
     "\u2014",
     "\u2013",
@@ -65,10 +67,15 @@ _CUE_WORDS: Final = (
     | UNSETTLED
     | PAST_ONLY
     | {first for first, _ in REJECTION_PHRASES | UNSETTLED_PHRASES | PAST_PHRASES}
-    | {"must", "should"}
+    | {"must", "should", "had"}
+    | _WISHING
 )
+# "we've had", "she's had": a present perfect, not a past before the past.
+_HAVE: Final = word_set("have has 've 's i've we've you've they've she's he's it's")
 # "Dmitrii says we must use X": a duty someone else reports, not what the speaker does.
-_REPORTING: Final = word_set("says said insists insisted thinks wants told tells")
+_REPORTING: Final = word_set(
+    "say says saying said insist insists insisted think thinks want wants told tell tells telling"
+)
 _WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
 TIMELESS: Final = frozenset(("KNOWS",))
 """Relations the past does not end: one still knows a friend one misses."""
@@ -100,7 +107,8 @@ def unasserted(lows: list[str]) -> dict[int, str]:
         story = story or (found is not None and found[1] == "past") or (index == 0 and sets_the_past(lows[start:end]))
         reason = found[1] if found else None
         if found is not None:
-            whole = found[1] in _WHOLE_CLAUSE and not _contrasted(lows, start + found[0])
+            pluperfect = lows[start + found[0]] == "had"  # its scope ends where the story reaches now
+            whole = found[1] in _WHOLE_CLAUSE and not _contrasted(lows, start + found[0]) and not pluperfect
             first = start if whole else start + found[0]
             out.update(dict.fromkeys(range(first, _scope_end(lows, first, end, found[1])), found[1]))
             told = lows[slice(*clauses[index - 1])] if index else []
@@ -113,6 +121,7 @@ def unasserted(lows: list[str]) -> dict[int, str]:
 
 
 _NOW: Final = frozenset(("now", "still", "nowadays", "currently"))
+_NOW_OR_AFTER: Final = _NOW | {"before", "until", "then"}  # "I had used X before switching to Y"
 
 
 def _missed_back(words: list[str]) -> bool:
@@ -129,12 +138,34 @@ def _contrasted(lows: list[str], cue: int) -> bool:
 def _scope_end(lows: list[str], first: int, end: int, reason: str) -> int:
     """Where a cue's scope ends: the clause's end, or for a rejection or an evaluation
     the next subject ("after comparing A and B we went with B")."""
+    if lows[first] in _WISHING and lows[first + 1 : first + 2] == ["that"]:
+        return end  # "wants that we use X": the wish is the whole "that" clause
+    if lows[first] == "had":  # "Marta had told me about X and now I use it": up to what holds now
+        return next((i for i in range(first + 2, end) if _opens_subject(lows, i) or lows[i] in _NOW_OR_AFTER), end)
     if reason in _WHOLE_CLAUSE:
         return end
     for i in range(first + 1, end):
-        if lows[i] in _SUBJECTS and (lows[i] not in _OBJECT_TOO or lows[i - 1] in _OPENERS):
-            return i  # "looking at doing it online": "it" after a verb is its object
+        if _opens_subject(lows, i):
+            return i
     return end
+
+
+def _opens_subject(lows: list[str], i: int) -> bool:
+    """Whether a subject opens at ``i``: "looking at doing it online": "it" after a verb is its object."""
+    return lows[i] in _SUBJECTS and (lows[i] not in _OBJECT_TOO or lows[i - 1] in _OPENERS)
+
+
+def _pluperfect(words: list[str], i: int) -> bool:
+    """ "Khalid had used it before", "we had been using X": a past before the past, over by
+    the time of telling; not "had to" (a duty), "had a chat" (a plain past), a change that
+    still holds ("had switched to X"), nor a present perfect ("we've had")."""
+    if words[i] != "had" or (i and words[i - 1] in _HAVE):
+        return False
+    following = words[i + 1] if i + 1 < len(words) else ""
+    if following in _CHANGE_VERBS:
+        return False  # "I had switched to X years ago": the change still holds
+    participle = finite_form(following) or (following.endswith("en") and len(following) > 3)  # "taken"
+    return following.isalpha() and participle and not following.endswith("s")
 
 
 def _clauses(lows: list[str]) -> list[tuple[int, int]]:
@@ -177,7 +208,9 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
             return i, "unsettled"
         if word in ("must", "should") and i >= 2 and words[i - 1] in _SUBJECTS and words[i - 2] in _REPORTING:
             return i, "unsettled"
-        if word in PAST_ONLY or pair in PAST_PHRASES:
+        if word in _WISHING and following == "that":
+            return i, "unsettled"  # "she want that I write it in LaTeX": the "that" clause is wished
+        if word in PAST_ONLY or pair in PAST_PHRASES or _pluperfect(words, i):
             return i, "past"
     finished = finished_at(words)
     return None if finished is None else (finished, "past")

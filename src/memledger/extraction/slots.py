@@ -105,7 +105,8 @@ def type_by_slot(
     for start, end in unknown:
         if any(taken[start:end]):
             continue
-        kind = _object_slot(words, lows, start, end, ends) if start not in initial else None
+        kind: EntityType | None = "person" if _listed_with_me(words, lows, start, end) else None
+        kind = kind or (_object_slot(words, lows, start, end, ends) if start not in initial else None)
         lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
         if kind is None and lows[end : end + 1] in (["from"], ["of"]) and end + 1 in orgs and not lone_word:
             kind = "person"  # "Radka from Brantwood Analytics", "Kaveh of Larkrise Digital"
@@ -169,6 +170,38 @@ def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int,
         k += 1
     trigger = starts.get(k)
     return k if trigger is not None and trigger.kind in ("BUILD", "WORK_ON") and k > comma + 2 else None
+
+
+_JOINS: Final = word_set("and & + n ,")
+_PLURAL_VERBS: Final = word_set("are r were have both")
+
+
+def _listed_with_me(words: list[str], lows: list[str], start: int, end: int) -> bool:
+    """Whether a name is listed with the speaker's "me" as only a person is: a full name
+    ("me + Marosa Mirosaade on nights"), one of several ("on shift: me, Baren, Sarosa"), or
+    the subject of a plural verb ("me n Jasur are on ..."); not "just me and Krita tonight"."""
+    whole = start == 0 or not words[start - 1][:1].isupper()  # not the end of a longer name
+    if whole and lows[end : end + 1] and lows[end] in _JOINS and lows[end + 1 : end + 2] == ["me"]:
+        return end - start > 1 or lows[end + 2 : end + 3] in (["are"], ["were"])  # "Ana and me are ..."
+    j, others = start - 1, 0
+    while j >= 1 and lows[j] in _JOINS:
+        if lows[j - 1] == "me":
+            alone = j >= 2 and lows[j - 2] in ("just", "only")
+            plural = lows[end : end + 1] and lows[end] in _PLURAL_VERBS
+            return not alone and (end - start > 1 or others > 0 or bool(plural) or _listed_on(words, lows, end))
+        if not words[j - 1][:1].isupper():
+            return False
+        j, others = j - 2, others + 1  # past one more listed name: "me, Baren, Sarosa"
+    return False
+
+
+def _listed_on(words: list[str], lows: list[str], end: int) -> bool:
+    """Whether another name follows in the list ("me, Hyun-woo, Itziar")."""
+    return (
+        lows[end : end + 1] in ([","], ["and"], ["&"], ["+"])
+        and words[end + 1 : end + 2] != []
+        and words[end + 1][:1].isupper()
+    )
 
 
 def _object_slot(
