@@ -9,7 +9,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.control import opens_complement
 from memledger.extraction.owned_subjects import people_by_ending
-from memledger.extraction.patterns import HONORIFICS, ROLE_ADJECTIVES, Mention, Party
+from memledger.extraction.patterns import HONORIFICS, NAME_JOINS, ROLE_ADJECTIVES, Mention, Party
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
     AUXILIARIES,
@@ -34,7 +34,7 @@ from memledger.extraction.triggers import (
 )
 
 _AUXILIARIES: Final = AUXILIARIES | {"'s"}
-_JOINING: Final = frozenset(("and", "or", "then", "&", ",", "n"))
+_JOINING: Final = NAME_JOINS | {"or", "then"}
 _QUANTIFIERS: Final = frozenset(("all", "both", "each", "also", "finally", "just", "only"))
 _THIRD_AUXILIARIES: Final = frozenset(("has", "is", "does", "hasn't", "isn't", "doesn't"))
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
@@ -179,14 +179,13 @@ class ClauseSubjects:
         "Most teams I talk to have moved to X" has two verbs and nothing joining them, so
         "I talk to" tells which teams."""
         items = self.items
-        noun = items[index - 1]
-        if not isinstance(noun, str) or not noun.isalpha() or noun in PREPOSITIONS or is_filler(noun):
+        noun, own = items[index - 1], items[index + 1]
+        if not isinstance(noun, str) or not noun.isalpha() or is_filler(noun):
             return False
-        own = items[index + 1]
+        if noun in PREPOSITIONS or noun in BOUNDARIES or noun in _JOINING or noun in _AUXILIARIES or noun in BE_FORMS:
+            return False
         if not isinstance(own, str) or is_filler(own) or own in _QUANTIFIERS:
             return False  # "we all have switched": one subject
-        if noun in BOUNDARIES or noun in _JOINING or noun in _AUXILIARIES or noun in BE_FORMS:
-            return False
         between = items[index + 2 : position]
         if not between or not (between[-1] in _AUXILIARIES or between[-1] in BE_FORMS):
             return False

@@ -246,13 +246,16 @@ def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
     scope = polarity.unasserted([_NAMED if i in inside else w for i, w in enumerate(sentence.lows)])
     if not scope:
         return edges
+    # where an object named before is called again, and where it is used again ("... and now I use it")
+    standing_in = [scope.get(i) for i, w in enumerate(sentence.lows) if w in _STANDING_IN]
+    used_again = [scope.get(i) for i in _used_pronouns(sentence.lows)] if standing_in else []
     kept: list[Edge] = []
     for edge in edges:
         reasons = [scope.get(m.start) for m in sentence.mentions if m.name == edge.target.name]
-        if not reasons:  # named in a sentence before: where the pronoun standing for it is
-            reasons = [scope.get(i) for i, w in enumerate(sentence.lows) if w in _STANDING_IN]
-        elif edge.relation == "USES":  # "I had learned X and now I use it": said again where it holds
-            reasons += [scope.get(i) for i in _used_pronouns(sentence.lows)]
+        if not reasons:  # named in a sentence before: judged where the pronoun stands
+            reasons = standing_in
+        elif edge.relation == "USES":
+            reasons = reasons + used_again
         unsaid = bool(reasons) and all(
             reason is not None and not (reason == "past" and edge.relation in polarity.TIMELESS) for reason in reasons
         )

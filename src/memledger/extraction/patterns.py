@@ -196,6 +196,7 @@ SWITCH_VERBS: Final = frozenset(_CUES["SWITCH_VERBS"])
 BUILT: Final = frozenset(_CUES["BUILT"])
 INITIAL_OK: Final = frozenset(_CUES["INITIAL_OK"])
 LIST_JOINERS: Final = word_set(", and or & + / vs vs. versus over than >")
+NAME_JOINS: Final = word_set(", and & + n")  # what joins names listed together ("me, Baren + Sarosa")
 
 
 def named_team(name: str) -> bool:

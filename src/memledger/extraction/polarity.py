@@ -107,10 +107,7 @@ def unasserted(lows: list[str]) -> dict[int, str]:
         story = story or (found is not None and found[1] == "past") or (index == 0 and sets_the_past(lows[start:end]))
         reason = found[1] if found else None
         if found is not None:
-            pluperfect = lows[start + found[0]] == "had"  # its scope ends where the story reaches now
-            whole = found[1] in _WHOLE_CLAUSE and not _contrasted(lows, start + found[0]) and not pluperfect
-            first = start if whole else start + found[0]
-            out.update(dict.fromkeys(range(first, _scope_end(lows, first, end, found[1])), found[1]))
+            out.update(dict.fromkeys(range(*_scope(lows, start, start + found[0], end, found[1])), found[1]))
             told = lows[slice(*clauses[index - 1])] if index else []
             # "Playing X with the old guild, I miss that"; not "Using X now, ...", "..., so I still play"
             gerund = told[:1] != [] and told[0].endswith("ing") and _NOW.isdisjoint(told) and "still" not in lows[end:]
@@ -135,19 +132,20 @@ def _contrasted(lows: list[str], cue: int) -> bool:
     return cue > 0 and lows[cue] in NEGATORS and lows[cue - 1] in ("and", "or")
 
 
-def _scope_end(lows: list[str], first: int, end: int, reason: str) -> int:
-    """Where a cue's scope ends: the clause's end, or for a rejection or an evaluation
-    the next subject ("after comparing A and B we went with B")."""
-    if lows[first] in _WISHING and lows[first + 1 : first + 2] == ["that"]:
-        return end  # "wants that we use X": the wish is the whole "that" clause
-    if lows[first] == "had":  # "Marta had told me about X and now I use it": up to what holds now
-        return next((i for i in range(first + 2, end) if _opens_subject(lows, i) or lows[i] in _NOW_OR_AFTER), end)
+def _scope(lows: list[str], start: int, cue: int, end: int, reason: str) -> tuple[int, int]:
+    """The tokens a cue at ``cue`` leaves unasserted in the clause ``start:end``: the whole
+    clause for a negation or the past; from the cue on for a negation joined by "and"/"or"
+    ("use Grab and not the taxi"), a wish ("wants that we use X") and a pluperfect, which
+    ends where the story reaches now ("Marta had told me about X and now I use it"); for a
+    rejection or an evaluation, from the cue to the next subject ("after comparing A and
+    B we went with B")."""
+    if lows[cue] == "had":
+        return cue, next((i for i in range(cue + 2, end) if _opens_subject(lows, i) or lows[i] in _NOW_OR_AFTER), end)
+    if lows[cue] in _WISHING and lows[cue + 1 : cue + 2] == ["that"]:
+        return cue, end
     if reason in _WHOLE_CLAUSE:
-        return end
-    for i in range(first + 1, end):
-        if _opens_subject(lows, i):
-            return i
-    return end
+        return (cue if _contrasted(lows, cue) else start), end
+    return cue, next((i for i in range(cue + 1, end) if _opens_subject(lows, i)), end)
 
 
 def _opens_subject(lows: list[str], i: int) -> bool:

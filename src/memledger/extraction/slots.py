@@ -36,6 +36,7 @@ from memledger.extraction.noun_types import (
     working_as,
 )
 from memledger.extraction.patterns import (
+    NAME_JOINS,
     POSSESSIVES,
     ROLE_ADJECTIVES,
     TEAM_NOUNS,
@@ -172,7 +173,6 @@ def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int,
     return k if trigger is not None and trigger.kind in ("BUILD", "WORK_ON") and k > comma + 2 else None
 
 
-_JOINS: Final = word_set("and & + n ,")
 _PLURAL_VERBS: Final = word_set("are r were have both")
 
 
@@ -181,10 +181,10 @@ def _listed_with_me(words: list[str], lows: list[str], start: int, end: int) -> 
     ("me + Marosa Mirosaade on nights"), one of several ("on shift: me, Baren, Sarosa"), or
     the subject of a plural verb ("me n Jasur are on ..."); not "just me and Krita tonight"."""
     whole = start == 0 or not words[start - 1][:1].isupper()  # not the end of a longer name
-    if whole and lows[end : end + 1] and lows[end] in _JOINS and lows[end + 1 : end + 2] == ["me"]:
+    if whole and lows[end : end + 1] and lows[end] in NAME_JOINS and lows[end + 1 : end + 2] == ["me"]:
         return end - start > 1 or lows[end + 2 : end + 3] in (["are"], ["were"])  # "Ana and me are ..."
     j, others = start - 1, 0
-    while j >= 1 and lows[j] in _JOINS:
+    while j >= 1 and lows[j] in NAME_JOINS:
         if lows[j - 1] == "me":
             alone = j >= 2 and lows[j - 2] in ("just", "only")
             plural = lows[end : end + 1] and lows[end] in _PLURAL_VERBS

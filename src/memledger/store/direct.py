@@ -13,8 +13,9 @@ errors are raised as SQLAlchemy's, as ``Connection.execute`` raises them, so tha
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import psycopg
@@ -59,18 +60,6 @@ def driver_statement(stmt: sa.ClauseElement, dialect: Dialect) -> tuple[str, dic
     return str(compiled), {name: bind.value for name, bind in compiled.binds.items() if bind.value is not None}
 
 
-def begin_with(tx: Connection, stmt: sa.Select[Any], params: Mapping[str, Any]) -> None:
-    """Run ``stmt``, an append's stream lock (its rows dropped), in ``tx``: on the driver
-    when ``tx`` is in its transaction already, else through SQLAlchemy, which then begins
-    it. While the ledger is small it also makes the transaction plan on each call."""
-    if _database(tx) not in _large:
-        stmt = _planning_each_call(stmt)
-    if tx.in_transaction():
-        execute(tx, stmt, params)
-    else:
-        tx.execute(stmt, dict(params))
-
-
 def locked(
     tx: Connection,
     lock: sa.Select[Any],
@@ -78,39 +67,46 @@ def locked(
     stmt: sa.ClauseElement,
     params: Mapping[str, Any],
 ) -> list[tuple[Any, ...]]:
-    """``begin_with(tx, lock, ...)`` then ``execute(tx, stmt, ...)``: the rows ``stmt``
-    returns. Two statements, so ``stmt``'s snapshot is taken after the lock is held,
-    sent in one round trip (a pipeline, with the BEGIN the driver adds) when ``tx`` is
-    in its transaction already."""
-    if not tx.in_transaction():
-        begin_with(tx, lock, lock_params)
-        return execute(tx, stmt, params)
+    """Take an append's stream lock (``lock``, its rows dropped), then run ``stmt``: the
+    rows ``stmt`` returns. Two statements, so ``stmt``'s snapshot is taken after the lock
+    is held; sent in one round trip (a pipeline, with the BEGIN the driver adds) when
+    ``tx`` is in its transaction already, else the lock goes through SQLAlchemy, which
+    then begins it. While the ledger is small the lock also makes the transaction plan
+    on each call."""
     if _database(tx) not in _large:
         lock = _planning_each_call(lock)
+    if not tx.in_transaction():
+        tx.execute(lock, dict(lock_params))
+        return execute(tx, stmt, params)
     lock_sql, lock_fixed = driver_statement(lock, tx.dialect)
     sql, fixed = driver_statement(stmt, tx.dialect)
-    driver: psycopg.Connection[Any] = tx.connection.driver_connection  # type: ignore[assignment]
-    try:
-        with driver.cursor() as first, driver.cursor() as second:
-            with driver.pipeline():
-                first.execute(lock_sql, {**lock_fixed, **lock_params}, prepare=True)
-                second.execute(sql, {**fixed, **params}, prepare=True)
-            return list(second.fetchall())
-    except psycopg.Error as e:
-        raise sa_exc.DBAPIError.instance(sql, None, e, psycopg.Error, hide_parameters=True) from e
+    with _translated(sql), _driver(tx).cursor() as first, _driver(tx).cursor() as second:
+        with _driver(tx).pipeline():
+            first.execute(lock_sql, {**lock_fixed, **lock_params}, prepare=True)
+            second.execute(sql, {**fixed, **params}, prepare=True)
+        return list(second.fetchall())
 
 
 def execute(tx: Connection, stmt: sa.ClauseElement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     """Run ``stmt`` in ``tx``, prepared: the rows it returns. ``tx`` must be in its
-    transaction, opened by ``begin_with`` (the stream lock): SQLAlchemy does not see
+    transaction, opened by ``locked`` (the stream lock): SQLAlchemy does not see
     this statement, and would not commit it otherwise."""
     if not tx.in_transaction():
         raise RuntimeError("direct.execute needs a connection in a transaction")
     sql, fixed = driver_statement(stmt, tx.dialect)
-    driver: psycopg.Connection[Any] = tx.connection.driver_connection  # type: ignore[assignment]
+    with _translated(sql), _driver(tx).cursor() as cursor:
+        cursor.execute(sql, {**fixed, **params}, prepare=True)
+        return list(cursor.fetchall())
+
+
+def _driver(tx: Connection) -> psycopg.Connection[Any]:
+    return tx.connection.driver_connection  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def _translated(sql: str) -> Iterator[None]:
+    """Driver errors raised as SQLAlchemy's, as ``Connection.execute`` raises them."""
     try:
-        with driver.cursor() as cursor:
-            cursor.execute(sql, {**fixed, **params}, prepare=True)
-            return list(cursor.fetchall())
+        yield
     except psycopg.Error as e:
         raise sa_exc.DBAPIError.instance(sql, None, e, psycopg.Error, hide_parameters=True) from e
