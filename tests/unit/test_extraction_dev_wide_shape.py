@@ -28,6 +28,7 @@ SETS = {
     "extraction_dev_wide14.jsonl": (320, 22),
     "extraction_dev_wide15.jsonl": (320, 21),
     "extraction_dev_wide16.jsonl": (320, 22),
+    "extraction_dev_wide17.jsonl": (320, 31),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -85,7 +86,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The seventeenth set waits for the next release's first look (docs/extraction-sets.md):
+    """The eighteenth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide16.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "9dd8900fdf7dec5cd346e3bb97d7544cc66bfcc53674846fe56728073d2fd3a2"
+    data = (ROOT / "tests/data/extraction_dev_wide17.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "d1fa57507c53081631e15d075918f5db9695853d8f71d90ba9f23c280f5a880a"

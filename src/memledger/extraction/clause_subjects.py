@@ -9,7 +9,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.control import opens_complement
 from memledger.extraction.owned_subjects import people_by_ending
-from memledger.extraction.patterns import HONORIFICS, NAME_JOINS, ROLE_ADJECTIVES, Mention, Party
+from memledger.extraction.patterns import HONORIFICS, NAME_JOINS, ROLE_ADJECTIVES, TEAM_NOUNS, Mention, Party
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
     AUXILIARIES,
@@ -38,6 +38,17 @@ _JOINING: Final = NAME_JOINS | {"or", "then"}
 _QUANTIFIERS: Final = frozenset(("all", "both", "each", "also", "finally", "just", "only"))
 _THIRD_AUXILIARIES: Final = frozenset(("has", "is", "does", "hasn't", "isn't", "doesn't"))
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
+_INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
+_WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
+_CLAUSE_JOINS: Final = frozenset(("and", "but"))
+
+
+_PEOPLE: Final = frozenset(("people", "folks", "guys", "staff", "kids", "children", "members", "everyone", "others"))
+
+
+def _names_people(noun: str) -> bool:
+    """Whether a noun names people: a role, a job, a team, or a word for people."""
+    return noun in gz.ROLES or noun in JOB_TITLES or noun in TEAM_NOUNS or noun in _PEOPLE or people_by_ending(noun)
 
 
 class ClauseSubjects:
@@ -69,17 +80,13 @@ class ClauseSubjects:
             before = items[index - 1] if index else ""
             party = None if self._reduced_relative(index, position) else self._subject_at(index, item, before)
             if party is not None and index >= objects_from and isinstance(item, Mention):
-                fresh = index == position - 1 and before in (",", "and", "but")
+                reaches = all(i in _INTENSIFIERS for i in items[index + 1 : position])  # "X itself depends on"
+                fresh = reaches and before in (",", "and", "but")
                 fresh = fresh or self._apposed_before(index, position)  # "the firm we work with, Swiftbarrow, uses"
                 party = party if fresh else None
             if party is None:
-                new_subject = last_comma < index and self.words[position] not in ("at", "on")
-                after_verb = before == "," or (before == "and" and index >= 2 and not self._is_party(index - 2))
-                determined = (before == "," or opens_complement(self.words, index)) and item in DETERMINERS
-                role = after_verb and item in POSSESSIVE_USER and self._role_follows(index)  # "... and my dad uses"
-                role = role and not self._apposed(index)
-                if group and (determined or role) and new_subject:
-                    group, blocked = [], True  # "where I work, the nurses write ...", not "X, the DBA, ..."
+                if group and self._someone_else(index, position, last_comma, taken):
+                    group, blocked = [], True
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
                     blocked = True
                 if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
@@ -128,6 +135,57 @@ class ClauseSubjects:
         if item == "team" and before == "whole":
             return self.speaker
         return None
+
+    def _someone_else(self, index: int, position: int, last_comma: int, taken: set[int]) -> bool:
+        """Whether the item at ``index`` opens a subject other than the group's before it:
+        "where I work, the nurses write ...", "... and my dad uses", "... in Meona and the
+        doctors are using X"; not "X, the DBA, ...", nor "Our app is built with X, and the
+        API is Y" or "We use X and the CI runs on Y", where "the" goes on with what is
+        ours (unless it names people)."""
+        item, before = self.items[index], self.items[index - 1] if index else ""
+        new_subject = last_comma < index and self.words[position] not in ("at", "on")
+        after_verb = before == "," or (before == "and" and index >= 2 and not self._is_party(index - 2))
+        determined = (before == "," or opens_complement(self.words, index)) and item in DETERMINERS
+        role = after_verb and item in POSSESSIVE_USER and self._role_follows(index) and not self._apposed(index)
+        if (determined or role) and new_subject:
+            return True
+        ours = self.possessive or any(self.items[k] in _WE for k in taken)
+        if ours and not self._others_until(index, position):
+            return False
+        return self.noun_subject(index, position, max(taken))
+
+    def _others_until(self, index: int, position: int) -> bool:
+        """Whether the noun phrase from ``index`` up to the trigger names people ("the
+        other teams", "the security folks") or a party by name: not the speaker's things."""
+        phrase = self.items[index:position]
+        if any(isinstance(w, Mention) for w in phrase):
+            return True  # "the support team", "the Hummingbird app": a party of its own
+        nouns = [w for w in phrase if isinstance(w, str) and w.isalpha()]
+        return any(_names_people(w) or _names_people(w.removesuffix("s")) for w in nouns)
+
+    def noun_subject(self, index: int, position: int, last_subject: int) -> bool:
+        """Whether a noun phrase opened by a determiner at ``index`` after "and"/"but" is the
+        subject of a new clause ending at the trigger: "we document in X and the doctors
+        are using Y", "and all the exams there are on Y", once a verb followed the subjects
+        before (not "my team and the designers use Y")."""
+        items = self.items
+        lead = index - 1 if items[index - 1] in ("all", "both", "most") else index
+        if items[index] not in DETERMINERS or lead < 1 or items[lead - 1] not in _CLAUSE_JOINS:
+            return False
+        k = position
+        while k > index + 1 and (items[k - 1] in BE_FORMS or items[k - 1] in _AUXILIARIES or items[k - 1] == "been"):
+            k -= 1  # "are using", "has been"
+        phrase = items[index + 1 : k]
+        if not phrase or len(phrase) > 5:
+            return False
+        for word in phrase:
+            if isinstance(word, str) and (not word.isalpha() or word in PREPOSITIONS or word in BOUNDARIES):
+                return False
+            if isinstance(word, str) and (word in SUBJECT_PRONOUNS or word in THIRD_PERSON or word in _JOINING):
+                return False
+        after_pronoun = (j for j in range(last_subject + 1, lead - 1) if items[j - 1] in SUBJECT_PRONOUNS)
+        verbs = (j for j in range(last_subject + 1, lead - 1) if self._verb_at(j) or finite_form(self.words[j]))
+        return next(after_pronoun, None) is not None or next(verbs, None) is not None  # "I study X at Y, and ..."
 
     def _object_of_verb(self, index: int) -> bool:
         """Whether the possessive at ``index`` follows a subject and its finite verb, and so
@@ -187,7 +245,9 @@ class ClauseSubjects:
         if not isinstance(own, str) or is_filler(own) or own in _QUANTIFIERS:
             return False  # "we all have switched": one subject
         between = items[index + 2 : position]
-        if not between or not (between[-1] in _AUXILIARIES or between[-1] in BE_FORMS):
+        if between and between[-1] in PREPOSITIONS and self.words[position] not in PREPOSITIONS:
+            between = between[:-1]  # "the clinic I go to moved ...": a preposition left at its verb
+        elif not between or not (between[-1] in _AUXILIARIES or between[-1] in BE_FORMS):
             return False
         return not any(isinstance(w, Mention) or w in BOUNDARIES or w in _JOINING for w in between[:-1])
 

@@ -48,9 +48,11 @@ from memledger.extraction.triggers import (
     THIRD_PERSON,
     WORK_VERBS,
     Clause,
+    Item,
     Trigger,
     clause_items,
     find_triggers,
+    finite_form,
     is_bare,
     is_filler,
     is_purpose,
@@ -71,6 +73,7 @@ _SPAN_NOUNS: Final = TIME_NOUNS | word_set("ages ever long while")
 _CHANGES: Final = ("SWITCH", "LEAVE", "RETRACT")
 _TOPIC_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TOPIC_NOUNS"])
 _OWNERS: Final = word_set("a an the my our his her their your")
+_OVER_OBJECTS: Final = word_set("it them this that one ones")
 _UNDECIDED: Final = (["between"], ["whether"])
 _STILL_DECIDING: Final = (["trying"], ["try"], ["tries"], ["about"], ["struggling"])  # "trying to decide"
 _OFTEN: Final = word_set("every each nightly daily weekly hourly twice once")
@@ -143,6 +146,23 @@ def clause_relations(
     return edges
 
 
+def _main_verb(items: list[Item], k: int) -> bool:
+    """Whether the word at ``k`` is a finite verb: a past form, or one in -s that no
+    determiner heads ("in Jordan ran", "with uses"; not "the lakes")."""
+    word = items[k]
+    closed = word in BE_FORMS or word in _OWNERS or word in PREPOSITIONS
+    if not isinstance(word, str) or closed or not finite_form(word):
+        return False
+    return word in PAST_FORMS or word.endswith("ed") or k == 0 or items[k - 1] not in _OWNERS
+
+
+def _slot(gap: list[str]) -> set[str]:
+    """The words between a trigger and its object, less a short noun phrase with "called"
+    that introduces the name ("on a project called Atlas", "at a firm called X")."""
+    named = gap[-1:] in (["called"], ["named"]) and len(gap) <= 4
+    return set() if named and PREPOSITIONS.isdisjoint(gap) else set(gap)
+
+
 def _modifier(following: str) -> bool:
     """Whether the word after a noun makes it a modifier: another noun ("migration script")."""
     return common_noun(following) and following not in PREPOSITIONS and not is_filler(following)
@@ -201,6 +221,8 @@ def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject
         objects = [obj for obj in objects if "at" not in obj.gap]
     if kind in ("DECIDE", "PREFER"):
         objects = [obj for obj in objects if obj.gap[:1] not in _UNDECIDED]  # "deciding between X and Y"
+    if kind == "DECIDE":
+        objects = [obj for obj in objects if "against" not in obj.gap]  # "we decided against it"
     return [obj for obj in objects if not _topic(obj)]
 
 
@@ -279,12 +301,22 @@ class _ClauseReader:
         return named or bool(people) or before in SUBJECT_PRONOUNS or before in THIRD_PERSON  # "the kids use"
 
     def _unreal(self, trigger: Trigger) -> bool:
-        """Whether a trigger tells what is not done: "rather die than use X" (the side
-        refused), a change that did not happen ("I almost gave up on X")."""
+        """Whether a trigger tells what is not done: "rather die than use X", "X over running
+        Y" (the side refused), a change that did not happen ("I almost gave up on X")."""
         before = self.words[max(0, trigger.start - 2) : trigger.start]
         changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE") and before[-1:] in (["almost"], ["nearly"])
         ranked = trigger.kind == "WORK_ON" and self.words[trigger.end : trigger.end + 1] in ([j] for j in JOBS)
-        return "than" in before or changed or ranked or self._tried(trigger)  # "lead developer": a job
+        contrast = "than" in before or before == ["instead", "of"] or self._over(trigger.start)  # "X over using Y"
+        return contrast or changed or ranked or self._tried(trigger)  # "lead developer": a job
+
+    def _over(self, start: int) -> bool:
+        """Whether "over" before the verb at ``start`` sets its side against a thing named
+        before ("take it over running X", "Vim over using Y"), not a verb's particle ("I
+        took over running the store")."""
+        if start < 2 or self.words[start - 1] != "over":
+            return False
+        thing = self.words[start - 2]
+        return thing == "" or thing in _OVER_OBJECTS or (len(thing) > 4 and thing.endswith("ing"))
 
     def _tried(self, trigger: Trigger) -> bool:
         """Whether a present perfect "have used" tells of an experience, not a use now:
@@ -323,6 +355,8 @@ class _ClauseReader:
             near = following.start - triggers[index].end <= 4
             if not near or (kind not in STRENGTH and following.kind not in (kind, "USE", "BE")):
                 break
+            if self._stranded(triggers[index], following.start + 1):
+                break  # "the agency we work with uses X": the verb after the relative clause is the main one
             if kind == "DECIDE" and following.kind == "KEEP":
                 kind = "KEEP"
             elif kind not in STRENGTH or STRENGTH.get(following.kind, 1) > STRENGTH[kind]:
@@ -333,6 +367,12 @@ class _ClauseReader:
 
     def _objects(self, triggers: list[Trigger], index: int) -> list[ClauseObject]:
         stop = triggers[index + 1].start if index + 1 < len(triggers) else len(self.items)
+        if self._stranded(triggers[index], stop):
+            return []
+        if stop < len(self.items):  # "moved to X, and now the Y app depends on": Y is the next verb's
+            start = triggers[index].start
+            opens = (j for j in range(triggers[index].end, stop) if self.subjects.noun_subject(j, stop, start - 1))
+            stop = next(opens, stop)
         objects: list[ClauseObject] = []
         gap: list[str] = []
         for item in self.items[triggers[index].end : stop]:
@@ -348,6 +388,22 @@ class _ClauseReader:
             else:
                 gap.append(item)
         return objects
+
+    def _stranded(self, trigger: Trigger, stop: int) -> bool:
+        """Whether a trigger ending in a preposition closes a relative clause ("the tour
+        company we went with ran everything off X"): its object is the noun before it, and
+        the names after the main verb are that verb's ("the tools we rely on are X" equate)."""
+        items, start = self.items, trigger.start
+        if start < 3 or self.words[trigger.end - 1] not in PREPOSITIONS or items[start - 1] not in SUBJECT_PRONOUNS:
+            return False
+        noun, opening = items[start - 2], items[max(0, start - 4) : start - 2]
+        if not isinstance(noun, str) or not noun.isalpha() or not any(w in _OWNERS for w in opening):
+            return False
+        if any(w in PREPOSITIONS for w in opening):
+            return False  # "in the end we settled on X": a phrase of time, then the clause
+        following = items[trigger.end : stop]
+        bare = following[:1] != [] and (following[0] in PREPOSITIONS or _main_verb(following, 0))  # no object
+        return bare and any(_main_verb(following, k) for k in range(len(following)))
 
     # edges -----------------------------------------------------------------------------
 
@@ -436,7 +492,7 @@ class _ClauseReader:
         return (person or before in SUBJECT_PRONOUNS) and heads and not repeated  # not "the Orion migration script"
 
     def _on(self, trigger: Trigger, entity_type: str, obj: ClauseObject) -> str | None:
-        if not set(obj.gap) <= SLOT_GAP:
+        if not _slot(obj.gap) <= SLOT_GAP:
             return None
         before = self.words[trigger.start - 1] if trigger.start else ""
         said_of = before in BE_FORMS or before in SUBJECT_PRONOUNS or before in _ON_VERBS  # "I'm on X", "played on X"
@@ -452,7 +508,7 @@ class _ClauseReader:
     def _workplace(self, trigger: Trigger, obj: ClauseObject) -> bool:
         """ "an engineer at Acme", "works for Acme": not "a meetup at Acme", "looking at X"."""
         nearby = self.words[max(0, trigger.start - 3) : trigger.end + 3]
-        if not set(obj.gap) <= SLOT_GAP or any(w in NOT_WORKPLACE for w in nearby):
+        if not _slot(obj.gap) <= SLOT_GAP or any(w in NOT_WORKPLACE for w in nearby):
             return False
         before = self.items[trigger.start - 1] if trigger.start else ""
         if isinstance(before, Mention) and before.entity_type == "organization":

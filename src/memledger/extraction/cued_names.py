@@ -40,7 +40,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import opens_next_clause, role_after, role_before
 from memledger.extraction.shapes import common_word, name_like, odd_shape
-from memledger.extraction.triggers import AUXILIARIES, BE_FORMS, BOUNDARIES, finite_form, is_filler
+from memledger.extraction.triggers import AUXILIARIES, BE_FORMS, BOUNDARIES, PREPOSITIONS, finite_form, is_filler
 
 
 def person_cue(f: NameFinder, start: int, end: int) -> bool:
@@ -329,12 +329,24 @@ def _part_of_dependency(f: NameFinder, after: str, end: int) -> bool:
     return after == "is" and f.next(end, 1) == "a" and f.next(end, 2) == "dependency"
 
 
+_BODIES: Final = gz.ORG_SUFFIXES - gz.TRADE_NOUNS
+
+
 def named_as(f: NameFinder, start: int, nouns: frozenset[str]) -> bool:
     """Whether the name at ``start`` is introduced as one of ``nouns``: "a side project
-    called X"; for organizations also an apposition, "our client, X"."""
-    if f.prev(start) in ("called", "named"):
-        return any(f.prev(start, back) in nouns for back in range(2, 7))
-    appositive = f.prev(start) == "," and f.prev(start, 2) in nouns
+    called X"; for organizations also a noun for a body of people right before ("a
+    ukulele group called the X", "a swim team called X", "a tango orchestra, X") and an
+    apposition, "our client, X"."""
+    skip = f.prev(start) == "the" and f.prev(start, 2) in ("called", "named", ",")
+    noun = start - 2 - skip
+    body = nouns is CALLED_ORG and noun >= 0 and f.words[noun].islower()  # not "Oakbeam Builders, X"
+    body = body and f.prev(start, 3 + skip) not in PREPOSITIONS
+    if f.prev(start, 1 + skip) in ("called", "named"):
+        team = body and (f.lows[noun] in _BODIES or f.lows[noun] in TEAM_NOUNS)
+        return team or any(f.prev(start, back) in nouns for back in range(2 + skip, 7 + skip))
+    appositive = f.prev(start, 1 + skip) == "," and (
+        f.prev(start, 2 + skip) in nouns or (body and f.lows[noun] in _BODIES)
+    )
     return appositive and nouns is CALLED_ORG
 
 

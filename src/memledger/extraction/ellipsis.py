@@ -45,9 +45,11 @@ def opening_verb(lows: list[str], prep: int) -> int | None:
 def _verb_form(low: str) -> bool:
     """A past form ("recorded", "drew") or a gerund ("tracking"), not a noun in -ing."""
     regular = len(low) > 4 and low.isalpha() and low.endswith(("ed", "ing")) and not low.endswith("thing")
-    return (low in PAST_FORMS or regular) and low not in _NOT_VERBS
+    return (low in PAST_FORMS or regular) and low not in _NOT_VERBS and low not in _ING_PREPOSITIONS
 
 
 # Verbs of feeling and perceiving: what they take is no work done with the instrument.
 _FEELING: Final = word_set("loved liked hated enjoyed saw seen noticed heard watched read missed")
 _NOT_VERBS: Final = word_set("wedding morning evening indeed feeling building ceiling")
+# Prepositions in -ing: "During my two years at X I ran ..." opens with no verb.
+_ING_PREPOSITIONS: Final = word_set("during regarding concerning including according pending following considering")

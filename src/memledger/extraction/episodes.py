@@ -46,7 +46,7 @@ def finished_at(words: list[str]) -> int | None:
         return None
     dated = _dated_at(words)
     main = _main_verb(words)
-    past = _past_tense(words) if main is None else _past_tense(words[main - 1 : main + 2])
+    past = past_tense(words) if main is None else past_tense(words[main - 1 : main + 2])
     if dated is None or not past:
         return None
     if any(w in _PRESENT or w in _PERFECT or w in _CHANGES for w in words):
@@ -67,7 +67,7 @@ def _dated_at(words: list[str]) -> int | None:
             return i  # "in undergrad I wrote everything in X", "in my old job we were using X"
         if word == "back" and (following in _THEN or (following in _BACK_AT and i == 0)):
             return i  # "back when ...", "back at my first job" (not "came back at noon")
-        if word in ("when", "before") and following in _SUBJECTS and _past_tense(words[i + 2 : i + 3]):
+        if word in ("when", "before") and following in _SUBJECTS and past_tense(words[i + 2 : i + 3]):
             return i  # "when I was a teenager", "before I was using X"
         if word == "before" and i == 0 and following in _DETERMINERS and not _SUBJECTS.isdisjoint(words[2:6]):
             return i  # "before the merger we logged ... in X": an opening phrase, no comma
@@ -107,31 +107,51 @@ def _main_verb(words: list[str]) -> int | None:
 
 def sets_the_past(words: list[str]) -> bool:
     """Whether a sentence's opening phrase, with no verb of its own, dates what follows
-    in the past: "Before the merger, ...", "Back at my first job, ..."."""
+    in the past: "Before the merger, ...", "Back at my first job, ...", "Before, ..."."""
+    if words in _FORMER_ADVERBS:
+        return True  # "Before, I was using X, but now ..."
     opening = len(words) >= 2 and words[0] in ("before", "back") and words[1] in _OPENING_PHRASE
-    return opening and len(words) <= 5 and not _past_tense(words) and not _PRESENT_AUXILIARIES & set(words)
+    return opening and len(words) <= 5 and not past_tense(words) and not _PRESENT_AUXILIARIES & set(words)
+
+
+_FORMER_ADVERBS: Final = (
+    ["before"],
+    ["previously"],
+    ["formerly"],
+    ["originally"],
+    ["initially"],
+    ["earlier"],
+    ["back", "then"],
+    ["at", "first"],
+)
 
 
 def narrated_past(words: list[str]) -> bool:
     """Whether a clause goes on with a story the sentence has dated in the past ("...
     last year, and Wanjiru wrote them in X"): a past main verb, and nothing of now."""
     main = _main_verb(words)
-    past = _past_tense(words) if main is None else _past_tense(words[main - 1 : main + 2])
+    past = past_tense(words) if main is None else past_tense(words[main - 1 : main + 2])
     now = _PRESENT_AUXILIARIES & set(words)  # "meds are tracked in X": a present passive
     return past and not now and not any(w in _PRESENT or w in _PERFECT or w in _CHANGES for w in words)
 
 
 def still_so(words: list[str]) -> bool:
-    """Whether a clause says that what the one before it told still holds ("which I
-    still do", "and I still use it")."""
-    return "still" in words and any(w in _BACK_REFERENCES for w in words)
+    """Whether a clause says that what the one before it told holds now ("which I
+    still do", "and I still use it", "and now we do", "which I already use")."""
+    if "still" in words:
+        return any(w in _BACK_REFERENCES for w in words)
+    return not _HOLDING.isdisjoint(words) and any(w in _DONE_AGAIN for w in words)
+
+
+_HOLDING: Final = word_set("already now")
+_DONE_AGAIN: Final = word_set("it them do does which")  # not "but now I am doing ..."
 
 
 _BACK_REFERENCES: Final = word_set("it them do does which there am")
 _PRESENT_AUXILIARIES: Final = word_set("is are am 's 're do does")
 
 
-def _past_tense(words: list[str]) -> bool:
+def past_tense(words: list[str]) -> bool:
     """Whether a verb of the clause is in a past form: "was", "booked", "we'd been"."""
     for i, word in enumerate(words):
         if word in PAST_FORMS or (word.endswith("ed") and not word.endswith("eed") and len(word) > 3):

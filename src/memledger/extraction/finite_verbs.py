@@ -64,7 +64,7 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
                 after_pronoun
                 or participle
                 or progressive
-                or (inflected and (before in BE_FORMS or words[b][:1].isupper()))
+                or (inflected and (before in BE_FORMS or (words[b][:1].isupper() and before not in NOT_VERBS)))
             ):
                 return k
         k -= 1

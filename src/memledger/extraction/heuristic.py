@@ -160,7 +160,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "31"
+    version = "32"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -257,7 +257,8 @@ def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
         elif edge.relation == "USES":
             reasons = reasons + used_again
         unsaid = bool(reasons) and all(
-            reason is not None and not (reason == "past" and edge.relation in polarity.TIMELESS) for reason in reasons
+            reason is not None and not (reason in polarity.TIMED and edge.relation in polarity.TIMELESS)
+            for reason in reasons
         )
         if edge.retracted or not unsaid:
             kept.append(edge)

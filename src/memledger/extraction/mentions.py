@@ -339,8 +339,14 @@ def _find_lowercase_projects(f: NameFinder) -> None:
         headed = i >= 2 and f.words[i - 2][:1].isupper()  # "the Margarita project depends": a head noun
         named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES and not headed
         named = named and low not in gz.ROLES  # "my group project partner": a role, not a project's name
+        named = named and low not in _PROJECT_CUE_WORDS and not _participle(low)  # "a project called X"
         if called or labelled or named:
             f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
+
+
+def _participle(low: str) -> bool:
+    """A verb's participle ("project based on", "project using X"), which names nothing."""
+    return len(low) > 4 and low.endswith(("ed", "ing"))
 
 
 def _find_lowercase_people(f: NameFinder) -> None:

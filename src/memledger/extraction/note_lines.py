@@ -19,6 +19,7 @@ from memledger.extraction.triggers import (
 )
 
 _CONFIDENCE: Final = 0.75
+_ENDING: Final = frozenset(("RETRACT", "LEAVE"))  # a label's verb that ends what it lists
 _NOTE_LEADS: Final = frozenset((":", "in", "via", "=", *ARROWS))
 _LABEL_MARKS: Final = frozenset((":", "-", "\u2013", "\u2014", *ARROWS))
 _LABEL_ENDS: Final = frozenset((":", "\u2013", "\u2014"))
@@ -60,14 +61,27 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
 
 
 def _planned(lows: list[str], label_end: int) -> bool:
-    """Whether the label plans what to take or get: ends in a plan word ("Trip checklist",
-    "To buy"), or a list of one ("Shopping list"), or opens with one ("Packing for Lisbon");
+    """Whether the label plans what to take, get or end: ends in a plan word ("Trip checklist",
+    "To buy"), or a list of one ("Shopping list"), or opens with one ("Packing for Lisbon"),
+    or has a verb of ending ("Subscriptions to cancel");
     not a thing named for it ("Checklist app", "Shopping cart service", "Buy now pay later")."""
     label = lows[1 if lows[:1] and lows[0] in BULLETS else 0 : max(label_end, 0)]
     if not label:
         return False
     last = label[-1] in PLANNED_NOTES or (label[-1] == "list" and not PLANNED_NOTES.isdisjoint(label))
-    return last or (label[0] in PLANNED_NOTES and label[1:2] in ([], ["for"]))
+    ending = any(t.kind in _ENDING for t in find_triggers(label))  # "Subscriptions to cancel:", "To replace:"
+    return last or ending or _to_do(label) or (label[0] in PLANNED_NOTES and label[1:2] in ([], ["for"]))
+
+
+def _to_do(label: list[str]) -> bool:
+    """Whether a label is a list of things to do something with: "To remove", "Accounts
+    to close" (an infinitive after a plural); not "Path to prod", "Moved to", nor what is
+    kept in use ("To keep")."""
+    if any(t.kind in ("KEEP", "USE") for t in find_triggers(label[-1:])):
+        return False  # "Subscriptions to keep": what stays in use
+    if label[:1] == ["to"]:
+        return len(label) == 2
+    return len(label) >= 3 and label[-2] == "to" and label[-3].endswith("s") and not label[-3].endswith("ss")
 
 
 def _compared(lows: list[str], tool: Mention) -> bool:

@@ -5,9 +5,10 @@ clause ("we are not adopting GraphQL", "it's not true that Atlas depends on
 Spark"), a rejection ("decided against Snowflake"), a hypothetical ("if we moved
 to Azure, we would ..."), a plan under evaluation ("we're looking at Linear") or
 a statement about the past only ("i kinda miss writing ruby", "back in college I
-used Matlab"). Scope is the clause: the tokens between two boundaries (a comma,
-a conjunction that opens a clause, the end of the sentence); a complement
-clause ("that ...") takes the scope of the clause it completes.
+used Matlab") or about a time to come ("from next month we use X"). Scope is the
+clause: the tokens between two boundaries (a comma, a conjunction that opens a
+clause, the end of the sentence); a complement clause ("that ...") takes the scope of
+the clause it completes.
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import lexicon
-from memledger.extraction.episodes import finished_at, narrated_past, sets_the_past, still_so
+from memledger.extraction.episodes import (
+    finished_at,
+    narrated_past,
+    past_tense,
+    sets_the_past,
+    still_so,
+)
 from memledger.extraction.patterns import word_set
-from memledger.extraction.triggers import finite_form, is_filler
+from memledger.extraction.triggers import PAST_FORMS, find_triggers, finite_form, is_filler
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 
@@ -67,7 +74,7 @@ _CUE_WORDS: Final = (
     | UNSETTLED
     | PAST_ONLY
     | {first for first, _ in REJECTION_PHRASES | UNSETTLED_PHRASES | PAST_PHRASES}
-    | {"must", "should", "had"}
+    | {"must", "should", "had", "next"}
     | _WISHING
 )
 # "we've had", "she's had": a present perfect, not a past before the past.
@@ -76,23 +83,30 @@ _HAVE: Final = word_set("have has 've 's i've we've you've they've she's he's it
 _REPORTING: Final = word_set(
     "say says saying said insist insists insisted think thinks want wants told tell tells telling"
 )
-_WHOLE_CLAUSE: Final = frozenset(("negated", "past"))
+_WHOLE_CLAUSE: Final = frozenset(("negated", "past", "future"))
+_CALENDAR: Final = word_set("week weekend month year term semester quarter sprint spring summer autumn fall winter")
 TIMELESS: Final = frozenset(("KNOWS",))
-"""Relations the past does not end: one still knows a friend one misses."""
+"""Relations time does not bound: one still knows a friend one misses, or will visit."""
+TIMED: Final = frozenset(("past", "future"))
+"""The reasons that only place a clause in time, which ``TIMELESS`` relations outlast."""
 
 
 def unasserted(lows: list[str]) -> dict[int, str]:
     """The tokens in clauses that assert nothing now, each with why: "negated",
-    "rejected", "unsettled" or "past"."""
+    "rejected", "unsettled", "past" or "future"."""
     out: dict[int, str] = {}
     previous: str | None = None
     story = False  # a clause has dated the sentence in a finished past
     label: str | None = None  # why a note's label ("Not adopting:") asserts nothing of its list
+    listing: str | None = None  # why a list's first item asserts nothing, for the items after it
     clauses = _clauses(lows)
     for index, (start, end) in enumerate(clauses):
         found = _reason(lows[start:end])
         if found is None and previous is not None and lows[start] == "that":
             found = (0, previous)
+        listed = found is None and listing is not None and lows[start - 1] == "," and _list_item(lows[start:end])
+        if listed and listing is not None:
+            found = (0, listing)  # "not using X, Y or Z anymore": the list goes on past the comma
         if label is not None and (lows[start - 1] == "but" or not _SUBJECTS.isdisjoint(lows[start:end])):
             label = None  # "Not adopting: Bazel, but we use Gradle": the list has ended
         if found is None and label is not None:
@@ -102,10 +116,12 @@ def unasserted(lows: list[str]) -> dict[int, str]:
         after = lows[slice(*clauses[index + 1])] if index + 1 < len(clauses) else []
         if found is None and story and narrated_past(lows[start:end]):
             found = (0, "past")
-        if found is not None and found[1] == "past" and still_so(after):
-            found = None  # "he taught me X, which I still do"; "... when I was pregnant, and I still use it"
+        if found is not None and found[1] in ("past", "unsettled") and still_so(after):
+            found = None  # "he taught me X, which I still do"; "she suggested that I use X, and now I do"
         story = story or (found is not None and found[1] == "past") or (index == 0 and sets_the_past(lows[start:end]))
         reason = found[1] if found else None
+        going_on = end < len(lows) and lows[end] == "," and not (listed and _LIST_ENDS.intersection(lows[start:end]))
+        listing = reason if going_on else None
         if found is not None:
             out.update(dict.fromkeys(range(*_scope(lows, start, start + found[0], end, found[1])), found[1]))
             told = lows[slice(*clauses[index - 1])] if index else []
@@ -119,6 +135,21 @@ def unasserted(lows: list[str]) -> dict[int, str]:
 
 _NOW: Final = frozenset(("now", "still", "nowadays", "currently"))
 _NOW_OR_AFTER: Final = _NOW | {"before", "until", "then"}  # "I had used X before switching to Y"
+
+
+_LIST_ENDS: Final = word_set("and or nor")
+_NOT_LISTED: Final = word_set("just only but instead rather except apart now still also")
+
+
+def _list_item(words: list[str]) -> bool:
+    """Whether a clause only goes on with a list ("the Chessnut Air or the old Novag"): no
+    subject, verb or contrast of its own."""
+    if not words or len(words) > 8 or words[0] in _NOT_LISTED:
+        return False
+    if not _SUBJECTS.isdisjoint(words) or not _AUXILIARIES.isdisjoint(words) or "be" in words:
+        return False
+    told = any(w in PAST_FORMS or (w.endswith("ed") and len(w) > 4) for w in words)  # "Ana argued for X"
+    return not told and not find_triggers(words)
 
 
 def _missed_back(words: list[str]) -> bool:
@@ -210,5 +241,7 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
             return i, "unsettled"  # "she want that I write it in LaTeX": the "that" clause is wished
         if word in PAST_ONLY or pair in PAST_PHRASES or _pluperfect(words, i):
             return i, "past"
+        if word == "next" and following in _CALENDAR and not past_tense(words):
+            return i, "future"  # "from next month we use X": a plan
     finished = finished_at(words)
     return None if finished is None else (finished, "past")
