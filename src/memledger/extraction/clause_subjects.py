@@ -9,7 +9,15 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.control import opens_complement
 from memledger.extraction.owned_subjects import people_by_ending
-from memledger.extraction.patterns import HONORIFICS, NAME_JOINS, ROLE_ADJECTIVES, TEAM_NOUNS, Mention, Party
+from memledger.extraction.patterns import (
+    HONORIFICS,
+    NAME_JOINS,
+    PEOPLE_NOUNS,
+    ROLE_ADJECTIVES,
+    TEAM_NOUNS,
+    Mention,
+    Party,
+)
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
     AUXILIARIES,
@@ -43,12 +51,10 @@ _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
 _CLAUSE_JOINS: Final = frozenset(("and", "but"))
 
 
-_PEOPLE: Final = frozenset(("people", "folks", "guys", "staff", "kids", "children", "members", "everyone", "others"))
-
-
 def _names_people(noun: str) -> bool:
     """Whether a noun names people: a role, a job, a team, or a word for people."""
-    return noun in gz.ROLES or noun in JOB_TITLES or noun in TEAM_NOUNS or noun in _PEOPLE or people_by_ending(noun)
+    listed = noun in gz.ROLES or noun in JOB_TITLES or noun in TEAM_NOUNS or noun in PEOPLE_NOUNS
+    return listed or people_by_ending(noun)
 
 
 class ClauseSubjects:

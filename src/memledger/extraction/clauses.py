@@ -150,8 +150,9 @@ def _main_verb(items: list[Item], k: int) -> bool:
     """Whether the word at ``k`` is a finite verb: a past form, or one in -s that no
     determiner heads ("in Jordan ran", "with uses"; not "the lakes")."""
     word = items[k]
-    closed = word in BE_FORMS or word in _OWNERS or word in PREPOSITIONS
-    if not isinstance(word, str) or closed or not finite_form(word):
+    if not isinstance(word, str) or word in BE_FORMS or word in _OWNERS or word in PREPOSITIONS:
+        return False
+    if not finite_form(word):
         return False
     return word in PAST_FORMS or word.endswith("ed") or k == 0 or items[k - 1] not in _OWNERS
 

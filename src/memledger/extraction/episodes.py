@@ -114,16 +114,7 @@ def sets_the_past(words: list[str]) -> bool:
     return opening and len(words) <= 5 and not past_tense(words) and not _PRESENT_AUXILIARIES & set(words)
 
 
-_FORMER_ADVERBS: Final = (
-    ["before"],
-    ["previously"],
-    ["formerly"],
-    ["originally"],
-    ["initially"],
-    ["earlier"],
-    ["back", "then"],
-    ["at", "first"],
-)
+_FORMER_ADVERBS: Final = [opener.split() for opener in _WORDS["FORMER_OPENERS"]]
 
 
 def narrated_past(words: list[str]) -> bool:
@@ -143,11 +134,9 @@ def still_so(words: list[str]) -> bool:
     return not _HOLDING.isdisjoint(words) and any(w in _DONE_AGAIN for w in words)
 
 
-_HOLDING: Final = word_set("already now")
-_DONE_AGAIN: Final = word_set("it them do does which")  # not "but now I am doing ..."
-
-
 _BACK_REFERENCES: Final = word_set("it them do does which there am")
+_HOLDING: Final = word_set("already now")
+_DONE_AGAIN: Final = _BACK_REFERENCES - {"there", "am"}  # not "but now I am doing ..."
 _PRESENT_AUXILIARIES: Final = word_set("is are am 's 're do does")
 
 

@@ -84,7 +84,7 @@ _REPORTING: Final = word_set(
     "say says saying said insist insists insisted think thinks want wants told tell tells telling"
 )
 _WHOLE_CLAUSE: Final = frozenset(("negated", "past", "future"))
-_CALENDAR: Final = word_set("week weekend month year term semester quarter sprint spring summer autumn fall winter")
+_CALENDAR: Final = frozenset(_WORDS["CALENDAR_SPANS"])
 TIMELESS: Final = frozenset(("KNOWS",))
 """Relations time does not bound: one still knows a friend one misses, or will visit."""
 TIMED: Final = frozenset(("past", "future"))
