@@ -29,6 +29,7 @@ SETS = {
     "extraction_dev_wide15.jsonl": (320, 21),
     "extraction_dev_wide16.jsonl": (320, 22),
     "extraction_dev_wide17.jsonl": (320, 31),
+    "extraction_dev_wide18.jsonl": (320, 25),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -86,7 +87,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The eighteenth set waits for the next release's first look (docs/extraction-sets.md):
+    """The nineteenth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide17.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "d1fa57507c53081631e15d075918f5db9695853d8f71d90ba9f23c280f5a880a"
+    data = (ROOT / "tests/data/extraction_dev_wide18.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "1f896dc0961300957614cdb73bc1568cfc3d43b219da204552c85f19d33196f5"

@@ -15,7 +15,7 @@ from tests.unit.extracted import edges, entities
         ("I gave the keys to Kamala my neighbour.", ("user", "KNOWS", "Kamala")),
         ("With Ayodele my cousin we drove to Accra.", ("user", "KNOWS", "Ayodele")),
         ("Not adopting: Bazel, but we use Gradle.", ("user", "USES", "Gradle")),
-        ("I came back at 5 and logged the hours in Harvest.", ("user", "USES", "Harvest")),
+        ("I come back at 5 and log the hours in Harvest.", ("user", "USES", "Harvest")),
         ("I used the Flo app every day when I was pregnant, and I still use it.", ("user", "USES", "Flo")),
         ("I still use my iPod in the car.", ("user", "USES", "iPod")),
     ],

@@ -8,16 +8,8 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction.control import opens_complement
-from memledger.extraction.owned_subjects import people_by_ending
-from memledger.extraction.patterns import (
-    HONORIFICS,
-    NAME_JOINS,
-    PEOPLE_NOUNS,
-    ROLE_ADJECTIVES,
-    TEAM_NOUNS,
-    Mention,
-    Party,
-)
+from memledger.extraction.owned_subjects import names_people, people_by_ending
+from memledger.extraction.patterns import HONORIFICS, NAME_JOINS, ROLE_ADJECTIVES, Mention, Party
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
     AUXILIARIES,
@@ -49,12 +41,13 @@ _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
 _CLAUSE_JOINS: Final = frozenset(("and", "but"))
+_CLOSED: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | AUXILIARIES | BE_FORMS
 
 
-def _names_people(noun: str) -> bool:
-    """Whether a noun names people: a role, a job, a team, or a word for people."""
-    listed = noun in gz.ROLES or noun in JOB_TITLES or noun in TEAM_NOUNS or noun in PEOPLE_NOUNS
-    return listed or people_by_ending(noun)
+def after_bracket(clause: Clause) -> bool:
+    """Whether a clause goes on right after a bracket closes ("X (our app) depends on Y"),
+    not after a comma that follows it."""
+    return clause.lead == ")" and clause.items[:1] != [","]
 
 
 class ClauseSubjects:
@@ -68,14 +61,18 @@ class ClauseSubjects:
         self.items = clause.items
         self.words = clause.words
         # "Kestrel, which runs on X": said of what it follows, the speaker's only when that is theirs
-        self.relative = clause.lead in RELATIVE_LEADS and theirs
+        # after a bracket ("X (our app) depends on Y") the name before it is the subject
+        self.relative = (clause.lead in RELATIVE_LEADS and theirs) or after_bracket(clause)
         self.inherited = inherited
         self.earlier = earlier
         self.possessive = False
+        self.lead = clause.lead
 
     def find(self, position: int, *, first: bool, objects_from: int) -> list[Party]:
         """The parties the trigger at item ``position`` is said of; the clause before's
         subject when this one names none (``inherited``), the speaker for a note's bare verb."""
+        if self._where_clause_ends(position):
+            return []  # "The hotel where I stay use X": the hotel's, not the speaker's
         group: list[Party] = []
         weak: list[Party] = []
         taken: set[int] = set()  # the items read as subjects: a name after "and" joins only these
@@ -104,15 +101,14 @@ class ClauseSubjects:
             if joined and before == "," and len(group) == 1 and self._closes_apposition(index + 1):
                 joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
             group = [*group, party] if joined and group else [party]
-        if group:
-            return group
-        if weak:
-            return weak
-        if blocked:
-            return []
+        return group or weak or ([] if blocked else self._unnamed(position, first=first))
+
+    def _unnamed(self, position: int, *, first: bool) -> list[Party]:
+        """The subject of a trigger no item before it names: the clause before's, or the
+        speaker for a note's bare verb."""
         if self.inherited:
             return self.inherited
-        lead = [item for item in items[:position] if isinstance(item, str)]
+        lead = [item for item in self.items[:position] if isinstance(item, str)]
         if ":" in lead[:4]:
             lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
         return [self.speaker] if first and not self.relative and all(w in ELLIPTIC for w in lead) else []
@@ -142,6 +138,16 @@ class ClauseSubjects:
             return self.speaker
         return None
 
+    def _where_clause_ends(self, position: int) -> bool:
+        """Whether a "where" clause ends right before the trigger, which is then the verb of
+        the noun "where" followed ("The hotel where I stay use X"): a pronoun, its verb,
+        and the trigger with nothing between."""
+        items = self.items
+        if self.lead != "where" or position != 2 or items[0] not in SUBJECT_PRONOUNS:
+            return False
+        verb = items[1]
+        return isinstance(verb, str) and verb.isalpha() and verb not in _AUXILIARIES and verb not in BE_FORMS
+
     def _someone_else(self, index: int, position: int, last_comma: int, taken: set[int]) -> bool:
         """Whether the item at ``index`` opens a subject other than the group's before it:
         "where I work, the nurses write ...", "... and my dad uses", "... in Meona and the
@@ -166,8 +172,7 @@ class ClauseSubjects:
         phrase = self.items[index:position]
         if any(isinstance(w, Mention) for w in phrase):
             return True  # "the support team", "the Hummingbird app": a party of its own
-        nouns = [w for w in phrase if isinstance(w, str) and w.isalpha()]
-        return any(_names_people(w) or _names_people(w.removesuffix("s")) for w in nouns)
+        return any(isinstance(w, str) and w.isalpha() and names_people(w) for w in phrase)
 
     def noun_subject(self, index: int, position: int, last_subject: int) -> bool:
         """Whether a noun phrase opened by a determiner at ``index`` after "and"/"but" is the
@@ -223,8 +228,7 @@ class ClauseSubjects:
         if verb in BE_FORMS or verb in _AUXILIARIES or verb == "would":
             return False
         if position - index == 2 or self._apposed_before(position - 2, position):
-            noun = items[index - 1]  # "the firm we work with, Swiftbarrow, uses": the name after it
-            return items[index - 2] in DETERMINERS and isinstance(noun, str) and noun.isalpha()
+            return self._headed(index)  # "the firm we work with, Swiftbarrow, uses": the name after it
         if position == index + 1 or any(w in PREPOSITIONS for w in items[max(0, index - 4) : index]):
             return False  # "In my work I uses SAP": the pronoun's verb is the trigger; "At the hospital we ..."
         if self._second_verb(index, position):
@@ -237,6 +241,23 @@ class ClauseSubjects:
         noun_phrase = [items[k] for k in range(max(0, index - 3), index)]
         opened = any(w in DETERMINERS or w in POSSESSIVE_USER for w in noun_phrase)
         return third and opened and all(isinstance(w, str) and w.isalpha() for w in noun_phrase[-2:])
+
+    def _headed(self, index: int) -> bool:
+        """Whether a determiner opens a noun phrase that ends right before the pronoun at
+        ``index``: "the firm we ...", "The Marigold recipe site I'm building ...", "the
+        kitchen scale I bought ..."; not a subject and its verb ("The policy says we ...")."""
+        noun = self.items[index - 1]
+        if self.items[index - 2] in DETERMINERS:
+            return isinstance(noun, Mention) or noun.isalpha()  # "the firm we", "the Harbor CLI we"
+        for j in range(index - 3, max(-1, index - 5), -1):
+            if self.items[j] in DETERMINERS:
+                between = self.items[j + 1 : index]
+                words = [w for w in between if isinstance(w, str)]
+                if not all(w.isalpha() and w not in _CLOSED for w in words):
+                    return False
+                named = len(words) < len(between)  # the last word may be a plural head: "the X app's users"
+                return not any(finite_form(w) for w in (words[:-1] if named else words))
+        return False
 
     def _second_verb(self, index: int, position: int) -> bool:
         """Whether the pronoun at ``index`` is the subject of a clause inside a noun phrase:

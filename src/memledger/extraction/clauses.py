@@ -17,12 +17,12 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, project_frame, split_contrast
-from memledger.extraction.clause_subjects import ClauseSubjects
+from memledger.extraction.clause_subjects import ClauseSubjects, after_bracket
 from memledger.extraction.clause_switches import retractions, switched
 from memledger.extraction.control import infinitive_of
 from memledger.extraction.episodes import TIME_NOUNS, former_setting
 from memledger.extraction.noun_types import common_noun
-from memledger.extraction.patterns import UNDERTAKINGS, Edge, Mention, Party, Sentence, named_team, word_set
+from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mention, Party, Sentence, named_team, word_set
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.senses import participle
@@ -73,7 +73,11 @@ _SPAN_NOUNS: Final = TIME_NOUNS | word_set("ages ever long while")
 _CHANGES: Final = ("SWITCH", "LEAVE", "RETRACT")
 _TOPIC_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TOPIC_NOUNS"])
 _OWNERS: Final = word_set("a an the my our his her their your")
+_OPENERS: Final = word_set("the my our his her their")  # a subject's first word after a comma
 _OVER_OBJECTS: Final = word_set("it them this that one ones")
+_ING_NOUNS: Final = word_set("thing something nothing anything everything morning evening")
+_WOULD: Final = word_set("would i'd we'd 'd")
+_FONDLY: Final = word_set("like love")
 _UNDECIDED: Final = (["between"], ["whether"])
 _STILL_DECIDING: Final = (["trying"], ["try"], ["tries"], ["about"], ["struggling"])  # "trying to decide"
 _OFTEN: Final = word_set("every each nightly daily weekly hourly twice once")
@@ -102,6 +106,7 @@ def clause_relations(
     antecedent: Mention | None = None  # what an embedded relative clause was about
     earlier: list[Mention] = list(before)  # the names of the clauses before, for "she" and "it"
     last_clause: Clause | None = None
+    bracketed: list[Party] = []  # the name a bracket follows, which the clause after it is about
     lows = sentence.lows
     hedged_now = _hedged_now(lows)  # "we may use X now": of the present, once a sentence
     for clause in sentence_clauses(sentence) if clauses is None else clauses:
@@ -116,6 +121,11 @@ def clause_relations(
                 inherited = [*inherited, speaker]  # "my colleague Ferhat and I, who both work on ..."
         if clause.resumes and antecedent is not None:
             inherited = [Party.of(antecedent)]
+        if after_bracket(clause):  # "Foxglove (our booking app) depends on X": Foxglove's
+            aside = last_clause is not None and last_clause.lead == "("
+            inherited = bracketed if aside else _before_bracket(speaker, last_clause, previous)
+        if clause.lead == "(":
+            bracketed = _before_bracket(speaker, last_clause, previous)
         mentions = [item for item in clause.items if isinstance(item, Mention)]
         if about_someone_unnamed(last_clause, clause):
             last_clause, earlier = clause, [*earlier, *mentions]
@@ -146,6 +156,20 @@ def clause_relations(
     return edges
 
 
+def _before_bracket(speaker: Party, clause: Clause | None, previous: list[Party]) -> list[Party]:
+    """Who the clause after a bracket is about: the name the bracket follows ("Foxglove
+    (our booking app) depends on X"), the speaker after "I"/"we"/"our team" ("We
+    (finally) moved to X"), else the subject said before (none after "our debate club
+    (the Kestrel Society)", whose doing is the club's)."""
+    if clause is None or not clause.items:
+        return previous
+    last = clause.items[-1]
+    if isinstance(last, Mention):
+        return [Party.of(last)]
+    ours = last in TEAM_NOUNS and any(w in POSSESSIVE_USER for w in clause.items[-3:-1])  # "Our team (mostly) uses X"
+    return [speaker] if last in SUBJECT_PRONOUNS or ours else previous
+
+
 def _main_verb(items: list[Item], k: int) -> bool:
     """Whether the word at ``k`` is a finite verb: a past form, or one in -s that no
     determiner heads ("in Jordan ran", "with uses"; not "the lakes")."""
@@ -155,6 +179,18 @@ def _main_verb(items: list[Item], k: int) -> bool:
     if not finite_form(word):
         return False
     return word in PAST_FORMS or word.endswith("ed") or k == 0 or items[k - 1] not in _OWNERS
+
+
+def _gerund(word: str) -> bool:
+    """A verb in -ing after a copula, which then names no object: "are killing me on X"."""
+    return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
+
+
+def _would_love(window: list[str], verb: str) -> bool:
+    """Whether "would like/love" wishes the verb at the end of ``window`` or the verb
+    itself ("I'd love a X", "we'd like to move to X")."""
+    words = [*window, verb]
+    return any(w in _FONDLY and k and words[k - 1] in _WOULD for k, w in enumerate(words))
 
 
 def _slot(gap: list[str]) -> set[str]:
@@ -216,8 +252,8 @@ def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject
     """The objects a trigger of ``kind`` is about: not a purpose ("a tool for X"), nor,
     for a preference, a place ("prefer to pay by card at X"), nor the choices of a
     decision still open ("deciding between X and Y")."""
-    if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE"):
-        objects = [obj for obj in objects if not is_purpose(obj.gap)]
+    if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE", "DEPEND"):
+        objects = [obj for obj in objects if not is_purpose(obj.gap)]  # "depends on X for Y"
     if kind == "PREFER":
         objects = [obj for obj in objects if "at" not in obj.gap]
     if kind in ("DECIDE", "PREFER"):
@@ -341,8 +377,12 @@ class _ClauseReader:
         return not spans or not _EXPERIENCE.isdisjoint(own) or now or changed or former
 
     def _role_noun(self, trigger: Trigger) -> bool:
-        """Whether a trigger's words end the role of the person named right after it: "my
-        shift lead Olumide" names a lead, no one leads."""
+        """Whether a trigger's words end the role of the person named right after it ("my
+        shift lead Olumide" names a lead, no one leads) or qualify a role noun after them
+        ("my running coach")."""
+        following = self.words[trigger.end] if trigger.end < len(self.words) else ""
+        if self.words[trigger.end - 1].endswith("ing") and following in gz.ROLES:
+            return True
         named = self.items[trigger.end] if trigger.end < len(self.items) else None
         if not isinstance(named, Mention) or named.role is None:
             return False
@@ -374,6 +414,8 @@ class _ClauseReader:
             start = triggers[index].start
             opens = (j for j in range(triggers[index].end, stop) if self.subjects.noun_subject(j, stop, start - 1))
             stop = next(opens, stop)
+        told = (j for j in range(triggers[index].end, stop) if self._told_after_comma(j, stop))
+        stop = next(told, stop)  # "decided on X, the A and B ones kept failing": a clause of its own
         objects: list[ClauseObject] = []
         gap: list[str] = []
         for item in self.items[triggers[index].end : stop]:
@@ -389,6 +431,22 @@ class _ClauseReader:
             else:
                 gap.append(item)
         return objects
+
+    def _told_after_comma(self, comma: int, stop: int) -> bool:
+        """Whether a comma at ``comma`` opens a clause with a subject and a past or present
+        verb of its own before ``stop`` ("X, the Wiz ones kept disconnecting", "X, my
+        wrists are killing me on Y"), not another item of a list ("X, the Y app and Z")."""
+        items = self.items
+        if items[comma] != "," or items[comma + 1 : comma + 2] == [] or items[comma + 1] not in _OPENERS:
+            return False
+        for k in range(comma + 2, min(stop, comma + 8)):
+            item = items[k]
+            if item in (",", ";"):
+                return False
+            verb = isinstance(item, str) and (item in BE_FORMS or item in PAST_FORMS or participle(item))
+            if verb and items[k - 1] not in _OWNERS:  # not "the paid one"
+                return True
+        return False
 
     def _stranded(self, trigger: Trigger, stop: int) -> bool:
         """Whether a trigger ending in a preposition closes a relative clause ("the tour
@@ -425,6 +483,8 @@ class _ClauseReader:
             return []
         if kind == "BE" and not (self.subjects.possessive and subjects == [self.speaker]):
             return []
+        if kind == "BE" and _gerund(self.words[trigger.end] if trigger.end < len(self.words) else ""):
+            return []  # "my wrists are killing me on X": a progressive, no copula naming X
         decided = self.decision or (kind in ("USE", "DEPEND") and subjects == self.decided_by)
         if kind in ("USE", "BE", "KEEP", "DEPEND") and decided:
             kind = "DECIDE" if kind != "KEEP" else kind
@@ -532,6 +592,8 @@ class _ClauseReader:
     def _intended(self, trigger: Trigger) -> bool:
         """Whether a trigger tells of a plan, a wish or a possibility, not a fact."""
         window = self.words[max(0, trigger.start - 3) : trigger.start]
+        if _would_love(window, self.words[trigger.start]):
+            return True  # "I'd love a KitchenAid", "I'd love to move us to X": a wish
         if trigger.kind == "PREFER":
             window = [w for w in window if w != "would"]  # "I would rather use X": a preference now
         perfect = "have" in window or "'ve" in window  # "we may already have switched to X"

@@ -14,6 +14,7 @@ from typing import Final
 
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import VERB_PARTICLES, word_set
+from memledger.extraction.senses import participle
 from memledger.extraction.triggers import DETERMINERS, INTENTS
 
 _TEACHING: Final = word_set(
@@ -57,6 +58,8 @@ def speaker_object(lows: list[str], verb: int, prep: int) -> bool:
     if verb + 1 >= prep or lows[verb + 1] not in _SPEAKER_OBJECTS:
         return False
     rest = lows[verb + 2 : prep]
+    if rest[:1] and participle(rest[0]):
+        rest = rest[1:]  # "got me hooked on X", "got us set up with X"
     placed = lows[verb] in _PLACING and set(rest) <= VERB_PARTICLES  # not "Fatima texted me on Signal"
     return placed or (lows[verb] in _CAUSING and bool(rest) and rest[0] not in DETERMINERS)
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 from functools import cached_property
 from itertools import pairwise
 from typing import Final
@@ -46,6 +47,11 @@ _PLAIN_SUBJECTS: Final = word_set("i we they you")
 _DAYS: Final = word_set("monday tuesday wednesday thursday friday saturday sunday")
 # Verbs whose "with" names who takes part, not an instrument: "share the car with X".
 _PARTNERED: Final = word_set("share shares split splits spend spends cover covers swap swaps")
+# Past verbs whose doing goes on or whose result stays: "kept prod on X", "put it all in X".
+_GOING_ON: Final = word_set("started began kept stayed put moved stored saved set")
+_PAST_SUBJECTS: Final = word_set("i we")
+# Words that make a past doing a habit or say it holds now: "paid with X, like every month".
+_HOLDING_NOW: Final = word_set("now still currently nowadays always usually every again regularly often")
 
 
 class _Phrases:
@@ -200,8 +206,8 @@ def _instruments(
             edges.append(Edge(speaker, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))  # "my invoices go via X"
             continue
         verb, unsaid = instrument_verb(words, lows, p)
-        if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]):
-            continue  # a lone "on" is an instrument only in its verb's phrase ("I sell bowls on X")
+        if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]) or _preferred(lows, verb, p):
+            continue  # a lone "on" only in its verb's phrase ("I sell bowls on X"); not "I prefer to cook with X"
         agent = _agent(lows, verb, p, by_start)
         if agent is None and verb in in_phrases:
             continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
@@ -209,12 +215,52 @@ def _instruments(
         controlled = infinitive_of(lows, to + 1)  # "taught me to write it in X", "wants us to log it in X"
         mine = controlled == "speaker" or unsaid or (to < verb and speaker_object(lows, verb, p))
         subject = speaker if mine else agent or _subject_of(speaker, lows, verb, by_end)
+        if subject == speaker and not mine and _episode(lows, verb, p):
+            continue  # "I drew the kitchen up in X", "we booked the trip through Y": done once, then
         if subject is not None and controlled != "asked":
             edges.append(Edge(subject, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
         partner = _joint_partner(lows, verb, by_end) if subject == speaker else None
         if partner is not None:
             edges.append(Edge(partner, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
     return edges
+
+
+def _episode(lows: list[str], verb: int, prep: int) -> bool:
+    """Whether the verb at ``verb`` tells one past doing of the speaker's ("I drew it in
+    X", "we booked the trip through Y"): a simple past right after "I"/"we", not a
+    perfect or a state ("I've moved it to X", "I'm stuck on X"), a beginning, keeping or
+    placing that goes on ("started tracking with X", "kept prod on Y", "put it all in
+    X"), nor one the rest of the sentence makes a habit or says holds now ("... and now I
+    only post on X", "... as usual", "..., which I use for every ride")."""
+    word = lows[verb]
+    if not (word in PAST_FORMS or participle(word)) or word in _GOING_ON:
+        return False
+    k = verb - 1
+    while k > 0 and lows[k] in ADVERBS:
+        k -= 1
+    said = k >= 0 and lows[k] in _PAST_SUBJECTS
+    return said and not _habit(lows, verb, prep)
+
+
+def _habit(lows: list[str], verb: int, prep: int) -> bool:
+    """Whether the words from the verb to the end of its clause make its doing a habit or
+    say it holds now ("... and now I only post on X", "... in X as usual", "with X, like
+    every month", "with X, which I use for every ride")."""
+    end = prep
+    while end < len(lows) and lows[end] not in _CLAUSE_ENDS:
+        end += 1
+    said, more = lows[verb:end], []
+    if lows[end : end + 1] == [","] and lows[end + 1 : end + 2] in (["like"], ["as"], ["which"]):
+        more = list(itertools.takewhile(lambda w: w not in _CLAUSE_ENDS, lows[end + 2 :]))  # about the same doing
+    used_again = lows[end + 1 : end + 2] == ["which"] and not {"use", "uses"}.isdisjoint(more)
+    return used_again or not _HOLDING_NOW.isdisjoint(said + more) or ("as", "usual") in pairwise(said)
+
+
+def _preferred(lows: list[str], verb: int, prep: int) -> bool:
+    """Whether an infinitive of a preference stands between the verb at ``verb`` and the
+    preposition ("I prefer to cook with X", "I am prefer to cook with X")."""
+    tos = [k for k in range(max(verb, 1), prep) if lows[k] == "to"]
+    return any(t.kind in ("PREFER", "LIKE") for k in tos for t in find_triggers(lows[k - 1 : k]))
 
 
 def _object_before(lows: list[str], p: int, tool: Mention) -> bool:

@@ -31,7 +31,7 @@ from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
-from memledger.extraction.note_lines import note_uses
+from memledger.extraction.note_lines import note_uses, preferred_in_note, ranked
 from memledger.extraction.patterns import (
     BULLETS,
     Edge,
@@ -160,7 +160,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "32"
+    version = "33"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -235,6 +235,7 @@ def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edg
     return [e for e in edges if not (e.source == me and e.relation == "USES" and e.target.name in owned)]
 
 
+_OWNING: Final = frozenset(("have", "run", "own"))
 _NAMED: Final = "name"  # stands for a word of a name while the polarity cues are read
 _STANDING_IN: Final = frozenset(("it", "them"))  # what an object named before is called again
 
@@ -301,8 +302,8 @@ def _labelled_edges(speaker: Party, labelled: list[tuple[str, Sentence]]) -> lis
     edges: list[Edge] = []
     for label, sentence in labelled:
         for mention in sentence.mentions:
-            if label in STACK_LABELS and mention.entity_type == "tool":
-                edges.append(Edge(source, "USES", Party.of(mention), 0.75))
+            if label in STACK_LABELS and mention.entity_type == "tool" and not ranked(sentence, mention):
+                edges.append(Edge(source, "USES", Party.of(mention), 0.75))  # not "Editor: Zed over X"
             elif label in OWNER_LABELS and mention.entity_type == "person" and user:
                 edges.append(Edge(Party.of(mention), "WORKS_ON", Party.of(user), 0.75))
     return edges
@@ -326,13 +327,22 @@ def _terse_relations(speaker: Party, sentence: Sentence, clauses: list[Clause]) 
             before = items[index - 1] if index else ""
             listed = _leads(items, index) or (bool(edges) and before == ",")
             stopped = any(end <= index for end in stops)
-            stated = after == "shop" or (_owned(items, index) and not (negated or preferring or stopped))
+            stated = _shop(items, index) or (_owned(items, index) and not (negated or preferring or stopped))
             bare = not triggers and (
                 (after == "for" and listed) or (":" in words[:4] and words[:1] in (["our"], ["my"]))
             )
             if stated or bare:
                 edges.append(Edge(speaker, "USES", Party.of(item), confidence))
     return edges
+
+
+def _shop(items: list[Item], index: int) -> bool:
+    """ "we're a C# shop", "I have an eBay shop": the speaker's trade or their own shop;
+    not "she runs a tiny Etsy shop"."""
+    if items[index + 1 : index + 2] != ["shop"] or index < 2 or items[index - 1] not in ("a", "an"):
+        return False
+    owning = items[index - 2] in _OWNING and index >= 3 and items[index - 3] in ("i", "we")  # "I have an eBay shop"
+    return owning or items[index - 2] in ("we're", "i'm", "im", "are", "am")
 
 
 def _owned(items: list[Item], index: int) -> bool:
@@ -370,7 +380,7 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
     edges: list[Edge] = []
     mentions = sentence.mentions
     for mention in mentions:
-        if mention.entity_type in ("tool", "concept") and sentence.lows[mention.end : mention.end + 1] == [">"]:
+        if mention.entity_type in ("tool", "concept") and preferred_in_note(sentence, mention):
             edges.append(Edge(found.speaker(), "PREFERS", Party.of(mention), EXPLICIT))  # "Yousician > Fender Play"
     for left, right in pairwise(mentions):
         between = sentence.lows[left.end : right.start]

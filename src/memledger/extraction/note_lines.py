@@ -48,7 +48,7 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     edges: list[Edge] = []
     for tool in sentence.mentions:
         lead = _lead(lows, tool.start)
-        if tool.entity_type not in ("tool", "concept") or lead < 0 or lead < label_end or _compared(lows, tool):
+        if tool.entity_type not in ("tool", "concept") or lead < 0 or lead < label_end or ranked(sentence, tool):
             continue
         listed = label_end >= 0 and (lead == label_end or lows[lead] in _ITEM_BREAKS)
         led = lows[lead] in _NOTE_LEADS and (noted_style or lows[lead] not in ("in", "via")) and lows[lead] != ":"
@@ -84,9 +84,27 @@ def _to_do(label: list[str]) -> bool:
     return len(label) >= 3 and label[-2] == "to" and label[-3].endswith("s") and not label[-3].endswith("ss")
 
 
-def _compared(lows: list[str], tool: Mention) -> bool:
-    """ "Zed > Sublime Text": a preference, read elsewhere, not a use."""
-    return (tool.start > 0 and lows[tool.start - 1] == ">") or lows[tool.end : tool.end + 1] == [">"]
+def preferred_in_note(sentence: Sentence, tool: Mention) -> bool:
+    """Whether a note ranks the name first: "Yousician > Fender Play", and in a labelled
+    line without verbs "prefs: Aeroplan over Avios"."""
+    after = sentence.lows[tool.end : tool.end + 1]
+    if after == [">"]:
+        return True
+    rival = any(m.start == tool.end + 1 for m in sentence.mentions)
+    return after == ["over"] and rival and _verbless_note(sentence.lows)
+
+
+def _verbless_note(lows: list[str]) -> bool:
+    return _label_end(lows) >= 0 and not find_triggers(lows)
+
+
+def ranked(sentence: Sentence, tool: Mention) -> bool:
+    """ "Zed > Sublime Text", "prefs: Aeroplan over Avios": a preference, read elsewhere,
+    not a use of either."""
+    lows = sentence.lows
+    before = lows[tool.start - 1] if tool.start > 0 else ""
+    ranked_after = before == "over" and _verbless_note(lows)
+    return before == ">" or ranked_after or preferred_in_note(sentence, tool)
 
 
 def _lead(lows: list[str], start: int) -> int:

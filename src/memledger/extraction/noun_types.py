@@ -89,16 +89,33 @@ def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> En
 
 def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
     """ "Stack (Pipit):", "Book club (Page Turners):": a bracketed name is its noun's thing;
-    so is one a note's label gives "for" ("Stack for Merganser:")."""
+    so is one a note's label gives "for" ("Stack for Merganser:"), and one a bracket after
+    it describes ("Foxglove (our booking app)")."""
     labelled = start >= 2 and lows[start - 1] == "for" and lows[end : end + 1] == [":"]
     if labelled and lows[start - 2] in STACK_LABELS and not name_guess.english(lows[start]):
         return "project"  # not "Testing for Covid:", "Web for Kids:"
+    if lows[end : end + 1] == ["("]:
+        return _described_type(lows, end)
     if start < 2 or lows[start - 1] != "(" or lows[end : end + 1] != [")"]:
         return None
     noun = lows[start - 2]
     if noun in PROJECT_NOUNS or noun in PROJECT_CUES or noun in STACK_LABELS:
         return "project"
     if noun in TEAM_NOUNS or noun in gz.ORG_SUFFIXES:
+        return "organization"
+    return None
+
+
+def _described_type(lows: list[str], opening: int) -> EntityType | None:
+    """The type a bracket right after a name gives it by its head noun: "Foxglove (our
+    booking app)" is a project, "Ferncastle (a small bakery)" an organization."""
+    close = next((k for k in range(opening + 2, min(len(lows), opening + 7)) if lows[k] == ")"), None)
+    if close is None or lows[opening + 1] not in _DETERMINERS:
+        return None
+    head = lows[close - 1]
+    if head in PROJECT_NOUNS or head in PROJECT_CUES:
+        return "project"
+    if head in TEAM_NOUNS or head in gz.ORG_SUFFIXES:
         return "organization"
     return None
 

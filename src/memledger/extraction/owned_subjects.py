@@ -9,8 +9,8 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon, name_guess
-from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, word_set
-from memledger.extraction.triggers import JOBS, POSSESSIVE_USER, SERVING_PLACES, finite_form
+from memledger.extraction.patterns import BULLETS, PEOPLE_NOUNS, TEAM_NOUNS, VERB_PARTICLES, word_set
+from memledger.extraction.triggers import JOB_TITLES, JOBS, POSSESSIVE_USER, SERVING_PLACES, finite_form
 
 _WANTING: Final = frozenset(lexicon.sections("frame_words.txt")["WANTING"])
 _OPENERS: Final = word_set(", ; : and - \u2013 \u2014") | BULLETS
@@ -67,6 +67,14 @@ def someone(noun: str) -> bool:
     doing is not the speaker's."""
     forms = (noun, noun[:-1]) if noun.endswith("s") else (noun,)
     return any(f in gz.ROLES or f in JOBS for f in forms) or people_by_ending(noun)
+
+
+def names_people(noun: str) -> bool:
+    """Whether a noun can only name people ("the doctors", "the other teams", "all my
+    family", "the security folks"), where ``someone`` also takes words of work ("jobs")."""
+    forms = (noun, noun[:-1]) if noun.endswith("s") else (noun,)
+    listed = any(f in gz.ROLES or f in JOB_TITLES or f in TEAM_NOUNS or f in PEOPLE_NOUNS for f in forms)
+    return listed or people_by_ending(noun)
 
 
 def people_by_ending(noun: str) -> bool:

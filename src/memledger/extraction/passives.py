@@ -4,6 +4,7 @@ depends on X and is led by Y". An unnamed patient of a verb of use is the speake
 
 from __future__ import annotations
 
+import itertools
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
@@ -11,7 +12,7 @@ from memledger.extraction import lexicon
 from memledger.extraction.appositions import apposed_name
 from memledger.extraction.finite_verbs import PRONOUN_SUBJECTS, USED_BY
 from memledger.extraction.memberships import FRAME_CONFIDENCE
-from memledger.extraction.owned_subjects import someone
+from memledger.extraction.owned_subjects import names_people, someone
 from memledger.extraction.patterns import Edge, Mention, Party, word_set
 from memledger.extraction.senses import participle as participle_form
 from memledger.extraction.triggers import is_filler
@@ -29,7 +30,9 @@ _NO_INSTRUMENT: Final = word_set(
 )
 _THEIR: Final = word_set("his her their your")
 _SUBJECT_STOPS: Final = _JOINING | word_set(", ; : . ( because when while")
-_PRICED: Final = word_set("billed paid charged priced invoiced quoted")  # "... billed in GBP": a currency
+_PRICED: Final = word_set("billed paid charged priced invoiced quoted")
+_WITH_SPEAKER: Final = word_set("our me us")
+_RELATIVE_STOPS: Final = word_set("who that which , ; because when while")  # "... billed in GBP": a currency
 
 
 def passive_edges(
@@ -54,14 +57,21 @@ def passive_edges(
         agent = _after(lows, by_start, i + 1)
         if patient is None and agent is not None and agent.entity_type == "tool":
             patient = _setting(lows, by_start)  # "At Brackenmoor Farm the milking is tracked by X"
-        if agent is None and _named_doer(words, lows, i + 1):
-            continue  # "used by the Vaskel storefront": someone's the speaker did not name
+        if agent is None and (_named_doer(words, lows, i + 1) or _others(lows[i + 1 : i + 6])):
+            continue  # "used by the Vaskel storefront", "used by all my family": someone else's
         if (patient is None or patient.entity_type == "tool") and _theirs(words, lows, be):
             continue  # "payroll at my cousin's bakery is handled by X": not the speaker's
         edge = _passive_edge(speaker, lows[participle], patient, agent)
         if edge is not None:
             edges.append(edge)
     return edges
+
+
+def _others(doers: list[str]) -> bool:
+    """Whether the unnamed doers after "by" are people other than the speaker ("all my
+    family", "the nurses"); not "our team", "my family and me"."""
+    phrase = list(itertools.takewhile(lambda w: w not in _RELATIVE_STOPS, doers))  # not "a family who cooked us ..."
+    return any(names_people(w) for w in phrase) and _WITH_SPEAKER.isdisjoint(phrase)
 
 
 def _theirs(words: list[str], lows: list[str], be: int) -> bool:

@@ -116,7 +116,7 @@ def unasserted(lows: list[str]) -> dict[int, str]:
         after = lows[slice(*clauses[index + 1])] if index + 1 < len(clauses) else []
         if found is None and story and narrated_past(lows[start:end]):
             found = (0, "past")
-        if found is not None and found[1] in ("past", "unsettled") and still_so(after):
+        if found is not None and found[1] in ("past", "unsettled") and still_so(after) and NEGATORS.isdisjoint(after):
             found = None  # "he taught me X, which I still do"; "she suggested that I use X, and now I do"
         story = story or (found is not None and found[1] == "past") or (index == 0 and sets_the_past(lows[start:end]))
         reason = found[1] if found else None
