@@ -67,10 +67,12 @@ class ClauseSubjects:
         self.earlier = earlier
         self.possessive = False
         self.lead = clause.lead
+        self.defaulted = False  # the last subject found is the speaker only by a note's bare verb
 
     def find(self, position: int, *, first: bool, objects_from: int) -> list[Party]:
         """The parties the trigger at item ``position`` is said of; the clause before's
         subject when this one names none (``inherited``), the speaker for a note's bare verb."""
+        self.defaulted = False
         if self._where_clause_ends(position):
             return []  # "The hotel where I stay use X": the hotel's, not the speaker's
         group: list[Party] = []
@@ -111,7 +113,8 @@ class ClauseSubjects:
         lead = [item for item in self.items[:position] if isinstance(item, str)]
         if ":" in lead[:4]:
             lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
-        return [self.speaker] if first and not self.relative and all(w in ELLIPTIC for w in lead) else []
+        self.defaulted = first and not self.relative and all(w in ELLIPTIC for w in lead)
+        return [self.speaker] if self.defaulted else []
 
     def _subject_at(self, index: int, item: Item, before: Item) -> Party | None:
         if isinstance(item, Mention):
@@ -238,7 +241,7 @@ class ClauseSubjects:
         agrees = self.words[position]
         third = agrees.endswith("s") and not agrees.endswith("ss") and finite_form(agrees)
         third = third or items[position - 1] in _THIRD_AUXILIARIES  # "the gym I go to has switched"
-        noun_phrase = [items[k] for k in range(max(0, index - 3), index)]
+        noun_phrase = [items[k] for k in range(max(0, index - 4), index)]  # "the Wayfinder orienteering app we"
         opened = any(w in DETERMINERS or w in POSSESSIVE_USER for w in noun_phrase)
         return third and opened and all(isinstance(w, str) and w.isalpha() for w in noun_phrase[-2:])
 
@@ -253,8 +256,8 @@ class ClauseSubjects:
             if self.items[j] in DETERMINERS:
                 between = self.items[j + 1 : index]
                 words = [w for w in between if isinstance(w, str)]
-                if not all(w.isalpha() and w not in _CLOSED for w in words):
-                    return False
+                if not all(w.replace("-", "").isalpha() and w not in _CLOSED for w in words):
+                    return False  # "the Thimble custom-order tool we built": hyphens join words
                 named = len(words) < len(between)  # the last word may be a plural head: "the X app's users"
                 return not any(finite_form(w) for w in (words[:-1] if named else words))
         return False

@@ -181,6 +181,12 @@ def _main_verb(items: list[Item], k: int) -> bool:
     return word in PAST_FORMS or word.endswith("ed") or k == 0 or items[k - 1] not in _OWNERS
 
 
+def _third_person(verb: str) -> bool:
+    """Whether a verb has the third person's "-s" ("depends", "relies"): said of a thing,
+    where "rely on X" or "depending on X" with no subject is the writer's."""
+    return verb.endswith("s") and not verb.endswith("ss")
+
+
 def _gerund(word: str) -> bool:
     """A verb in -ing after a copula, which then names no object: "are killing me on X"."""
     return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
@@ -317,6 +323,8 @@ class _ClauseReader:
             verbs = [t for t in triggers if not is_bare(t)] or triggers
             objects_from = verbs[0].end if first.start > verbs[0].start else len(self.items)
             subjects = self.subjects.find(first.start, first=first is triggers[0], objects_from=objects_from)
+            if kind in ("DEPEND", "DEPENDED") and self.subjects.defaulted and _third_person(self.words[first.start]):
+                subjects = []  # "- depends on: X, Y" in a note: a thing's dependency, not the writer's use
             self.last_subjects = subjects or self.last_subjects
             controlled = infinitive_of(self.words, first.start)
             subjects = [] if controlled == "asked" else [self.speaker] if controlled else subjects
@@ -414,7 +422,7 @@ class _ClauseReader:
             start = triggers[index].start
             opens = (j for j in range(triggers[index].end, stop) if self.subjects.noun_subject(j, stop, start - 1))
             stop = next(opens, stop)
-        told = (j for j in range(triggers[index].end, stop) if self._told_after_comma(j, stop))
+        told = (j for j in range(triggers[index].end, stop) if self._told_after_comma(j, stop) or self._verb_joined(j))
         stop = next(told, stop)  # "decided on X, the A and B ones kept failing": a clause of its own
         objects: list[ClauseObject] = []
         gap: list[str] = []
@@ -431,6 +439,14 @@ class _ClauseReader:
             else:
                 gap.append(item)
         return objects
+
+    def _verb_joined(self, j: int) -> bool:
+        """Whether "and" at ``j`` joins a second verb of the subject's ("depends on X and
+        crashes with Y"), not another object ("X and Y", "X and docs for Y")."""
+        following = self.items[j + 1] if j + 1 < len(self.items) else None
+        if self.items[j] != "and" or not isinstance(following, str) or following in _OWNERS:
+            return False
+        return following in PAST_FORMS or (finite_form(following) and self.items[j + 2 : j + 3] in (["with"], ["on"]))
 
     def _told_after_comma(self, comma: int, stop: int) -> bool:
         """Whether a comma at ``comma`` opens a clause with a subject and a past or present

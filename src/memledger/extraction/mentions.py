@@ -42,7 +42,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import any_role_after, any_role_before, opens_next_clause, owned_by_speaker
 from memledger.extraction.shapes import common_word
-from memledger.extraction.triggers import INFORMAL, PREPOSITIONS, finite_form, is_filler
+from memledger.extraction.triggers import INFORMAL, PREPOSITIONS, find_triggers, finite_form, is_filler
 
 MAX_SENTENCE_TOKENS = 256
 """Tokens of a sentence that are read. Reading a clause looks back from each trigger,
@@ -340,6 +340,10 @@ def _find_lowercase_projects(f: NameFinder) -> None:
         named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES and not headed
         named = named and low not in gz.ROLES  # "my group project partner": a role, not a project's name
         named = named and low not in _PROJECT_CUE_WORDS and not _participle(low)  # "a project called X"
+        verb = (
+            low.endswith("s") and not low.endswith("ss") and any(t.start == 0 for t in find_triggers(f.lows[i : i + 3]))
+        )
+        named = named and not verb  # "our vineyard project relies on X"; not "project build", "project atlas"
         if called or labelled or named:
             f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
 
@@ -394,6 +398,14 @@ def _unsure(word: str, before: str) -> bool:
     return not name_guess.ordinary(word, before) and not name_guess.is_world_name(low) and not name_guess.english(low)
 
 
+def _named_before(f: NameFinder, start: int) -> bool:
+    """Whether the word before the name at ``start``, past a comma, is part of another name."""
+    j = start - 1
+    while j >= 0 and f.lows[j] in (",", "."):
+        j -= 1
+    return j >= 0 and f.taken[j]
+
+
 def _owned_roles(f: NameFinder) -> None:
     """A person's role the lists do not know, said the speaker's ("our landlord Cengiz",
     "Ebru is my financial planner"): the possessive makes it a role."""
@@ -401,6 +413,8 @@ def _owned_roles(f: NameFinder) -> None:
         if mention.entity_type != "person" or mention.role is not None:
             continue
         role = any_role_before(f.lows, mention.start)
+        if role is not None and _named_before(f, mention.start):
+            role = None  # "my colleagues Corvin, Wren Talbot": a list of names, no role "corvin"
         if role is None and not opens_next_clause(f.lows, mention.start, mention.end):
             role = any_role_after(f.words, f.lows, mention.end)
         if role is not None:

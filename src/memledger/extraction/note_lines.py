@@ -70,7 +70,8 @@ def _planned(lows: list[str], label_end: int) -> bool:
         return False
     last = label[-1] in PLANNED_NOTES or (label[-1] == "list" and not PLANNED_NOTES.isdisjoint(label))
     ending = any(t.kind in _ENDING for t in find_triggers(label))  # "Subscriptions to cancel:", "To replace:"
-    return last or ending or _to_do(label) or (label[0] in PLANNED_NOTES and label[1:2] in ([], ["for"]))
+    opening = label[0] in PLANNED_NOTES and label[1:2] in ([], ["for"], ["list"])  # "Packing list so far:"
+    return last or ending or _to_do(label) or opening
 
 
 def _to_do(label: list[str]) -> bool:

@@ -83,7 +83,7 @@ PREPOSITIONS: Final = word_set(
     "for with in on at to from of by about like than over instead via through into onto "
     "off under behind after before without across"
 )
-CONTRAST: Final = word_set("instead rather than over vs vs. versus except unlike not")
+CONTRAST: Final = word_set("instead rather than over vs vs. versus except unlike not >")  # "Komoot > AllTrails"
 NEGATIONS: Final = word_set(
     "wouldn't wouldnt shouldn't couldn't "
     "not never no don't dont doesn't doesnt didn't didnt won't wont isn't isnt aren't "
