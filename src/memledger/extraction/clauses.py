@@ -63,6 +63,7 @@ from memledger.extraction.triggers import (
 
 EXPLICIT = 0.9
 _THINGS: Final = ("tool", "concept")
+_WORKS: Final = ("project",)
 _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
 HEDGED = 0.6
 _NEEDING: Final = ("need", "needs", "require", "requires")
@@ -426,6 +427,7 @@ class _ClauseReader:
         stop = next(told, stop)  # "decided on X, the A and B ones kept failing": a clause of its own
         objects: list[ClauseObject] = []
         gap: list[str] = []
+        kinds = _WORKS if triggers[index].kind in ("WORK_ON", "BUILD") else _THINGS  # "our app X, I work on it"
         for item in self.items[triggers[index].end : stop]:
             if isinstance(item, Mention):
                 objects.append(ClauseObject(Party.of(item), item, gap))
@@ -433,7 +435,7 @@ class _ClauseReader:
             elif item in SELF:
                 objects.append(ClauseObject(None, None, gap))
                 gap = []
-            elif item == "it" and (thing := self.subjects.antecedent(triggers[index].start, _THINGS)) is not None:
+            elif item == "it" and (thing := self.subjects.antecedent(triggers[index].start, kinds)) is not None:
                 objects.append(ClauseObject(Party.of(thing), thing, gap))  # "she prefers it to EndNote"
                 gap = []
             else:

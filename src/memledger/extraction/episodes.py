@@ -134,9 +134,9 @@ def still_so(words: list[str]) -> bool:
     return not _HOLDING.isdisjoint(words) and any(w in _DONE_AGAIN for w in words)
 
 
-_BACK_REFERENCES: Final = word_set("it them do does which there am")
+_BACK_REFERENCES: Final = word_set("it them do does which there am are is")
 _HOLDING: Final = word_set("already now")
-_DONE_AGAIN: Final = _BACK_REFERENCES - {"there", "am"}  # not "but now I am doing ..."
+_DONE_AGAIN: Final = _BACK_REFERENCES - {"there", "am", "are", "is"}  # not "but now I am doing ..."
 _PRESENT_AUXILIARIES: Final = word_set("is are am 's 're do does")
 
 

@@ -25,7 +25,7 @@ from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.episodes import TIME_NOUNS
 from memledger.extraction.finite_verbs import ADVERBS
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
-from memledger.extraction.noun_types import owned_work
+from memledger.extraction.noun_types import own_work
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.passives import BE, passive_edges
 from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
@@ -392,8 +392,8 @@ def _appositions(
 ) -> list[Edge]:
     edges: list[Edge] = []
     for mention in mentions:
-        if mention.entity_type == "project" and owned_work(words, lows, mention.start):
-            edges.append(Edge(speaker, "WORKS_ON", Party.of(mention), FRAME_CONFIDENCE))
+        if mention.entity_type == "project" and own_work(words, lows, mention.start):
+            edges.append(Edge(speaker, "WORKS_ON", Party.of(mention), FRAME_CONFIDENCE))  # "my side project X"
         if mention.entity_type != "person":
             continue
         if mention.role and mention.mine:

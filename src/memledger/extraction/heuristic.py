@@ -31,7 +31,7 @@ from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
-from memledger.extraction.note_lines import note_uses, preferred_in_note, ranked
+from memledger.extraction.note_lines import note_uses, on_trial, preferred_in_note, ranked
 from memledger.extraction.patterns import (
     BULLETS,
     Edge,
@@ -160,7 +160,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "34"
+    version = "35"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -244,7 +244,8 @@ def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
     """The edges whose object the sentence asserts now (``polarity``); withdrawals stay."""
     inside = {i for m in sentence.mentions for i in range(m.start, m.end) if m.end - m.start > 1}
     # a cue inside a name ("the Harwood Debating Society") is no cue
-    scope = polarity.unasserted([_NAMED if i in inside else w for i, w in enumerate(sentence.lows)])
+    named = frozenset(i for m in sentence.mentions for i in range(m.start, m.end))
+    scope = polarity.unasserted([_NAMED if i in inside else w for i, w in enumerate(sentence.lows)], named)
     if not scope:
         return edges
     # where an object named before is called again, and where it is used again ("... and now I use it")
@@ -408,6 +409,6 @@ def _listed(
         return None
     if not find_triggers(lows):
         for mention in sentence.mentions[:1]:
-            if mention.entity_type == "tool":
+            if mention.entity_type == "tool" and not on_trial(lows, mention.end):  # not "- Klaviyo (trial)"
                 edges.append(Edge(header[0], header[1], Party.of(mention), EXPLICIT))
     return header

@@ -6,9 +6,19 @@ unless the line weighs options. Pure."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Final
 
-from memledger.extraction.patterns import BULLETS, PLANNED_NOTES, UNSETTLED_NOTES, Edge, Mention, Party, Sentence
+from memledger.extraction.patterns import (
+    BULLETS,
+    ITEM_STATUS_UNSETTLED,
+    PLANNED_NOTES,
+    UNSETTLED_NOTES,
+    Edge,
+    Mention,
+    Party,
+    Sentence,
+)
 from memledger.extraction.triggers import (
     ARROWS,
     DECISION_WORDS,
@@ -50,7 +60,8 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         lead = _lead(lows, tool.start)
         if tool.entity_type not in ("tool", "concept") or lead < 0 or lead < label_end or ranked(sentence, tool):
             continue
-        listed = label_end >= 0 and (lead == label_end or lows[lead] in _ITEM_BREAKS)
+        listed = label_end >= 0 and (lead == label_end or lows[lead] in _ITEM_BREAKS) and not _told(lows, tool.end)
+        listed = listed and not on_trial(lows, tool.end)
         led = lows[lead] in _NOTE_LEADS and (noted_style or lows[lead] not in ("in", "via")) and lows[lead] != ":"
         if listed or led:
             person = by_end.get(lead)
@@ -106,6 +117,26 @@ def ranked(sentence: Sentence, tool: Mention) -> bool:
     before = lows[tool.start - 1] if tool.start > 0 else ""
     ranked_after = before == "over" and _verbless_note(lows)
     return before == ">" or ranked_after or preferred_in_note(sentence, tool)
+
+
+def on_trial(lows: list[str], end: int) -> bool:
+    """Whether brackets right after a name mark it as not adopted yet: "Klaviyo (trial)",
+    "X (on trial, undecided)"; not "(trial balance exports)", "(pending config)"."""
+    if lows[end : end + 1] != ["("]:
+        return False
+    inside = list(itertools.takewhile(lambda w: w != ")", lows[end + 1 : end + 6]))
+    return any(
+        w in ITEM_STATUS_UNSETTLED and inside[k + 1 : k + 2] in ([], [","], ["only"]) for k, w in enumerate(inside)
+    )
+
+
+def _told(lows: list[str], end: int) -> bool:
+    """Whether the item that a name opens goes on as a sentence ("Ticket: the X controller
+    shows error E-04 on every firing"), longer than a note's item."""
+    k = end
+    while k < len(lows) and lows[k] not in _ITEM_BREAKS and lows[k] not in (".", ";", "(", "!", "?"):
+        k += 1
+    return k - end > 4
 
 
 def _lead(lows: list[str], start: int) -> int:

@@ -20,7 +20,7 @@ from memledger.extraction.patterns import (
     TEAM_NOUNS,
     word_set,
 )
-from memledger.extraction.roles import owned_by_speaker
+from memledger.extraction.roles import owned_by_speaker, possessive_of
 from memledger.extraction.triggers import INTENTS, STACK_LABELS, WORK_VERBS
 
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
@@ -140,12 +140,26 @@ def owned_work(words: list[str], lows: list[str], start: int) -> bool:
     """Whether the name at ``start`` follows a piece of work the speaker owns: "my side
     project Quillmark", "our app, Lantern", "our product Orbweaver" (not "our Product
     Owner Marco", a job's title)."""
+    j = _work_noun(words, lows, start)
+    return j is not None and owned_by_speaker(lows, j - 1)
+
+
+def own_work(words: list[str], lows: list[str], start: int) -> bool:
+    """Whether the name at ``start`` follows a piece of work the speaker calls theirs
+    alone ("my side project Quillmark"), which they work on; "our service Tern" is a
+    team's, and the sentence says nothing of the speaker's part in it."""
+    j = _work_noun(words, lows, start)
+    return j is not None and possessive_of(lows, j - 1) == "my"
+
+
+def _work_noun(words: list[str], lows: list[str], start: int) -> int | None:
+    """Where the noun for a piece of work stands before the name at ``start``, past a comma."""
     j = start - 1
     if j >= 0 and lows[j] == ",":
         j -= 1
     if j < 1 or lows[j] not in OWNED_WORK or (lows[j] == "product" and words[j] != "product"):
-        return False
-    return owned_by_speaker(lows, j - 1)
+        return None
+    return j
 
 
 def working_as(words: list[str]) -> bool:

@@ -13,6 +13,7 @@ the clause it completes.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import lexicon
@@ -55,6 +56,7 @@ PAST_ONLY: Final = frozenset(_WORDS["PAST_ONLY"])
 PAST_PHRASES: Final = _pairs("PAST_PHRASES")
 _WISHING: Final = frozenset(_WORDS["WISHING"])  # "she want that I write it in X": a wish
 _CHANGE_VERBS: Final = frozenset(_WORDS["CHANGE_VERBS"])
+_HAD_CONTRACTED: Final = word_set("i'd we'd they'd he'd she'd you'd")  # "we'd been using X"
 CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though while whereas so yet since instead -") | {
     "\u2014",
     "\u2013",
@@ -75,6 +77,7 @@ _CUE_WORDS: Final = (
     | PAST_ONLY
     | {first for first, _ in REJECTION_PHRASES | UNSETTLED_PHRASES | PAST_PHRASES}
     | {"must", "should", "had", "next"}
+    | _HAD_CONTRACTED
     | _WISHING
 )
 # "we've had", "she's had": a present perfect, not a past before the past.
@@ -91,9 +94,9 @@ TIMED: Final = frozenset(("past", "future"))
 """The reasons that only place a clause in time, which ``TIMELESS`` relations outlast."""
 
 
-def unasserted(lows: list[str]) -> dict[int, str]:
+def unasserted(lows: list[str], named: frozenset[int] = frozenset()) -> dict[int, str]:
     """The tokens in clauses that assert nothing now, each with why: "negated",
-    "rejected", "unsettled", "past" or "future"."""
+    "rejected", "unsettled", "past" or "future"; ``named`` are the tokens of names."""
     out: dict[int, str] = {}
     previous: str | None = None
     story = False  # a clause has dated the sentence in a finished past
@@ -116,6 +119,9 @@ def unasserted(lows: list[str]) -> dict[int, str]:
         after = lows[slice(*clauses[index + 1])] if index + 1 < len(clauses) else []
         if found is None and story and narrated_past(lows[start:end]):
             found = (0, "past")
+        later = range(*clauses[index + 1]) if index + 1 < len(clauses) else range(0)
+        if found is None and _progressive_past(lows[start:end]) and _replaced_now(after, named.intersection(later)):
+            found = (0, "past")  # "We was using X but now we change to Y"
         if found is not None and found[1] in ("past", "unsettled") and still_so(after) and NEGATORS.isdisjoint(after):
             found = None  # "he taught me X, which I still do"; "she suggested that I use X, and now I do"
         story = story or (found is not None and found[1] == "past") or (index == 0 and sets_the_past(lows[start:end]))
@@ -134,6 +140,7 @@ def unasserted(lows: list[str]) -> dict[int, str]:
 
 
 _NOW: Final = frozenset(("now", "still", "nowadays", "currently"))
+_NOW_AGAINST: Final = frozenset(("now", "nowadays"))  # "we were using X, but now ...": then against now
 _NOW_OR_AFTER: Final = _NOW | {"before", "until", "then"}  # "I had used X before switching to Y"
 
 
@@ -150,6 +157,22 @@ def _list_item(words: list[str]) -> bool:
         return False
     told = any(w in PAST_FORMS or (w.endswith("ed") and len(w) > 4) for w in words)  # "Ana argued for X"
     return not told and not find_triggers(words)
+
+
+def _replaced_now(after: list[str], names: set[int] | frozenset[int]) -> bool:
+    """Whether the clause after, which has ``names`` in it, says something else is used
+    now ("but now we change to Y"), not the same thing more or less ("now I'm using Y
+    too", "now we run 22.04", "now only for calls")."""
+    told = bool(_NOW_AGAINST.intersection(after)) and bool(names) and _STILL_TOO.isdisjoint(after)
+    return told and _reason(after) is None  # not "but now we are thinking about Y"
+
+
+_STILL_TOO: Final = word_set("still too also well only both")
+
+
+def _progressive_past(words: list[str]) -> bool:
+    """Whether a clause tells what was going on then: "we were using X"."""
+    return any(w in ("was", "were") and n.endswith("ing") and len(n) > 4 for w, n in pairwise(words))
 
 
 def _missed_back(words: list[str]) -> bool:
@@ -170,7 +193,7 @@ def _scope(lows: list[str], start: int, cue: int, end: int, reason: str) -> tupl
     ends where the story reaches now ("Marta had told me about X and now I use it"); for a
     rejection or an evaluation, from the cue to the next subject ("after comparing A and
     B we went with B")."""
-    if lows[cue] == "had":
+    if lows[cue] == "had" or lows[cue] in _HAD_CONTRACTED:
         return cue, next((i for i in range(cue + 2, end) if _opens_subject(lows, i) or lows[i] in _NOW_OR_AFTER), end)
     if lows[cue] in _WISHING and lows[cue + 1 : cue + 2] == ["that"]:
         return cue, end
@@ -185,12 +208,15 @@ def _opens_subject(lows: list[str], i: int) -> bool:
 
 
 def _pluperfect(words: list[str], i: int) -> bool:
-    """ "Khalid had used it before", "we had been using X": a past before the past, over by
-    the time of telling; not "had to" (a duty), "had a chat" (a plain past), a change that
-    still holds ("had switched to X"), nor a present perfect ("we've had")."""
+    """ "Khalid had used it before", "we had been using X", "we'd been using X": a past
+    before the past, over by the time of telling; not "had to" (a duty), "had a chat" (a
+    plain past), a change that still holds ("had switched to X"), nor a present perfect
+    ("we've had")."""
+    following = words[i + 1] if i + 1 < len(words) else ""
+    if words[i] in _HAD_CONTRACTED and following == "been":
+        return "still" not in words  # "'d been" is "had been" ("would" takes "have been")
     if words[i] != "had" or (i and words[i - 1] in _HAVE):
         return False
-    following = words[i + 1] if i + 1 < len(words) else ""
     if following in _CHANGE_VERBS:
         return False  # "I had switched to X years ago": the change still holds
     participle = finite_form(following) or (following.endswith("en") and len(following) > 3)  # "taken"

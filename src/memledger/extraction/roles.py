@@ -58,6 +58,11 @@ def owned_by_speaker(lows: list[str], j: int) -> bool:
     return _possessive(lows, j) is not None
 
 
+def possessive_of(lows: list[str], j: int) -> str | None:
+    """The "my" or "our" that owns the noun phrase ending at ``j``, if one does."""
+    return _possessive(lows, j)
+
+
 def _possessive(lows: list[str], j: int) -> str | None:
     """The "my" or "our" that owns the noun phrase ending at ``j``, if one does."""
     modifiers = 0
