@@ -40,6 +40,7 @@ _THIRD_AUXILIARIES: Final = frozenset(("has", "is", "does", "hasn't", "isn't", "
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
+_PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
 _CLAUSE_JOINS: Final = frozenset(("and", "but"))
 _CLOSED: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | AUXILIARIES | BE_FORMS
 
@@ -130,6 +131,8 @@ class ClauseSubjects:
             return self.inherited[0]  # "...; it depends on Meltano": the clause before's subject
         if item == "it" and (last := self.antecedent(index, _NAMED_KINDS)) is not None:
             return Party.of(last) if last.entity_type in ("project", "organization") else None  # the last named
+        if item in POSSESSIVE_USER and (before in _PARTITIVE or before == "of") and self._group_follows(index):
+            return None  # "half my lab writes ...", "most of our team uses ...": some of them, not the speaker
         if item in POSSESSIVE_USER and before not in PREPOSITIONS and not self._role_follows(index):
             if self._object_of_verb(index):
                 return None  # "Rangitane supervises my thesis and works at ...": "my" is in the object
@@ -140,6 +143,14 @@ class ClauseSubjects:
         if item == "team" and before == "whole":
             return self.speaker
         return None
+
+    def _group_follows(self, index: int) -> bool:
+        """Whether the possessive at ``index`` owns a group of people ("my lab", "our
+        nurses", "my friends"), not the speaker's things ("half our servers", "half my
+        day") or time."""
+        following = self.words[index + 1] if index + 1 < len(self.words) else ""
+        group = names_people(following) or following in gz.ORG_SUFFIXES or following.removesuffix("s") in gz.ROLES
+        return group and "me" not in self.words  # not "Half my lab, including me, writes ..."
 
     def _where_clause_ends(self, position: int) -> bool:
         """Whether a "where" clause ends right before the trigger, which is then the verb of
@@ -161,6 +172,7 @@ class ClauseSubjects:
         new_subject = last_comma < index and self.words[position] not in ("at", "on")
         after_verb = before == "," or (before == "and" and index >= 2 and not self._is_party(index - 2))
         determined = (before == "," or opens_complement(self.words, index)) and item in DETERMINERS
+        after_verb = after_verb or opens_complement(self.words, index)  # "I'm sure our accountant uses X"
         role = after_verb and item in POSSESSIVE_USER and self._role_follows(index) and not self._apposed(index)
         if (determined or role) and new_subject:
             return True

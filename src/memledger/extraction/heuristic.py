@@ -160,7 +160,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "35"
+    version = "36"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -236,6 +236,7 @@ def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edg
 
 
 _OWNING: Final = frozenset(("have", "run", "own"))
+_FORMER: Final = frozenset(("former", "previous", "ex"))
 _NAMED: Final = "name"  # stands for a word of a name while the polarity cues are read
 _STANDING_IN: Final = frozenset(("it", "them"))  # what an object named before is called again
 
@@ -353,7 +354,8 @@ def _owned(items: list[Item], index: int) -> bool:
     if before in POSSESSIVE_USER:
         return True
     described = isinstance(before, str) and before.isalpha() and before.islower() and not before.endswith("s")
-    return described and index >= 2 and items[index - 2] in POSSESSIVE_USER and before not in gz.ROLES
+    former = before in _FORMER  # "my former Dell": the speaker's once
+    return described and not former and index >= 2 and items[index - 2] in POSSESSIVE_USER and before not in gz.ROLES
 
 
 def _leads(items: list[Item], index: int) -> bool:

@@ -168,6 +168,8 @@ def _replaced_now(after: list[str], names: set[int] | frozenset[int]) -> bool:
 
 
 _STILL_TOO: Final = word_set("still too also well only both")
+# Verbs of losing or leaving after a refusal, which then keeps the thing: "I refuse to let go of X".
+_LOSING: Final = word_set("let part without stop give lose quit abandon drop ditch leave")
 
 
 def _progressive_past(words: list[str]) -> bool:
@@ -257,7 +259,8 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
         if word in NEGATORS and following not in _NOT_NEGATING and not _DOUBLE_NEGATIVE & set(words[i:]):
             return i, "negated"
         chosen_against = word in _CHOOSING and following == "against"
-        if word in REJECTIONS or pair in REJECTION_PHRASES or chosen_against:
+        kept = word in REJECTIONS and not _LOSING.isdisjoint(words[i + 1 : i + 5])  # "I refuse to part with X"
+        if (word in REJECTIONS and not kept) or pair in REJECTION_PHRASES or chosen_against:
             return i, "rejected"
         if word in UNSETTLED or pair in UNSETTLED_PHRASES:
             return i, "unsettled"
