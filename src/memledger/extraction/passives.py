@@ -30,9 +30,9 @@ _NO_INSTRUMENT: Final = word_set(
 )
 _THEIR: Final = word_set("his her their your")
 _SUBJECT_STOPS: Final = _JOINING | word_set(", ; : . ( because when while")
-_PRICED: Final = word_set("billed paid charged priced invoiced quoted")
-_WITH_SPEAKER: Final = word_set("our me us")
-_RELATIVE_STOPS: Final = word_set("who that which , ; because when while")  # "... billed in GBP": a currency
+_PRICED: Final = word_set("billed paid charged priced invoiced quoted")  # "... billed in GBP": a currency
+_WITH_SPEAKER: Final = word_set("our me us")  # doers the speaker is among: "our team", "my family and me"
+_RELATIVE_STOPS: Final = word_set("who that which , ; because when while")  # where the doers' phrase ends
 
 
 def passive_edges(
