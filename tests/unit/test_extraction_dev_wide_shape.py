@@ -33,6 +33,7 @@ SETS = {
     "extraction_dev_wide19.jsonl": (320, 31),
     "extraction_dev_wide20.jsonl": (320, 32),
     "extraction_dev_wide21.jsonl": (320, 29),
+    "extraction_dev_wide22.jsonl": (320, 25),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -90,7 +91,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The twenty-second set waits for the next release's first look (docs/extraction-sets.md):
+    """The twenty-third set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide21.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "42681bc8da271f60e00fe7c885391d0532db7ac2827e30e404dc29544942e1fe"
+    data = (ROOT / "tests/data/extraction_dev_wide22.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "51bbfd8074e7a2ea24d719fb2e629f6691c9d15ca95835079d2f953c798eecfa"

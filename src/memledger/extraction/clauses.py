@@ -19,7 +19,7 @@ from memledger.extraction import lexicon
 from memledger.extraction.clause_objects import ClauseObject, contrast_context, project_frame, split_contrast
 from memledger.extraction.clause_subjects import ClauseSubjects, after_bracket
 from memledger.extraction.clause_switches import retractions, switched
-from memledger.extraction.control import infinitive_of
+from memledger.extraction.control import infinitive_of, made_to
 from memledger.extraction.episodes import TIME_NOUNS, former_setting
 from memledger.extraction.noun_types import common_noun
 from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mention, Party, Sentence, named_team, word_set
@@ -327,7 +327,9 @@ class _ClauseReader:
             if kind in ("DEPEND", "DEPENDED") and self.subjects.defaulted and _third_person(self.words[first.start]):
                 subjects = []  # "- depends on: X, Y" in a note: a thing's dependency, not the writer's use
             self.last_subjects = subjects or self.last_subjects
-            controlled = infinitive_of(self.words, first.start)
+            controlled = infinitive_of(self.words, first.start) or (
+                "speaker" if made_to(self.words, first.start) else None
+            )
             subjects = [] if controlled == "asked" else [self.speaker] if controlled else subjects
             if subjects and objects:
                 edges.extend(self._edges(kind, first, triggers[index], subjects, objects))
@@ -348,9 +350,16 @@ class _ClauseReader:
 
     def _unreal(self, trigger: Trigger) -> bool:
         """Whether a trigger tells what is not done: "rather die than use X", "X over running
-        Y" (the side refused), a change that did not happen ("I almost gave up on X")."""
+        Y" (the side refused), a change or choice that did not happen ("I almost gave up on
+        X", "we almost went with X")."""
         before = self.words[max(0, trigger.start - 2) : trigger.start]
-        changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE") and before[-1:] in (["almost"], ["nearly"])
+        almost = before[-1:] in (["almost"], ["nearly"])
+        told = (
+            trigger.kind != "DECIDE" or self.words[trigger.start] in PAST_FORMS or participle(self.words[trigger.start])
+        )
+        changed = (
+            trigger.kind in ("SWITCH", "RETRACT", "LEAVE", "DECIDE") and almost and told
+        )  # not "almost always go with"
         ranked = trigger.kind == "WORK_ON" and self.words[trigger.end : trigger.end + 1] in ([j] for j in JOBS)
         contrast = "than" in before or before == ["instead", "of"] or self._over(trigger.start)  # "X over using Y"
         return contrast or changed or ranked or self._tried(trigger)  # "lead developer": a job
@@ -489,7 +498,9 @@ class _ClauseReader:
     ) -> list[Edge]:
         if self._negated(trigger):
             return retractions(kind, subjects, objects, self.confidence)
-        if self._intended(trigger) and kind not in ("WORK_WITH", "KNOW", "PART", "AT"):
+        kept_on = trigger.kind == "KEEP" and last is not trigger  # "I keep telling him we should move it to X"
+        intended = self._intended(trigger) or (kept_on and self._intended(last))
+        if intended and kind not in ("WORK_WITH", "KNOW", "PART", "AT"):
             return []
         if kind == "SWITCH" and self.words[trigger.end : trigger.end + 1] in (["us"], ["me"]):
             subjects = [self.speaker]  # "Olumide switched us to X": the speaker's tools changed

@@ -26,6 +26,8 @@ _ASKING: Final = (
     | word_set("told tell tells telling urged urging pushing pushed pushes begged begging")
 )
 _SPEAKER_OBJECTS: Final = word_set("me us")
+_NOT_DOERS: Final = word_set("please just and to")  # "Please let me use X": a request
+_LENDERS: Final = word_set("his her their your")  # "lets me use her Kindle": hers, lent
 _CAUSING: Final = word_set("make makes made making let lets have has had help helps helped")
 # Verbs that put someone on a service: "got me on X", "signed us up with X".
 _PLACING: Final = word_set("got get gets put puts signed sign signs set sets added adds invited switched moved hooked")
@@ -62,6 +64,17 @@ def speaker_object(lows: list[str], verb: int, prep: int) -> bool:
         rest = rest[1:]  # "got me hooked on X", "got us set up with X"
     placed = lows[verb] in _PLACING and set(rest) <= VERB_PARTICLES  # not "Fatima texted me on Signal"
     return placed or (lows[verb] in _CAUSING and bool(rest) and rest[0] not in DETERMINERS)
+
+
+def made_to(words: list[str], verb: int) -> bool:
+    """Whether the bare verb at ``verb`` is what someone lets or makes the speaker do
+    ("my boss finally let us use X", "she made me use Y"): the speaker's doing; not a
+    proposal ("Let me use X for this"), nor someone's thing lent ("lets me use her X")."""
+    if verb < 3 or words[verb - 1] not in _SPEAKER_OBJECTS or words[verb - 2] not in _CAUSING:
+        return False
+    doer = words[verb - 3]
+    lent = any(w in _LENDERS for w in words[verb + 1 : verb + 3])
+    return (doer == "" or doer.isalpha()) and doer not in _NOT_DOERS and not lent  # "" stands for a name
 
 
 def causing_verb(lows: list[str], prep: int) -> int | None:

@@ -51,7 +51,7 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         return []  # "Packing: X, passport": what to take, not what is used
     if not _PROSE_SUBJECTS.isdisjoint(lows[label_end + 1 :]) or "please" in lows[label_end + 1 :]:
         return []  # "Bit of context: I'm a site manager, ...": prose; "Request: please add X": a request
-    owner = _label_owner(sentence.mentions, label_end) or speaker
+    owner = _label_owner(sentence.mentions, lows, label_end) or speaker
     relation = "DECIDED" if DECISION_WORDS.intersection(lows[: max(label_end, 0)]) else "USES"
     noted_style = label_end >= 0 or any(low in _LABEL_MARKS for low in lows)
     by_end = {m.end: m for m in sentence.mentions}
@@ -61,7 +61,7 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         if tool.entity_type not in ("tool", "concept") or lead < 0 or lead < label_end or ranked(sentence, tool):
             continue
         listed = label_end >= 0 and (lead == label_end or lows[lead] in _ITEM_BREAKS) and not _told(lows, tool.end)
-        listed = listed and not on_trial(lows, tool.end)
+        listed = listed and not on_trial(lows, tool.end) and not _left(lows, label_end, tool.end)
         led = lows[lead] in _NOTE_LEADS and (noted_style or lows[lead] not in ("in", "via")) and lows[lead] != ":"
         if listed or led:
             person = by_end.get(lead)
@@ -119,6 +119,14 @@ def ranked(sentence: Sentence, tool: Mention) -> bool:
     return before == ">" or ranked_after or preferred_in_note(sentence, tool)
 
 
+def _left(lows: list[str], label_end: int, end: int) -> bool:
+    """Whether a name before an arrow under a label of change is the one left ("Switched:
+    Evernote -> Obsidian")."""
+    label = lows[:label_end]
+    changed = any(t.kind in ("SWITCH", "LEAVE", "RETRACT") for t in find_triggers(label))
+    return changed and lows[end : end + 1] != [] and lows[end] in ARROWS
+
+
 def on_trial(lows: list[str], end: int) -> bool:
     """Whether brackets right after a name mark it as not adopted yet: "Klaviyo (trial)",
     "X (on trial, undecided)"; not "(trial balance exports)", "(pending config)"."""
@@ -165,7 +173,12 @@ def _label_end(lows: list[str]) -> int:
     return -1
 
 
-def _label_owner(mentions: list[Mention], label_end: int) -> Party | None:
-    """The project a label names ("Stack (Inkwell):"), whose tools the line lists."""
+def _label_owner(mentions: list[Mention], lows: list[str], label_end: int) -> Party | None:
+    """The project a label names ("Stack (Inkwell):"), whose tools the line lists, or the
+    organization a label says uses them ("Riverbend Allotments uses:")."""
     named = [m for m in mentions if m.end <= label_end and m.entity_type == "project"]
-    return Party.of(named[0]) if named else None
+    if named:
+        return Party.of(named[0])
+    using = lows[label_end - 1 : label_end] in (["uses"], ["use"])
+    owners = [m for m in mentions if m.end == label_end - 1 and m.entity_type == "organization"]
+    return Party.of(owners[0]) if using and owners else None
