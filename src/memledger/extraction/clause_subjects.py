@@ -43,6 +43,7 @@ _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
 _PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
 _CLAUSE_JOINS: Final = frozenset(("and", "but"))
 _CLOSED: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | AUXILIARIES | BE_FORMS
+_NOT_IN_PHRASE: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | _JOINING  # a subject's words
 
 
 def after_bracket(clause: Clause) -> bool:
@@ -149,7 +150,7 @@ class ClauseSubjects:
         nurses", "my friends"), not the speaker's things ("half our servers", "half my
         day") or time."""
         following = self.words[index + 1] if index + 1 < len(self.words) else ""
-        group = names_people(following) or following in gz.ORG_SUFFIXES or following.removesuffix("s") in gz.ROLES
+        group = names_people(following) or following in gz.ORG_SUFFIXES
         return group and "me" not in self.words  # not "Half my lab, including me, writes ..."
 
     def _where_clause_ends(self, position: int) -> bool:
@@ -170,9 +171,9 @@ class ClauseSubjects:
         ours (unless it names people)."""
         item, before = self.items[index], self.items[index - 1] if index else ""
         new_subject = last_comma < index and self.words[position] not in ("at", "on")
-        after_verb = before == "," or (before == "and" and index >= 2 and not self._is_party(index - 2))
-        determined = (before == "," or opens_complement(self.words, index)) and item in DETERMINERS
-        after_verb = after_verb or opens_complement(self.words, index)  # "I'm sure our accountant uses X"
+        complement = before == "," or opens_complement(self.words, index)  # "I'm sure our accountant uses X"
+        determined = complement and item in DETERMINERS
+        after_verb = complement or (before == "and" and index >= 2 and not self._is_party(index - 2))
         role = after_verb and item in POSSESSIVE_USER and self._role_follows(index) and not self._apposed(index)
         if (determined or role) and new_subject:
             return True
@@ -204,14 +205,12 @@ class ClauseSubjects:
         phrase = items[index + 1 : k]
         if not phrase or len(phrase) > 5:
             return False
-        for word in phrase:
-            if isinstance(word, str) and (not word.isalpha() or word in PREPOSITIONS or word in BOUNDARIES):
-                return False
-            if isinstance(word, str) and (word in SUBJECT_PRONOUNS or word in THIRD_PERSON or word in _JOINING):
-                return False
-        after_pronoun = (j for j in range(last_subject + 1, lead - 1) if items[j - 1] in SUBJECT_PRONOUNS)
-        verbs = (j for j in range(last_subject + 1, lead - 1) if self._verb_at(j) or finite_form(self.words[j]))
-        return next(after_pronoun, None) is not None or next(verbs, None) is not None  # "I study X at Y, and ..."
+        if any(isinstance(w, str) and (not w.isalpha() or w in _NOT_IN_PHRASE) for w in phrase):
+            return False
+        return any(  # a verb after the subjects before: "I study X at Y, and ..."
+            items[j - 1] in SUBJECT_PRONOUNS or self._verb_at(j) or finite_form(self.words[j])
+            for j in range(last_subject + 1, lead - 1)
+        )
 
     def _object_of_verb(self, index: int) -> bool:
         """Whether the possessive at ``index`` follows a subject and its finite verb, and so

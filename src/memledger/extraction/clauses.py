@@ -177,9 +177,8 @@ def _main_verb(items: list[Item], k: int) -> bool:
     word = items[k]
     if not isinstance(word, str) or word in BE_FORMS or word in _OWNERS or word in PREPOSITIONS:
         return False
-    if not finite_form(word):
-        return False
-    return word in PAST_FORMS or word.endswith("ed") or k == 0 or items[k - 1] not in _OWNERS
+    past = word in PAST_FORMS or word.endswith("ed")
+    return finite_form(word) and (past or k == 0 or items[k - 1] not in _OWNERS)
 
 
 def _third_person(verb: str) -> bool:
@@ -353,13 +352,10 @@ class _ClauseReader:
         Y" (the side refused), a change or choice that did not happen ("I almost gave up on
         X", "we almost went with X")."""
         before = self.words[max(0, trigger.start - 2) : trigger.start]
-        almost = before[-1:] in (["almost"], ["nearly"])
-        told = (
-            trigger.kind != "DECIDE" or self.words[trigger.start] in PAST_FORMS or participle(self.words[trigger.start])
-        )
-        changed = (
-            trigger.kind in ("SWITCH", "RETRACT", "LEAVE", "DECIDE") and almost and told
-        )  # not "almost always go with"
+        verb = self.words[trigger.start]
+        past = verb in PAST_FORMS or participle(verb)  # "almost went with X"; not "almost always go with X"
+        almost = before[-1:] in (["almost"], ["nearly"]) and (trigger.kind != "DECIDE" or past)
+        changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE", "DECIDE") and almost
         ranked = trigger.kind == "WORK_ON" and self.words[trigger.end : trigger.end + 1] in ([j] for j in JOBS)
         contrast = "than" in before or before == ["instead", "of"] or self._over(trigger.start)  # "X over using Y"
         return contrast or changed or ranked or self._tried(trigger)  # "lead developer": a job

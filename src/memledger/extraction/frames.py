@@ -12,9 +12,8 @@
 
 from __future__ import annotations
 
-import itertools
 from functools import cached_property
-from itertools import pairwise
+from itertools import pairwise, takewhile
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
@@ -251,7 +250,7 @@ def _habit(lows: list[str], verb: int, prep: int) -> bool:
         end += 1
     said, more = lows[verb:end], []
     if lows[end : end + 1] == [","] and lows[end + 1 : end + 2] in (["like"], ["as"], ["which"]):
-        more = list(itertools.takewhile(lambda w: w not in _CLAUSE_ENDS, lows[end + 2 :]))  # about the same doing
+        more = list(takewhile(lambda w: w not in _CLAUSE_ENDS, lows[end + 2 :]))  # about the same doing
     used_again = lows[end + 1 : end + 2] == ["which"] and not {"use", "uses"}.isdisjoint(more)
     return used_again or not _HOLDING_NOW.isdisjoint(said + more) or ("as", "usual") in pairwise(said)
 

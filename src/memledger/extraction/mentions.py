@@ -340,12 +340,16 @@ def _find_lowercase_projects(f: NameFinder) -> None:
         named = f.prev(i) == "project" and low.isalpha() and low not in NOT_PROJECT_NAMES and not headed
         named = named and low not in gz.ROLES  # "my group project partner": a role, not a project's name
         named = named and low not in _PROJECT_CUE_WORDS and not _participle(low)  # "a project called X"
-        verb = (
-            low.endswith("s") and not low.endswith("ss") and any(t.start == 0 for t in find_triggers(f.lows[i : i + 3]))
-        )
-        named = named and not verb  # "our vineyard project relies on X"; not "project build", "project atlas"
+        named = named and not _third_person_verb(f.lows, i)  # "our vineyard project relies on X"
         if called or labelled or named:
             f.add(Mention(f.words[i], "project", 0.8, i, i + 1))
+
+
+def _third_person_verb(lows: list[str], i: int) -> bool:
+    """Whether the word at ``i`` opens a verb phrase in the third person ("relies on X");
+    not "project build", "project atlas"."""
+    low = lows[i]
+    return low.endswith("s") and not low.endswith("ss") and any(t.start == 0 for t in find_triggers(lows[i : i + 3]))
 
 
 def _participle(low: str) -> bool:

@@ -6,7 +6,7 @@ unless the line weighs options. Pure."""
 
 from __future__ import annotations
 
-import itertools
+from itertools import takewhile
 from typing import Final
 
 from memledger.extraction.patterns import (
@@ -100,10 +100,10 @@ def preferred_in_note(sentence: Sentence, tool: Mention) -> bool:
     """Whether a note ranks the name first: "Yousician > Fender Play", and in a labelled
     line without verbs "prefs: Aeroplan over Avios"."""
     after = sentence.lows[tool.end : tool.end + 1]
-    if after == [">"]:
-        return True
+    if after != ["over"]:
+        return after == [">"]
     rival = any(m.start == tool.end + 1 for m in sentence.mentions)
-    return after == ["over"] and rival and _verbless_note(sentence.lows)
+    return rival and _verbless_note(sentence.lows)
 
 
 def _verbless_note(lows: list[str]) -> bool:
@@ -132,7 +132,7 @@ def on_trial(lows: list[str], end: int) -> bool:
     "X (on trial, undecided)"; not "(trial balance exports)", "(pending config)"."""
     if lows[end : end + 1] != ["("]:
         return False
-    inside = list(itertools.takewhile(lambda w: w != ")", lows[end + 1 : end + 6]))
+    inside = list(takewhile(lambda w: w != ")", lows[end + 1 : end + 6]))
     return any(
         w in ITEM_STATUS_UNSETTLED and inside[k + 1 : k + 2] in ([], [","], ["only"]) for k, w in enumerate(inside)
     )

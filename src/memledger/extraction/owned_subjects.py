@@ -65,16 +65,20 @@ def _modifies(words: list[str], lows: list[str], end: int) -> bool:
 def someone(noun: str) -> bool:
     """Whether a noun names people ("partner", "kids", "handyman", "salespeople"): their
     doing is not the speaker's."""
-    forms = (noun, noun[:-1]) if noun.endswith("s") else (noun,)
-    return any(f in gz.ROLES or f in JOBS for f in forms) or people_by_ending(noun)
+    return any(f in gz.ROLES or f in JOBS for f in _singular_too(noun)) or people_by_ending(noun)
 
 
 def names_people(noun: str) -> bool:
     """Whether a noun can only name people ("the doctors", "the other teams", "all my
     family", "the security folks"), where ``someone`` also takes words of work ("jobs")."""
-    forms = (noun, noun[:-1]) if noun.endswith("s") else (noun,)
+    forms = _singular_too(noun)
     listed = any(f in gz.ROLES or f in JOB_TITLES or f in TEAM_NOUNS or f in PEOPLE_NOUNS for f in forms)
     return listed or people_by_ending(noun)
+
+
+def _singular_too(noun: str) -> tuple[str, ...]:
+    """A noun, and its singular if it may be a plural in "-s" ("nurses": "nurse")."""
+    return (noun, noun[:-1]) if noun.endswith("s") else (noun,)
 
 
 def people_by_ending(noun: str) -> bool:

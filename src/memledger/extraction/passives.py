@@ -4,7 +4,7 @@ depends on X and is led by Y". An unnamed patient of a verb of use is the speake
 
 from __future__ import annotations
 
-import itertools
+from itertools import takewhile
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
@@ -70,7 +70,7 @@ def passive_edges(
 def _others(doers: list[str]) -> bool:
     """Whether the unnamed doers after "by" are people other than the speaker ("all my
     family", "the nurses"); not "our team", "my family and me"."""
-    phrase = list(itertools.takewhile(lambda w: w not in _RELATIVE_STOPS, doers))  # not "a family who cooked us ..."
+    phrase = list(takewhile(lambda w: w not in _RELATIVE_STOPS, doers))  # not "a family who cooked us ..."
     return any(names_people(w) for w in phrase) and _WITH_SPEAKER.isdisjoint(phrase)
 
 

@@ -42,7 +42,7 @@ def said_as_ours(lows: list[str], start: int) -> bool:
     """Whether the role before the name at ``start`` is introduced by "our" ("our
     accountant, Mrs. Okafor")."""
     _, role_start = _role_before_name(lows, start)
-    return _possessive(lows, role_start - 1) == "our"
+    return possessive_of(lows, role_start - 1) == "our"
 
 
 def owned_role(words: list[str], j: int) -> bool:
@@ -55,15 +55,10 @@ def owned_role(words: list[str], j: int) -> bool:
 def owned_by_speaker(lows: list[str], j: int) -> bool:
     """Whether "my"/"our" owns the noun phrase ending at ``j``, past its adjectives and
     up to two plain modifiers ("my travel buddy", "our old pottery teacher")."""
-    return _possessive(lows, j) is not None
+    return possessive_of(lows, j) is not None
 
 
 def possessive_of(lows: list[str], j: int) -> str | None:
-    """The "my" or "our" that owns the noun phrase ending at ``j``, if one does."""
-    return _possessive(lows, j)
-
-
-def _possessive(lows: list[str], j: int) -> str | None:
     """The "my" or "our" that owns the noun phrase ending at ``j``, if one does."""
     modifiers = 0
     while j >= 0 and (lows[j] in ROLE_ADJECTIVES or (_plain(lows[j]) and modifiers < 2)):
