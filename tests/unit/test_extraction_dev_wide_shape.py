@@ -34,6 +34,7 @@ SETS = {
     "extraction_dev_wide20.jsonl": (320, 32),
     "extraction_dev_wide21.jsonl": (320, 29),
     "extraction_dev_wide22.jsonl": (320, 25),
+    "extraction_dev_wide23.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -91,7 +92,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The twenty-third set waits for the next release's first look (docs/extraction-sets.md):
+    """The twenty-fourth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide22.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "51bbfd8074e7a2ea24d719fb2e629f6691c9d15ca95835079d2f953c798eecfa"
+    data = (ROOT / "tests/data/extraction_dev_wide23.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "cbe64dbaf872f79e635e2d07a1b7500a6117bcc88f38d5f686710eb96225491f"

@@ -305,7 +305,7 @@ class ClauseSubjects:
         its comma, closed by a comma of its own ("Tern, our ingestion service, is ..."; not
         "Hi Ana, our team moved ...", "For Kestrel, our team ...")."""
         named = index >= 2 and isinstance(self.items[index - 2], Mention)
-        closed = "," in self.items[index + 1 : index + 5]
+        closed = "," in self.items[index + 1 : index + 7]
         return named and closed and (index < 3 or self.items[index - 3] not in PREPOSITIONS)
 
     def antecedent(self, index: int, kinds: tuple[str, ...]) -> Mention | None:

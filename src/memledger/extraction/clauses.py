@@ -89,6 +89,7 @@ _THEN_OR_NOW: Final = frozenset({("these", "days"), ("back", "when"), ("when", "
 _WHEN: Final = word_set("last this next yesterday today tonight so then")
 _SETTINGS: Final = ("at", "in", "on")  # an opening phrase of place, not a note's bare verb
 _RUNNING: Final = ("run", "runs", "ran", "running")  # "Ferdinand runs the Saltash renovation": leads it
+_HEADING: Final = ("manage", "own", "co-own")  # "I manage Lantern Yard Dance Studio": their workplace
 _ON_VERBS: Final = frozenset(
     ("been", ",", "play", "plays", "played", "playing", "serve", "serves", "served", "serving", "sit", "sits", "sat")
 )
@@ -192,6 +193,23 @@ def _gerund(word: str) -> bool:
     return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
 
 
+def _employed(words: list[str], at: int) -> bool:
+    """Whether the speaker's job stands before "at" ``at``: "I'm a teaching assistant at",
+    "I've been the night porter at" (at most three words of the job after its article)."""
+    for k in range(at - 2, max(at - 5, 0) - 1, -1):
+        if words[k] in ("a", "an", "the"):
+            job = words[k + 1 : at]
+            return k >= 1 and words[k - 1] in _BEING and all(w.isalpha() and w not in NOT_WORKPLACE for w in job)
+        if not words[k].isalpha():
+            return False
+    return False
+
+
+def _given_up(words: list[str]) -> bool:
+    """ "was going to", "were gonna": a plan of the past, so not done."""
+    return any(w in ("going", "gonna") and k and words[k - 1] in ("was", "were") for k, w in enumerate(words))
+
+
 def _would_love(window: list[str], verb: str) -> bool:
     """Whether "would like/love" wishes the verb at the end of ``window`` or the verb
     itself ("I'd love a X", "we'd like to move to X")."""
@@ -266,7 +284,15 @@ def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject
         objects = [obj for obj in objects if obj.gap[:1] not in _UNDECIDED]  # "deciding between X and Y"
     if kind == "DECIDE":
         objects = [obj for obj in objects if "against" not in obj.gap]  # "we decided against it"
+    if kind in ("USE", "DECIDE", "PREFER", "LIKE"):  # "went with Envision from Rusada": its maker
+        objects = [obj for k, obj in enumerate(objects) if not (k and _maker(objects[k - 1], obj))]
     return [obj for obj in objects if not _topic(obj)]
+
+
+def _maker(product: ClauseObject, obj: ClauseObject) -> bool:
+    """Whether ``obj`` names the maker of the tool named just before it ("Envision from Rusada")."""
+    named_tool = product.mention is not None and product.mention.entity_type == "tool"
+    return named_tool and obj.gap in (["from"], ["from", "the"])
 
 
 def _topic(obj: ClauseObject) -> bool:
@@ -562,6 +588,11 @@ class _ClauseReader:
             return "WORKS_ON" if self._runs_undertaking(trigger, obj) else None
         if kind == "USE" and entity_type == "organization" and self.words[trigger.start] in WORK_VERBS:
             return "PART_OF"  # "I work in Sunvale Hospital": a workplace, not a tool
+        verb, before = self.words[trigger.start], self.words[trigger.start - 1] if trigger.start else ""
+        heads = verb in _RUNNING or verb in _HEADING
+        team = obj.target is not None and named_team(obj.target.name)
+        if heads and before in ("i", "we") and entity_type == "organization" and not team:
+            return "PART_OF" if _slot(obj.gap) <= SLOT_GAP else None  # "I run Thimble & Moss": their business
         if kind == "AT" and not self._workplace(trigger, obj):
             return None
         return RELATIONS.get(kind, {}).get(entity_type)
@@ -601,7 +632,7 @@ class _ClauseReader:
             return True
         being = before in _BEING  # "I'm at Acme", "been at Tarrowby six years"
         words = self.words
-        employed = trigger.start >= 3 and words[trigger.start - 2] in ("a", "an") and words[trigger.start - 3] in _BEING
+        employed = _employed(words, trigger.start)
         return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES or being or employed
 
     def _role_owner(self, trigger: Trigger) -> Party | None:
@@ -626,13 +657,21 @@ class _ClauseReader:
             return False  # "we may use Jira now, not sure": a hedge about the present
         may = any(w == "may" and k and window[k - 1] in SUBJECT_PRONOUNS for k, w in enumerate(window))
         # "we were going to use Kafka": a plan that was given up; "trying to decide between": undecided
-        planned = any(w in ("going", "gonna") and k and window[k - 1] in ("was", "were") for k, w in enumerate(window))
+        planned = _given_up(window) or (window[-1:] == ["and"] and self._given_up_before(trigger.start))
         deciding = trigger.kind == "DECIDE" and window[-2:-1] in _STILL_DECIDING and window[-1:] == ["to"]
         verb = self.words[trigger.start]
         done = participle(verb) or verb in PAST_FORMS or not {"have", "has", "'ve"}.isdisjoint(window)
         coming = trigger.kind == "SWITCH" and not done and _next_span(self.words)  # "we're moving to X next month"
         # "we may adopt X": a possibility, not the month
         return may or planned or deciding or coming or any(w in INTENTS for w in window)
+
+    def _given_up_before(self, start: int) -> bool:
+        """Whether the verb before "and" at ``start`` was a plan given up, with no subject
+        between ("I was going to sign up and use X"): the second verb is planned with it."""
+        before = self.words[:start]
+        k = next((k for k in range(len(before) - 1, 0, -1) if before[k] in ("going", "gonna")), 0)
+        subject = any(w in SUBJECT_PRONOUNS for w in before[k + 1 :])
+        return bool(k) and _given_up(before[k - 1 : k + 1]) and not subject
 
     def _negated(self, trigger: Trigger) -> bool:
         window = self.words[max(0, trigger.start - 3) : trigger.start]

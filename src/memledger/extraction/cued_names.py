@@ -131,9 +131,18 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             i += 1
             continue
         word = f.words[i]
-        if f.taken[i] or (word.islower() and "." not in word) or not name_like(word) or _plain_word(word):
+        if f.taken[i] or (word.islower() and "." not in word) or not name_like(word):
             i += 1
             continue
+        if _plain_word(word) or i in f.initial:
+            end = chunk_end(f, i)
+            if _apposed_work(f, end):  # "Firefly, my home lighting project, depends on ..."
+                f.add(Mention(span_text(f.words[i:end]), "project", 0.75, i, end))
+                i = end
+                continue
+            if _plain_word(word):
+                i += 1
+                continue
         if _title(f, i):
             i += 1  # "Professor Mekdes Haile", "Chef Ayse": the name is the person's, without the title
             continue
@@ -220,6 +229,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.7, start, end)  # "Windward Paddlers": a group
     if end - start > 1 and last in PROJECT_NOUNS:
         return Mention(name, "project", 0.8, start, end)
+    if end - start > 1 and last in gz.TOOL_KIND and f.prev(start) in _PRODUCT_DETERMINERS:
+        return Mention(name, "tool", 0.7, start, end)  # "a Breville Barista Express": a product's whole name
     for rule in (_as_person_by_role, _as_project, _as_org, _as_person, _as_tool):
         mention = rule(f, name, start, end)
         if mention is not None:
@@ -273,6 +284,7 @@ def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | Non
     product = after in PRODUCT_NOUNS and before not in POSSESSIVES  # "the Fitbod app": a product
     cued = before in PROJECT_CUES or (after in PROJECT_NOUNS and not product) or named_as(f, start, CALLED_PROJECT)
     cued = cued or worked_on or _migrated(f, start, end) or _made_and_called(f, start) or _work_noun_after(f, end)
+    cued = cued or _apposed_work(f, end)
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)
     return None
@@ -288,7 +300,24 @@ def _work_noun_after(f: NameFinder, end: int) -> bool:
     return described and f.words[k][:1].islower() and f.next(k, 1) in PROJECT_NOUNS - _COMPONENTS
 
 
+def _apposed_work(f: NameFinder, end: int) -> bool:
+    """Whether the name before ``end`` is set beside the speaker's piece of work between
+    commas, with a verb after ("Firefly, my home lighting project, depends on ..."): the
+    subject is that work, however ordinary its word or its place in the sentence."""
+    if f.next(end) != "," or f.next(end, 1) not in POSSESSIVES:
+        return False
+    k = end + 2
+    while k < len(f.words) and k - end < 6 and f.lows[k] not in PROJECT_NOUNS:
+        if not (f.words[k].islower() and (f.lows[k].isalpha() or f.lows[k] == "'s" or "-" in f.lows[k])):
+            return False
+        k += 1
+    following = f.next(k, 2)
+    verb = finite_form(following) or following in BE_FORMS or following in AUXILIARIES
+    return f.next(k) in PROJECT_NOUNS and f.next(k, 1) == "," and verb
+
+
 _APPOSITION_OPENERS: Final = word_set("the our my a an")
+_PRODUCT_DETERMINERS: Final = word_set("a an the my our his her their")
 # Nouns that head an institution's "<Noun> of <Name>": not "Power of Attorney".
 _INSTITUTION_HEADS: Final = word_set(
     "university college institute school bank church museum ministry department academy society council "
@@ -365,7 +394,9 @@ def _after_institution(f: NameFinder, start: int) -> bool:
     lower-case noun for an institution is that institution's."""
     noun = f.prev(start)
     written = start >= 1 and f.words[start - 1].islower()
-    return written and (noun in CALLED_ORG or noun in gz.ORG_SUFFIXES) and noun not in ("client", "customer")
+    plural = name_guess.plural_noun(noun) and noun not in CALLED_ORG  # "our vets Nnamdi Oduya and ...": people
+    institution = noun in CALLED_ORG or noun in gz.ORG_SUFFIXES
+    return written and not plural and institution and noun not in ("client", "customer")
 
 
 def _as_person(f: NameFinder, name: str, start: int, end: int) -> Mention | None:

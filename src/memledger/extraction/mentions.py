@@ -204,7 +204,7 @@ def _find_known(f: NameFinder) -> None:
 
 def _longest_known(f: NameFinder, i: int) -> tuple[int, Mention] | None:
     low = f.lows[i]
-    if f.taken[i]:
+    if f.taken[i] or _inside_a_name(f, i):
         return None
     for length in gz.known_lengths(f.lows, i):
         phrase = " ".join(f.lows[i : i + length]) if length > 1 else low
@@ -214,8 +214,9 @@ def _longest_known(f: NameFinder, i: int) -> tuple[int, Mention] | None:
         if phrase in gz.NEEDS_CAPITAL and not _capital_ok(f, i, length, surface):
             continue
         mention = _known_mention(f, phrase, surface, i, i + length)
-        if mention.entity_type in ("tool", "organization") and surface[:1].isupper():
-            mention = _extended(f, mention)
+        following = f.words[i + length] if i + length < len(f.words) else ""
+        if mention.entity_type in ("tool", "organization") and (surface[:1].isupper() or following[:1].isupper()):
+            mention = _extended(f, mention)  # "ikea Kallax": a lower-case writer's name, capitalised as unknown
         return mention.end - i, mention
     if "-" in low:
         head, _, tail = low.partition("-")
@@ -234,7 +235,9 @@ def _extended(f: NameFinder, mention: Mention) -> Mention:
         if _model_code(word) or model_number(f, end, mention.start):
             end += 1
             break
-        if not word[:1].isupper() or common_word(low) or _is_known(low) or gz.is_given_name(low) or low in gz.PLACES:
+        known_apart = _is_known(low) and not _model_word(mention, low)
+        plain = common_word(low) and not _name_goes_on(f, end + 1)  # "Cricut Design Space": a name goes on
+        if not word[:1].isupper() or plain or known_apart or gz.is_given_name(low) or low in gz.PLACES:
             break
         end += 1
     while mention.kind is not None and end > mention.end and _plural(f.lows[end - 1]):
@@ -245,6 +248,47 @@ def _extended(f: NameFinder, mention: Mention) -> Mention:
     if f.lows[end - 1] in gz.ORG_SUFFIXES:
         return Mention(name, "organization", mention.confidence, mention.start, end)
     return Mention(name, "tool", mention.confidence, mention.start, end, kind=mention.kind)
+
+
+def _name_goes_on(f: NameFinder, k: int) -> bool:
+    """Whether the token at ``k`` is a capitalised word that is no common one, so that the
+    capitalised common word before it is inside a product's name."""
+    word = f.words[k] if k < len(f.words) else ""
+    return word[:1].isupper() and word.isalpha() and not common_word(f.lows[k]) and not f.taken[k]
+
+
+def _inside_a_name(f: NameFinder, i: int) -> bool:
+    """Whether a known name that is also an ordinary word ("Express", "Chef") continues the
+    capitalised name before it mid-sentence ("Breville Barista Express", "Mindful Chef")."""
+    j = i - 1
+    if j < 0 or f.taken[j] or not name_guess.common(f.lows[i]):
+        return False
+    start = j
+    while (
+        start > 0 and f.words[start - 1][:1].isupper() and not f.taken[start - 1] and not common_word(f.lows[start - 1])
+    ):
+        start -= 1
+    if start in f.initial:
+        return False  # "Breville Barista Express, Niche Zero" opening a line: the known name anchors the list
+    before = f.words[j]
+    return before[:1].isupper() and before != "I" and not common_word(f.lows[j])
+
+
+def _model_word(mention: Mention, low: str) -> bool:
+    """Whether a known name that is also an ordinary word names a model of the maker's,
+    device's or system's name before it ("Arduino Nano", "Linux Mint", "Amazon Echo"), or a
+    product of the same kind's family ("Grafana Loki"); after an app of another kind it is
+    another app ("Slack Notion", "Jira Confluence")."""
+    kind = gz.TOOL_KIND.get(mention.name.lower())
+    maker = (mention.name.lower() in gz.ORGANIZATIONS and kind is None) or kind in _MODEL_KINDS
+    family = kind is not None and gz.TOOL_KIND.get(low) == kind  # "Grafana Loki"
+    return (maker or family) and name_guess.common(low)
+
+
+# Kinds of tools whose makers name models after them.
+_MODEL_KINDS: Final = frozenset(
+    ("hardware", "operating system", "+gadget", "+smart home", "+home appliance", "+health device", "fitness tracker")
+)
 
 
 def _model_code(word: str) -> bool:

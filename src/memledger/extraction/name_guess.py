@@ -21,6 +21,7 @@ from typing import Final, NamedTuple
 from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
+from memledger.extraction.patterns import word_set
 
 # Every data file the module reads; a test checks each ships with the package.
 LEXICON_FILES: Final = ("common_english.txt", "rare_english.txt", "world_given_names.txt", "world_places.txt")
@@ -140,12 +141,33 @@ def truecased(words: list[str]) -> list[str]:
     (and that are no misspelling of an English word) capitalised as the names they likely are:
     "uses life360" reads as "uses Life360", "pickd" stays a word."""
     cased: list[str] = []
-    for word in words:
+    for i, word in enumerate(words):
         named = _unknown_lower(word)
-        if not named and cased and cased[-1][:1].isupper() and word in gz.ORG_SUFFIXES:
-            named = True  # "skyvale airways": the name's kind of institution goes with it
+        if not named and cased and cased[-1][:1].isupper():
+            # "skyvale airways", "hollowmoor garden centre": the name's kind of institution
+            # goes with it, and a noun between them
+            ended = words[i - 1] in gz.ORG_SUFFIXES  # "fenmarsh college doing plumbing": one name ended
+            named = word in gz.ORG_SUFFIXES or (not ended and _institution_ahead(words, i))
         cased.append(_capitalised(word) if named else word)
     return cased
+
+
+def _institution_ahead(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` and at most one word after it lead on to a kind of institution
+    ("kestrel vale tennis club"), as plain words inside the name."""
+    for word in words[i : i + 3]:
+        if word in gz.ORG_SUFFIXES:
+            return True
+        if not word.isalpha() or len(word) < 3 or word in _NO_NAME_WORDS:
+            return False
+    return False
+
+
+# Words that join or end a phrase, never inside an institution's name.
+_NO_NAME_WORDS: Final = word_set(
+    "a an the and or but of at in on for to from with by is are was were my our your his her their "
+    "this that these those i we you he she they it"
+)
 
 
 def _capitalised(word: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from itertools import takewhile
 from typing import Final
 
+from memledger.extraction.owned_subjects import names_people
 from memledger.extraction.patterns import (
     BULLETS,
     ITEM_STATUS_UNSETTLED,
@@ -51,7 +52,10 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         return []  # "Packing: X, passport": what to take, not what is used
     if not _PROSE_SUBJECTS.isdisjoint(lows[label_end + 1 :]) or "please" in lows[label_end + 1 :]:
         return []  # "Bit of context: I'm a site manager, ...": prose; "Request: please add X": a request
-    owner = _label_owner(sentence.mentions, lows, label_end) or speaker
+    label = lows[1 if lows[:1] and lows[0] in BULLETS else 0 : max(label_end, 0)]
+    # "Volunteers this week: Ekow, ...", "Neighbour's recs: X": others', not the writer's
+    others = _lists_people(label) or _someone_elses(label)
+    owner = _label_owner(sentence.mentions, lows, label_end) or (None if others else speaker)
     relation = "DECIDED" if DECISION_WORDS.intersection(lows[: max(label_end, 0)]) else "USES"
     noted_style = label_end >= 0 or any(low in _LABEL_MARKS for low in lows)
     by_end = {m.end: m for m in sentence.mentions}
@@ -67,8 +71,22 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
             person = by_end.get(lead)
             arrowed = lows[lead] in ARROWS and person is not None and person.entity_type == "person"
             user = Party.of(person) if arrowed and person is not None else owner
-            edges.append(Edge(user, relation, Party.of(tool), _CONFIDENCE))
+            if user is not None:
+                edges.append(Edge(user, relation, Party.of(tool), _CONFIDENCE))
     return edges
+
+
+def _lists_people(label: list[str]) -> bool:
+    """Whether a label opens with a plural noun for people ("Volunteers this week",
+    "Guests"), not one owning what follows ("Kids' school stuff")."""
+    first = label[0] if label else ""
+    return first.endswith("s") and names_people(first) and label[1:2] not in (["'s"], ["'"])
+
+
+def _someone_elses(label: list[str]) -> bool:
+    """Whether a label says whose the items are, someone's other than the writer's:
+    "Neighbour's recs", "Mum's meds"."""
+    return any(w in ("'s", "'") and k and names_people(label[k - 1]) for k, w in enumerate(label))
 
 
 def _planned(lows: list[str], label_end: int) -> bool:

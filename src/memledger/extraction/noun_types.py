@@ -133,6 +133,8 @@ def owned_institution(lows: list[str], start: int) -> bool:
         return lows[j - 1] in ("my", "our") or (j >= 2 and lows[j - 1] in _OWN and lows[j - 2] in ("my", "our"))
     if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS):
         return False
+    if j == start - 1 and name_guess.plural_noun(lows[j]):
+        return False  # "our vets Nnamdi Oduya and ...": the people, not a practice
     return owned_by_speaker(lows, j - 1)
 
 
