@@ -40,6 +40,8 @@ _THIRD_AUXILIARIES: Final = frozenset(("has", "is", "does", "hasn't", "isn't", "
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
+_TIME_LEADS: Final = frozenset(("since", "after", "before", "when", "while", "once"))
+_GOING_ON: Final = frozenset(("and", "but", "so", "which", "then", "though", "because", "sadly"))
 _PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
 _CLAUSE_JOINS: Final = frozenset(("and", "but"))
 _CLOSED: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | AUXILIARIES | BE_FORMS
@@ -112,11 +114,26 @@ class ClauseSubjects:
         speaker for a note's bare verb."""
         if self.inherited:
             return self.inherited
+        if self.lead in _TIME_LEADS and not self._main_clause_ours(position):
+            return []  # "Since upgrading to X, the Ferncastle search fails": the search's doing
         lead = [item for item in self.items[:position] if isinstance(item, str)]
         if ":" in lead[:4]:
             lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
         self.defaulted = first and not self.relative and all(w in ELLIPTIC for w in lead)
         return [self.speaker] if self.defaulted else []
+
+    def _main_clause_ours(self, position: int) -> bool:
+        """Whether the clause after a participle's comma ("after upgrading to X, our proxy
+        ...") is the speaker's, whose doing the participle then is."""
+        words = self.words
+        comma = next((k for k in range(position, len(words)) if words[k] == ","), None)
+        if comma is None or not self.words[position].endswith("ing"):
+            return True  # "since I moved to X" names its subject; no comma: nothing else to ask
+        if comma + 1 >= len(words):
+            return True  # the clause ends at the comma: a joining word ("and", "which") comes next
+        following = words[comma + 1]
+        # "We tested it before migrating to X, but ...": the participle is the clause before's
+        return following in POSSESSIVE_USER or following in SUBJECT_PRONOUNS or following in _GOING_ON
 
     def _subject_at(self, index: int, item: Item, before: Item) -> Party | None:
         if isinstance(item, Mention):

@@ -569,10 +569,9 @@ class _ClauseReader:
             if owner is not None and not owner.name:
                 return []
             subject = owner or subject
-        edges = [Edge(subject, relation, target, self.confidence, context)]
         if kind == "KEEP" and self.decision:
-            edges.append(Edge(subject, "DECIDED", target, self.confidence))
-        return edges
+            return [Edge(subject, "DECIDED", target, self.confidence)]  # "decided to stick with X": a choice
+        return [Edge(subject, relation, target, self.confidence, context)]
 
     def _relation(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject) -> str | None:
         entity_type = obj.target.kind if obj.target else ""

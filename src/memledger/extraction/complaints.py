@@ -1,21 +1,21 @@
-"""Faults the speaker reports ("the Zwift app freezes when I pair ...", "Zotero is not
-syncing my library"): what a support ticket or a complaint says is broken is something
-its writer uses, even when the sentence is negated. Pure."""
+"""Faults the speaker reports about their own things ("my Garmin won't sync", "our
+PracticePanther account won't invoice"): what a support ticket or a complaint says is
+broken and calls the writer's own is something its writer uses, even when the sentence is
+negated. A fault in a tool not said to be theirs ("TripIt is not connecting") states a
+fault, not a use. Pure."""
 
 from __future__ import annotations
 
 from typing import Final
 
 from memledger.extraction import lexicon, polarity
-from memledger.extraction.patterns import BULLETS, Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import POSSESSIVE_USER, find_triggers
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 _FAULTS: Final = frozenset(_WORDS["FAULTS"])
 _FAULT_NEGATIONS: Final = frozenset(_WORDS["FAULT_NEGATIONS"])
 _FAULT_STATES: Final = frozenset(_WORDS["FAULT_STATES"])
-_LINE_OPENERS: Final = BULLETS | {":"}
-_DETERMINERS: Final = word_set("the my our")
 # "is not detected": participles whose negation reports a fault, not "is not included".
 _FAULT_PARTICIPLES: Final = word_set(
     "detected recognised recognized connected paired synced found supported loaded saved charged configured updated"
@@ -27,16 +27,13 @@ _LEAVING: Final = frozenset(("SWITCH", "RETRACT", "LEAVE"))
 
 
 def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
-    """The tools a sentence opens a fault report with, and the writer's own ("won't load on
-    my iPad") in a sentence that reports a fault, used by the speaker."""
+    """The writer's own tools ("won't load on my iPad", "my Garmin won't sync") in a
+    sentence that reports a fault, used by the speaker."""
     if sentence.question or any(t.kind in _LEAVING for t in find_triggers(sentence.lows)):
         return []  # "we moved off X because its runners kept timing out": a reason to leave
     lows = sentence.lows
-    tools = [m for m in sentence.mentions if m.entity_type == "tool" and _opens(lows, m) and _faulty(lows, m.end)]
-    owned = [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m) and m not in tools]
-    if owned and (tools or any(_faulty(lows, k) for k in range(len(lows)))):
-        tools += owned
-    if not tools:
+    tools = [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m)]
+    if not tools or not any(_faulty(lows, k) for k in range(len(lows))):
         return []
     unsettled = polarity.unasserted(lows)
     return [
@@ -44,15 +41,6 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         for tool in tools
         if unsettled.get(tool.start) != "unsettled"  # "if the X app freezes again"
     ]
-
-
-def _opens(lows: list[str], tool: Mention) -> bool:
-    """Whether the tool's name opens the sentence or a note's line ("The Zwift app ...",
-    "- Zotero ...", "Issue: Zotero ...")."""
-    k = tool.start - 1
-    while k >= 0 and lows[k] in _DETERMINERS:
-        k -= 1
-    return k < 0 or lows[k] in _LINE_OPENERS
 
 
 def _owned(lows: list[str], tool: Mention) -> bool:

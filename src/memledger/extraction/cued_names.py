@@ -8,6 +8,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
+from memledger.extraction.clefts import favourite_said
 from memledger.extraction.name_chunks import chunk_end, given_name
 from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.patterns import (
@@ -138,6 +139,10 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             end = chunk_end(f, i)
             if _apposed_work(f, end):  # "Firefly, my home lighting project, depends on ..."
                 f.add(Mention(span_text(f.words[i:end]), "project", 0.75, i, end))
+                i = end
+                continue
+            if _favoured(f, end) and not _plain_word(word):  # "Ardour is my favourite"
+                f.add(Mention(span_text(f.words[i:end]), "tool", 0.7, i, end))
                 i = end
                 continue
             if _plain_word(word):
@@ -314,6 +319,13 @@ def _apposed_work(f: NameFinder, end: int) -> bool:
     following = f.next(k, 2)
     verb = finite_form(following) or following in BE_FORMS or following in AUXILIARIES
     return f.next(k) in PROJECT_NOUNS and f.next(k, 1) == "," and verb
+
+
+def _favoured(f: NameFinder, end: int) -> bool:
+    """Whether the name before ``end`` is called the speaker's favourite ("Ardour is my
+    favourite"): a thing one picks, not a person."""
+    person = f.lows[end - 1] in gz.ROLES or given_name(f.lows[end - 1])  # "Mum is my favourite"
+    return favourite_said(f.lows, end) and not person and f.lows[end - 1] not in gz.PLACES
 
 
 _APPOSITION_OPENERS: Final = word_set("the our my a an")

@@ -26,12 +26,13 @@ from memledger.events.keys import normalise_name, speaker_prefix
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import polarity
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
+from memledger.extraction.clefts import cleft_edges
 from memledger.extraction.complaints import complaint_uses
 from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
-from memledger.extraction.note_lines import note_uses, on_trial, preferred_in_note, ranked
+from memledger.extraction.note_lines import heading_mode, note_uses, on_trial, preferred_in_note, ranked, under_heading
 from memledger.extraction.patterns import (
     BULLETS,
     Edge,
@@ -160,7 +161,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "38"
+    version = "39"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -190,6 +191,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     text = text[:MAX_TEXT_CHARS]
     lowercase = not any(character.isupper() for character in text)
     named_before: list[Mention] = []  # the sentence before's names, for a pronoun opening the next
+    heading: str | None = None  # what a note's heading ("Trip checklist:") makes of the bullets under it
     for sentence in (analyse(part, project, lowercase=lowercase) for part in split_sentences(text)):
         if asks_to_forget(sentence.text):
             continue  # what the speaker asks to forget is not to be remembered
@@ -215,7 +217,13 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges = [*_not_the_labels(me, edges, noted), *noted]
             edges.extend(their_tools(sentence))
             edges.extend(wished(me, sentence))
+            edges.extend(cleft_edges(me, sentence))
         edges = [*roles, *complaint_uses(me, sentence), *_asserted(sentence, edges)]
+        bullet = sentence.lows[:1] != [] and sentence.lows[0] in BULLETS
+        if bullet and heading is not None:
+            edges = under_heading(me, heading, sentence.lows, edges)
+        elif not bullet:
+            heading = heading_mode(sentence.lows)
         for edge in edges:
             found.apply(edge)
         if stating:
@@ -358,13 +366,22 @@ def _owned(items: list[Item], index: int) -> bool:
     return described and not former and index >= 2 and items[index - 2] in POSSESSIVE_USER and before not in gz.ROLES
 
 
+def _former_role(lows: list[str], mention: Mention) -> bool:
+    """Whether "former", "ex" or "previous" stands between the possessive and the person's
+    role, before the name or after its comma."""
+    before = lows[max(0, mention.start - 4) : mention.start]
+    after = lows[mention.end : mention.end + 4] if lows[mention.end : mention.end + 1] == [","] else []
+    return any(_FORMER.intersection(w[w.index(p) :]) for w in (before, after) for p in ("my", "our") if p in w)
+
+
 def _leads(items: list[Item], index: int) -> bool:
     return all(isinstance(i, Mention) or i in (",", "and", "+", "&", "/", "-", "*") for i in items[:index])
 
 
 def _role_relations(found: Found, sentence: Sentence) -> list[Edge]:
     """ "my manager Dave": the speaker's relation a role names, whatever the verb after it
-    asserts ("my husband Anirudh cannot see the calendar"), unless a negation comes first."""
+    asserts ("my husband Anirudh cannot see the calendar"), unless a negation comes first
+    or the role is a former one ("Kofi, my former business partner")."""
     return [
         Edge(
             found.speaker(),
@@ -374,7 +391,10 @@ def _role_relations(found: Found, sentence: Sentence) -> list[Edge]:
             mention.role,
         )
         for mention in sentence.mentions
-        if mention.role and mention.mine and not NEGATIONS.intersection(sentence.lows[: mention.start])
+        if mention.role
+        and mention.mine
+        and not NEGATIONS.intersection(sentence.lows[: mention.start])
+        and not _former_role(sentence.lows, mention)
     ]
 
 

@@ -6,6 +6,7 @@ unless the line weighs options. Pure."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import takewhile
 from typing import Final
 
@@ -23,6 +24,7 @@ from memledger.extraction.patterns import (
 from memledger.extraction.triggers import (
     ARROWS,
     DECISION_WORDS,
+    PAST_FORMS,
     SUBJECT_PRONOUNS,
     THIRD_PERSON,
     find_triggers,
@@ -74,6 +76,52 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
             if user is not None:
                 edges.append(Edge(user, relation, Party.of(tool), _CONFIDENCE))
     return edges
+
+
+def heading_mode(lows: list[str]) -> str | None:
+    """What a note's heading line ("Trip checklist:", "Stack shortlist (nothing decided):",
+    "Decisions:", "Q2:") makes of the bullets under it: "planned" or "unsettled" (no use of
+    the writer's yet), "decided" (a choice each), "noted" (as each bullet says), or None
+    for a line that is no heading."""
+    if not lows or lows[-1] != ":" or len(lows) > 12:
+        return None
+    label = lows[1 if lows[0] in BULLETS else 0 : -1]
+    if _planned([*label, ":"], len(label)) or "to-do" in label or label[-2:] == ["to", "do"]:
+        return "planned"
+    open_ = UNSETTLED_NOTES.intersection(label) or _STILL_OPEN.intersection(label)  # "Decisions pending:"
+    if open_ or label[-3:-1] == ["nothing", "decided"]:
+        return "unsettled"
+    if any(w in DECISION_WORDS or w.removesuffix("s") in DECISION_WORDS for w in label):
+        return "decided"  # "Decisions:", "Decided:"
+    return "noted"
+
+
+def under_heading(speaker: Party, mode: str, lows: list[str], edges: list[Edge]) -> list[Edge]:
+    """A bullet's edges under a heading of ``mode``: the writer's uses, choices and
+    preferences withdrawn under a plan or a shortlist, or where the bullet opens with a
+    bare verb, a thing to do ("- move the fund to X"); a use listed under decisions is a
+    choice."""
+    if mode == "decided":
+        return [replace(e, relation="DECIDED") if e.source == speaker and e.relation == "USES" else e for e in edges]
+    if mode == "noted" and not _to_do_item(lows):
+        return edges
+    return [e for e in edges if not (e.source == speaker and e.relation in _ADOPTED)]
+
+
+def _to_do_item(lows: list[str]) -> bool:
+    """Whether a bullet opens with a verb of change in its bare form: "- move X to Y",
+    "- cancel Z", "- go with W"; not "- moved X to Y", nor "- use X for Y", which notes
+    what is used."""
+    verb = lows[1] if len(lows) > 1 else ""
+    bare = verb.isalpha() and not verb.endswith(("ed", "ing")) and verb not in PAST_FORMS
+    return bare and any(t.start == 0 and t.kind in _CHANGES for t in find_triggers(lows[1:3]))
+
+
+_CHANGES: Final = frozenset(("SWITCH", "RETRACT", "LEAVE", "DECIDE"))
+
+
+_ADOPTED: Final = frozenset(("USES", "DECIDED", "PREFERS"))
+_STILL_OPEN: Final = frozenset(("undecided", "pending", "open", "tbd", "against"))
 
 
 def _lists_people(label: list[str]) -> bool:

@@ -272,5 +272,24 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
             return i, "past"
         if word == "next" and following in _CALENDAR and not past_tense(words):
             return i, "future"  # "from next month we use X": a plan
+    if _gerund_in_the_past(words):
+        return 0, "past"  # "Writing X on the old dashboard was pleasant": a doing now over
     finished = finished_at(words)
     return None if finished is None else (finished, "past")
+
+
+def _gerund_in_the_past(words: list[str]) -> bool:
+    """Whether a clause's subject is a doing ("Writing X ...") whose verb is "was"/"were",
+    with no subject of its own between them; a change made or a thing kept ("Moving to X
+    was the best thing we did") holds on, as does one said to go on ("still")."""
+    if not words or not words[0].endswith("ing") or _NOW.intersection(words):
+        return False  # "Tracking X was a habit I still keep": so now too
+    doing = [t for t in find_triggers(words[:3]) if t.start == 0]
+    if not doing or any(t.kind in ("SWITCH", "DECIDE", "KEEP") for t in doing):
+        return False  # "Something was off", "Sticking with X was the right call"
+    for word in words[1:12]:
+        if word in ("was", "were"):
+            return True
+        if word in _SUBJECTS or word in ("is", "are", ",", "and", "but"):
+            return False
+    return False

@@ -229,6 +229,8 @@ def role_after(words: list[str], lows: list[str], end: int) -> tuple[str | None,
                 if not _role_ends_here(words, lows, k + width):
                     return None, False
                 role = phrase.rstrip("s") if phrase not in gz.ROLES else phrase
+                if k > j and lows[k - 1] in _AT_WORK and role in gz.FAMILIAR_ROLES:
+                    role = f"{lows[k - 1]} {role}"  # "Kofi, my business partner": a partner at work
                 if link == "(" and not mine and role in gz.WORK_ROLES:
                     return None, False  # "Tollgate (lead)": a part taken in a piece of work
                 return role, mine

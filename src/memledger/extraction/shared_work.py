@@ -64,7 +64,8 @@ def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence:
                 edges.append(Edge(speaker, relation_of(person.role), Party.of(person), confidence))
             elif at_work:  # not "Laila and I decided on a daycare": doing a thing together is no work
                 edges.append(Edge(speaker, "WORKS_WITH", Party.of(person), confidence))
-    joint = len(people) > 1 and together
+    # "Dmitri and Olga work together"; with the speaker among them each is the speaker's colleague
+    joint = len(people) > 1 and together and len(people) == len(group)
     if joint:
         edges.extend(Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other), confidence) for other in people[1:])
     return edges

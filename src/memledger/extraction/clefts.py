@@ -1,0 +1,102 @@
+"""Choices, preferences and uses said with the thing first: "Monzo Business is what we
+chose", "Hostelworld is what my partner Akosua prefers", "Ardour is my favourite",
+"Pulumi over OpenTofu for me", "podman works fine for me". The name before "is what" is
+the object of the verb after it, said of that clause's subject. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.triggers import RELATIONS, SUBJECT_PRONOUNS, find_triggers
+
+_BE: Final = word_set("is was 's")
+_FAVOURITES: Final = word_set("favourite favorite fave")
+_FRONTED: Final = frozenset(("PREFER", "LIKE", "DECIDE", "USE", "KEEP"))
+_THINGS: Final = frozenset(("tool", "concept", "organization"))
+_CONFIDENCE: Final = 0.75
+
+
+def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """The edges of "X is what <subject> <verb>" and "X is my favourite"."""
+    if sentence.question or not _HEDGES.isdisjoint(sentence.lows):
+        return []  # "Maybe it's X for me", "Figma is what we almost chose"
+    lows = sentence.lows
+    edges: list[Edge] = []
+    for thing in sentence.mentions:
+        k = thing.end
+        if thing.entity_type in _THINGS and _for_me(lows, thing, sentence.mentions):
+            edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "X over Y for me"
+            continue
+        if thing.entity_type == "tool" and _works_for_us(lows, k):
+            edges.append(Edge(speaker, "USES", Party.of(thing), _CONFIDENCE))  # "podman works fine for me"
+            continue
+        if thing.entity_type not in _THINGS or lows[k : k + 1] == [] or lows[k] not in _BE:
+            continue
+        if lows[k + 1 : k + 2] == ["what"]:
+            edges.extend(_fronted(speaker, sentence, thing, k + 2))
+        elif thing.entity_type == "tool" and favourite_said(lows, k):
+            edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "Ardour is my favourite"
+    return edges
+
+
+def favourite_said(lows: list[str], k: int) -> bool:
+    """Whether "is my favourite" at ``k`` calls the name before it the speaker's favourite
+    now, as such ("Ardour is my favourite by a mile"); not "was", nor a favourite of a kind
+    named after it ("Lisbon is my favourite city"), unless the kind is an app's."""
+    said = lows[k : k + 3] in (["is", "my", w] for w in _FAVOURITES) or lows[k : k + 3] in (
+        ["is", "our", w] for w in _FAVOURITES
+    )
+    kind = lows[k + 3] if k + 3 < len(lows) else ""
+    return said and (not kind.isalpha() or kind in _NOT_A_KIND or kind in PRODUCT_NOUNS)
+
+
+_NOT_A_KIND: Final = word_set("by for of so and but now though too")
+_HEDGES: Final = word_set("maybe perhaps hopefully almost nearly probably")
+
+
+def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
+    """ "Pulumi over OpenTofu for me", "it's Headspace for me": a preference said of the
+    speaker with "for me", the name ranked over another's or named after "it's"."""
+    if lows[max(0, thing.start - 2) : thing.start] == ["it", "is"] or lows[thing.start - 1 : thing.start] == ["it's"]:
+        return lows[thing.end : thing.end + 2] == ["for", "me"]
+    rival = next((m for m in mentions if m.start == thing.end + 1), None)
+    first = thing.start == 0 or lows[thing.start - 1] in (",", ":", "-", "\u2014")  # not "my wife picked X over Y"
+    if lows[thing.end : thing.end + 1] != ["over"] or rival is None or not first:
+        return False
+    return lows[rival.end : rival.end + 2] == ["for", "me"]
+
+
+def _works_for_us(lows: list[str], k: int) -> bool:
+    """ "X works fine for me", "X works for us": the speaker's tool, said of its use now."""
+    if lows[k : k + 1] not in (["works"], ["work"]):
+        return False
+    rest = lows[k + 1 : k + 5]
+    at = next((j for j, w in enumerate(rest) if w == "for"), None)
+    return at is not None and at <= 2 and rest[at + 1 : at + 2] in (["me"], ["us"])
+
+
+def _fronted(speaker: Party, sentence: Sentence, thing: Mention, start: int) -> list[Edge]:
+    """The edge of the clause after "what" at ``start``, its object being ``thing``; only
+    when the verb has no object of its own named after it."""
+    lows = sentence.lows
+    triggers = [t for t in find_triggers(lows[start : start + 6]) if t.kind in _FRONTED]
+    if not triggers:
+        return []
+    verb = start + triggers[0].start
+    named_after = any(m.start >= verb for m in sentence.mentions)
+    relation = RELATIONS[triggers[0].kind].get(thing.entity_type)
+    subject = _subject(speaker, sentence, start, verb)
+    if named_after or relation is None or subject is None:
+        return []
+    return [Edge(subject, relation, Party.of(thing), _CONFIDENCE)]
+
+
+def _subject(speaker: Party, sentence: Sentence, start: int, verb: int) -> Party | None:
+    """Who the clause between "what" and its verb names: the speaker ("we chose"), a named
+    person or organization ("my partner Akosua prefers"), or no one it names ("my boss")."""
+    named = [m for m in sentence.mentions if start <= m.start < verb and m.entity_type in ("person", "organization")]
+    if named:
+        return Party.of(named[-1])
+    words = sentence.lows[start:verb]
+    return speaker if words and words[0] in SUBJECT_PRONOUNS and words[0] in ("i", "we") else None
