@@ -322,6 +322,8 @@ class ClauseSubjects:
         its comma, closed by a comma of its own ("Tern, our ingestion service, is ..."; not
         "Hi Ana, our team moved ...", "For Kestrel, our team ...")."""
         named = index >= 2 and isinstance(self.items[index - 2], Mention)
+        headed = index >= 3 and isinstance(self.items[index - 3], Mention) and str(self.items[index - 2]).isalpha()
+        named = named or headed  # "The Hollowmere renovation, our loft conversion, depends on ..."
         closed = "," in self.items[index + 1 : index + 7]
         return named and closed and (index < 3 or self.items[index - 3] not in PREPOSITIONS)
 
@@ -348,6 +350,7 @@ class ClauseSubjects:
         listed = any(n in gz.ROLES or n in JOB_TITLES or n in HONORIFICS for n in nouns) or role is not None
         following = self.words[j + 1] if j + 1 < len(self.words) else ""
         listed = listed or (people_by_ending(word) and following != "'s")  # "our handyman works for X"
+        listed = listed or following in JOB_TITLES  # "my photography teacher prefers X"
         served = self.words[index] == "my" and word in SERVING_PLACES and self._verb_after(j + 1)  # "my uni uses X"
         return listed or served or self._names_a_person(index + 1)
 

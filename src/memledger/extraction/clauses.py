@@ -11,6 +11,7 @@ contrast, not objects; negated triggers become retractions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import pairwise
 from typing import Final
 
@@ -289,6 +290,15 @@ def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject
     return [obj for obj in objects if not _topic(obj)]
 
 
+def _built_in(kind: str, edges: list[Edge], objects: list[ClauseObject]) -> list[Edge]:
+    """ "Wairimu wrote the Ashwick ETL in Dagster": the tool a piece of work is built in is
+    the work's, not its writer's, when the work is named."""
+    work = next((obj.target for obj in objects if obj.target is not None and obj.target.kind == "project"), None)
+    if kind != "BUILD" or work is None:
+        return edges
+    return [replace(e, source=work) if e.relation == "USES" and e.source.kind == "person" else e for e in edges]
+
+
 def _maker(product: ClauseObject, obj: ClauseObject) -> bool:
     """Whether ``obj`` names the maker of the tool named just before it ("Envision from Rusada")."""
     named_tool = product.mention is not None and product.mention.entity_type == "tool"
@@ -546,6 +556,7 @@ class _ClauseReader:
         for subject in subjects:
             for obj in main:
                 edges.extend(self._edge(kind, last, subject, obj, context))
+        edges = _built_in(kind, edges, main)
         if kind in ("USE", "BUILD", "KEEP") and subjects == [self.speaker]:
             edges.extend(project_frame(self.items, self.words, edges, self.confidence))
         if kind in ("WORK_ON", "BUILD"):

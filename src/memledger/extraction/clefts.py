@@ -5,6 +5,7 @@ the object of the verb after it, said of that clause's subject. Pure."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Final
 
 from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
@@ -18,7 +19,8 @@ _CONFIDENCE: Final = 0.75
 
 
 def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
-    """The edges of "X is what <subject> <verb>" and "X is my favourite"."""
+    """The edges of "X is what <subject> <verb>", "X is my favourite", "X was our pick",
+    "X over Y for me" and their kin."""
     if sentence.question or not _HEDGES.isdisjoint(sentence.lows):
         return []  # "Maybe it's X for me", "Figma is what we almost chose"
     lows = sentence.lows
@@ -27,6 +29,9 @@ def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
         k = thing.end
         if thing.entity_type in _THINGS and _for_me(lows, thing, sentence.mentions):
             edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "X over Y for me"
+            continue
+        if thing.entity_type in _THINGS and _our_choice(lows, thing):
+            edges.append(Edge(speaker, "DECIDED", Party.of(thing), _CONFIDENCE))  # "our choice was X"
             continue
         if thing.entity_type == "tool" and _works_for_us(lows, k):
             edges.append(Edge(speaker, "USES", Party.of(thing), _CONFIDENCE))  # "podman works fine for me"
@@ -56,15 +61,40 @@ _HEDGES: Final = word_set("maybe perhaps hopefully almost nearly probably")
 
 
 def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
-    """ "Pulumi over OpenTofu for me", "it's Headspace for me": a preference said of the
-    speaker with "for me", the name ranked over another's or named after "it's"."""
+    """ "Pulumi over OpenTofu for me", "X over Y for the kitchen, any day", "it's Headspace
+    for me", "X suits me better", "X wins over Y": a preference with the name first."""
     if lows[max(0, thing.start - 2) : thing.start] == ["it", "is"] or lows[thing.start - 1 : thing.start] == ["it's"]:
         return lows[thing.end : thing.end + 2] == ["for", "me"]
-    rival = next((m for m in mentions if m.start == thing.end + 1), None)
+    after = lows[thing.end : thing.end + 3]
     first = thing.start == 0 or lows[thing.start - 1] in (",", ":", "-", "\u2014")  # not "my wife picked X over Y"
-    if lows[thing.end : thing.end + 1] != ["over"] or rival is None or not first:
+    if after[:2] in (["suits", "me"], ["suits", "us"]):
+        return True
+    if after[:2] == ["wins", "over"]:  # "X wins over Y for me"; not "my sister says X wins over Y"
+        return first and not _FOR_US.isdisjoint(pairwise(lows[thing.end :]))
+    rival = next((m for m in mentions if m.start == thing.end + 1), None)
+    if after[:1] != ["over"] or rival is None or not first:
         return False
-    return lows[rival.end : rival.end + 2] == ["for", "me"]
+    told = lows[rival.end : rival.end + 8]
+    return told[:2] == ["for", "me"] or _ALWAYS.issubset(told) or _ANY_DAY.issubset(told)
+
+
+def _our_choice(lows: list[str], thing: Mention) -> bool:
+    """ "our choice was X", "X was our pick": a choice of the speaker's group, named ("my
+    pick" is a preference, which a group may overrule); not one overruled after "but"."""
+    if "but" in lows[thing.end :]:
+        return False
+    before = lows[max(0, thing.start - 3) : thing.start]
+    after = lows[thing.end : thing.end + 3]
+    ours = (["our", w] for w in _CHOICES)
+    return (before[-1:] != [] and before[-1] in _BE and before[:2] in ours) or (
+        after[:1] != [] and after[0] in _BE and after[1:3] in (["our", w] for w in _CHOICES)
+    )
+
+
+_CHOICES: Final = word_set("choice pick")
+_FOR_US: Final = frozenset((("for", "me"), ("for", "us")))
+_ALWAYS: Final = frozenset(("every", "time"))
+_ANY_DAY: Final = frozenset(("any", "day"))
 
 
 def _works_for_us(lows: list[str], k: int) -> bool:

@@ -59,6 +59,7 @@ from memledger.extraction.triggers import (
     NEGATIONS,
     OWNER_LABELS,
     POSSESSIVE_USER,
+    PREPOSITIONS,
     PROJECT_LABELS,
     STACK_LABELS,
     Clause,
@@ -161,7 +162,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "39"
+    version = "40"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -192,6 +193,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     lowercase = not any(character.isupper() for character in text)
     named_before: list[Mention] = []  # the sentence before's names, for a pronoun opening the next
     heading: str | None = None  # what a note's heading ("Trip checklist:") makes of the bullets under it
+    headed: dict[int, str] = {}  # the bullets under a heading, by id, with its mode
     for sentence in (analyse(part, project, lowercase=lowercase) for part in split_sentences(text)):
         if asks_to_forget(sentence.text):
             continue  # what the speaker asks to forget is not to be remembered
@@ -222,6 +224,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         bullet = sentence.lows[:1] != [] and sentence.lows[0] in BULLETS
         if bullet and heading is not None:
             edges = under_heading(me, heading, sentence.lows, edges)
+            headed[id(sentence)] = heading
         elif not bullet:
             heading = heading_mode(sentence.lows)
         for edge in edges:
@@ -230,9 +233,25 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             for fact in facts_for_sentence(_quoted(sentence), edges, speaker):
                 found.fact(fact)
         named_before = sentence.mentions
-    for edge in _labelled_edges(me, labelled):
+    for edge in _under_headings(me, labelled, headed, _labelled_edges(me, labelled)):
         found.apply(edge)
     return found.result()
+
+
+def _under_headings(
+    me: Party, labelled: list[tuple[str, Sentence]], headed: dict[int, str], edges: list[Edge]
+) -> list[Edge]:
+    """``edges`` of labelled lines, each read under its heading's mode ("decisions:" above
+    "- ORM: Drizzle" makes it a choice)."""
+    plain = {m.name for _, sentence in labelled if id(sentence) not in headed for m in sentence.mentions}
+    for _, sentence in labelled:
+        mode = headed.get(id(sentence))
+        if mode is None:
+            continue
+        names = {m.name for m in sentence.mentions} - plain  # a name also on a line of its own stays as it was
+        own = [e for e in edges if e.target.name in names]
+        edges = [e for e in edges if e.target.name not in names] + under_heading(me, mode, sentence.lows, own)
+    return edges
 
 
 def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edge]:
@@ -367,11 +386,18 @@ def _owned(items: list[Item], index: int) -> bool:
 
 
 def _former_role(lows: list[str], mention: Mention) -> bool:
-    """Whether "former", "ex" or "previous" stands between the possessive and the person's
-    role, before the name or after its comma."""
+    """Whether "former", "ex" or "previous" ("old", but for kin and friends) stands between
+    the possessive and the person's role, before the name or after its comma."""
     before = lows[max(0, mention.start - 4) : mention.start]
     after = lows[mention.end : mention.end + 4] if lows[mention.end : mention.end + 1] == [","] else []
-    return any(_FORMER.intersection(w[w.index(p) :]) for w in (before, after) for p in ("my", "our") if p in w)
+    # "my old manager" is a former one; "my old friend" a friend of long standing
+    former = _FORMER if mention.role in gz.FAMILIAR_ROLES else _FORMER | {"old"}
+    for words in (before, after):
+        owner = max((k for k, w in enumerate(words) if w in ("my", "our")), default=None)
+        phrase = words[owner:] if owner is not None else []
+        if former.intersection(phrase) and PREPOSITIONS.isdisjoint(phrase):  # not "my old desk to Sam"
+            return True
+    return False
 
 
 def _leads(items: list[Item], index: int) -> bool:
