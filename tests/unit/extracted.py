@@ -14,3 +14,8 @@ def edges(text: str) -> set[tuple[str, str, str]]:
 def entities(text: str) -> dict[str, str]:
     """The names ``text`` mentions, with their types."""
     return {e.name: e.entity_type for e in extract_text(text, "user").entities}
+
+
+def speakers(text: str, relation: str) -> set[str]:
+    """The targets of the ``relation`` edges ``text`` gives the speaker."""
+    return {target for source, rel, target in edges(text) if source == "user" and rel == relation}

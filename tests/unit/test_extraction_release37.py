@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.extracted import edges
-
-
-def _speakers(text: str, relation: str) -> set[str]:
-    return {target for source, rel, target in edges(text) if source == "user" and rel == relation}
+from tests.unit.extracted import edges, speakers
 
 
 @pytest.mark.parametrize(
@@ -22,21 +18,21 @@ def _speakers(text: str, relation: str) -> set[str]:
     ],
 )
 def test_a_fault_in_a_tool_not_called_the_writers_states_no_use(text: str) -> None:
-    assert not _speakers(text, "USES")
+    assert not speakers(text, "USES")
 
 
 def test_a_fault_in_the_writers_own_tool_is_still_a_use() -> None:
-    assert "Garmin Venu" in _speakers("My Garmin Venu won't sync since the update.", "USES")  # a guard
+    assert "Garmin Venu" in speakers("My Garmin Venu won't sync since the update.", "USES")  # a guard
 
 
-def test_a_participle_whose_main_clause_is_someone_elses_is_not_the_speakers() -> None:
+def test_a_participle_whose_main_clause_is_someone_elses_is_not_thespeakers() -> None:
     text = "Since upgrading to Meilisearch 1.x, the Larchmont storefront search returns empty results."
-    assert "Meilisearch" not in _speakers(text, "USES")
+    assert "Meilisearch" not in speakers(text, "USES")
 
 
-def test_a_participle_whose_main_clause_is_ours_is_the_speakers() -> None:
+def test_a_participle_whose_main_clause_is_ours_is_thespeakers() -> None:
     text = "After upgrading to Caddy 2.8, our proxy returns 502 for every websocket route."
-    assert "Caddy" in _speakers(text, "USES")  # a guard
+    assert "Caddy" in speakers(text, "USES")  # a guard
 
 
 def test_a_partner_at_work_set_after_the_name_is_a_colleague() -> None:
@@ -46,7 +42,7 @@ def test_a_partner_at_work_set_after_the_name_is_a_colleague() -> None:
 
 def test_a_doing_said_in_the_past_is_no_use_now() -> None:
     text = "Writing CoffeeScript on the old Larkspur dashboard was weirdly pleasant, and part of me misses it."
-    assert "CoffeeScript" not in _speakers(text, "USES")
+    assert "CoffeeScript" not in speakers(text, "USES")
 
 
 @pytest.mark.parametrize(
@@ -57,7 +53,7 @@ def test_a_doing_said_in_the_past_is_no_use_now() -> None:
     ],
 )
 def test_a_change_made_or_a_doing_now_still_holds(text: str, tool: str) -> None:
-    assert tool in _speakers(text, "USES")  # a guard
+    assert tool in speakers(text, "USES")  # a guard
 
 
 @pytest.mark.parametrize(
@@ -69,17 +65,17 @@ def test_a_change_made_or_a_doing_now_still_holds(text: str, tool: str) -> None:
     ],
 )
 def test_bullets_under_a_plan_or_a_shortlist_state_no_use(text: str) -> None:
-    assert not _speakers(text, "USES")
+    assert not speakers(text, "USES")
 
 
 def test_bullets_under_decisions_are_choices() -> None:
     text = "Decisions:\n- go with Valkey for caching\n- Ruff for linting"
-    assert "Ruff" in _speakers(text, "DECIDED")
-    assert "Ruff" not in _speakers(text, "USES")
+    assert "Ruff" in speakers(text, "DECIDED")
+    assert "Ruff" not in speakers(text, "USES")
 
 
 def test_a_change_done_under_a_plain_heading_still_holds() -> None:
-    assert "Ghost" in _speakers("Done this week:\n- moved the blog to Ghost", "USES")  # a guard
+    assert "Ghost" in speakers("Done this week:\n- moved the blog to Ghost", "USES")  # a guard
 
 
 @pytest.mark.parametrize(
@@ -123,13 +119,13 @@ def test_a_choice_preference_or_use_said_with_the_thing_first(text: str, edge: t
     ["Mum is my favourite person.", "Notion doesn't work for me.", "Slack is what my boss wants."],
 )
 def test_no_thing_first_reading_without_a_thing_or_an_assertion(text: str) -> None:
-    assert not _speakers(text, "PREFERS") | _speakers(text, "USES")  # a guard
+    assert not speakers(text, "PREFERS") | speakers(text, "USES")  # a guard
 
 
 def test_a_choice_to_keep_a_tool_is_a_choice_only() -> None:
     text = "We decided to stick with Relativity for the disclosure review."
-    assert "Relativity" in _speakers(text, "DECIDED")
-    assert "Relativity" not in _speakers(text, "USES")
+    assert "Relativity" in speakers(text, "DECIDED")
+    assert "Relativity" not in speakers(text, "USES")
 
 
 @pytest.mark.parametrize(
@@ -141,12 +137,12 @@ def test_a_choice_to_keep_a_tool_is_a_choice_only() -> None:
     ],
 )
 def test_readings_the_new_rules_leave_alone(text: str, relation: str, tool: str) -> None:
-    assert tool in _speakers(text, relation)  # a guard
+    assert tool in speakers(text, relation)  # a guard
 
 
 @pytest.mark.parametrize("text", ["Lisbon is my favourite city.", "Ardour was my favourite as a teenager."])
 def test_a_favourite_of_another_kind_or_of_the_past_is_no_preference(text: str) -> None:
-    assert not _speakers(text, "PREFERS")  # a guard
+    assert not speakers(text, "PREFERS")  # a guard
 
 
 def test_a_former_partner_at_work_states_nothing() -> None:
@@ -156,4 +152,4 @@ def test_a_former_partner_at_work_states_nothing() -> None:
 
 def test_bullets_under_decisions_still_open_are_no_choices() -> None:
     text = "Decisions pending:\n- Valkey for caching\n- Ruff for linting"
-    assert not _speakers(text, "DECIDED") | _speakers(text, "USES")
+    assert not speakers(text, "DECIDED") | speakers(text, "USES")

@@ -7,25 +7,21 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.extracted import edges
-
-
-def _speakers(text: str, relation: str) -> set[str]:
-    return {target for source, rel, target in edges(text) if source == "user" and rel == relation}
+from tests.unit.extracted import edges, speakers
 
 
 def test_labelled_bullets_under_decisions_are_choices() -> None:
     text = "decisions:\n- ORM: Drizzle\n- hosting: Railway"
-    assert {"Drizzle", "Railway"} <= _speakers(text, "DECIDED")
-    assert not _speakers(text, "USES")
+    assert {"Drizzle", "Railway"} <= speakers(text, "DECIDED")
+    assert not speakers(text, "USES")
 
 
 def test_labelled_bullets_under_a_plan_state_no_use() -> None:
-    assert not _speakers("trip prep:\n- eSIM: Holafly\n- flights: Kiwi.com", "USES")
+    assert not speakers("trip prep:\n- eSIM: Holafly\n- flights: Kiwi.com", "USES")
 
 
 def test_labelled_bullets_under_a_plain_heading_still_list_uses() -> None:
-    assert {"Postgres", "Redis"} <= _speakers("Stack:\n- DB: Postgres\n- cache: Redis", "USES")  # a guard
+    assert {"Postgres", "Redis"} <= speakers("Stack:\n- DB: Postgres\n- cache: Redis", "USES")  # a guard
 
 
 def test_an_old_manager_is_a_former_one() -> None:
@@ -41,12 +37,12 @@ def test_an_old_friend_is_still_a_friend() -> None:
     "text",
     ["My nan uses Medisafe for her meds.", "My photography teacher prefers Capture One."],
 )
-def test_what_someone_of_the_speakers_does_is_not_the_speakers(text: str) -> None:
-    assert not _speakers(text, "USES") | _speakers(text, "PREFERS")
+def test_what_someone_of_the_speakers_does_is_not_thespeakers(text: str) -> None:
+    assert not speakers(text, "USES") | speakers(text, "PREFERS")
 
 
 def test_the_speakers_own_thing_is_still_theirs() -> None:
-    assert "Ubuntu" in _speakers("My work laptop runs Ubuntu.", "USES")  # a guard
+    assert "Ubuntu" in speakers("My work laptop runs Ubuntu.", "USES")  # a guard
 
 
 def test_the_tool_a_named_work_is_built_in_is_the_works() -> None:
@@ -62,7 +58,7 @@ def test_a_tool_used_to_build_things_unnamed_is_the_builders() -> None:
 def test_an_apposition_after_a_name_and_its_noun_is_the_names() -> None:
     found = edges("The Ravensmoor renovation, our loft conversion, depends on Snagbook for tracking snags.")
     assert ("Ravensmoor", "DEPENDS_ON", "Snagbook") in found
-    assert "Snagbook" not in _speakers("The Ravensmoor renovation, our loft conversion, depends on Snagbook.", "USES")
+    assert "Snagbook" not in speakers("The Ravensmoor renovation, our loft conversion, depends on Snagbook.", "USES")
 
 
 @pytest.mark.parametrize(
@@ -76,11 +72,11 @@ def test_an_apposition_after_a_name_and_its_noun_is_the_names() -> None:
     ],
 )
 def test_a_choice_or_preference_with_the_thing_first(text: str, relation: str, tool: str) -> None:
-    assert tool in _speakers(text, relation)
+    assert tool in speakers(text, relation)
 
 
 def test_a_pick_the_group_overruled_is_no_choice() -> None:
-    assert "Notion" not in _speakers("My pick was Notion but we went with Coda.", "DECIDED")  # a guard
+    assert "Notion" not in speakers("My pick was Notion but we went with Coda.", "DECIDED")  # a guard
 
 
 @pytest.mark.parametrize(
@@ -102,5 +98,5 @@ def test_readings_the_new_rules_leave_alone(text: str, edge: tuple[str, str, str
         ("My sister says Canva wins over Photoshop.", "PREFERS", "Canva"),
     ],
 )
-def test_an_overruled_pick_or_someone_elses_verdict_is_not_the_speakers(text: str, relation: str, tool: str) -> None:
-    assert tool not in _speakers(text, relation)  # a guard
+def test_an_overruled_pick_or_someone_elses_verdict_is_not_thespeakers(text: str, relation: str, tool: str) -> None:
+    assert tool not in speakers(text, relation)  # a guard
