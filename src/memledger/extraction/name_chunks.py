@@ -42,7 +42,7 @@ def chunk_end(f: NameFinder, i: int) -> int:
         if low in gz.NOT_NAMES and not closing_noun(low) and not _product_initials(f, end, i):
             break
         end += 1
-    return end + 1 if model_number(f, end, i) else end
+    return end + 1 if model_number(f, end, i) or _dimension_code(f, end) else end
 
 
 # Words after a number that make it a count, a size, a price or a time, not a model's
@@ -67,6 +67,13 @@ def model_number(f: NameFinder, at: int, start: int) -> bool:
     following = f.lows[at + 1] if at + 1 < len(f.lows) else ""
     plural = following.isalpha() and following.endswith("s") and not following.endswith("ss")
     return not plural and following not in _COUNTED and not following.isdigit()
+
+
+def _dimension_code(f: NameFinder, at: int) -> bool:
+    """Whether the token at ``at`` counts dimensions closing a product's name ("Planner 5D",
+    "Sweet Home 3D"); not a flat's number ("Flat 3B") nor a time ("3PM")."""
+    word = f.words[at] if at < len(f.words) and not f.taken[at] else ""
+    return len(word) == 2 and word[0].isdigit() and word[1] == "D"
 
 
 def _product_initials(f: NameFinder, at: int, start: int) -> bool:

@@ -68,6 +68,7 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
             continue
         listed = label_end >= 0 and (lead == label_end or lows[lead] in _ITEM_BREAKS) and not _told(lows, tool.end)
         listed = listed and not on_trial(lows, tool.end) and not _left(lows, label_end, tool.end)
+        listed = listed and not _compared(lows, label_end, tool.start)
         led = lows[lead] in _NOTE_LEADS and (noted_style or lows[lead] not in ("in", "via")) and lows[lead] != ":"
         if listed or led:
             person = by_end.get(lead)
@@ -122,6 +123,21 @@ _CHANGES: Final = frozenset(("SWITCH", "RETRACT", "LEAVE", "DECIDE"))
 
 _ADOPTED: Final = frozenset(("USES", "DECIDED", "PREFERS"))
 _STILL_OPEN: Final = frozenset(("undecided", "pending", "open", "tbd", "against"))
+
+
+def _compared(lows: list[str], label_end: int, start: int) -> bool:
+    """Whether the item naming a tool at ``start`` is what another is compared with
+    ("Kontist (cheaper than Tide and Qonto)"): a "than", "vs" or "instead of" before it in
+    its item."""
+    for k in range(start - 1, label_end, -1):
+        if lows[k] in (",", ";", ":", "-", ")") or lows[k] in BULLETS:
+            return False
+        open_bracket = lows[label_end:k].count("(") > lows[label_end:k].count(")")
+        if lows[k] == "and" and not open_bracket:
+            return False  # "X instead of Y and Z for tasks": Z is an item of its own
+        if lows[k] in ("than", "vs", "vs.", "instead"):
+            return True
+    return False
 
 
 def _lists_people(label: list[str]) -> bool:
