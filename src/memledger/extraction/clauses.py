@@ -668,6 +668,7 @@ class _ClauseReader:
         may = any(w == "may" and k and window[k - 1] in SUBJECT_PRONOUNS for k, w in enumerate(window))
         # "we were going to use Kafka": a plan that was given up; "trying to decide between": undecided
         planned = _given_up(window) or (window[-1:] == ["and"] and self._given_up_before(trigger.start))
+        planned = planned or window[-1:] == ["or"]  # "we need to upgrade to X or rewrite in Y": options
         deciding = trigger.kind == "DECIDE" and window[-2:-1] in _STILL_DECIDING and window[-1:] == ["to"]
         verb = self.words[trigger.start]
         done = participle(verb) or verb in PAST_FORMS or not {"have", "has", "'ve"}.isdisjoint(window)

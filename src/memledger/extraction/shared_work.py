@@ -51,6 +51,7 @@ def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence:
     people = [m for m in group if isinstance(m, Mention) and m.entity_type == "person"]
     edges: list[Edge] = []
     together = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in words)
+    mine = any(w.startswith("co-") and k and words[k - 1] in ("my", "our") for k, w in enumerate(words))
     at_work = (
         together
         or not _WORK_KINDS.isdisjoint(t.kind for t in find_triggers(words))
@@ -65,7 +66,7 @@ def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence:
             elif at_work:  # not "Laila and I decided on a daycare": doing a thing together is no work
                 edges.append(Edge(speaker, "WORKS_WITH", Party.of(person), confidence))
     # "Dmitri and Olga work together"; with the speaker among them each is the speaker's colleague
-    joint = len(people) > 1 and together and len(people) == len(group)
+    joint = len(people) > 1 and together and len(people) == len(group) and not mine  # "are my co-maintainers"
     if joint:
         edges.extend(Edge(Party.of(people[0]), "WORKS_WITH", Party.of(other), confidence) for other in people[1:])
     return edges
