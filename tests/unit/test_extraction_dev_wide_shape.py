@@ -37,6 +37,7 @@ SETS = {
     "extraction_dev_wide23.jsonl": (349, 23),
     "extraction_dev_wide24.jsonl": (349, 23),
     "extraction_dev_wide25.jsonl": (349, 23),
+    "extraction_dev_wide26.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -94,7 +95,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The twenty-sixth set waits for the next release's first look (docs/extraction-sets.md):
+    """The twenty-seventh set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide25.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "87c6a4feebbc59356ccbfae9aa5f8b39b86af438e316bc1e7bb8def49ff7b4a8"
+    data = (ROOT / "tests/data/extraction_dev_wide26.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "da5a9dabbe23b8eecb2d0b1c067eb4e97894be317e73acdfcd3e8b4afb527b8a"
