@@ -162,7 +162,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "42"
+    version = "43"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -385,6 +385,24 @@ def _owned(items: list[Item], index: int) -> bool:
     return described and not former and index >= 2 and items[index - 2] in POSSESSIVE_USER and before not in gz.ROLES
 
 
+def _listed_people(sentence: Sentence, last: Mention) -> list[Mention]:
+    """The people named in a list joined by "and" that ends with ``last`` ("Ikaika, Mirela
+    and Tenzin"); not a name addressed before a comma ("Thanks Ama, Kofi from X ..."), nor
+    kin ("Mum, Dad and Kofi")."""
+    listed: list[Mention] = []
+    by_end = {m.end: m for m in sentence.mentions}
+    k = last.start
+    joined = False
+    while k >= 2 and sentence.lows[k - 1] in (",", "and", "&"):
+        joined = joined or sentence.lows[k - 1] != ","
+        before = by_end.get(k - 1)
+        if before is None or before.entity_type != "person" or before.name.lower() in gz.ROLES:
+            break
+        listed.append(before)
+        k = before.start
+    return listed if joined else []
+
+
 def _former_role(lows: list[str], mention: Mention) -> bool:
     """Whether "former", "ex" or "previous" ("old", but for kin and friends) stands between
     the possessive and the person's role, before the name or after its comma."""
@@ -438,6 +456,9 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
             owned = len(between) == 3 and between[0] == "'s" and between[2] == ","
             if from_org or owned:
                 edges.append(Edge(Party.of(left), "PART_OF", Party.of(right), EXPLICIT))
+            if from_org and "from" in between:  # "Ikaika, Mirela and Tenzin from the Greyfriars Data Guild"
+                listed = _listed_people(sentence, left)
+                edges.extend(Edge(Party.of(p), "PART_OF", Party.of(right), EXPLICIT) for p in listed)
         if between[:1] and between[0] in ARROWS and "depend" in sentence.text.lower():
             edges.append(Edge(Party.of(left), "DEPENDS_ON", Party.of(right), EXPLICIT))
     return edges

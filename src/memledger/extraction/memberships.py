@@ -34,6 +34,8 @@ _NOT_WORKPLACE: Final = NOT_WORKPLACE | frozenset(_WORDS["NOT_WORKPLACE_EXTRA"])
 _UNITS: Final = frozenset(_WORDS["UNITS"])
 _CLAUSE_ENDS: Final = word_set(". ; : ! ? , but because so while when which who")
 _WORKERS: Final = JOBS | gz.WORK_ROLES | gz.SERVICE_ROLES
+_NOT_HELD: Final = word_set("former previous ex old customer customers client clients")
+_WORK_TIMES: Final = word_set("nights days weekends mornings evenings shifts part-time full-time")
 _STATES: Final = word_set("little bit lot tad day week month year minute hour late early bad big huge")
 _CLIENTS: Final = CLIENT_NOUNS | word_set("regular regulars patient guest visitor fan")
 
@@ -162,6 +164,7 @@ def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Men
             if lows[k] in _CLAUSE_ENDS:
                 break
             preposition = lows[k] in _AT_WORK or (lows[k] == "in" and _holds_job(lows[i + 1 : k]))  # "I am nurse in X"
+            preposition = preposition or (lows[k] == "of" and _post_held(lows[i + 1 : k]))  # "the treasurer of X"
             at_org = preposition and (
                 by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
             )
@@ -177,6 +180,14 @@ def _holds_job(words: list[str]) -> bool:
     return any(w in JOBS or w in gz.WORK_ROLES for w in words) or working_as(words)
 
 
+def _post_held(words: list[str]) -> bool:
+    """ "(am) the treasurer", "the practice manager": a post the speaker holds, named by a
+    job the lists know after "the"."""
+    phrase = words[1:] if words[:1] == ["am"] else words
+    held = phrase[:1] == ["the"] and 2 <= len(phrase) <= 4 and _holds_job(phrase[1:])
+    return held and _CLIENTS.isdisjoint(phrase) and _NOT_HELD.isdisjoint(phrase)  # not "the former CEO of X"
+
+
 def _job_said(words: list[str], preposition: str) -> bool:
     """Whether the words after "I" name the speaker's job, studies or what they run at
     work: a job the lists know, or a short noun phrase the speaker is at or for a place
@@ -184,10 +195,13 @@ def _job_said(words: list[str], preposition: str) -> bool:
     "a little late with X", "a day late for X")."""
     if _holds_job(words) or words[:1] in (["manage"], ["run"], ["lead"]):
         return True
+    if words[:1] in (["work"], ["volunteer"]) and 0 < len(words) - 1 <= 2 and _WORK_TIMES.issuperset(words[1:]):
+        return True  # "I work nights at X"
     if words[:2] == ["doing", "my"] or words[:1] == ["studying"]:
         return _CLIENTS.isdisjoint(words)
     phrase = words[1:] if words[:1] == ["am"] else words
     described = phrase[:1] in (["a"], ["an"]) and 2 <= len(phrase) <= 4 and preposition in ("at", "for")
+    described = described or _post_held(words)
     return described and _CLIENTS.isdisjoint(phrase) and _STATES.isdisjoint(phrase) and not phrase[-1].endswith("ed")
 
 
