@@ -32,6 +32,7 @@ from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.mentions import analyse
+from memledger.extraction.needs import needed
 from memledger.extraction.note_lines import heading_mode, note_uses, on_trial, preferred_in_note, ranked, under_heading
 from memledger.extraction.patterns import (
     BULLETS,
@@ -162,7 +163,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "43"
+    version = "44"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -220,7 +221,9 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(their_tools(sentence))
             edges.extend(wished(me, sentence))
             edges.extend(cleft_edges(me, sentence))
-        edges = [*roles, *complaint_uses(me, sentence), *_asserted(sentence, edges)]
+        # "P can't build without X" is negated in form only: its dependency skips the polarity reading
+        dependencies = needed(sentence) if stating else []
+        edges = [*roles, *complaint_uses(me, sentence), *dependencies, *_asserted(sentence, edges)]
         bullet = sentence.lows[:1] != [] and sentence.lows[0] in BULLETS
         if bullet and heading is not None:
             edges = under_heading(me, heading, sentence.lows, edges)
