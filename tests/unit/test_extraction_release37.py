@@ -25,12 +25,12 @@ def test_a_fault_in_the_writers_own_tool_is_still_a_use() -> None:
     assert "Garmin Venu" in speakers("My Garmin Venu won't sync since the update.", "USES")  # a guard
 
 
-def test_a_participle_whose_main_clause_is_someone_elses_is_not_thespeakers() -> None:
+def test_a_participle_whose_main_clause_is_someone_elses_is_not_the_speakers() -> None:
     text = "Since upgrading to Meilisearch 1.x, the Larchmont storefront search returns empty results."
     assert "Meilisearch" not in speakers(text, "USES")
 
 
-def test_a_participle_whose_main_clause_is_ours_is_thespeakers() -> None:
+def test_a_participle_whose_main_clause_is_ours_is_the_speakers() -> None:
     text = "After upgrading to Caddy 2.8, our proxy returns 502 for every websocket route."
     assert "Caddy" in speakers(text, "USES")  # a guard
 

@@ -37,7 +37,7 @@ def test_an_old_friend_is_still_a_friend() -> None:
     "text",
     ["My nan uses Medisafe for her meds.", "My photography teacher prefers Capture One."],
 )
-def test_what_someone_of_the_speakers_does_is_not_thespeakers(text: str) -> None:
+def test_what_someone_of_the_speakers_does_is_not_the_speakers(text: str) -> None:
     assert not speakers(text, "USES") | speakers(text, "PREFERS")
 
 
@@ -98,5 +98,5 @@ def test_readings_the_new_rules_leave_alone(text: str, edge: tuple[str, str, str
         ("My sister says Canva wins over Photoshop.", "PREFERS", "Canva"),
     ],
 )
-def test_an_overruled_pick_or_someone_elses_verdict_is_not_thespeakers(text: str, relation: str, tool: str) -> None:
+def test_an_overruled_pick_or_someone_elses_verdict_is_not_the_speakers(text: str, relation: str, tool: str) -> None:
     assert tool not in speakers(text, relation)  # a guard
