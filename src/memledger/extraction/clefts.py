@@ -9,7 +9,7 @@ from itertools import pairwise
 from typing import Final
 
 from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
-from memledger.extraction.triggers import RELATIONS, SUBJECT_PRONOUNS, find_triggers
+from memledger.extraction.triggers import RELATIONS, find_triggers
 
 _BE: Final = word_set("is was 's")
 _FAVOURITES: Final = word_set("favourite favorite fave")
@@ -49,13 +49,12 @@ def favourite_said(lows: list[str], k: int) -> bool:
     """Whether "is my favourite" at ``k`` calls the name before it the speaker's favourite
     now, as such ("Ardour is my favourite by a mile"); not "was", nor a favourite of a kind
     named after it ("Lisbon is my favourite city"), unless the kind is an app's."""
-    said = lows[k : k + 3] in (["is", "my", w] for w in _FAVOURITES) or lows[k : k + 3] in (
-        ["is", "our", w] for w in _FAVOURITES
-    )
+    said = tuple(lows[k : k + 3]) in _CALLED_FAVOURITE
     kind = lows[k + 3] if k + 3 < len(lows) else ""
     return said and (not kind.isalpha() or kind in _NOT_A_KIND or kind in PRODUCT_NOUNS)
 
 
+_CALLED_FAVOURITE: Final = frozenset(("is", owner, word) for owner in ("my", "our") for word in _FAVOURITES)
 _NOT_A_KIND: Final = word_set("by for of so and but now though too")
 _HEDGES: Final = word_set("maybe perhaps hopefully almost nearly probably")
 
@@ -83,15 +82,14 @@ def _our_choice(lows: list[str], thing: Mention) -> bool:
     pick" is a preference, which a group may overrule); not one overruled after "but"."""
     if "but" in lows[thing.end :]:
         return False
-    before = lows[max(0, thing.start - 3) : thing.start]
-    after = lows[thing.end : thing.end + 3]
-    ours = (["our", w] for w in _CHOICES)
-    return (before[-1:] != [] and before[-1] in _BE and before[:2] in ours) or (
-        after[:1] != [] and after[0] in _BE and after[1:3] in (["our", w] for w in _CHOICES)
-    )
+    before = tuple(lows[max(0, thing.start - 3) : thing.start])
+    after = tuple(lows[thing.end : thing.end + 3])
+    named_after = len(before) == 3 and before[2] in _BE and before[:2] in _OUR_CHOICES  # "our choice was X"
+    named_before = len(after) == 3 and after[0] in _BE and after[1:] in _OUR_CHOICES  # "X was our pick"
+    return named_after or named_before
 
 
-_CHOICES: Final = word_set("choice pick")
+_OUR_CHOICES: Final = frozenset((("our", "choice"), ("our", "pick")))
 _FOR_US: Final = frozenset((("for", "me"), ("for", "us")))
 _ALWAYS: Final = frozenset(("every", "time"))
 _ANY_DAY: Final = frozenset(("any", "day"))
@@ -129,4 +127,4 @@ def _subject(speaker: Party, sentence: Sentence, start: int, verb: int) -> Party
     if named:
         return Party.of(named[-1])
     words = sentence.lows[start:verb]
-    return speaker if words and words[0] in SUBJECT_PRONOUNS and words[0] in ("i", "we") else None
+    return speaker if words[:1] in (["i"], ["we"]) else None
