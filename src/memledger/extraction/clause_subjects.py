@@ -126,11 +126,11 @@ class ClauseSubjects:
         """Whether the clause after a participle's comma ("after upgrading to X, our proxy
         ...") is the speaker's, whose doing the participle then is."""
         words = self.words
+        if not words[position].endswith("ing"):
+            return True  # "since I moved to X" names its subject
         comma = next((k for k in range(position, len(words)) if words[k] == ","), None)
-        if comma is None or not self.words[position].endswith("ing"):
-            return True  # "since I moved to X" names its subject; no comma: nothing else to ask
-        if comma + 1 >= len(words):
-            return True  # the clause ends at the comma: a joining word ("and", "which") comes next
+        if comma is None or comma + 1 >= len(words):
+            return True  # no comma: nothing else to ask; the clause ends at it: "and", "which" comes next
         following = words[comma + 1]
         # "We tested it before migrating to X, but ...": the participle is the clause before's
         return following in POSSESSIVE_USER or following in SUBJECT_PRONOUNS or following in _GOING_ON

@@ -135,23 +135,21 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
         if f.taken[i] or (word.islower() and "." not in word) or not name_like(word):
             i += 1
             continue
-        if _plain_word(word) or i in f.initial:
-            end = chunk_end(f, i)
-            if _apposed_work(f, end):  # "Firefly, my home lighting project, depends on ..."
-                f.add(Mention(span_text(f.words[i:end]), "project", 0.75, i, end))
+        plain = _plain_word(word)
+        end = chunk_end(f, i) if plain or i in f.initial else 0
+        if end:
+            apart = _set_apart(f, i, end, plain=plain)
+            if apart is not None:
+                f.add(apart)
                 i = end
                 continue
-            if _favoured(f, end) and not _plain_word(word):  # "Ardour is my favourite"
-                f.add(Mention(span_text(f.words[i:end]), "tool", 0.7, i, end))
-                i = end
-                continue
-            if _plain_word(word):
+            if plain:
                 i += 1
                 continue
         if _title(f, i):
             i += 1  # "Professor Mekdes Haile", "Chef Ayse": the name is the person's, without the title
             continue
-        end = chunk_end(f, i)
+        end = end or chunk_end(f, i)
         opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
         # "Tell Fatima", "Inshallah Tunde": a word before a given name; "Kaimana Ruatapu said" is one name
         word_first = name_guess.ordinary(f.words[i]) or gz.is_given_name(f.lows[end - 1])
@@ -303,6 +301,17 @@ def _work_noun_after(f: NameFinder, end: int) -> bool:
         return k > end and f.next(k) not in PRODUCT_NOUNS  # bare "X app" is read above
     described = f.next(k).isalpha() and f.next(k) not in gz.NOT_NAMES and end + 1 < len(f.words)
     return described and f.words[k][:1].islower() and f.next(k, 1) in PROJECT_NOUNS - _COMPONENTS
+
+
+def _set_apart(f: NameFinder, start: int, end: int, *, plain: bool) -> Mention | None:
+    """A name an ordinary word or a sentence's opening makes no name of, typed by the words
+    after it: "Firefly, my home lighting project, depends on ..." (a project), "Ardour is
+    my favourite" (a tool, unless the word is a common one)."""
+    if _apposed_work(f, end):
+        return Mention(span_text(f.words[start:end]), "project", 0.75, start, end)
+    if not plain and _favoured(f, end):
+        return Mention(span_text(f.words[start:end]), "tool", 0.7, start, end)
+    return None
 
 
 def _apposed_work(f: NameFinder, end: int) -> bool:

@@ -23,7 +23,7 @@ from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.episodes import TIME_NOUNS
 from memledger.extraction.finite_verbs import ADVERBS
-from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, membership_edges
+from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, listed_before, membership_edges
 from memledger.extraction.noun_types import own_work
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.passives import BE, passive_edges
@@ -407,14 +407,7 @@ def _listed_before(lows: list[str], last: Mention, mentions: list[Mention]) -> l
     old school friends"."""
     if lows[last.end : last.end + 2] != [",", "my"] and lows[last.end : last.end + 2] != [",", "our"]:
         return []
-    listed: list[Mention] = []
-    start = last.start
-    for mention in reversed([m for m in mentions if m.end <= last.start]):
-        if mention.entity_type != "person" or lows[mention.end : start] not in (["and"], [","], ["&"]):
-            break
-        listed.append(mention)
-        start = mention.start
-    return listed
+    return listed_before(lows, last, mentions)
 
 
 def _pronoun_roles(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
+from itertools import pairwise, takewhile
 from typing import Final
 
 from memledger.events.keys import normalise_name, speaker_prefix
@@ -31,6 +31,7 @@ from memledger.extraction.complaints import complaint_uses
 from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
+from memledger.extraction.memberships import listed_before
 from memledger.extraction.mentions import analyse
 from memledger.extraction.needs import needed
 from memledger.extraction.note_lines import heading_mode, note_uses, on_trial, preferred_in_note, ranked, under_heading
@@ -251,7 +252,7 @@ def _under_headings(
         mode = headed.get(id(sentence))
         if mode is None:
             continue
-        names = {m.name for m in sentence.mentions} - plain  # a name also on a line of its own stays as it was
+        names = {m.name for m in sentence.mentions} - plain  # one also on a line of its own keeps that reading
         own = [e for e in edges if e.target.name in names]
         edges = [e for e in edges if e.target.name not in names] + under_heading(me, mode, sentence.lows, own)
     return edges
@@ -392,17 +393,10 @@ def _listed_people(sentence: Sentence, last: Mention) -> list[Mention]:
     """The people named in a list joined by "and" that ends with ``last`` ("Ikaika, Mirela
     and Tenzin"); not a name addressed before a comma ("Thanks Ama, Kofi from X ..."), nor
     kin ("Mum, Dad and Kofi")."""
-    listed: list[Mention] = []
-    by_end = {m.end: m for m in sentence.mentions}
-    k = last.start
-    joined = False
-    while k >= 2 and sentence.lows[k - 1] in (",", "and", "&"):
-        joined = joined or sentence.lows[k - 1] != ","
-        before = by_end.get(k - 1)
-        if before is None or before.entity_type != "person" or before.name.lower() in gz.ROLES:
-            break
-        listed.append(before)
-        k = before.start
+    lows = sentence.lows
+    listed = list(takewhile(lambda m: m.name.lower() not in gz.ROLES, listed_before(lows, last, sentence.mentions)))
+    first = listed[-1].start if listed else last.start
+    joined = any(lows[m.end] != "," for m in listed) or (first >= 2 and lows[first - 1] in ("and", "&"))
     return listed if joined else []
 
 

@@ -265,6 +265,19 @@ def listed_after(lows: list[str], first: Mention, by_start: dict[int, Mention]) 
     return listed
 
 
+def listed_before(lows: list[str], last: Mention, mentions: list[Mention]) -> list[Mention]:
+    """People listed right before ``last``, one joining word apart ("Wulan and Budi",
+    "Ikaika, Mirela and Tenzin"), nearest first."""
+    listed: list[Mention] = []
+    start = last.start
+    for mention in reversed([m for m in mentions if m.end <= last.start]):
+        if mention.entity_type != "person" or lows[mention.end : start] not in (["and"], [","], ["&"]):
+            break
+        listed.append(mention)
+        start = mention.start
+    return listed
+
+
 # Verbs whose doer belongs where a relative clause says: "X, where I volunteer",
 # "X, which I manage", "Nadia, who now runs X".
 _BELONG_THERE: Final = word_set("work works volunteer volunteers teach teaches study studies train trains intern")

@@ -24,8 +24,8 @@ _CONFIDENCE: Final = 0.75
 def needed(sentence: Sentence) -> list[Edge]:
     """The DEPENDS_ON edges of "P can't <work> without X" and "Without X, P can't <work>"."""
     lows = sentence.lows
-    if sentence.question or not CONDITIONAL_LEADS.isdisjoint(lows):
-        return []  # "If Kestrel can't run without Redis, ...": a supposition
+    if "without" not in lows or sentence.question or not CONDITIONAL_LEADS.isdisjoint(lows):
+        return []  # most sentences; "If Kestrel can't run without Redis, ...": a supposition
     by_start = {m.start: m for m in sentence.mentions}
     unsaid = polarity.unasserted(lows)
     edges: list[Edge] = []

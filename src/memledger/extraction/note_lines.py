@@ -119,8 +119,6 @@ def _to_do_item(lows: list[str]) -> bool:
 
 
 _CHANGES: Final = frozenset(("SWITCH", "RETRACT", "LEAVE", "DECIDE"))
-
-
 _ADOPTED: Final = frozenset(("USES", "DECIDED", "PREFERS"))
 _STILL_OPEN: Final = frozenset(("undecided", "pending", "open", "tbd", "against"))
 
@@ -132,9 +130,8 @@ def _compared(lows: list[str], label_end: int, start: int) -> bool:
     for k in range(start - 1, label_end, -1):
         if lows[k] in (",", ";", ":", "-", ")") or lows[k] in BULLETS:
             return False
-        open_bracket = lows[label_end:k].count("(") > lows[label_end:k].count(")")
-        if lows[k] == "and" and not open_bracket:
-            return False  # "X instead of Y and Z for tasks": Z is an item of its own
+        if lows[k] == "and" and lows[label_end:k].count("(") <= lows[label_end:k].count(")"):
+            return False  # "X instead of Y and Z for tasks": Z is an item of its own, outside brackets
         if lows[k] in ("than", "vs", "vs.", "instead"):
             return True
     return False
