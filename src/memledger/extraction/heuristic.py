@@ -34,7 +34,17 @@ from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.memberships import listed_before
 from memledger.extraction.mentions import analyse
 from memledger.extraction.needs import needed
-from memledger.extraction.note_lines import heading_mode, note_uses, on_trial, preferred_in_note, ranked, under_heading
+from memledger.extraction.note_lines import (
+    heading_mode,
+    heading_owner,
+    note_uses,
+    on_trial,
+    owned_uses,
+    preferred_in_note,
+    ranked,
+    stack_owner,
+    under_heading,
+)
 from memledger.extraction.patterns import (
     BULLETS,
     Edge,
@@ -164,7 +174,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "44"
+    version = "45"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -194,8 +204,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     text = text[:MAX_TEXT_CHARS]
     lowercase = not any(character.isupper() for character in text)
     named_before: list[Mention] = []  # the sentence before's names, for a pronoun opening the next
-    heading: str | None = None  # what a note's heading ("Trip checklist:") makes of the bullets under it
-    headed: dict[int, str] = {}  # the bullets under a heading, by id, with its mode
+    headings = _Headings(me)
     for sentence in (analyse(part, project, lowercase=lowercase) for part in split_sentences(text)):
         if asks_to_forget(sentence.text):
             continue  # what the speaker asks to forget is not to be remembered
@@ -225,21 +234,41 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         # "P can't build without X" is negated in form only: its dependency skips the polarity reading
         dependencies = needed(sentence) if stating else []
         edges = [*roles, *complaint_uses(me, sentence), *dependencies, *_asserted(sentence, edges)]
-        bullet = sentence.lows[:1] != [] and sentence.lows[0] in BULLETS
-        if bullet and heading is not None:
-            edges = under_heading(me, heading, sentence.lows, edges)
-            headed[id(sentence)] = heading
-        elif not bullet:
-            heading = heading_mode(sentence.lows)
+        edges = headings.read(sentence, edges)
         for edge in edges:
             found.apply(edge)
         if stating:
             for fact in facts_for_sentence(_quoted(sentence), edges, speaker):
                 found.fact(fact)
         named_before = sentence.mentions
-    for edge in _under_headings(me, labelled, headed, _labelled_edges(me, labelled)):
+    for edge in _under_headings(me, labelled, headings.modes, _labelled_edges(me, labelled, headings.owners)):
         found.apply(edge)
     return found.result()
+
+
+class _Headings:
+    """A note's headings as its lines go by: what the heading above a bullet makes of it
+    ("Trip checklist:", a mode), and the project it names ("Stack (Moonwort):")."""
+
+    def __init__(self, me: Party) -> None:
+        self.me = me
+        self.mode: str | None = None
+        self.owner: Party | None = None
+        self.modes: dict[int, str] = {}  # the bullets under a heading, by id, with its mode
+        self.owners: dict[int, Party] = {}  # the bullets under a heading that names a project
+
+    def read(self, sentence: Sentence, edges: list[Edge]) -> list[Edge]:
+        """``edges`` of a bullet read under its heading; a line that is no bullet opens the next."""
+        if not (sentence.lows[:1] != [] and sentence.lows[0] in BULLETS):
+            self.mode, self.owner = heading_mode(sentence.lows), heading_owner(sentence)
+            return edges
+        if self.mode is not None:
+            edges = under_heading(self.me, self.mode, sentence.lows, edges)
+            self.modes[id(sentence)] = self.mode
+        if self.owner is not None:
+            edges = owned_uses(self.me, self.owner, edges)
+            self.owners[id(sentence)] = self.owner
+        return edges
 
 
 def _under_headings(
@@ -327,13 +356,14 @@ def _label(sentence: Sentence) -> str:
     return ""
 
 
-def _labelled_edges(speaker: Party, labelled: list[tuple[str, Sentence]]) -> list[Edge]:
-    """A note's lines: the tools under stack labels, used by the note's project or the speaker."""
+def _labelled_edges(speaker: Party, labelled: list[tuple[str, Sentence]], owners: dict[int, Party]) -> list[Edge]:
+    """A note's lines: the tools under stack labels, used by the note's project (named by a
+    label or by the heading above the line, ``owners``) or the speaker."""
     projects = [m for label, s in labelled if label in PROJECT_LABELS for m in s.mentions if m.entity_type == "project"]
     user = projects[0] if projects else None
-    source = Party.of(user) if user else speaker
     edges: list[Edge] = []
     for label, sentence in labelled:
+        source = Party.of(user) if user else owners.get(id(sentence), speaker)
         for mention in sentence.mentions:
             if label in STACK_LABELS and mention.entity_type == "tool" and not ranked(sentence, mention):
                 edges.append(Edge(source, "USES", Party.of(mention), 0.75))  # not "Editor: Zed over X"
@@ -461,6 +491,9 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
     return edges
 
 
+_JOINING_ITEMS: Final = frozenset(("+", "&", "/", ",", "and"))
+
+
 def _listed(
     found: Found, sentence: Sentence, header: tuple[Party, str] | None, edges: list[Edge]
 ) -> tuple[Party, str] | None:
@@ -469,12 +502,16 @@ def _listed(
     if lows and lows[-1] == ":":
         if not any(low in ("stack", "tools", "tooling", "setup", "uses", "using") for low in lows):
             return None
-        projects = [m for m in sentence.mentions if m.entity_type == "project"]
-        return (Party.of(projects[0]) if projects else found.speaker(), "USES")
+        owner = stack_owner(sentence)
+        if heading_mode(lows) != "noted" or (owner is None and "'s" in lows):
+            return None  # "Rejected stack:", "Friend's stack:": not the writer's
+        return (owner or found.speaker(), "USES")
     if header is None or not lows or lows[0] not in BULLETS:
         return None
     if not find_triggers(lows):
-        for mention in sentence.mentions[:1]:
+        first = sentence.mentions[:1]
+        joined = [m for m in sentence.mentions[1:] if lows[m.start - 1] in _JOINING_ITEMS]  # "- Postgres + Redis"
+        for mention in first + joined:
             if mention.entity_type == "tool" and not on_trial(lows, mention.end):  # not "- Klaviyo (trial)"
                 edges.append(Edge(header[0], header[1], Party.of(mention), EXPLICIT))
     return header

@@ -26,6 +26,7 @@ from memledger.extraction.triggers import JOBS, NOT_WORKPLACE
 FRAME_CONFIDENCE = 0.8
 _WORDS: Final = lexicon.sections("frame_words.txt")
 _AT_WORK: Final = word_set("at for with")
+_FROM_WORK: Final = _AT_WORK | {"from"}  # "Radka, a contractor from Halyard Digital"
 _DESCRIBING: Final = word_set("the a an who our my")
 _WE: Final = word_set("we i we've we're we'd i'm i've")
 _DASHES: Final = frozenset(("-", "\u2013", "\u2014"))
@@ -77,10 +78,10 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
                 Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE)
             )  # "Leonor (Mistral Bakery)"
             continue
-        if not 3 <= len(between) <= 8 or between[0] not in _DESCRIBED_AS or between[-1] not in _AT_WORK:
+        if not 3 <= len(between) <= 8 or between[0] not in _DESCRIBED_AS or between[-1] not in _FROM_WORK:
             continue
         described = between[0] in _DASHES or any(word in _DESCRIBING for word in between[1:3])
-        if described and not _NOT_WORKPLACE & set(between):
+        if described and not _NOT_WORKPLACE & set(between) and not _FORMER & set(between):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
 
@@ -135,7 +136,7 @@ def _named_after(lows: list[str], org: Mention, person: Mention) -> bool:
     if org.entity_type != "organization" or person.entity_type != "person" or org.start < 3:
         return False
     between = [w for w in lows[org.end : person.start] if w not in HONORIFICS and w != "."]
-    described = lows[org.start - 1] in _AT_WORK | {"from"} and lows[org.start - 3] in _DESCRIBING
+    described = lows[org.start - 1] in _FROM_WORK and lows[org.start - 3] in _DESCRIBING
     return between == [","] and described
 
 

@@ -24,7 +24,13 @@ from memledger.extraction import lexicon
 from memledger.extraction.patterns import word_set
 
 # Every data file the module reads; a test checks each ships with the package.
-LEXICON_FILES: Final = ("common_english.txt", "rare_english.txt", "world_given_names.txt", "world_places.txt")
+LEXICON_FILES: Final = (
+    "common_english.txt",
+    "rare_english.txt",
+    "world_given_names.txt",
+    "word_given_names.txt",
+    "world_places.txt",
+)
 GUESS_CONFIDENCE = 0.6
 # A longer lower-case run is no name (and checking it for misspellings would cost its square).
 _LONGEST_NAME_WORD = 24
@@ -72,21 +78,25 @@ class _Model:
 class _Lists(NamedTuple):
     common_english: frozenset[str]
     rare_english: frozenset[str]
-    world_names: frozenset[str]  # folded: "ragnheidur"
+    world_names: frozenset[str]  # folded: "ragnheidur"; with the rare English words people are named ("nadia")
+    words_named: frozenset[str]  # those words: "nadia", "jasper"
     world_places: frozenset[str]
     model: _Model
 
 
 @cache
 def _lists() -> _Lists:
-    """The three lists and the model, read and trained on first use: a command that
+    """The lists and the model, read and trained on first use: a command that
     extracts nothing does not wait for them."""
-    common, rare, names, places = (lexicon.entries(name) for name in LEXICON_FILES)
-    world_names = frozenset(gz.fold(name) for name in names)
+    common, rare, names, word_names, places = (lexicon.entries(name) for name in LEXICON_FILES)
+    # A relative's word is read as one ("Nan"), though people are named so.
+    words_named = frozenset(name for name in word_names if name not in gz.ROLES)
+    world_names = frozenset(gz.fold(name) for name in [*names, *words_named])
     return _Lists(
         common_english=frozenset(common),
         rare_english=frozenset(rare),
         world_names=world_names,
+        words_named=words_named,
         world_places=frozenset(places),
         model=_Model(
             gz.GIVEN_NAMES | world_names,
@@ -117,6 +127,7 @@ _LOCATIVE: Final = frozenset(
 
 
 _OWNED: Final = frozenset(["my", "our", "his", "her", "their"])
+_THING_OPENERS: Final = word_set("a an the his her their your its")
 
 
 def is_place(low: str, before: str) -> bool:
@@ -202,6 +213,8 @@ def ordinary(word: str, before: str = "") -> bool:
     """A word that is more likely a sentence's own word or a place than a name; a name
     that is also a town's is a place after a preposition of place ("near Sora")."""
     low, lists = word.lower(), _lists()
+    if word.isupper() and len(word) <= 5 and low in lists.common_english:
+        return True  # "ISA", "NAN": a word's letters as an abbreviation, whatever name it spells
     if gz.fold(low) in lists.world_names:
         return low in lists.world_places and before in _LOCATIVE  # "Carys" is a name, though "cary" is a word
     common = lists.common_english
@@ -217,7 +230,7 @@ def word_type(word: str, before: str = "") -> EntityType | None:
         return None
     low, lists = gz.fold(word.lower()), _lists()
     if low in lists.world_names:
-        return "person"
+        return None if low in lists.words_named and before in _THING_OPENERS else "person"  # "a Kia", "her Alexa"
     if (low in lists.rare_english and not before) or _inflected(low):
         return None  # "Sourdough attempt ...", "Reinstalling did ...": English, capitalised as it opens
     if _compound(low, lists.common_english):

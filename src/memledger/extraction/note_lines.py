@@ -21,10 +21,13 @@ from memledger.extraction.patterns import (
     Party,
     Sentence,
 )
+from memledger.extraction.polarity import unasserted
 from memledger.extraction.triggers import (
     ARROWS,
     DECISION_WORDS,
+    INTENTS,
     PAST_FORMS,
+    STACK_LABELS,
     SUBJECT_PRONOUNS,
     THIRD_PERSON,
     find_triggers,
@@ -90,11 +93,44 @@ def heading_mode(lows: list[str]) -> str | None:
     if _planned([*label, ":"], len(label)) or "to-do" in label or label[-2:] == ["to", "do"]:
         return "planned"
     open_ = UNSETTLED_NOTES.intersection(label) or _STILL_OPEN.intersection(label)  # "Decisions pending:"
-    if open_ or label[-3:-1] == ["nothing", "decided"]:
+    wished = unasserted(label) or not INTENTS.isdisjoint(label)  # "Rejected stack:", "Stack I want to try:"
+    if open_ or wished or label[-3:-1] == ["nothing", "decided"]:
         return "unsettled"
     if any(w in DECISION_WORDS or w.removesuffix("s") in DECISION_WORDS for w in label):
         return "decided"  # "Decisions:", "Decided:"
     return "noted"
+
+
+def heading_owner(sentence: Sentence) -> Party | None:
+    """Whose things a note's heading says its bullets list, when not the writer's: the
+    project it names ("Stack (Moonwort):"), or whose stack it is ("Kestrel stack:")."""
+    lows = sentence.lows
+    if lows[-1:] != [":"]:
+        return None
+    return (
+        stack_owner(sentence)
+        if not STACK_LABELS.isdisjoint(lows)
+        else _label_owner(sentence.mentions, lows, len(lows) - 1)
+    )
+
+
+def stack_owner(sentence: Sentence) -> Party | None:
+    """Whose stack a heading lists: a project it names ("Stack for Kestrel:"), or the name
+    before the stack word or its "'s" ("Moonwort stack:", "Anika's stack:")."""
+    lows = sentence.lows
+    projects = [m for m in sentence.mentions if m.entity_type == "project"]
+    if projects:
+        return Party.of(projects[0])
+    for mention in sentence.mentions:
+        after = lows[mention.end] if mention.end < len(lows) else ""
+        if after == "'s" or (after in STACK_LABELS and mention.entity_type != "person"):
+            return Party.of(mention)
+    return None
+
+
+def owned_uses(speaker: Party, owner: Party, edges: list[Edge]) -> list[Edge]:
+    """``edges`` with the writer's uses given to ``owner``, the project a heading names."""
+    return [replace(e, source=owner) if e.source == speaker and e.relation == "USES" else e for e in edges]
 
 
 def under_heading(speaker: Party, mode: str, lows: list[str], edges: list[Edge]) -> list[Edge]:

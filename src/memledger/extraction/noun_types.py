@@ -21,7 +21,7 @@ from memledger.extraction.patterns import (
     word_set,
 )
 from memledger.extraction.roles import owned_by_speaker, possessive_of
-from memledger.extraction.triggers import INTENTS, STACK_LABELS, WORK_VERBS
+from memledger.extraction.triggers import INTENTS, STACK_LABELS, WORK_VERBS, find_triggers
 
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
 SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
@@ -174,3 +174,47 @@ def working_as(words: list[str]) -> bool:
             job = words[k + 3 :] if words[k + 2] in ("a", "an") else words[k + 2 :]
             return 1 <= len(job) <= 2 and all(w.isalpha() for w in job) and CLIENT_NOUNS.isdisjoint(job)
     return False
+
+
+def work_described(lows: list[str], end: int) -> bool:
+    """Whether the name ending at ``end`` is described as what the speaker works on or
+    builds: "Lanternfish, the ingestion service I work on,", "Quarry is the search tool
+    I'm building", "Foxglove, the loft conversion we're doing"."""
+    k = end + 1
+    if lows[end : end + 1] not in ([","], ["is"]) or lows[k : k + 1] not in (["the"], ["a"], ["an"], ["my"], ["our"]):
+        return False
+    if lows[end] == "," and lows[k] == "my":
+        return _my_work_apposed(lows, k + 1)  # "Pantrypilot, my little side project,"
+    k += 1
+    while k < len(lows) and k - end <= 6 and lows[k] not in _DOERS:
+        if not (lows[k].isalpha() or "-" in lows[k]) or lows[k] in _NOT_DESCRIBING:
+            return False
+        k += 1
+    if k >= len(lows) or lows[k] not in _DOERS:
+        return False
+    k += 1
+    while k < len(lows) and lows[k] in _DOING_AUX:
+        k += 1
+    verbs = [t for t in find_triggers(lows[k : k + 3]) if t.start == 0 and t.kind in ("WORK_ON", "BUILD")]
+    doing = lows[k : k + 1] == ["doing"] and lows[k - 1] in ("we're", "are")  # not "the treatment I'm doing"
+    if not verbs and not doing:
+        return False
+    after = k + (verbs[0].end if verbs else 1)
+    return after >= len(lows) or lows[after] in _CLAUSE_CLOSES
+
+
+def _my_work_apposed(lows: list[str], k: int) -> bool:
+    """Whether "my" before ``k`` opens a noun phrase for a piece of work that closes the
+    apposition ("my little meal-planning side project,")."""
+    for j in range(k, min(k + 5, len(lows))):
+        if lows[j] in OWNED_WORK:
+            return lows[j + 1 : j + 2] in ([","], ["."], [")"], [])
+        if not (lows[j].isalpha() or "-" in lows[j]):
+            return False
+    return False
+
+
+_DOERS: Final = word_set("i we i'm we're i've we've")
+_DOING_AUX: Final = word_set("am are been")
+_NOT_DESCRIBING: Final = word_set("that which who where when and or but")
+_CLAUSE_CLOSES: Final = word_set(", . ; : ! ? and at for with in - \u2014")

@@ -89,6 +89,8 @@ def _theirs(words: list[str], lows: list[str], be: int) -> bool:
 
 
 def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Mention | None) -> Edge | None:
+    if verb == "used" and agent is not None and patient is not None and patient.entity_type in ("tool", "project"):
+        return Edge(Party.of(agent), "USES", Party.of(patient), FRAME_CONFIDENCE)  # "X is used by the Y app"
     if verb in USED_BY and agent is not None and agent.entity_type == "tool":
         user = speaker if patient is None or patient.entity_type == "tool" else Party.of(patient)
         if user.kind in ("user", "project", "organization", "person"):

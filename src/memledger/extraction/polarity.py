@@ -13,7 +13,7 @@ the clause it completes.
 
 from __future__ import annotations
 
-from itertools import pairwise
+from itertools import pairwise, takewhile
 from typing import Final
 
 from memledger.extraction import lexicon
@@ -146,12 +146,14 @@ _NOW_OR_AFTER: Final = _NOW | {"before", "until", "then"}  # "I had used X befor
 
 _LIST_ENDS: Final = word_set("and or nor")
 _NOT_LISTED: Final = word_set("just only but instead rather except apart now still also")
+_PHRASE_PREPOSITIONS: Final = word_set("for to in on at with from")
 
 
 def _list_item(words: list[str]) -> bool:
     """Whether a clause only goes on with a list ("the Chessnut Air or the old Novag"): no
     subject, verb or contrast of its own."""
-    if not words or len(words) > 8 or words[0] in _NOT_LISTED:
+    item = list(takewhile(lambda w: w not in _PHRASE_PREPOSITIONS, words))  # "Z app for learn kanji": Z
+    if not item or len(item) > 8 or item[0] in _NOT_LISTED:
         return False
     if not _SUBJECTS.isdisjoint(words) or not _AUXILIARIES.isdisjoint(words) or "be" in words:
         return False
@@ -184,8 +186,15 @@ def _missed_back(words: list[str]) -> bool:
 
 
 def _contrasted(lows: list[str], cue: int) -> bool:
-    """ "use Grab and not the taxi": a negation joined by "and"/"or" denies only what follows."""
-    return cue > 0 and lows[cue] in NEGATORS and lows[cue - 1] in ("and", "or")
+    """ "use Grab and not the taxi", "depends on X and has no tests": a negation joined by
+    "and"/"or", alone or after a second verb of the same subject, denies only what follows."""
+    if cue < 1 or lows[cue] not in NEGATORS:
+        return False
+    joined = cue - 1 if lows[cue - 1] not in _SECOND_VERBS else cue - 2
+    return joined >= 0 and lows[joined] in ("and", "or")
+
+
+_SECOND_VERBS: Final = word_set("has have had is are was were does do did")
 
 
 def _scope(lows: list[str], start: int, cue: int, end: int, reason: str) -> tuple[int, int]:

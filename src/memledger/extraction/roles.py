@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, ROLE_ADJECTIVES
+from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, PRODUCT_NOUNS, ROLE_ADJECTIVES
 from memledger.extraction.triggers import DETERMINERS, PREPOSITIONS, SUBJECT_PRONOUNS, finite_form
 
 # Nouns that put a role at work: "my business partner", "my lab partner", "my work wife".
@@ -152,6 +152,8 @@ def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
     if j >= len(lows) or lows[j] not in POSSESSIVES:
         return None
     j += 1
+    if j < len(lows) and lows[j] in _NOT_ROLE_NOUNS:
+        return None  # "Kale is my favourite vegetable": a liking, no role
     while j < len(lows) and lows[j] in ROLE_ADJECTIVES:
         j += 1
     k = j
@@ -159,6 +161,8 @@ def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
         k += 1
     if k == j or (k < len(lows) and lows[k] not in _ROLE_ENDS) or not _head_noun(lows[k - 1]):
         return None
+    if lows[k - 1] in PRODUCT_NOUNS:
+        return None  # "Aura is my meditation app": a thing
     return " ".join(lows[max(j, k - 2) : k])
 
 
