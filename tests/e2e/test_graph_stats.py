@@ -26,7 +26,7 @@ from tests.e2e.conftest import run_cli_chains, scratch_ledger
 
 ADA = Scopes(session="ada-1", project="apollo", user="ada")
 GRACE = Scopes(session="grace-1", project="apollo", user="grace")
-GRACE_SAID = ("I use Neovim for Apollo.", "I work with Linus on Apollo.", "Apollo uses PostgreSQL.")
+GRACE_SAID = ("I use Neovim for Apollo.", "I work on Apollo.", "Apollo uses PostgreSQL.")
 ADA_SAID = ("Apollo uses Redis.", "Apollo depends on Kafka.", "I use Emacs.")
 
 

@@ -49,6 +49,6 @@ def test_the_projects_bare_name_makes_its_facts(ledger: MemoryLedger, hashed: bo
 
 def test_a_capitalised_word_that_is_not_the_project_names_nothing(ledger: MemoryLedger) -> None:
     tenant = f"projnames-{uuid.uuid4().hex[:8]}"
-    ledger.record_turn(tenant, "user", "Hermes uses MongoDB.", scopes=ATLAS)
+    ledger.record_turn(tenant, "user", "Mercury uses MongoDB.", scopes=ATLAS)
     ledger.process()
-    assert [f.key for f in _facts(ledger, tenant) if f.key.startswith("hermes")] == []
+    assert [f.key for f in _facts(ledger, tenant) if f.key.startswith("mercury")] == []

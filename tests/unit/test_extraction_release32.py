@@ -53,8 +53,8 @@ def test_a_notes_bare_depends_on_is_no_use_of_the_writers() -> None:
     assert not {e for e in edges("Bramble build:\n- depends on: Jotform, Stripe\n- owner: Ilse") if e[0] == "user"}
 
 
-def test_the_speaker_relying_on_a_thing_still_uses_it() -> None:
-    assert ("user", "USES", "Notion") in edges("We rely on Notion for everything.")  # a guard
+def test_the_speaker_relying_on_a_thing_depends_on_it() -> None:
+    assert ("user", "DEPENDS_ON", "Notion") in edges("We rely on Notion for everything.")  # a guard
 
 
 def test_a_second_verb_after_and_ends_the_objects() -> None:
@@ -64,7 +64,7 @@ def test_a_second_verb_after_and_ends_the_objects() -> None:
 
 
 def test_a_notes_first_person_reliance_is_the_writers() -> None:
-    assert ("user", "USES", "Dropwell") in edges("Still relying on Dropwell for backups.")  # a guard
+    assert ("user", "DEPENDS_ON", "Dropwell") in edges("Still relying on Dropwell for backups.")  # a guard
 
 
 def test_a_project_named_by_a_bare_verb_keeps_its_name() -> None:

@@ -588,7 +588,9 @@ class _ClauseReader:
         entity_type = obj.target.kind if obj.target else ""
         if kind == "DEPEND" and subject.kind == "person" and self.words[trigger.start] in _NEEDING:
             return None  # "Anjali needs access to X": a need, not a use
-        if kind == "DEPEND" and subject.kind in ("user", "person"):
+        if kind == "DEPEND" and subject.kind == "user":
+            return "DEPENDS_ON" if entity_type == "tool" else None  # "we rely on X": said as a dependency
+        if kind == "DEPEND" and subject.kind == "person":
             return "USES" if entity_type == "tool" else None  # "Priya leans on X": a person's use
         if kind == "BUILD" and entity_type == "tool":
             return "USES" if set(obj.gap) & {"in", "with", "using", "on"} else None

@@ -13,7 +13,7 @@ from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, S
 from memledger.extraction.triggers import RELATIONS, find_triggers
 
 _BE: Final = word_set("is was 's")
-_FAVOURITES: Final = word_set("favourite favorite fave")
+_FAVOURITES: Final = word_set("favourite favorite fave go-to")
 _FRONTED: Final = frozenset(("PREFER", "LIKE", "DECIDE", "USE", "KEEP"))
 _THINGS: Final = frozenset(("tool", "concept", "organization"))
 _CONFIDENCE: Final = 0.75
@@ -94,10 +94,13 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
         return lows[thing.end : thing.end + 2] == ["for", "me"]
     after = lows[thing.end : thing.end + 3]
     first = thing.start == 0 or lows[thing.start - 1] in (",", ":", "-", "\u2014")  # not "my wife picked X over Y"
+    first = first or lows[max(0, thing.start - 2) : thing.start] == ["give", "me"]  # "Give me X over Y any day"
     if after[:2] in (["suits", "me"], ["suits", "us"]):
         return True
     if after[:2] == ["wins", "over"]:  # "X wins over Y for me"; not "my sister says X wins over Y"
-        return first and not _FOR_US.isdisjoint(pairwise(lows[thing.end :]))
+        rest = lows[thing.end :]
+        emphatic = _ALWAYS.issubset(rest) or _ANY_DAY.issubset(rest)  # "... every time"
+        return first and (not _FOR_US.isdisjoint(pairwise(rest)) or emphatic)
     rival = next((m for m in mentions if m.start == thing.end + 1), None)
     if after[:1] != ["over"] or rival is None or not first:
         return False
@@ -127,8 +130,10 @@ def _judged_better(lows: list[str], thing: Mention) -> bool:
     """ "rye is so much faster than conda", "X beats Y for me", "X works better for me than
     Y": the speaker's verdict, the thing opening its clause; not one reported ("she says X
     is better"), past, or no verdict on a rival ("better than nothing", "than I expected")."""
-    before = lows[thing.start - 1] if thing.start else ""
-    if (thing.start and before not in _OPENINGS) or not _HEARSAY.isdisjoint(lows):
+    start = thing.start - (lows[thing.start - 1 : thing.start] == ["the"])
+    before = lows[start - 1] if start else ""
+    said_for_me = lows[max(0, start - 2) : start] == ["for", "me"] and start in (2, 3)  # "For me the X is ..."
+    if (start and before not in _OPENINGS and not said_for_me) or not _HEARSAY.isdisjoint(lows):
         return False  # not "Apparently X is faster", "X is cheaper than Y, my friend says"
     k = thing.end
     while k < len(lows) and k - thing.end < 2 and lows[k] not in _JUDGING and lows[k].isalpha():

@@ -297,6 +297,7 @@ def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | Non
     cued = before in PROJECT_CUES or (after in PROJECT_NOUNS and not product) or named_as(f, start, CALLED_PROJECT)
     cued = cued or worked_on or _migrated(f, start, end) or _made_and_called(f, start) or _work_noun_after(f, end)
     cued = cued or _apposed_work(f, end) or work_described(f.lows, end)
+    cued = cued or (after in ("deps", "dependencies") and f.next(end, 1) == ":")  # "Quillfen deps: X, Y"
     if cued or (subject_of and f.next(end, 1) != "a") or _part_of_dependency(f, after, end):
         return Mention(name, "project", 0.8, start, end)
     return None

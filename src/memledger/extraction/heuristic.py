@@ -28,6 +28,7 @@ from memledger.extraction import polarity
 from memledger.extraction.clauses import EXPLICIT, HEDGED, clause_relations, sentence_clauses
 from memledger.extraction.clefts import cleft_edges
 from memledger.extraction.complaints import complaint_uses
+from memledger.extraction.dependency_notes import bullet_dependencies, dependency_label, listed_dependencies
 from memledger.extraction.directives import asks_to_forget, directive_content
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
@@ -174,7 +175,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "45"
+    version = "46"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -231,9 +232,10 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(their_tools(sentence))
             edges.extend(wished(me, sentence))
             edges.extend(cleft_edges(me, sentence))
+            edges.extend(listed_dependencies(sentence, headings.owner_of(sentence)))
         # "P can't build without X" is negated in form only: its dependency skips the polarity reading
         dependencies = needed(sentence) if stating else []
-        edges = [*roles, *complaint_uses(me, sentence), *dependencies, *_asserted(sentence, edges)]
+        edges = _relied_on([*roles, *complaint_uses(me, sentence), *dependencies, *_asserted(sentence, edges)])
         edges = headings.read(sentence, edges)
         for edge in edges:
             found.apply(edge)
@@ -246,6 +248,20 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     return found.result()
 
 
+_FIRST_PERSON: Final = frozenset(("i", "my", "we", "our"))
+
+
+def _relied_on(edges: list[Edge]) -> list[Edge]:
+    """``edges`` less a use of what the same source depends on ("I rely on my X" is not
+    also "my X", a use)."""
+    depended = {(e.source, e.target.name) for e in edges if e.relation == "DEPENDS_ON" and not e.retracted}
+    return [e for e in edges if e.relation != "USES" or (e.source, e.target.name) not in depended]
+
+
+def _bullet(sentence: Sentence) -> bool:
+    return sentence.lows[:1] != [] and sentence.lows[0] in BULLETS
+
+
 class _Headings:
     """A note's headings as its lines go by: what the heading above a bullet makes of it
     ("Trip checklist:", a mode), and the project it names ("Stack (Moonwort):")."""
@@ -254,14 +270,24 @@ class _Headings:
         self.me = me
         self.mode: str | None = None
         self.owner: Party | None = None
+        self.depending = False  # the heading lists dependencies ("Project Honeycomb deps:")
         self.modes: dict[int, str] = {}  # the bullets under a heading, by id, with its mode
         self.owners: dict[int, Party] = {}  # the bullets under a heading that names a project
 
+    def owner_of(self, sentence: Sentence) -> Party | None:
+        """The project the heading above a bullet names, or None for a line that is no bullet."""
+        return self.owner if _bullet(sentence) else None
+
     def read(self, sentence: Sentence, edges: list[Edge]) -> list[Edge]:
         """``edges`` of a bullet read under its heading; a line that is no bullet opens the next."""
-        if not (sentence.lows[:1] != [] and sentence.lows[0] in BULLETS):
+        if not _bullet(sentence):
             self.mode, self.owner = heading_mode(sentence.lows), heading_owner(sentence)
+            self.depending = sentence.lows[-1:] == [":"] and dependency_label(sentence.lows) is not None
             return edges
+        if self.depending and self.owner is not None:
+            listed = bullet_dependencies(sentence, self.owner)
+            named = {e.target.name for e in listed}
+            edges = [e for e in edges if not (e.source == self.me and e.target.name in named)] + listed
         if self.mode is not None:
             edges = under_heading(self.me, self.mode, sentence.lows, edges)
             self.modes[id(sentence)] = self.mode
@@ -363,12 +389,15 @@ def _labelled_edges(speaker: Party, labelled: list[tuple[str, Sentence]], owners
     user = projects[0] if projects else None
     edges: list[Edge] = []
     for label, sentence in labelled:
-        source = Party.of(user) if user else owners.get(id(sentence), speaker)
+        project = Party.of(user) if user else owners.get(id(sentence))
+        colon = sentence.lows.index(":") if ":" in sentence.lows else 0
+        mine = not _FIRST_PERSON.isdisjoint(sentence.lows[:colon])  # "- Editor I use: Vim"
+        source = speaker if mine else project or speaker
         for mention in sentence.mentions:
             if label in STACK_LABELS and mention.entity_type == "tool" and not ranked(sentence, mention):
                 edges.append(Edge(source, "USES", Party.of(mention), 0.75))  # not "Editor: Zed over X"
-            elif label in OWNER_LABELS and mention.entity_type == "person" and user:
-                edges.append(Edge(Party.of(mention), "WORKS_ON", Party.of(user), 0.75))
+            elif label in OWNER_LABELS and mention.entity_type == "person" and project:
+                edges.append(Edge(Party.of(mention), "WORKS_ON", project, 0.75))
     return edges
 
 

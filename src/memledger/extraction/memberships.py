@@ -9,10 +9,11 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.noun_types import owned_institution, working_as
+from memledger.extraction.noun_types import institution_after, owned_institution, working_as
 from memledger.extraction.patterns import (
     CLIENT_NOUNS,
     HONORIFICS,
+    ROLE_ADJECTIVES,
     TEAM_NOUNS,
     Edge,
     Mention,
@@ -20,7 +21,7 @@ from memledger.extraction.patterns import (
     named_team,
     word_set,
 )
-from memledger.extraction.roles import owned_by_speaker
+from memledger.extraction.roles import owned_by_speaker, relation_of, role_words
 from memledger.extraction.triggers import JOBS, NOT_WORKPLACE
 
 FRAME_CONFIDENCE = 0.8
@@ -51,6 +52,7 @@ def membership_edges(
         *_speakers_workplace(speaker, lows, by_start),
         *_own_institutions(speaker, lows, mentions),
         *_teammates(speaker, lows, by_start),
+        *_said_to_be(speaker, lows, mentions),
         *_own_units(speaker, lows, mentions),
         *_relative_workplaces(speaker, lows, mentions, by_start),
     ]
@@ -70,7 +72,8 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         between = lows[person.end : org.start]
         team = named_team(org.name)  # "leads the security guild": WORKS_ON
         ran = _runs(between) and not team and _ends_phrase(lows, org)
-        if _works_in(between) or ran or (_office_of(between) and not org.name.islower()):
+        unit = _unit_at(between) and org.name.lower() not in gz.PLACES
+        if _works_in(between) or ran or unit or (_office_of(between) and not org.name.islower()):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
         if between == ["("] and lows[org.end : org.end + 1] == [")"]:
@@ -97,6 +100,16 @@ def _runs(between: list[str]) -> bool:
     apposed = not before or (before[0] == "," and before[-1] == "," and len(before) <= 6)
     named = after in ([], ["the"]) or (len(after) == 2 and after[0] == "the" and after[1].isalpha())
     return apposed and named
+
+
+def _unit_at(between: list[str]) -> bool:
+    """ "Halvard runs the cardiac rehab group at X", "Nilufar teaches year 9 science at X":
+    a person running, leading or teaching a part of an organization is part of it."""
+    if len(between) < 4 or between[0] not in _RUNNING_UNITS or between[-1] != "at" or between[1] != "the":
+        return False
+    phrase = between[2:-1]
+    plain = all(w.isalpha() or "-" in w for w in phrase) and len(phrase) <= 4
+    return plain and not _NOT_WORKPLACE & set(between)
 
 
 def _ends_phrase(lows: list[str], org: Mention) -> bool:
@@ -211,7 +224,7 @@ def _own_institutions(speaker: Party, lows: list[str], mentions: list[Mention]) 
     return [
         Edge(speaker, "PART_OF", Party.of(m), FRAME_CONFIDENCE)
         for m in mentions
-        if m.entity_type == "organization" and owned_institution(lows, m.start)
+        if m.entity_type == "organization" and (owned_institution(lows, m.start) or institution_after(lows, m.end))
     ]
 
 
@@ -246,6 +259,58 @@ def _teammates(speaker: Party, lows: list[str], by_start: dict[int, Mention]) ->
             for named in (first, *listed_after(lows, first, by_start)):
                 edges.append(Edge(speaker, "WORKS_WITH", Party.of(named), FRAME_CONFIDENCE))
     return edges
+
+
+def _said_to_be(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Kofi is on my team", "Kofi and Ama are on my team", "Kofi, Ama and Yaw are the
+    other sous chefs on my shift", "Kofi and Ama are my cousins": each person named before
+    the verb is said to be on the speaker's team or in a role of the speaker's."""
+    edges: list[Edge] = []
+    for person in mentions:
+        k = person.end
+        if person.entity_type != "person" or lows[k : k + 1] not in (["is"], ["are"]):
+            continue
+        k += 1
+        while k < len(lows) and lows[k] in _ALL_OF_THEM:
+            k += 1
+        relation = _teams_or_roles(lows, k)
+        if relation is not None:
+            for named in (person, *listed_before(lows, person, mentions)):
+                edges.append(Edge(speaker, relation, Party.of(named), FRAME_CONFIDENCE))
+    return edges
+
+
+def _teams_or_roles(lows: list[str], k: int) -> str | None:
+    """The speaker's relation to whoever is what the words at ``k`` say: "on my team"
+    (WORKS_WITH), "my cousins", "the other nurses on my ward" (the role's relation)."""
+    said = lows[k : k + 5]
+    if said[:2] in (["on", "my"], ["on", "our"], ["in", "my"], ["in", "our"]):
+        return "WORKS_WITH" if any(w in TEAM_NOUNS for w in said[2:4]) else None
+    if said[:2] == ["the", "other"]:  # "the other sous chefs on my shift": the speaker's co-workers
+        rest = lows[k + 2 : k + 8]
+        if rest[:1] == [] or rest[0].removesuffix("s") in _CLIENTS:
+            return None  # "the other patients on my ward"
+        at = next((i for i, w in enumerate(rest) if w in ("on", "in")), None)
+        mine = at is not None and 0 < at <= 3 and rest[at + 1 : at + 2] in (["my"], ["our"])
+        return (
+            "WORKS_WITH" if mine and at is not None and rest[at + 2 : at + 3] and rest[at + 2] in _WORK_UNITS else None
+        )
+    if said[:1] not in (["my"], ["our"]):
+        return None
+    j = k + 1
+    while j < len(lows) and lows[j] in ROLE_ADJECTIVES | {"other", "fellow"}:
+        j += 1
+    role, _ = role_words(lows, j + 1) if j + 1 < len(lows) else (None, j)
+    word = lows[j] if j < len(lows) else ""
+    single = word[:-1] if word.endswith("s") else word
+    role = role if role is not None else single if single in gz.ROLES else None
+    if role is None or "'s" in lows[j : j + 3] or "'" in lows[j : j + 3]:
+        return None  # "Mr. Obrecht is my son's maths teacher", "my kids' teachers": theirs
+    return relation_of(role)
+
+
+_ALL_OF_THEM: Final = word_set("also both all still now")
+_WORK_UNITS: Final = (TEAM_NOUNS | _UNITS | word_set("shift rota floor line")) - word_set("class cohort")
 
 
 def grouped(lows: list[str], w: int) -> bool:
@@ -290,6 +355,8 @@ _OFFICES: Final = word_set(
     "treasurer secretary chair chairman chairwoman captain president founder owner director head member manager"
 )
 _RELATIVE: Final = word_set("where which that who")
+# "runs the pastry section at X": a part of the organization led or taught, not owned.
+_RUNNING_UNITS: Final = word_set("run runs manage manages lead leads head heads teach teaches coach coaches")
 _FORMER: Final = word_set("former ex previous retired old")
 _AFTER_OBJECT: Final = word_set("with in at for since now on from and but")
 

@@ -37,6 +37,10 @@ def chunk_end(f: NameFinder, i: int) -> int:
         if low == "'s" and _possessive_inside(f, end):
             end += 2  # "St Brendan's Infirmary", "Marisol's Cantina": one name
             continue
+        plural_owner = word == "'" and f.lows[end - 1].endswith("s") and end + 1 < len(f.words)
+        if plural_owner and f.lows[end + 1] in gz.ORG_SUFFIXES and f.words[end + 1][:1].isupper():
+            end += 2  # "Brookvale Residents' Association": one name; not "Chris' Lenovo"
+            continue
         if not word[0].isupper():
             break
         if low in gz.NOT_NAMES and not closing_noun(low) and not _product_initials(f, end, i):

@@ -15,6 +15,7 @@ from memledger.extraction.patterns import (
     BULLETS,
     ITEM_STATUS_UNSETTLED,
     PLANNED_NOTES,
+    PROJECT_NOUNS,
     UNSETTLED_NOTES,
     Edge,
     Mention,
@@ -87,8 +88,11 @@ def heading_mode(lows: list[str]) -> str | None:
     "Decisions:", "Q2:") makes of the bullets under it: "planned" or "unsettled" (no use of
     the writer's yet), "decided" (a choice each), "noted" (as each bullet says), or None
     for a line that is no heading."""
-    if not lows or lows[-1] != ":" or len(lows) > 12:
+    if not lows or len(lows) > 12:
         return None
+    if lows[-1] != ":":  # a short line without a verb heads a plan too: "Xmas gifts"
+        short = len(lows) <= 4 and not find_triggers(lows)
+        return "planned" if short and _planned([*lows, ":"], len(lows)) else None
     label = lows[1 if lows[0] in BULLETS else 0 : -1]
     if _planned([*label, ":"], len(label)) or "to-do" in label or label[-2:] == ["to", "do"]:
         return "planned"
@@ -103,15 +107,27 @@ def heading_mode(lows: list[str]) -> str | None:
 
 def heading_owner(sentence: Sentence) -> Party | None:
     """Whose things a note's heading says its bullets list, when not the writer's: the
-    project it names ("Stack (Moonwort):"), or whose stack it is ("Kestrel stack:")."""
+    project it names ("Stack (Moonwort):", "arch notes: Harrowgate service"), or whose
+    stack it is ("Kestrel stack:")."""
     lows = sentence.lows
     if lows[-1:] != [":"]:
-        return None
+        return _titled_project(sentence)
     return (
         stack_owner(sentence)
         if not STACK_LABELS.isdisjoint(lows)
         else _label_owner(sentence.mentions, lows, len(lows) - 1)
     )
+
+
+def _titled_project(sentence: Sentence) -> Party | None:
+    """The project a note's title line names as its label's whole value: "arch notes:
+    Harrowgate service"."""
+    lows, label_end = sentence.lows, _label_end(sentence.lows)
+    named = [m for m in sentence.mentions if m.start > label_end]
+    if label_end < 0 or len(named) != 1 or named[0].entity_type != "project" or named[0].start != label_end + 1:
+        return None
+    rest = lows[named[0].end :]
+    return Party.of(named[0]) if rest == [] or (len(rest) == 1 and rest[0] in PROJECT_NOUNS) else None
 
 
 def stack_owner(sentence: Sentence) -> Party | None:
@@ -140,9 +156,12 @@ def under_heading(speaker: Party, mode: str, lows: list[str], edges: list[Edge])
     choice."""
     if mode == "decided":
         return [replace(e, relation="DECIDED") if e.source == speaker and e.relation == "USES" else e for e in edges]
-    if mode == "noted" and not _to_do_item(lows):
-        return edges
+    if (mode == "noted" and not _to_do_item(lows)) or not _SAID_BY_ME.isdisjoint(lows[1:3]):
+        return edges  # "- I use Ocado for the weekly shop": a statement, whatever the heading
     return [e for e in edges if not (e.source == speaker and e.relation in _ADOPTED)]
+
+
+_SAID_BY_ME: Final = frozenset(("i", "we", "i'm", "we're", "i've", "we've"))
 
 
 def _to_do_item(lows: list[str]) -> bool:
@@ -192,6 +211,8 @@ def _planned(lows: list[str], label_end: int) -> bool:
     or has a verb of ending ("Subscriptions to cancel");
     not a thing named for it ("Checklist app", "Shopping cart service", "Buy now pay later")."""
     label = lows[1 if lows[:1] and lows[0] in BULLETS else 0 : max(label_end, 0)]
+    if "for" in label[1:]:
+        label = label[: label.index("for", 1)]  # "Onboarding checklist for Ruairí": a checklist
     if not label:
         return False
     last = label[-1] in PLANNED_NOTES or (label[-1] == "list" and not PLANNED_NOTES.isdisjoint(label))

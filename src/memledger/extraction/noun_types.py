@@ -138,6 +138,24 @@ def owned_institution(lows: list[str], start: int) -> bool:
     return owned_by_speaker(lows, j - 1)
 
 
+def institution_after(lows: list[str], end: int) -> bool:
+    """Whether the name ending at ``end`` is set beside an institution the speaker belongs
+    to: "the Kettle Hill Wheelers, my cycling club,", "Harbourline CU (our credit union)"."""
+    if lows[end : end + 1] not in ([","], ["("]) or lows[end + 1 : end + 2] not in (["my"], ["our"]):
+        return False
+    for k in range(end + 2, min(end + 5, len(lows))):
+        if lows[k] in _MEMBERSHIPS or lows[k] in TEAM_NOUNS:
+            return lows[k + 1 : k + 2] in ([","], [")"], ["."], [])
+        if not lows[k].isalpha() or lows[k] in _FORMER:
+            return False
+    return False
+
+
+# Bodies one is a member of, not a customer or a supporter of ("my bank", "my charity").
+_MEMBERSHIPS: Final = word_set("club society association union league choir band group guild co-op cooperative")
+_FORMER: Final = word_set("old former previous ex")
+
+
 def owned_work(words: list[str], lows: list[str], start: int) -> bool:
     """Whether the name at ``start`` follows a piece of work the speaker owns: "my side
     project Quillmark", "our app, Lantern", "our product Orbweaver" (not "our Product

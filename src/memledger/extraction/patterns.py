@@ -24,7 +24,7 @@ def word_set(text: str) -> frozenset[str]:
 def span_text(words: list[str]) -> str:
     """A name's words as written: spaced, with a possessive kept on its word
     ("St Brendan's Infirmary")."""
-    return " ".join(words).replace(" 's ", "'s ")
+    return " ".join(words).replace(" 's ", "'s ").replace("s ' ", "s' ")  # "Residents' Association"
 
 
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)

@@ -185,13 +185,15 @@ def _role_before_name(lows: list[str], start: int) -> tuple[str | None, int]:
 
 
 def opens_next_clause(lows: list[str], start: int, end: int) -> bool:
-    """ "at Otago my supervisor was ...", "the Yoto Player my sister bought": a name after a
-    preposition or an article, met by "my <role>" with nothing between, is followed by the
-    next clause (or a relative one); the role is not the name's."""
+    """ "at Otago my supervisor was ...", "the Yoto Player my sister bought", "in Agworld, my
+    brother does ...": a name after a preposition or an article, met by "my <role>" and a
+    verb, is followed by the next clause (or a relative one); the role is not the name's."""
     before = lows[start - 1] if start else ""
     if start >= 2 and before.replace("-", "").isalpha() and lows[start - 2] in DETERMINERS:
         before = lows[start - 2]  # "the old Kodak EasyShare my dad had"
     governed = before in PREPOSITIONS or before in DETERMINERS
+    if governed and lows[end : end + 1] == [","]:
+        end += 1  # "logging every spray in Agworld, my brother does the field entries"
     return governed and end < len(lows) and lows[end] in POSSESSIVES and _verb_follows_role(lows, end + 1)
 
 

@@ -219,7 +219,7 @@ SOURCES: dict[str, frozenset[str]] = {
     "WORKS_ON": frozenset(("user", "person", "organization")),
     "WORKS_WITH": frozenset(("user", "person")),
     "KNOWS": frozenset(("user", "person")),
-    "DEPENDS_ON": frozenset(("project", "tool", "organization")),
+    "DEPENDS_ON": frozenset(("user", "project", "tool", "organization")),
     "USES": frozenset(("user", "person", "project", "organization", "tool")),
     "PART_OF": frozenset(("user", "person", "project", "organization")),
 }
