@@ -17,8 +17,19 @@ def dependency_label(lows: list[str]) -> int | None:
     for colon, low in enumerate(lows[:8]):
         if low == ":":
             words = lows[max(0, colon - 2) : colon]
-            return colon if tuple(words[-1:]) in _LABELS or tuple(words) in _LABELS else None
+            return colon if tuple(words[-1:]) in _LABELS or tuple(words) in _LABELS or _for_whom(lows, colon) else None
     return None
+
+
+def _for_whom(lows: list[str], colon: int) -> bool:
+    """Whether a line opens with "Deps for <name>:" or "Dependencies of <name>:", nothing
+    else before the colon ("Removed deps for P:", "Deps for P we dropped:" are not lists of
+    what P depends on)."""
+    start = 1 if lows[:1] and lows[0] in BULLETS else 0
+    opens = lows[start : start + 1] in (["deps"], ["dependencies"]) and lows[start + 1 : start + 2] in (["for"], ["of"])
+    name = lows[start + 2 : colon]
+    plain = all((w.isalnum() or "-" in w) and w not in _OPEN for w in name)
+    return opens and 1 <= len(name) <= 3 and plain
 
 
 def listed_dependencies(sentence: Sentence, owner: Party | None) -> list[Edge]:

@@ -210,14 +210,24 @@ def work_described(lows: list[str], end: int) -> bool:
         k += 1
     if k >= len(lows) or lows[k] not in _DOERS:
         return False
+    head = k - 1
     k += 1
     while k < len(lows) and lows[k] in _DOING_AUX:
         k += 1
-    verbs = [t for t in find_triggers(lows[k : k + 3]) if t.start == 0 and t.kind in ("WORK_ON", "BUILD")]
     doing = lows[k : k + 1] == ["doing"] and lows[k - 1] in ("we're", "are")  # not "the treatment I'm doing"
-    if not verbs and not doing:
-        return False
-    after = k + (verbs[0].end if verbs else 1)
+    on = lows[k : k + 1] == ["on"] and lows[k - 1] in ("i'm", "we're", "am", "are")  # "the project I'm on"
+    on = on and (lows[head] in PROJECT_CUES or lows[head] == "codebase")  # not "the diet/app/team I'm on"
+    return ((doing or on) and _closes(lows, k + 1)) or _worked_at(lows, k)
+
+
+def _worked_at(lows: list[str], k: int) -> bool:
+    """Whether a verb of working on or building something opens at ``k`` and ends its
+    relative clause ("... I work on,", "... I'm building.")."""
+    verbs = [t for t in find_triggers(lows[k : k + 3]) if t.start == 0 and t.kind in ("WORK_ON", "BUILD")]
+    return bool(verbs) and _closes(lows, k + verbs[0].end)
+
+
+def _closes(lows: list[str], after: int) -> bool:
     return after >= len(lows) or lows[after] in _CLAUSE_CLOSES
 
 
