@@ -68,6 +68,8 @@ _WORKS: Final = ("project",)
 _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
 HEDGED = 0.6
 _NEEDING: Final = ("need", "needs", "require", "requires")
+# Before a one-word trigger, words that make it a noun: "record every practice in X".
+_NOUN_DETERMINERS: Final = word_set("a an the every his her their its")  # not "we each use X"
 _NOW: Final = word_set("now currently still already")
 _EXPERIENCE: Final = word_set("before once twice ever times briefly until")
 _CLAUSE_BREAKS: Final = word_set(", ; . but and")
@@ -394,7 +396,9 @@ class _ClauseReader:
         changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE", "DECIDE") and almost
         ranked = trigger.kind == "WORK_ON" and self.words[trigger.end : trigger.end + 1] in ([j] for j in JOBS)
         contrast = "than" in before or before == ["instead", "of"] or self._over(trigger.start)  # "X over using Y"
-        return contrast or changed or ranked or self._tried(trigger)  # "lead developer": a job
+        noun = trigger.end - trigger.start == 1 and before[-1:] != [] and before[-1] in _NOUN_DETERMINERS
+        noun = noun and trigger.kind not in ("SWITCH", "RETRACT", "LEAVE", "DECIDE")  # "the switch to X" still tells it
+        return contrast or changed or ranked or noun or self._tried(trigger)  # "lead developer": a job
 
     def _over(self, start: int) -> bool:
         """Whether "over" before the verb at ``start`` sets its side against a thing named

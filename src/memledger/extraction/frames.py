@@ -81,7 +81,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges.extend(_instruments(speaker, words, lows, mentions, by_start, by_end, phrases))
     edges.extend(membership_edges(speaker, lows, mentions, by_start))
     edges.extend(_kin(lows, mentions))
-    edges.extend(_titled_kin(speaker, lows, mentions))
+    edges.extend(_titled_kin(speaker, words, lows, mentions))
     edges.extend(_pronoun_roles(speaker, lows, mentions))
     edges.extend(_company(speaker, lows, mentions, by_start, phrases))
     edges.extend(_relative_makers(speaker, words, lows, by_start, by_end, phrases))
@@ -186,7 +186,7 @@ def _their_relative(lows: list[str], earlier: Mention, person: Mention) -> str |
 _I_ME: Final = word_set("i me my i'm i've we us our")
 
 
-def _titled_kin(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+def _titled_kin(speaker: Party, words: list[str], lows: list[str], mentions: list[Mention]) -> list[Edge]:
     """ "Aunt Rosa", "ask cousin Teo": a relative's word used as a title is the speaker's
     relative, unless someone else's ("his aunt Rosa")."""
     edges: list[Edge] = []
@@ -194,7 +194,8 @@ def _titled_kin(speaker: Party, lows: list[str], mentions: list[Mention]) -> lis
         k = person.start - 1
         if person.entity_type != "person" or person.mine or k < 0 or lows[k] not in gz.FAMILIAR_ROLES:
             continue
-        if k == 0 or lows[k - 1] not in _OTHERS:
+        product = words[k][:1].isupper() and lows[k - 1] in ("a", "an", "the")  # "a Brother QL printer"
+        if k == 0 or (lows[k - 1] not in _OTHERS and not product):
             edges.append(Edge(speaker, "KNOWS", Party.of(person), FRAME_CONFIDENCE, lows[k]))
     return edges
 

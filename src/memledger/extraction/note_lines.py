@@ -85,15 +85,32 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
 
 def heading_mode(lows: list[str]) -> str | None:
     """What a note's heading line ("Trip checklist:", "Stack shortlist (nothing decided):",
-    "Decisions:", "Q2:") makes of the bullets under it: "planned" or "unsettled" (no use of
-    the writer's yet), "decided" (a choice each), "noted" (as each bullet says), or None
-    for a line that is no heading."""
+    "Decisions:", "Tooling preferences (team vote)") makes of the bullets under it:
+    "planned" or "unsettled" (no use of the writer's yet), "decided" (a choice each),
+    "preferred" (a preference each), "noted" (as each bullet says), or None for a line that
+    is no heading. A short line without a colon or a verb heads its bullets only when it
+    says one of the first four ("Xmas gifts", "Garden - decisions")."""
     if not lows or len(lows) > 12:
         return None
-    if lows[-1] != ":":  # a short line without a verb heads a plan too: "Xmas gifts"
-        short = len(lows) <= 4 and not find_triggers(lows)
-        return "planned" if short and _planned([*lows, ":"], len(lows)) else None
-    label = lows[1 if lows[0] in BULLETS else 0 : -1]
+    if lows[-1] != ":":
+        return _titled_mode(lows) if len(lows) <= 6 and not find_triggers(lows) else None
+    return _labelled_mode(lows[1 if lows[0] in BULLETS else 0 : -1])
+
+
+def _titled_mode(lows: list[str]) -> str | None:
+    """The mode a short title line without a colon gives its bullets: a plan ("Xmas
+    gifts"), or decisions or preferences named by its last word ("Garden - decisions",
+    "Tooling preferences (team vote)")."""
+    if _planned([*lows, ":"], len(lows)):
+        return "planned"
+    last = next((w for w in reversed(lows[: lows.index("(")] if "(" in lows else lows) if w.isalpha()), "")
+    if last in DECISION_WORDS or last.removesuffix("s") in DECISION_WORDS:
+        return "decided"
+    return "preferred" if last in _PREFERENCE_HEADS else None
+
+
+def _labelled_mode(label: list[str]) -> str:
+    """The mode a heading's words give its bullets (``heading_mode``)."""
     if _planned([*label, ":"], len(label)) or "to-do" in label or label[-2:] == ["to", "do"]:
         return "planned"
     open_ = UNSETTLED_NOTES.intersection(label) or _STILL_OPEN.intersection(label)  # "Decisions pending:"
@@ -102,6 +119,8 @@ def heading_mode(lows: list[str]) -> str | None:
         return "unsettled"
     if any(w in DECISION_WORDS or w.removesuffix("s") in DECISION_WORDS for w in label):
         return "decided"  # "Decisions:", "Decided:"
+    if not _PREFERENCE_HEADS.isdisjoint(label):
+        return "preferred"  # "Tooling preferences (team vote)"
     return "noted"
 
 
@@ -154,14 +173,17 @@ def under_heading(speaker: Party, mode: str, lows: list[str], edges: list[Edge])
     preferences withdrawn under a plan or a shortlist, or where the bullet opens with a
     bare verb, a thing to do ("- move the fund to X"); a use listed under decisions is a
     choice."""
-    if mode == "decided":
-        return [replace(e, relation="DECIDED") if e.source == speaker and e.relation == "USES" else e for e in edges]
     if (mode == "noted" and not _to_do_item(lows)) or not _SAID_BY_ME.isdisjoint(lows[1:3]):
         return edges  # "- I use Ocado for the weekly shop": a statement, whatever the heading
+    if mode in _ADOPTING:
+        relation = _ADOPTING[mode]
+        return [replace(e, relation=relation) if e.source == speaker and e.relation == "USES" else e for e in edges]
     return [e for e in edges if not (e.source == speaker and e.relation in _ADOPTED)]
 
 
 _SAID_BY_ME: Final = frozenset(("i", "we", "i'm", "we're", "i've", "we've"))
+_ADOPTING: Final = {"decided": "DECIDED", "preferred": "PREFERS"}  # what a heading makes of a bullet's use
+_PREFERENCE_HEADS: Final = frozenset(("preferences", "favourites", "favorites"))
 
 
 def _to_do_item(lows: list[str]) -> bool:

@@ -57,6 +57,8 @@ PAST_PHRASES: Final = _pairs("PAST_PHRASES")
 _WISHING: Final = frozenset(_WORDS["WISHING"])  # "she want that I write it in X": a wish
 _CHANGE_VERBS: Final = frozenset(_WORDS["CHANGE_VERBS"])
 _HAD_CONTRACTED: Final = word_set("i'd we'd they'd he'd she'd you'd")  # "we'd been using X"
+# After "I'd": preferences and sayings, which state something now ("I'd rather use X").
+_WOULD_SAY: Final = word_set("rather prefer like love recommend say guess never always also still definitely")
 CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though while whereas so yet since instead -") | {
     "\u2014",
     "\u2013",
@@ -117,6 +119,9 @@ def unasserted(lows: list[str], named: frozenset[int] = frozenset()) -> dict[int
         if found is not None and end < len(lows) and lows[end] == ":":
             label = found[1]
         after = lows[slice(*clauses[index + 1])] if index + 1 < len(clauses) else []
+        supposed = previous == "unsettled" or after[:1] in (["if"], ["unless"])
+        if found is None and supposed and _would(lows[start : start + 2]):
+            found = (0, "unsettled")  # "If the grant comes, I'd move it onto X": what would be done
         if found is None and story and narrated_past(lows[start:end]):
             found = (0, "past")
         later = range(*clauses[index + 1]) if index + 1 < len(clauses) else range(0)
@@ -285,6 +290,17 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
         return 0, "past"  # "Writing X on the old dashboard was pleasant": a doing now over
     finished = finished_at(words)
     return None if finished is None else (finished, "past")
+
+
+def _would(opening: list[str]) -> bool:
+    """Whether a clause opens with "I'd"/"we'd" and a plain verb, "would": "we'd run",
+    "I'd move"; not a preference ("I'd rather"), nor "had" ("I'd been", "I'd used")."""
+    if len(opening) < 2 or opening[0] not in _HAD_CONTRACTED:
+        return False
+    verb = opening[1]
+    had = verb in PAST_FORMS or verb.endswith(("ed", "en"))
+    adverb = is_filler(verb)  # "I'd already moved", "we'd normally use": had, or a habit
+    return verb.isalpha() and not had and not adverb and verb not in _WOULD_SAY
 
 
 def _gerund_in_the_past(words: list[str]) -> bool:

@@ -78,6 +78,8 @@ def _head_noun(low: str) -> bool:
     return _plain(low) and not low.endswith(("ed", "ing"))
 
 
+# Nouns for things, never a person's role: "our system Skladnik", "my meditation app".
+_THING_NOUNS = PRODUCT_NOUNS | frozenset(["system", "software", "tool", "app", "platform", "service", "website", "bot"])
 # Nouns that own a name without being a role of its person ("my app Lantern").
 _NOT_ROLE_NOUNS = frozenset(lexicon.sections("frame_words.txt")["NOT_ROLE_NOUNS"])
 # Words that end a role's noun phrase or cannot be in one.
@@ -139,6 +141,8 @@ def any_role_before(lows: list[str], start: int) -> str | None:
         j -= 1
     if j < 0 or not _head_noun(lows[j]) or lows[j] in _NOT_ROLE_NOUNS or lows[j] in ROLE_ADJECTIVES:
         return None
+    if lows[j] in _THING_NOUNS:
+        return None  # "our system Skladnik", "my app Lantern": a thing's name
     return lows[j] if owned_by_speaker(lows, j - 1) else None
 
 
@@ -161,7 +165,7 @@ def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
         k += 1
     if k == j or (k < len(lows) and lows[k] not in _ROLE_ENDS) or not _head_noun(lows[k - 1]):
         return None
-    if lows[k - 1] in PRODUCT_NOUNS:
+    if lows[k - 1] in _THING_NOUNS:
         return None  # "Aura is my meditation app": a thing
     return " ".join(lows[max(j, k - 2) : k])
 
