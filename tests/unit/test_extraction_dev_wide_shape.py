@@ -40,6 +40,7 @@ SETS = {
     "extraction_dev_wide26.jsonl": (349, 23),
     "extraction_dev_wide27.jsonl": (349, 22),
     "extraction_dev_wide28.jsonl": (349, 23),
+    "extraction_dev_wide29.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -97,7 +98,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The twenty-ninth set waits for the next release's first look (docs/extraction-sets.md):
+    """The thirtieth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide28.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "4fb8f5fa23469a6d4994793ae312e7f9116e221a382075729a08229b113ede74"
+    data = (ROOT / "tests/data/extraction_dev_wide29.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "d564ec42b9850e4d11bf17007aef393858b547939cae5316f9a1ebfc8250701d"
