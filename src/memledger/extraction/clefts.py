@@ -9,6 +9,7 @@ from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import lexicon
+from memledger.extraction.noun_types import speakers_clause
 from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import RELATIONS, find_triggers
 
@@ -58,19 +59,11 @@ def described_clause(lows: list[str], k: int) -> int | None:
     use or choice; else None."""
     if lows[k : k + 1] not in (["is"], ["was"]) or lows[k + 1 : k + 2] not in (["the"], ["my"], ["our"]):
         return None
-    j = k + 2
-    while j < len(lows) and j - k <= 6 and lows[j] not in _SPEAKERS:
-        if not (lows[j].isalpha() or "-" in lows[j]) or lows[j] in _NOT_DESCRIBING:
-            return None
-        j += 1
-    if j == k + 2 or j >= len(lows) or lows[j] not in _SPEAKERS:
+    j = speakers_clause(lows, k + 2, k + 6)
+    if j is None:
         return None
     verbs = find_triggers(lows[j + 1 : j + 4])
     return j if verbs and verbs[0].start <= 1 and verbs[0].kind in _FRONTED else None
-
-
-_SPEAKERS: Final = word_set("i we i've we've i'm we're")
-_NOT_DESCRIBING: Final = word_set("that which who where when and or but is was")
 
 
 def favourite_said(lows: list[str], k: int) -> bool:

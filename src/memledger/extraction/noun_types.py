@@ -203,14 +203,10 @@ def work_described(lows: list[str], end: int) -> bool:
         return False
     if lows[end] == "," and lows[k] == "my":
         return _my_work_apposed(lows, k + 1)  # "Pantrypilot, my little side project,"
-    k += 1
-    while k < len(lows) and k - end <= 6 and lows[k] not in _DOERS:
-        if not (lows[k].isalpha() or "-" in lows[k]) or lows[k] in _NOT_DESCRIBING:
-            return False
-        k += 1
-    if k >= len(lows) or lows[k] not in _DOERS:
+    doer = speakers_clause(lows, k + 1, end + 6)
+    if doer is None:
         return False
-    head = k - 1
+    head, k = doer - 1, doer
     k += 1
     while k < len(lows) and lows[k] in _DOING_AUX:
         k += 1
@@ -231,6 +227,17 @@ def _closes(lows: list[str], after: int) -> bool:
     return after >= len(lows) or lows[after] in _CLAUSE_CLOSES
 
 
+def speakers_clause(lows: list[str], start: int, last: int) -> int | None:
+    """Where "I"/"we" opens a relative clause after the plain words of a noun phrase that
+    begin at ``start`` ("the ingestion service | I work on"), at ``last`` at the latest."""
+    k = start
+    while k < len(lows) and k <= last and lows[k] not in _DOERS:
+        if not (lows[k].isalpha() or "-" in lows[k]) or lows[k] in _NOT_DESCRIBING:
+            return None
+        k += 1
+    return k if k > start and k < len(lows) and lows[k] in _DOERS else None
+
+
 def _my_work_apposed(lows: list[str], k: int) -> bool:
     """Whether "my" before ``k`` opens a noun phrase for a piece of work that closes the
     apposition ("my little meal-planning side project,")."""
@@ -244,5 +251,5 @@ def _my_work_apposed(lows: list[str], k: int) -> bool:
 
 _DOERS: Final = word_set("i we i'm we're i've we've")
 _DOING_AUX: Final = word_set("am are been")
-_NOT_DESCRIBING: Final = word_set("that which who where when and or but")
+_NOT_DESCRIBING: Final = word_set("that which who where when and or but is was")
 _CLAUSE_CLOSES: Final = word_set(", . ; : ! ? and at for with in - \u2014")
