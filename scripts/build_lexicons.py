@@ -130,10 +130,10 @@ def main() -> None:
     )
     write(
         "word_given_names.txt",
-        "Given names that are also English words, rarely used as words: the names of\n"
-        "nomquamgender 0.1.4 that at least 15 of its sources list for at least 1,000 people,\n"
-        "found in common_english.txt with a Zipf frequency under 3.6 in wordfreq 3.1.1\n"
-        '("nadia", "hamid"; not "grace" or "will"). Read as given names like world_given_names.txt.',
+        'Given names that are also English words, rarely used as words ("nadia", "hamid";\n'
+        'not "grace" or "will"), from nomquamgender 0.1.4 and wordfreq 3.1.1; the thresholds\n'
+        "are word_given_names() in scripts/build_lexicons.py. Read as given names like\n"
+        "world_given_names.txt, so a capitalised one is not taken for an ordinary word.",
         word_given_names(set(words)),
     )
     write(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from memledger.extraction.note_lines import ITEM_BREAKS
 from memledger.extraction.patterns import BULLETS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import ARROWS, NEGATIONS, find_triggers
 
@@ -89,5 +90,5 @@ def _listed(lows: list[str], mention: Mention, dependent: Party) -> bool:
     return opens and _OPEN.isdisjoint(lows[mention.end : end]) and not find_triggers(lows[mention.end : end])
 
 
-_ITEM_BREAKS: Final = frozenset((",", ";", ":", "+", "&", "/", "and", ".", *ARROWS, *BULLETS))
+_ITEM_BREAKS: Final = ITEM_BREAKS | frozenset((":", ".", *ARROWS, *BULLETS))
 _OPEN: Final = word_set("vs vs. versus undecided tbd maybe probably perhaps confirm evaluate should might ?")

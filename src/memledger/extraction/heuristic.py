@@ -36,6 +36,7 @@ from memledger.extraction.memberships import listed_before
 from memledger.extraction.mentions import analyse
 from memledger.extraction.needs import needed
 from memledger.extraction.note_lines import (
+    ITEM_BREAKS,
     heading_mode,
     heading_owner,
     note_uses,
@@ -520,9 +521,6 @@ def _named_relations(found: Found, sentence: Sentence) -> list[Edge]:
     return edges
 
 
-_JOINING_ITEMS: Final = frozenset(("+", "&", "/", ",", "and"))
-
-
 def _listed(
     found: Found, sentence: Sentence, header: tuple[Party, str] | None, edges: list[Edge]
 ) -> tuple[Party, str] | None:
@@ -539,7 +537,7 @@ def _listed(
         return None
     if not find_triggers(lows):
         first = sentence.mentions[:1]
-        joined = [m for m in sentence.mentions[1:] if lows[m.start - 1] in _JOINING_ITEMS]  # "- Postgres + Redis"
+        joined = [m for m in sentence.mentions[1:] if lows[m.start - 1] in ITEM_BREAKS]  # "- Postgres + Redis"
         for mention in first + joined:
             if mention.entity_type == "tool" and not on_trial(lows, mention.end):  # not "- Klaviyo (trial)"
                 edges.append(Edge(header[0], header[1], Party.of(mention), EXPLICIT))

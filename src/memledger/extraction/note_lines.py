@@ -40,7 +40,8 @@ _ENDING: Final = frozenset(("RETRACT", "LEAVE"))  # a label's verb that ends wha
 _NOTE_LEADS: Final = frozenset((":", "in", "via", "=", *ARROWS))
 _LABEL_MARKS: Final = frozenset((":", "-", "\u2013", "\u2014", *ARROWS))
 _LABEL_ENDS: Final = frozenset((":", "\u2013", "\u2014"))
-_ITEM_BREAKS: Final = frozenset((",", ";", "+", "&", "/", "and"))
+ITEM_BREAKS: Final = frozenset((",", ";", "+", "&", "/", "and"))
+"""What separates the items a note line lists: "Postgres + Redis", "Kotlin, Ktor"."""
 _BEFORE_NAME: Final = frozenset(("the", "a", "an", "my", "our"))
 # Subjects a note leaves out; after a label they open sentences of prose.
 _PROSE_SUBJECTS: Final = (SUBJECT_PRONOUNS | THIRD_PERSON) - {"it", "its", "his", "her", "their", "them", "you"}
@@ -70,7 +71,7 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         lead = _lead(lows, tool.start)
         if tool.entity_type not in ("tool", "concept") or lead < 0 or lead < label_end or ranked(sentence, tool):
             continue
-        listed = label_end >= 0 and (lead == label_end or lows[lead] in _ITEM_BREAKS) and not _told(lows, tool.end)
+        listed = label_end >= 0 and (lead == label_end or lows[lead] in ITEM_BREAKS) and not _told(lows, tool.end)
         listed = listed and not on_trial(lows, tool.end) and not _left(lows, label_end, tool.end)
         listed = listed and not _compared(lows, label_end, tool.start)
         led = lows[lead] in _NOTE_LEADS and (noted_style or lows[lead] not in ("in", "via")) and lows[lead] != ":"
@@ -300,7 +301,7 @@ def _told(lows: list[str], end: int) -> bool:
     """Whether the item that a name opens goes on as a sentence ("Ticket: the X controller
     shows error E-04 on every firing"), longer than a note's item."""
     k = end
-    while k < len(lows) and lows[k] not in _ITEM_BREAKS and lows[k] not in (".", ";", "(", "!", "?"):
+    while k < len(lows) and lows[k] not in ITEM_BREAKS and lows[k] not in (".", ";", "(", "!", "?"):
         k += 1
     return k - end > 4
 
