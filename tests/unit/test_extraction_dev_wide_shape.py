@@ -41,6 +41,7 @@ SETS = {
     "extraction_dev_wide27.jsonl": (349, 22),
     "extraction_dev_wide28.jsonl": (349, 23),
     "extraction_dev_wide29.jsonl": (349, 23),
+    "extraction_dev_wide30.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -98,7 +99,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The thirtieth set waits for the next release's first look (docs/extraction-sets.md):
+    """The thirty-first set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide29.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "d564ec42b9850e4d11bf17007aef393858b547939cae5316f9a1ebfc8250701d"
+    data = (ROOT / "tests/data/extraction_dev_wide30.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "96e7dba76434fe7d6c9b7fc1378dd785f3b794483728a5cc771b29d9fde0c856"
