@@ -39,6 +39,8 @@ _QUANTIFIERS: Final = frozenset(("all", "both", "each", "also", "finally", "just
 _THIRD_AUXILIARIES: Final = frozenset(("has", "is", "does", "hasn't", "isn't", "doesn't"))
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
+_HE_OR_SHE: Final = frozenset(("he", "she", "he's", "she's"))  # "he's on the X team"
+_IT: Final = frozenset(("it", "it's"))  # "..., and it's written in Kotlin"
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
 _TIME_LEADS: Final = frozenset(("since", "after", "before", "when", "while", "once"))
 _GOING_ON: Final = frozenset(("and", "but", "so", "which", "then", "though", "because", "sadly"))
@@ -143,11 +145,11 @@ class ClauseSubjects:
             return None if self._modifies(index) else Party.of(item)
         if item in SUBJECT_PRONOUNS or (item == "me" and self.items[index + 1 : index + 2] == ["and"] and not before):
             return self.speaker  # "me n Ousmane are on the receiving team"
-        if item in ("he", "she") and (person := self.antecedent(index, ("person",))) is not None:
+        if item in _HE_OR_SHE and (person := self.antecedent(index, ("person",))) is not None:
             return Party.of(person)  # "My trainer Bolat he prefers ...", "..., and she prefers ..."
-        if item == "it" and len(self.inherited) == 1 and self.inherited[0].kind in ("project", "organization"):
+        if item in _IT and len(self.inherited) == 1 and self.inherited[0].kind in ("project", "organization"):
             return self.inherited[0]  # "...; it depends on Meltano": the clause before's subject
-        if item == "it" and (last := self.antecedent(index, _NAMED_KINDS)) is not None:
+        if item in _IT and (last := self.antecedent(index, _NAMED_KINDS)) is not None:
             return Party.of(last) if last.entity_type in ("project", "organization") else None  # the last named
         if item in POSSESSIVE_USER and (before in _PARTITIVE or before == "of") and self._group_follows(index):
             return None  # "half my lab writes ...", "most of our team uses ...": some of them, not the speaker

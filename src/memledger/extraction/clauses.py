@@ -28,9 +28,11 @@ from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.senses import participle
 from memledger.extraction.shared_work import co_subjects, shared_work
+from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS
 from memledger.extraction.triggers import (
     BE_FORMS,
     CONDITIONAL_LEADS,
+    CONTRAST,
     DECISION_WORDS,
     EMBEDDED_LEADS,
     INTENTS,
@@ -64,6 +66,8 @@ from memledger.extraction.triggers import (
 
 EXPLICIT = 0.9
 _THINGS: Final = ("tool", "concept")
+_GAP_VERBS: Final = frozenset(("USE", "PREFER", "LIKE"))
+_SPEAKER: Final = (["i"], ["we"])
 _WORKS: Final = ("project",)
 _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
 HEDGED = 0.6
@@ -80,6 +84,11 @@ _OWNERS: Final = word_set("a an the my our his her their your")
 _OPENERS: Final = word_set("the my our his her their")  # a subject's first word after a comma
 _OVER_OBJECTS: Final = word_set("it them this that one ones")
 _ING_NOUNS: Final = word_set("thing something nothing anything everything morning evening")
+# Doings after "keep" that are no use of what they name: saying, minding, meaning, going.
+_SAYING_OR_MEANING: Final = word_set(
+    "saying telling asking recommending suggesting mentioning sending texting messaging nagging bugging "
+    "forgetting thinking wondering meaning wanting trying going coming hearing talking"
+)
 _WOULD: Final = word_set("would i'd we'd 'd")
 _FONDLY: Final = word_set("like love")
 _UNDECIDED: Final = (["between"], ["whether"])
@@ -120,7 +129,12 @@ def clause_relations(
         inherited = previous
         if clause.lead in EMBEDDED_LEADS and last_mention is not None:
             antecedent = last_mention
-            inherited = [Party.of(last_mention)] if clause.lead in RELATIVE_LEADS else inherited
+            if clause.lead in RELATIVE_LEADS:  # "..., and I fixed the docs site, which runs on X": no name's
+                named = last_clause is not None and (
+                    any(item is last_mention for item in last_clause.items)
+                    or [w for w in last_clause.words if w != ","] in (["i"], ["me"])  # "Ferhat and I, who"
+                )
+                inherited = [Party.of(last_mention)] if named else []
             closing = [w for w in last_clause.words[-3:] if w != ","] if last_clause is not None else []
             if clause.lead in RELATIVE_LEADS and closing[-2:] == ["and", "i"]:
                 inherited = [*inherited, speaker]  # "my colleague Ferhat and I, who both work on ..."
@@ -148,6 +162,7 @@ def clause_relations(
             inherited,
             confidence,
             earlier,
+            gap_filler=_named_right_before(last_clause) if clause.lead == "which" else None,
             decided_by=previous if decided else [],
             sentence_lows=lows,
             hedged_now=hedged_now,
@@ -159,6 +174,13 @@ def clause_relations(
         earlier = [*earlier, *mentions]
         last_clause = clause
     return edges
+
+
+def _named_right_before(clause: Clause | None) -> Mention | None:
+    """The name a clause ends with, before its comma ("I edit in Capture One, which ..."),
+    which a relative "which" after it stands for; none after any other word."""
+    items = [item for item in clause.items if item != ","] if clause is not None else []
+    return items[-1] if items and isinstance(items[-1], Mention) else None
 
 
 def _before_bracket(speaker: Party, clause: Clause | None, previous: list[Party]) -> list[Party]:
@@ -333,6 +355,7 @@ class _ClauseReader:
         earlier: list[Mention],
         *,
         decided_by: list[Party],
+        gap_filler: Mention | None = None,
         sentence_lows: list[str] | None = None,
         hedged_now: bool = False,
         not_the_speakers: bool = False,
@@ -347,15 +370,22 @@ class _ClauseReader:
         # who decided what this "that" clause says is to be done, when no one else is named to do it
         self.decided_by = decided_by
         self.last_subjects: list[Party] = []
+        # "Hugo, which I now prefer to Jekyll": the thing the relative pronoun stands for
+        self.gap_filler = gap_filler if gap_filler is not None and gap_filler.entity_type in _THINGS else None
         self.subjects = ClauseSubjects(speaker, clause, inherited, earlier, theirs=not_the_speakers)
 
     def read(self) -> list[Edge]:
-        triggers = [t for t in prune(find_triggers(self.words)) if not self._role_noun(t) and not self._unreal(t)]
+        triggers = [
+            t
+            for t in prune(find_triggers(self.words))
+            if not self._role_noun(t) and not self._unreal(t) and not self._repeating(t)
+        ]
         edges: list[Edge] = []
         index = 0
         while index < len(triggers):
             first = triggers[index]
             kind, index, objects = self._absorb(triggers, index)
+            objects = self._relative_object(first, kind, objects)
             if first.start == 0 and self.words[0] in _SETTINGS and self._subject_before(triggers[index]):
                 first = triggers[index]  # "At the garage they log ... in X": the verb's own subject
             verbs = [t for t in triggers if not is_bare(t)] or triggers
@@ -373,6 +403,31 @@ class _ClauseReader:
             index += 1
         edges.extend(co_subjects(self.speaker, self.items, self.words, self.confidence))
         return edges
+
+    def _relative_object(self, first: Trigger, kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
+        """The objects of "X, which I use daily" or "X, which I prefer to Y": the thing the
+        relative pronoun stands for, when the speaker's verb names no object of its own
+        (only a rival after "to", "over" or "than")."""
+        thing = self.gap_filler
+        before = [w for w in self.words[: first.start] if not is_filler(w)]
+        if thing is None or kind not in _GAP_VERBS or before not in _SPEAKER:
+            return objects
+        rival = objects[:1] != [] and (
+            any(w in CONTRAST for w in objects[0].gap) or (kind in ("PREFER", "LIKE") and objects[0].gap[:1] == ["to"])
+        )
+        if (objects and not rival) or (kind == "LIKE" and not rival):
+            return objects  # "X, which I actually like": no rival, no preference
+        return [ClauseObject(Party.of(thing), thing, []), *objects]
+
+    def _repeating(self, trigger: Trigger) -> bool:
+        """Whether "keep" only says that a saying, a forgetting or a going on goes on ("I'll
+        keep saying it", "I keep forgetting X", "people keep recommending X"), of no tool
+        unless one is named as its instrument; "I keep crashing X" still tells a use."""
+        following = self.words[trigger.end] if trigger.end < len(self.words) else ""
+        if trigger.kind != "KEEP" or trigger.end - trigger.start != 1 or following not in _SAYING_OR_MEANING:
+            return False
+        named = next((k for k in range(trigger.end, len(self.items)) if isinstance(self.items[k], Mention)), None)
+        return named is None or INSTRUMENT_PREPOSITIONS.isdisjoint(self.words[trigger.end + 1 : named])
 
     def _subject_before(self, trigger: Trigger) -> bool:
         """Whether a subject stands right before the trigger ("... they log", "... Ana

@@ -8,13 +8,14 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Final
 
+from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.noun_types import speakers_clause
 from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
-from memledger.extraction.triggers import RELATIONS, find_triggers
+from memledger.extraction.triggers import JOBS, PAST_FORMS, RELATIONS, find_triggers
 
 _BE: Final = word_set("is was 's")
-_FAVOURITES: Final = word_set("favourite favorite fave go-to")
+_FAVOURITES: Final = word_set("favourite favorite fave go-to preferred")
 _FRONTED: Final = frozenset(("PREFER", "LIKE", "DECIDE", "USE", "KEEP"))
 _THINGS: Final = frozenset(("tool", "concept", "organization"))
 _CONFIDENCE: Final = 0.75
@@ -46,6 +47,8 @@ def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
             continue
         if lows[k + 1 : k + 2] == ["what"]:
             edges.extend(_fronted(speaker, sentence, thing, k + 2))
+        elif thing.entity_type == "tool" and lows[k] != "was" and _where_ours(lows, k + 1):
+            edges.append(Edge(speaker, "USES", Party.of(thing), _CONFIDENCE))  # "Ravelry is where my patterns live"
         elif (clause := described_clause(lows, k)) is not None:
             edges.extend(_fronted(speaker, sentence, thing, clause))  # "Vega is the charting library we use"
         elif thing.entity_type == "tool" and favourite_said(lows, k):
@@ -69,15 +72,20 @@ def described_clause(lows: list[str], k: int) -> int | None:
 def favourite_said(lows: list[str], k: int) -> bool:
     """Whether "is my favourite" at ``k`` calls the name before it the speaker's favourite
     now, as such ("Ardour is my favourite by a mile"); not "was", nor a favourite of a kind
-    named after it ("Lisbon is my favourite city"), unless the kind is an app's."""
+    named after it ("Lisbon is my favourite city"), unless the kind is an app's, or a
+    tool's after "preferred" ("my preferred tracker", "my preferred battery platform")."""
     said = tuple(lows[k : k + 3]) in _CALLED_FAVOURITE
     kind = lows[k + 3] if k + 3 < len(lows) else ""
-    return said and (not kind.isalpha() or kind in _NOT_A_KIND or kind in PRODUCT_NOUNS)
+    tool_kind = lows[k + 2 : k + 3] == ["preferred"] and not gz.TOOL_KIND_NOUNS.isdisjoint(lows[k + 3 : k + 5])
+    return said and (tool_kind or not kind.isalpha() or kind in _NOT_A_KIND or kind in PRODUCT_NOUNS)
 
 
-_CALLED_FAVOURITE: Final = frozenset(("is", owner, word) for owner in ("my", "our") for word in _FAVOURITES)
+_CALLED_FAVOURITE: Final = frozenset(
+    (be, owner, word) for be in ("is", "'s") for owner in ("my", "our") for word in _FAVOURITES
+)
 _NOT_A_KIND: Final = word_set("by for of so and but now though too")
 _HEDGES: Final = word_set("maybe perhaps hopefully almost nearly probably")
+_WOULD_RATHER: Final = word_set("rather sooner prefer")  # "what I'd rather/prefer ...": a preference now
 
 
 def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
@@ -170,6 +178,25 @@ _QUALIFIERS: Final = word_set("for on at in")
 _HEARSAY: Final = word_set("apparently says said say according reportedly read heard supposedly")
 
 
+def _where_ours(lows: list[str], k: int) -> bool:
+    """ "X is where we keep the specs", "X is where all my patterns live": the speaker's
+    place for their things, said now; a tool's name before it makes it the speaker's tool."""
+    if lows[k : k + 1] != ["where"]:
+        return False
+    rest = lows[k + 1 : k + 4]
+    if rest[:1] == ["all"]:
+        rest = rest[1:]
+    if rest[:1] in (["i"], ["we"]):
+        return True
+    clause = lows[k + 1 : k + 7]
+    with_me = ("and", "i") in pairwise(clause) or ("and", "we") in pairwise(clause)
+    if rest[:1] not in (["my"], ["our"]) or len(rest) < 2 or not rest[1].isalpha() or not PAST_FORMS.isdisjoint(clause):
+        return False  # not "where my old projects were"
+    things = rest[1].endswith("s") and not rest[1].endswith("ss")  # "all my patterns live"; not "my boss posts"
+    person = rest[1].removesuffix("s") in gz.ROLES or rest[1].removesuffix("s") in JOBS
+    return with_me or (things and not person)
+
+
 def _works_for_us(lows: list[str], k: int) -> bool:
     """ "X works fine for me", "X works for us": the speaker's tool, said of its use now."""
     if lows[k : k + 1] not in (["works"], ["work"]):
@@ -190,6 +217,10 @@ def _fronted(speaker: Party, sentence: Sentence, thing: Mention, start: int) -> 
     ends = (k for k in range(verb, len(sentence.lows)) if sentence.lows[k] in _CLAUSE_ENDS)
     end = next(ends, len(sentence.lows))
     named_after = any(verb <= m.start < end for m in sentence.mentions)  # its own object, not the next clause's
+    if sentence.lows[verb + 1 : verb + 3] in (["to", "avoid"], ["not", "to"]) or sentence.lows[verb + 1 : verb + 2] == [
+        "not"
+    ]:
+        return []  # "Jira is what we'd prefer to avoid"
     relation = RELATIONS[triggers[0].kind].get(thing.entity_type)
     subject = _subject(speaker, sentence, start, verb)
     if named_after or relation is None or subject is None:
@@ -204,4 +235,5 @@ def _subject(speaker: Party, sentence: Sentence, start: int, verb: int) -> Party
     if named:
         return Party.of(named[-1])
     words = sentence.lows[start:verb]
-    return speaker if words[:1] in (["i"], ["we"]) else None
+    rather = not _WOULD_RATHER.isdisjoint(sentence.lows[start : verb + 1])  # not "what we'd choose"
+    return speaker if words[:1] in (["i"], ["we"]) or (words[:1] in (["i'd"], ["we'd"]) and rather) else None

@@ -23,6 +23,7 @@ from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.episodes import TIME_NOUNS
 from memledger.extraction.finite_verbs import ADVERBS
+from memledger.extraction.made_in import made_in_edges
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, listed_before, membership_edges
 from memledger.extraction.noun_types import own_work, work_described
 from memledger.extraction.owned_subjects import owned_subject
@@ -85,6 +86,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges.extend(_pronoun_roles(speaker, lows, mentions))
     edges.extend(_company(speaker, lows, mentions, by_start, phrases))
     edges.extend(_relative_makers(speaker, words, lows, by_start, by_end, phrases))
+    edges.extend(made_in_edges(lows, mentions))
     return edges
 
 

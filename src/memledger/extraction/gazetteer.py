@@ -106,6 +106,11 @@ SERVICE_ROLES: Final[frozenset[str]] = frozenset(read_entries("service_roles.txt
 PERSONAL_ROLES: Final[frozenset[str]] = FAMILIAR_ROLES | SERVICE_ROLES
 ROLES: Final[frozenset[str]] = WORK_ROLES | PERSONAL_ROLES
 KNOWN_NAMES: Final[frozenset[str]] = frozenset(TOOL_KIND) | ORGANIZATIONS | CONCEPTS
+# The nouns the tool table's kinds end in ("tracker", "editor", "platform"), less a
+# business's ("shop"): a noun that calls what it follows a tool ("my preferred tracker").
+TOOL_KIND_NOUNS: Final[frozenset[str]] = (
+    frozenset(kind.lstrip("+").split()[-1] for kind in TOOL_KIND.values() if kind) - ORG_SUFFIXES
+)
 
 
 # Known names by their first word, with the most words a name starting so has: a quick

@@ -14,6 +14,7 @@ from memledger.extraction.patterns import (
     CLIENT_NOUNS,
     HONORIFICS,
     ROLE_ADJECTIVES,
+    SITE_NOUNS,
     TEAM_NOUNS,
     Edge,
     Mention,
@@ -73,7 +74,7 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         team = named_team(org.name)  # "leads the security guild": WORKS_ON
         ran = _runs(between) and not team and _ends_phrase(lows, org)
         unit = _unit_at(between) and org.name.lower() not in gz.PLACES
-        if _works_in(between) or ran or unit or (_office_of(between) and not org.name.islower()):
+        if _works_in(between) or ran or unit or _site_run(between) or (_office_of(between) and not org.name.islower()):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
         if between == ["("] and lows[org.end : org.end + 1] == [")"]:
@@ -100,6 +101,17 @@ def _runs(between: list[str]) -> bool:
     apposed = not before or (before[0] == "," and before[-1] == "," and len(before) <= 6)
     named = after in ([], ["the"]) or (len(after) == 2 and after[0] == "the" and after[1].isalpha())
     return apposed and named
+
+
+def _site_run(between: list[str]) -> bool:
+    """ "Fionn runs the Dublin office of X": a person running a site of an organization."""
+    return (
+        3 <= len(between) <= 5
+        and between[0] in _RUNNING_UNITS
+        and between[1] == "the"
+        and between[-1] == "of"
+        and between[-2] in SITE_NOUNS
+    )
 
 
 def _unit_at(between: list[str]) -> bool:

@@ -100,8 +100,10 @@ def find_names(words: list[str], lows: list[str], project: str = "") -> tuple[li
         for start, end in unknown
         if start not in finder.initial and not any(finder.taken[start:end])
     )
-    _guess_unknown(finder, unknown)
+    _guess_unknown(finder, unknown, spelled_only=True)
     _propagate_lists(finder, unknown, LIST_JOINERS - {","})  # a guess types its coordinates, as weakly
+    _guess_unknown(finder, unknown, spelled_only=False)  # "Dorcas, Fintan and Yevgenia": listed first
+    _propagate_lists(finder, unknown, LIST_JOINERS - {","})
     _owned_roles(finder)
     finder.found.sort(key=lambda mention: mention.start)
     return finder.found, unsettled
@@ -240,7 +242,7 @@ def _extended(f: NameFinder, mention: Mention) -> Mention:
         if not word[:1].isupper() or plain or known_apart or gz.is_given_name(low) or low in gz.PLACES:
             break
         end += 1
-    while mention.kind is not None and end > mention.end and _plural(f.lows[end - 1]):
+    if mention.kind is not None and end == mention.end + 1 and _plural(f.lows[end - 1]):
         end -= 1  # "Kubernetes Deployments": a common noun after a tool's name, not "Google Maps"
     if end == mention.end:
         return mention
@@ -422,15 +424,16 @@ def _foreign(low: str) -> bool:
     return not any(name_guess.ordinary(p) for p in parts)
 
 
-def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]]) -> None:
+def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]], *, spelled_only: bool) -> None:
     """Type what is still unexplained by its spelling (``name_guess``), at low confidence;
-    it stays in the unsettled names, so a hybrid tenant still asks the model."""
+    it stays in the unsettled names, so a hybrid tenant still asks the model. A name no
+    spelling types is a product only after ``spelled_only`` passes, once lists have typed theirs."""
     for start, end in unknown:
         if any(f.taken[start:end]) or f.lows[start] in gz.PLACES:
             continue
         entity_type = name_guess.guess(f.words[start:end], f.prev(start))
         inside = start not in f.initial
-        if entity_type is None and inside and _unsure(f.words[start], f.prev(start)):
+        if entity_type is None and inside and not spelled_only and _unsure(f.words[start], f.prev(start)):
             entity_type = "tool"  # a word no list knows, inside a sentence: most often a product
         if entity_type == "person" and noun_types.attributive(f.words, f.lows, start, end):
             continue  # "a Tado thermostat": a name that modifies a noun names a thing

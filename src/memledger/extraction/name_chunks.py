@@ -21,9 +21,10 @@ from memledger.extraction.patterns import (
 
 
 def chunk_end(f: NameFinder, i: int) -> int:
-    """The end (exclusive) of the capitalised name that opens at ``i``, at most four words."""
+    """The end (exclusive) of the capitalised name that opens at ``i``, at most four words
+    besides an "&"."""
     end = i + 1
-    while end < len(f.words) and end - i < 4 and not f.taken[end]:
+    while end < len(f.words) and end - i - f.words[i:end].count("&") < 4 and not f.taken[end]:
         word, low = f.words[end], f.lows[end]
         if word == "&" and end + 1 < len(f.words) and f.words[end + 1][:1].isupper():
             if end - i == 1 and given_name(f.lows[i]) and given_name(f.lows[end + 1]):
@@ -112,10 +113,18 @@ def _particles(f: NameFinder, at: int, start: int) -> int:
     after = at + n
     if not n or after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
         return 0
-    person_before = given_name(f.lows[at - 1] if at - start < 2 else f.lows[start])
+    person_before = given_name(f.lows[at - 1] if at - start < 2 else f.lows[start]) or _role_named(f, start)
     if f.lows[after] in gz.NOT_NAMES or (f.lows[at] == "of" and person_before):
         return 0
     return n
+
+
+def _role_named(f: NameFinder, start: int) -> bool:
+    """Whether the name opening at ``start`` follows a person's role, so names a person
+    ("my accountant, Venkatesh Raghunathan of ...", "our lawyer Ines Rocha of ...")."""
+    before = f.prev(start, 2) if f.prev(start) == "," else f.prev(start)
+    plain = name_guess.ordinary(f.words[start])  # "our client, Bank of Ireland": an institution's name
+    return (before in gz.ROLES or before in HONORIFICS) and not plain
 
 
 def given_name(low: str) -> bool:

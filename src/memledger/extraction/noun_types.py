@@ -38,7 +38,8 @@ _VENUES: Final = word_set(
 _SERVICES: Final = word_set("bus buses ferry ferries flight flights airline")
 # Nouns for where one works, before its name: "our company Dunvale Agro", "my firm, X".
 _EMPLOYERS: Final = word_set("company firm employer agency business startup")
-_OWN: Final = word_set("own small new family")
+_OWN: Final = word_set("own small new family little tiny")
+_BUSINESSES: Final = word_set("business company startup")
 
 
 def common_noun(low: str) -> bool:
@@ -130,7 +131,10 @@ def owned_institution(lows: list[str], start: int) -> bool:
     if j >= 0 and lows[j] in (",", "("):
         j -= 1
     if j >= 1 and lows[j] in _EMPLOYERS:  # "our company X", "my own firm X"; not "my old company X"
-        return lows[j - 1] in ("my", "our") or (j >= 2 and lows[j - 1] in _OWN and lows[j - 2] in ("my", "our"))
+        if lows[j - 1] in ("my", "our") or (j >= 2 and lows[j - 1] in _OWN and lows[j - 2] in ("my", "our")):
+            return True
+        between = lows[max(0, j - 3) : j]  # "our little pottery business X"; a firm so described may serve us
+        return between[:1] == ["our"] and between[1] in _OWN and between[2].isalpha() and lows[j] in _BUSINESSES
     if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS):
         return False
     if j == start - 1 and name_guess.plural_noun(lows[j]):

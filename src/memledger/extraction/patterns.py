@@ -173,6 +173,8 @@ CALLED_PROJECT: Final = frozenset(_CUES["CALLED_PROJECT"])
 CALLED_ORG: Final = frozenset(_CUES["CALLED_ORG"])
 NOT_PROJECT_NAMES: Final = frozenset(_CUES["NOT_PROJECT_NAMES"])
 TEAM_NOUNS: Final = frozenset(_CUES["TEAM_NOUNS"])
+# The sites of an organization, which a place's name may qualify ("the Lisbon office of X").
+SITE_NOUNS: Final = word_set("office offices branch site plant campus store depot warehouse hub studio")
 PEOPLE_NOUNS: Final = frozenset(_CUES["PEOPLE_NOUNS"])
 ITEM_STATUS_UNSETTLED: Final = frozenset(_CUES["ITEM_STATUS_UNSETTLED"])
 NAME_PARTICLES: Final = frozenset(_CUES["NAME_PARTICLES"])

@@ -39,6 +39,7 @@ from memledger.extraction.patterns import (
     NAME_JOINS,
     POSSESSIVES,
     ROLE_ADJECTIVES,
+    SITE_NOUNS,
     TEAM_NOUNS,
     Mention,
     span_text,
@@ -111,16 +112,24 @@ def type_by_slot(
         lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
         if kind is None and lows[end : end + 1] in (["from"], ["of"]) and end + 1 in orgs and not lone_word:
             kind = "person"  # "Radka from Brantwood Analytics", "Kaveh of Larkrise Digital"
-        if kind == "organization" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
+        if (
+            kind == "organization"
+            and start > 0
+            and name_guess.is_place(" ".join(lows[start:end]), _place_cue(lows, start, end))
+        ):
             continue  # "a guy from Lisbon": a place
         kind = kind or _subject_slot(lows, start, end, starts) or _made_in_relative(words, lows, end, starts)
         kind = kind or ("project" if _made_with_tool(lows, start, end, tools) else None)
         kind = kind or ("project" if owned_work(words, lows, start) else None)
-        kind = kind or ("organization" if owned_institution(lows, start) else None)
+        kind = kind or ("organization" if owned_institution(lows, start) or _site_of(lows, start) else None)
         kind = kind or modifier_type(words, lows, start, end) or bracketed_type(lows, start, end)
         listed = end + 1 < len(lows) and (not taken[end + 1] or end + 1 in people)
         kind = kind or ("project" if listed and opens_roster(words, lows, start, end) else None)
-        if kind == "tool" and start > 0 and name_guess.is_place(" ".join(lows[start:end]), lows[start - 1]):
+        if (
+            kind == "tool"
+            and start > 0
+            and name_guess.is_place(" ".join(lows[start:end]), _place_cue(lows, start, end))
+        ):
             continue  # "lives in Lyon": a place after a preposition of place is no instrument
         if kind == "person" and start in initial and end - start == 1 and name_guess.ordinary(words[start]):
             continue  # "Anyone know ...": an English word capitalised because it opens the sentence
@@ -390,3 +399,18 @@ def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigg
     if trigger.kind in _PERSON_SUBJECT_KINDS and verb and end - start <= 2:
         return "person"
     return None
+
+
+def _place_cue(lows: list[str], start: int, end: int) -> str:
+    """The word that may make the name at ``start`` a place: the one before it, or the
+    preposition before "the" when the name is a site's ("in the Tashkent office of X")."""
+    before = lows[start - 1]
+    if before == "the" and start >= 2 and lows[end : end + 1] and lows[end] in SITE_NOUNS:
+        return lows[start - 2]
+    return before
+
+
+def _site_of(lows: list[str], start: int) -> bool:
+    """Whether the name at ``start`` owns a site named before it ("the Lisbon office of X")."""
+    site = start >= 2 and lows[start - 1] == "of" and lows[start - 2] in SITE_NOUNS
+    return site and not name_guess.is_world_name(lows[start])  # not "the studio of Olafur Eliasson"
