@@ -11,7 +11,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.noun_types import speakers_clause
-from memledger.extraction.patterns import PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.patterns import CLIENT_NOUNS, PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import JOBS, PAST_FORMS, RELATIONS, find_triggers
 
 _BE: Final = word_set("is was 's")
@@ -31,17 +31,9 @@ def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
     edges: list[Edge] = []
     for thing in sentence.mentions:
         k = thing.end
-        if thing.entity_type in _THINGS and _for_me(lows, thing, sentence.mentions):
-            edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "X over Y for me"
-            continue
-        if thing.entity_type in _THINGS and _our_choice(lows, thing):
-            edges.append(Edge(speaker, "DECIDED", Party.of(thing), _CONFIDENCE))  # "our choice was X"
-            continue
-        if thing.entity_type in _THINGS and _judged_better(lows, thing):
-            edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "X is way nicer than Y"
-            continue
-        if thing.entity_type == "tool" and _works_for_us(lows, k):
-            edges.append(Edge(speaker, "USES", Party.of(thing), _CONFIDENCE))  # "podman works fine for me"
+        said = _said_first(lows, thing, sentence.mentions)
+        if said is not None:
+            edges.append(Edge(speaker, said, Party.of(thing), _CONFIDENCE))
             continue
         if thing.entity_type not in _THINGS or lows[k : k + 1] == [] or lows[k] not in _BE:
             continue
@@ -54,6 +46,21 @@ def cleft_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
         elif thing.entity_type == "tool" and favourite_said(lows, k):
             edges.append(Edge(speaker, "PREFERS", Party.of(thing), _CONFIDENCE))  # "Ardour is my favourite"
     return edges
+
+
+def _said_first(lows: list[str], thing: Mention, mentions: list[Mention]) -> str | None:
+    """The relation a phrase around the thing gives the speaker, the thing first: "X over
+    Y for me", "Hubitat it is", "our choice was X", "X is way nicer than Y", "now
+    everything is in X", "podman works fine for me"; None for any other."""
+    if thing.entity_type in _THINGS:
+        if _for_me(lows, thing, mentions) or _judged_better(lows, thing):
+            return "PREFERS"
+        if _it_is(lows, thing) or _our_choice(lows, thing):
+            return "DECIDED"
+    everything = _everything_in(lows, thing.start) and not _set_at_an_organization(lows, mentions)
+    if thing.entity_type == "tool" and (everything or _works_for_us(lows, thing.end)):
+        return "USES"
+    return None
 
 
 def described_clause(lows: list[str], k: int) -> int | None:
@@ -83,7 +90,7 @@ def favourite_said(lows: list[str], k: int) -> bool:
 _CALLED_FAVOURITE: Final = frozenset(
     (be, owner, word) for be in ("is", "'s") for owner in ("my", "our") for word in _FAVOURITES
 )
-_NOT_A_KIND: Final = word_set("by for of so and but now though too")
+_NOT_A_KIND: Final = word_set("by for of so and but now though too way over")  # "my favourite way to budget"
 _HEDGES: Final = word_set("maybe perhaps hopefully almost nearly probably")
 _WOULD_RATHER: Final = word_set("rather sooner prefer")  # "what I'd rather/prefer ...": a preference now
 
@@ -92,7 +99,11 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
     """ "Pulumi over OpenTofu for me", "X over Y for the kitchen, any day", "it's Headspace
     for me", "X suits me better", "X wins over Y": a preference with the name first."""
     if lows[max(0, thing.start - 2) : thing.start] == ["it", "is"] or lows[thing.start - 1 : thing.start] == ["it's"]:
-        return lows[thing.end : thing.end + 2] == ["for", "me"]
+        rival_after = lows[thing.end : thing.end + 1] == ["over"] and any(m.start == thing.end + 1 for m in mentions)
+        others = ("for", "my") in pairwise(lows[: thing.start]) or not _HEARSAY.isdisjoint(lows)  # "For my daughter"
+        rival_after = rival_after and not others
+        emphatic = _ALWAYS.issubset(lows[thing.end :]) or _ANY_DAY.issubset(lows[thing.end :])
+        return lows[thing.end : thing.end + 2] == ["for", "me"] or (rival_after and emphatic)  # "... every time"
     after = lows[thing.end : thing.end + 3]
     first = thing.start == 0 or lows[thing.start - 1] in (",", ":", "-", "\u2014")  # not "my wife picked X over Y"
     first = first or lows[max(0, thing.start - 2) : thing.start] == ["give", "me"]  # "Give me X over Y any day"
@@ -107,6 +118,14 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
         return False
     told = lows[rival.end : rival.end + 8]
     return told[:2] == ["for", "me"] or _ALWAYS.issubset(told) or _ANY_DAY.issubset(told)
+
+
+def _it_is(lows: list[str], thing: Mention) -> bool:
+    """ "Hubitat it is for the new house", "Arbor it is: ...": a choice announced, the name
+    opening the sentence."""
+    said = lows[thing.end : thing.end + 2] in (["it", "is"], ["it", "'s"])
+    after = lows[thing.end + 2] if thing.end + 2 < len(lows) else "."
+    return thing.start == 0 and said and (after in _CLAUSE_ENDS or after in (",", ":", "for", "then"))
 
 
 def _our_choice(lows: list[str], thing: Mention) -> bool:
@@ -156,7 +175,15 @@ def _judged_better(lows: list[str], thing: Mention) -> bool:
         if lows[k : k + 1] != ["than"] or lows[k + 1 : k + 2] in _NO_RIVAL:
             return False
         rival = k + 1
-    return not _FOR_US.isdisjoint(pairwise(lows[thing.end :])) or not _qualified(lows, rival)
+    return not _FOR_US.isdisjoint(pairwise(lows[thing.end :])) or _in_my_book(lows) or not _qualified(lows, rival)
+
+
+def _in_my_book(lows: list[str]) -> bool:
+    """ "..., in my book": for me (not "my book club")."""
+    return any(
+        lows[k : k + 3] == ["in", "my", "book"] and (k + 3 >= len(lows) or not lows[k + 3].isalpha())
+        for k in range(len(lows) - 2)
+    )
 
 
 def _qualified(lows: list[str], rival: int) -> bool:
@@ -195,6 +222,30 @@ def _where_ours(lows: list[str], k: int) -> bool:
     things = rest[1].endswith("s") and not rest[1].endswith("ss")  # "all my patterns live"; not "my boss posts"
     person = rest[1].removesuffix("s") in gz.ROLES or rest[1].removesuffix("s") in JOBS
     return with_me or (things and not person)
+
+
+def _everything_in(lows: list[str], start: int) -> bool:
+    """ "now everything is in YouTrack", "everything's in Bitwarden": the speaker's things,
+    all of them, kept in a tool; not someone else's ("for my sister", "my dad says")."""
+    said = lows[max(0, start - 3) : start]
+    if len(said) < 3 or said[0] != "everything" or said[1] not in _HELD or said[2] not in _KEPT_IN:
+        return False
+    for_someone = any(w == "for" and _SOMEONE & set(lows[k + 1 : k + 4]) for k, w in enumerate(lows))
+    told = not _HEARSAY.isdisjoint(lows) or not _THEIRS.isdisjoint(lows)  # "my dad says ... at his office"
+    return not for_someone and not told and lows[start] not in gz.ROLES  # not "for my sister", "goes through Mum"
+
+
+def _set_at_an_organization(lows: list[str], mentions: list[Mention]) -> bool:
+    """Whether the sentence opens by setting itself at an organization ("In the hospital
+    Santa Brígida everything is in X"): what is kept there is its own."""
+    opening = lows[:1] in (["in"], ["at"])
+    return opening and any(m.entity_type == "organization" and m.start <= 4 for m in mentions)
+
+
+_HELD: Final = word_set("is 's lives goes runs")
+_SOMEONE: Final = gz.ROLES | JOBS | CLIENT_NOUNS  # "everything is in X for my sister / the client"
+_THEIRS: Final = word_set("his her their")
+_KEPT_IN: Final = word_set("in on through into")
 
 
 def _works_for_us(lows: list[str], k: int) -> bool:

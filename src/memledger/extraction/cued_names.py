@@ -195,7 +195,8 @@ def _title(f: NameFinder, i: int) -> bool:
     if not (titled and following[:1].isupper() and following.isalpha() and not f.taken[i + 1]):
         return False
     low = following.lower()
-    return given_name(low) or not name_guess.english(low)  # "Professor Mekdes", not "Student Services"
+    honorific = f.lows[i] in HONORIFICS  # "Herr Dimitrov": a name follows a title, whatever it spells
+    return honorific or given_name(low) or not name_guess.english(low)  # "Professor Mekdes", not "Student Services"
 
 
 def _verb_follows(f: NameFinder, end: int) -> bool:

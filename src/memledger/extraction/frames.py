@@ -120,12 +120,19 @@ def _noun_headed(lows: list[str], by_end: dict[int, Mention], end: int) -> Menti
     return named if named is not None and lows[end - 1].isalpha() else None
 
 
+# Work done jointly, by its stem: "co-teach", "co-wrote", "co-authored", "co-founded", "co-led".
+_CO_WORK: Final = tuple(
+    f"co-{stem}"
+    for stem in ("teach", "taught", "writ", "wrote", "author", "found", "lead", "led", "host", "present", "supervis")
+)
+
+
 def _company(
     speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention], phrases: _Phrases
 ) -> list[Edge]:
     """ "I restarted the band with Jurgis and Cathal": whom the speaker does something
-    with, they know. A verb's own "with" ("work with", "replaced X with Y") is the
-    clause reader's."""
+    with, they know; with whom they co-teach or co-author, they work. A verb's own "with"
+    ("work with", "replaced X with Y") is the clause reader's."""
     edges: list[Edge] = []
     for person in mentions:
         w = person.start - 1
@@ -144,8 +151,10 @@ def _company(
             continue
         if grouped(lows, w):
             continue  # the speaker's teammates: ``_teammates``
+        joint = any(lows[j].startswith(_CO_WORK) for j in range(k, w))  # "co-teaching with N": a colleague
+        shared = "WORKS_WITH" if joint else "KNOWS"
         for named in (person, *listed_after(lows, person, by_start)):
-            edges.append(Edge(speaker, "KNOWS", Party.of(named), FRAME_CONFIDENCE))
+            edges.append(Edge(speaker, shared, Party.of(named), FRAME_CONFIDENCE))
     return edges
 
 

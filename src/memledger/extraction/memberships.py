@@ -74,7 +74,9 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         team = named_team(org.name)  # "leads the security guild": WORKS_ON
         ran = _runs(between) and not team and _ends_phrase(lows, org)
         unit = _unit_at(between) and org.name.lower() not in gz.PLACES
-        if _works_in(between) or ran or unit or _site_run(between) or (_office_of(between) and not org.name.islower()):
+        office = (_office_of(between) or _office_is(between)) and not org.name.islower()
+        office = office or _is_with(lows, between, org)
+        if _works_in(between) or ran or unit or _site_run(between) or office:
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
         if between == ["("] and lows[org.end : org.end + 1] == [")"]:
@@ -143,6 +145,24 @@ def _office_of(between: list[str]) -> bool:
     if _FORMER.intersection(words):
         return False
     return role in _OFFICES or (role in gz.WORK_ROLES and role not in _CLIENTS)
+
+
+def _is_with(lows: list[str], between: list[str], org: Mention) -> bool:
+    """ "Svetlana is with Deloitte now": employed there; not "with Vodafone on a contract",
+    "with Tesla on this one", "with Vodafone, I'm with EE" (a customer's, an ally's)."""
+    after = lows[org.end : org.end + 1]
+    ends = after in ([], ["."], ["now"], ["these"], ["since"], ["as"], ["!"])
+    return between in (["is", "with"], [",", "is", "with"], ["'s", "with"]) and ends
+
+
+def _office_is(between: list[str]) -> bool:
+    """ "Mbali is the captain of the X", "N is the director of the Y": an office in the
+    organization, said with a copula (not "was": a former one)."""
+    words = between[:-1] if between[-1:] == ["the"] else between
+    if len(words) != 4 or words[0] not in ("is", "'s") or words[1] not in ("the", "a", "an") or words[3] != "of":
+        return False
+    held = words[2] in _OFFICES and words[2] not in ("member", "owner")  # "the owner of the Tesla": a thing owned
+    return held or (words[2] in gz.WORK_ROLES and words[2] not in _CLIENTS)
 
 
 def _works_in(between: list[str]) -> bool:

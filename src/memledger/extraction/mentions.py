@@ -20,6 +20,7 @@ from memledger.extraction.patterns import (
     CALLED_PROJECT,
     COMMON_GIVEN,
     HEDGES,
+    HONORIFICS,
     HYPHEN_SUFFIXES,
     INITIAL_OK,
     LIST_JOINERS,
@@ -407,19 +408,27 @@ def _find_lowercase_people(f: NameFinder) -> None:
     """ "sofia uses ubuntu", "hannah from finance needs ...": a lower-case given name;
     "my sis hyun-joo ...": a word no English after the speaker's role for someone."""
     for i, low in enumerate(f.lows):
-        if f.taken[i] or len(low) < 3 or low in COMMON_GIVEN or low in gz.NOT_NAMES:
-            continue
-        if f.prev(i) in gz.ROLES and owned_by_speaker(f.lows, i - 1) and _foreign(low):
+        if f.taken[i] or len(low) < 3 or low in COMMON_GIVEN or low in gz.NOT_NAMES or low in HONORIFICS:
+            continue  # "my boss Signora Castellucci": the title is no name
+        if f.prev(i) in gz.ROLES and owned_by_speaker(f.lows, i - 1) and _foreign(low) and not _verb_after_role(f, i):
             f.add(Mention(f.words[i], "person", 0.7, i, i + 1))
         elif f.next(i, 1) in LOWER_PERSON_NEXT and len(low) >= 4 and gz.is_given_name(low):
             f.add(Mention(f.words[i], "person", 0.7, i, i + 1))  # the word after a name says it is a person's
+
+
+def _verb_after_role(f: NameFinder, i: int) -> bool:
+    """Whether the word after "my <role>" is its verb in -s, a preposition or an article
+    after it ("my climbing partner belays for ..."); a known name stays a name ("carlos from")."""
+    low = f.lows[i]
+    verb_like = low.endswith("s") and not name_guess.is_world_name(low) and not gz.is_given_name(low)
+    return verb_like and (f.next(i, 1) in PREPOSITIONS or f.next(i, 1) in ("the", "a", "an", "my", "our"))
 
 
 def _foreign(low: str) -> bool:
     """A lower-case word that is no English, no known name of a thing and, with two vowels
     at least, no abbreviation ("afk", "cpap"): a name."""
     parts = low.split("-")  # "hyun-joo"
-    if sum(c in "aeiouy" for c in low) < 2 or name_guess.english(low) or _is_known(low):
+    if sum(c in "aeiouy" for c in low) < 2 or name_guess.english_form(low) or _is_known(low):
         return False
     return not any(name_guess.ordinary(p) for p in parts)
 

@@ -147,6 +147,16 @@ def english(low: str) -> bool:
     return low in lists.common_english or low in lists.rare_english
 
 
+def english_form(low: str) -> bool:
+    """Whether a lower-cased word is an English word or its plural or third person in -s
+    ("scrapers", "belays", "replies"): the lists hold the plain forms."""
+    if english(low):
+        return True
+    if low.endswith("ies") and len(low) > 4:
+        return english(low[:-3] + "y")
+    return low.endswith("s") and len(low) > 3 and (english(low[:-1]) or (low.endswith("es") and english(low[:-2])))
+
+
 def truecased(words: list[str]) -> list[str]:
     """The words of a writer who capitalises nothing, with the ones no English list knows
     (and that are no misspelling of an English word) capitalised as the names they likely are:

@@ -17,8 +17,11 @@ _DEPENDENTS: Final = frozenset(("project", "organization", "tool"))  # a project
 # What may stand before the dependent's name as it opens its clause ("The Sundew app ...").
 _OPENERS: Final = word_set(", ; : - the our and but so now even that of")  # "the ML side of Sablewood"
 # What may stand between the dependent's name and "can't": its head nouns ("app", "side of").
-_HEAD_WORDS: Final = word_set("app apps service site website team side of the mobile web backend frontend system")
+_HEAD_WORDS: Final = word_set(
+    "app apps service site website team side of the mobile web backend frontend system project"
+)
 _CONFIDENCE: Final = 0.75
+_VERBS_AFTER: Final = (["is"], ["are"], ["was"], ["'s"], ["would"], ["will"], ["can"], ["does"])
 
 
 def needed(sentence: Sentence) -> list[Edge]:
@@ -41,8 +44,31 @@ def needed(sentence: Sentence) -> list[Edge]:
             neg = _cannot_after(lows, tool.end)
             dependent = _subject(lows, sentence.mentions, neg) if neg is not None else None
         if dependent is not None:
-            edges.append(Edge(Party.of(dependent), "DEPENDS_ON", Party.of(tool), _CONFIDENCE))
+            for needed_tool in (tool, *_listed_tools(lows, tool, by_start)):  # "without X, Y and Z"
+                edges.append(Edge(Party.of(dependent), "DEPENDS_ON", Party.of(needed_tool), _CONFIDENCE))
     return edges
+
+
+def _listed_tools(lows: list[str], first: Mention, by_start: dict[int, Mention]) -> list[Mention]:
+    """The tools listed after the first ("X, Y and Z", "X sensors, Y trackers and Z"), each
+    after at most one lower-case noun of the one before and a comma or "and"."""
+    listed: list[Mention] = []
+    k = first.end
+    while k < len(lows):
+        k += 1 if lows[k].isalpha() and lows[k] not in ("and", "or") and k not in by_start else 0  # "X sensors"
+        if k >= len(lows) or lows[k] not in (",", "and"):
+            break
+        k += 2 if lows[k] == "," and lows[k + 1 : k + 2] == ["and"] else 1
+        following = by_start.get(k)
+        if (
+            following is None
+            or following.entity_type != "tool"
+            or lows[following.end : following.end + 1] in _VERBS_AFTER
+        ):
+            break  # ", and Mapbox is nice to have": a clause of its own
+        listed.append(following)
+        k = following.end
+    return listed
 
 
 def _cannot_before(lows: list[str], without: int) -> int | None:

@@ -11,7 +11,7 @@ from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.appositions import apposed_name
 from memledger.extraction.finite_verbs import PRONOUN_SUBJECTS, USED_BY
-from memledger.extraction.memberships import FRAME_CONFIDENCE
+from memledger.extraction.memberships import FRAME_CONFIDENCE, listed_after
 from memledger.extraction.owned_subjects import names_people, someone
 from memledger.extraction.patterns import Edge, Mention, Party, word_set
 from memledger.extraction.senses import participle as participle_form
@@ -32,6 +32,7 @@ _THEIR: Final = word_set("his her their your")
 _SUBJECT_STOPS: Final = _JOINING | word_set(", ; : . ( because when while")
 _PRICED: Final = word_set("billed paid charged priced invoiced quoted")  # "... billed in GBP": a currency
 _WITH_SPEAKER: Final = word_set("our me us")  # doers the speaker is among: "our team", "my family and me"
+_KNOWN: Final = 0.9  # a known tool's confidence: "backups in Proxmox" stay the speaker's
 _RELATIVE_STOPS: Final = word_set("who that which , ; because when while")  # where the doers' phrase ends
 
 
@@ -51,6 +52,8 @@ def passive_edges(
             be -= 1
         if be < 0 or lows[be] not in BE:
             continue
+        if lows[be] == "being" and be > 0 and lows[be - 1] in BE:
+            be -= 1  # "is being led by N": the progressive's own "is"
         patient = _before(lows, by_end, be)
         if patient is None and be > 0 and lows[be - 1] == "and":
             patient = _opening_subject(by_start)
@@ -61,10 +64,20 @@ def passive_edges(
             continue  # "used by the Vaskel storefront", "used by all my family": someone else's
         if (patient is None or patient.entity_type == "tool") and _theirs(words, lows, be):
             continue  # "payroll at my cousin's bakery is handled by X": not the speaker's
-        edge = _passive_edge(speaker, lows[participle], patient, agent)
-        if edge is not None:
-            edges.append(edge)
+        agents = [agent, *listed_after(lows, agent, by_start)] if agent is not None else [None]
+        for doer in agents:  # "led by Ngaire and Tevita": each of them
+            contained = patient is not None and patient.confidence < _KNOWN and _inside(lows, patient)
+            edge = _passive_edge(speaker, lows[participle], patient, doer, contained=contained)
+            if edge is not None:
+                edges.append(edge)
     return edges
+
+
+def _inside(lows: list[str], patient: Mention) -> bool:
+    """Whether the name is what a function is part of: "search in Pondskater", "billing
+    for Halyard" (a lower-case noun, then "in"/"for", then the name)."""
+    k = patient.start
+    return k >= 2 and lows[k - 1] in ("in", "for") and lows[k - 2].isalpha() and lows[k - 2] not in BE
 
 
 def _others(doers: list[str]) -> bool:
@@ -88,11 +101,15 @@ def _theirs(words: list[str], lows: list[str], be: int) -> bool:
     return False
 
 
-def _passive_edge(speaker: Party, verb: str, patient: Mention | None, agent: Mention | None) -> Edge | None:
+def _passive_edge(
+    speaker: Party, verb: str, patient: Mention | None, agent: Mention | None, *, contained: bool = False
+) -> Edge | None:
     if verb == "used" and agent is not None and patient is not None and patient.entity_type in ("tool", "project"):
         return Edge(Party.of(agent), "USES", Party.of(patient), FRAME_CONFIDENCE)  # "X is used by the Y app"
     if verb in USED_BY and agent is not None and agent.entity_type == "tool":
         user = speaker if patient is None or patient.entity_type == "tool" else Party.of(patient)
+        if patient is not None and contained:
+            user = Party.of(patient)  # "search in Pondskater is handled by X": Pondskater's
         if user.kind in ("user", "project", "organization", "person"):
             return Edge(user, "USES", Party.of(agent), FRAME_CONFIDENCE)
     if verb in USED_BY and patient is not None and patient.entity_type == "tool":

@@ -278,6 +278,8 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
             return i, "rejected"
         if word in UNSETTLED or pair in UNSETTLED_PHRASES:
             return i, "unsettled"
+        if pair == ("thinking", "to") and words[i + 2 : i + 3] not in (["keep"], ["stay"], ["continue"], ["stick"]):
+            return i, "unsettled"  # non-native "thinking to change to X"; not "thinking to keep using X"
         if word in ("must", "should") and i >= 2 and words[i - 1] in _SUBJECTS and words[i - 2] in _REPORTING:
             return i, "unsettled"
         if word in _WISHING and following == "that":

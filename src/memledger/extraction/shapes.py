@@ -24,11 +24,12 @@ _FILE = re.compile(
     r"[\w.-]*/[\w./-]*|[\w-]+\.(?:py|js|ts|tsx|jsx|json|ya?ml|toml|ini|cfg|conf|md|txt|csv|log|sh|sql|xml|html?|lock)",
     re.IGNORECASE,
 )
-_TICKET_OR_EXCEPTION = re.compile(r"[A-Z]{2,}-\d{2,}|\w+(?:Error|Exception|Warning)")
+_TICKET_OR_EXCEPTION = re.compile(r"[A-Z]{2,}-\d{2,}|\w+(?:Error|Exception|Warning)|[A-Z0-9]+(?:_[A-Z0-9]+)+")
 
 
 def _not_a_name(word: str) -> bool:
-    """A file path, a file name, a ticket id or an exception class: text, not a name."""
+    """A file path, a file name, a ticket id, an exception class or a constant in capitals
+    with underscores ("SYNC_CONFLICT_409"): text, not a name."""
     return _FILE.fullmatch(word) is not None or _TICKET_OR_EXCEPTION.fullmatch(word) is not None
 
 

@@ -105,8 +105,8 @@ def type_by_slot(
     people = {m.start for m in found if m.entity_type == "person"}
     tools = {m.start for m in found if m.entity_type == "tool"}
     for start, end in unknown:
-        if any(taken[start:end]):
-            continue
+        if any(taken[start:end]) or (end - start == 1 and len(words[start]) == 1):
+            continue  # "my low E as an F": a letter names a note, a grade or a size, not a person
         kind: EntityType | None = "person" if _listed_with_me(words, lows, start, end) else None
         kind = kind or (_object_slot(words, lows, start, end, ends) if start not in initial else None)
         lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
@@ -149,7 +149,7 @@ def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: C
             or not word.islower()
             or len(low) < 4
             or low in gz.NOT_NAMES
-            or name_guess.english(low)
+            or name_guess.english_form(low)
             or name_guess.ordinary(word)
         ):
             continue

@@ -149,12 +149,24 @@ def _triggers_of(words: tuple[str, ...]) -> tuple[Trigger, ...]:
     return tuple(found)
 
 
+_PICK: Final = frozenset(("pick", "picked", "picking", "picks"))
+_FAVOUR: Final = frozenset(("favour", "favor"))
+# What may stand right before "favour" as a verb: its subject or an adverb ("I really favour X").
+_FAVOURING: Final = frozenset(
+    ("i", "we", "i'd", "we'd", "they", "really", "still", "always", "also", "generally", "definitely", "strongly")
+)
+
+
 def _match_at(words: Sequence[str], i: int) -> Trigger | None:
     entries = _TABLE.get(words[i])
     if entries is None:
         return None
     if words[i] == "rather" and i + 1 < len(words) and words[i + 1] == "than":
         return None
+    if words[i] in _PICK and i + 1 < len(words) and words[i + 1] == "up":
+        return None  # "pick up cake from X": a phrasal verb, no choice
+    if words[i] in _FAVOUR and (i == 0 or words[i - 1] not in _FAVOURING):
+        return None  # "did me a huge favour": the noun
     for phrase, kind in entries:
         if tuple(words[i : i + len(phrase)]) == phrase:
             return Trigger(kind, i, i + len(phrase))
