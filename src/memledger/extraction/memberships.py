@@ -87,7 +87,9 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if not 3 <= len(between) <= 8 or between[0] not in _DESCRIBED_AS or between[-1] not in _FROM_WORK:
             continue
         described = between[0] in _DASHES or any(word in _DESCRIBING for word in between[1:3])
-        if described and not _NOT_WORKPLACE & set(between) and not _FORMER & set(between):
+        comma = next((j for j in range(1, len(between)) if between[j] == ","), None)
+        closed = comma is not None and between[comma + 1] not in _FROM_WORK  # "N, our lawyer, reviewed ... with O"
+        if described and not closed and not _NOT_WORKPLACE & set(between) and not _FORMER & set(between):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
 
