@@ -1,7 +1,8 @@
 """Choices, preferences and uses said with the thing first: "Monzo Business is what we
 chose", "Hostelworld is what my partner Akosua prefers", "Ardour is my favourite",
-"Pulumi over OpenTofu for me", "podman works fine for me". The name before "is what" is
-the object of the verb after it, said of that clause's subject. Pure."""
+"Pulumi over OpenTofu for me", "podman works fine for me", "Hubitat it is", "Ravelry is
+where all my patterns live", "now everything is in YouTrack". The name before "is what"
+is the object of the verb after it, said of that clause's subject. Pure."""
 
 from __future__ import annotations
 
