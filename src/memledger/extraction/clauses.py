@@ -83,6 +83,8 @@ _TOPIC_NOUNS: Final = frozenset(lexicon.sections("frame_words.txt")["TOPIC_NOUNS
 _OWNERS: Final = word_set("a an the my our his her their your")
 _OPENERS: Final = word_set("the my our his her their")  # a subject's first word after a comma
 _OVER_OBJECTS: Final = word_set("it them this that one ones")
+# Words that open a verb's object: after a word in -s, they make it a verb, not a plural noun.
+_OBJECT_OPENERS: Final = word_set("a an the it me us them everything all")  # not "the apps my company pays for"
 _ING_NOUNS: Final = word_set("thing something nothing anything everything morning evening")
 # Doings after "keep" that are no use of what they name: saying, minding, meaning, going.
 _SAYING_OR_MEANING: Final = word_set(
@@ -129,7 +131,10 @@ def clause_relations(
         inherited = previous
         if clause.lead in EMBEDDED_LEADS and last_mention is not None:
             antecedent = last_mention
-            if clause.lead in RELATIVE_LEADS:  # "..., and I fixed the docs site, which runs on X": no name's
+            head = _apposition_head(last_clause) if clause.lead in ("that", "which") else None
+            if head is not None:  # "Tallgrass, an old PHP app that depends on X": Tallgrass's
+                inherited = [Party.of(head)]
+            elif clause.lead in RELATIVE_LEADS:  # "..., and I fixed the docs site, which runs on X": no name's
                 named = last_clause is not None and (
                     any(item is last_mention for item in last_clause.items)
                     or [w for w in last_clause.words if w != ","] in (["i"], ["me"])  # "Ferhat and I, who"
@@ -174,6 +179,24 @@ def clause_relations(
         earlier = [*earlier, *mentions]
         last_clause = clause
     return edges
+
+
+def _apposition_head(clause: Clause | None) -> Mention | None:
+    """The name a closing apposition describes ("Tallgrass, an old PHP app"), which a
+    relative clause right after it is about; None when the clause does not so end."""
+    items = list(clause.items) if clause is not None else []
+    if items[-1:] == [","]:
+        items.pop()
+    if not items or not isinstance(items[-1], str) or not items[-1].isalpha():
+        return None  # the description ends in its noun ("app"), not a name
+    comma = max((k for k, item in enumerate(items) if item == ","), default=-1)
+    head = items[comma - 1] if comma >= 1 else None
+    phrase = items[comma + 1 :]
+    described = phrase[:1] in (["a"], ["an"], ["the"], ["our"], ["my"]) and 2 <= len(phrase) <= 6
+    plain = all(isinstance(item, Mention) or item.isalpha() for item in phrase) and not find_triggers(
+        [item if isinstance(item, str) else "" for item in phrase]
+    )
+    return head if isinstance(head, Mention) and described and plain else None
 
 
 def _named_right_before(clause: Clause | None) -> Mention | None:
@@ -562,7 +585,11 @@ class _ClauseReader:
             if item in (",", ";"):
                 return False
             verb = isinstance(item, str) and (item in BE_FORMS or item in PAST_FORMS or participle(item))
-            if verb and items[k - 1] not in _OWNERS:  # not "the paid one"
+            following = items[k + 1] if k + 1 < len(items) else ""
+            present = (
+                isinstance(item, str) and finite_form(item) and following in _OBJECT_OPENERS
+            )  # "layer saves a lot"
+            if (verb or present) and items[k - 1] not in _OWNERS:  # not "the paid one"
                 return True
         return False
 
@@ -666,6 +693,10 @@ class _ClauseReader:
             return "PART_OF" if _slot(obj.gap) <= SLOT_GAP else None  # "I run Thimble & Moss": their business
         if kind == "AT" and not self._workplace(trigger, obj):
             return None
+        named_before = trigger.start > 0 and isinstance(self.items[trigger.start - 1], Mention)
+        mine = before in SUBJECT_PRONOUNS or (not before.isalpha() and not named_before)  # "I joined", "Since joining"
+        if kind == "PART" and team and verb.startswith("join") and mine:
+            return "WORKS_ON"  # "I joined the receiving team": on it, as "on the X team" says
         return RELATIONS.get(kind, {}).get(entity_type)
 
     def _runs_undertaking(self, trigger: Trigger, obj: ClauseObject) -> bool:

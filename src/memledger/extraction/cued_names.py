@@ -233,11 +233,12 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.85, start, end)  # "University of Otago"
     used = f.prev(start) in TOOL_PREV  # "using Organic Maps": a thing used, whatever its last word
     titled = f.prev(start) in HONORIFICS or (f.prev(start) == "." and f.prev(start, 2) in HONORIFICS)
+    work_after = f.next(end) == "project" or f.next(end) in PROJECT_NOUNS  # "the Wetland Sensors project"
     if (
         end - start > 1
         and name_guess.plural_noun(last)
         and not gz.is_given_name(f.lows[start])
-        and not (used or titled)
+        and not (used or titled or work_after)
     ):
         return Mention(name, "organization", 0.7, start, end)  # "Windward Paddlers": a group
     if end - start > 1 and last in PROJECT_NOUNS:

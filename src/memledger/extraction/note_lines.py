@@ -15,6 +15,7 @@ from memledger.extraction.patterns import (
     BULLETS,
     ITEM_STATUS_UNSETTLED,
     PLANNED_NOTES,
+    PROBLEM_LABELS,
     PROJECT_NOUNS,
     UNSETTLED_NOTES,
     Edge,
@@ -60,6 +61,8 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     if not _PROSE_SUBJECTS.isdisjoint(lows[label_end + 1 :]) or "please" in lows[label_end + 1 :]:
         return []  # "Bit of context: I'm a site manager, ...": prose; "Request: please add X": a request
     label = lows[1 if lows[:1] and lows[0] in BULLETS else 0 : max(label_end, 0)]
+    if _problem_field(label or lows) and ":" in lows:
+        return []  # "Subject: Webhook signature mismatch", "Regression in X 5.2: ...": a ticket's problem
     # "Volunteers this week: Ekow, ...", "Neighbour's recs: X": others', not the writer's
     others = _lists_people(label) or _someone_elses(label)
     owner = _label_owner(sentence.mentions, lows, label_end) or (None if others else speaker)
@@ -84,6 +87,15 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     return edges
 
 
+def _problem_field(words: list[str]) -> bool:
+    """Whether a line opens with a ticket's problem field: the word alone ("Subject:",
+    "Bug:") or with what it is about ("Bug report:", "Regression in X:"); not a tool's
+    field named with it ("Issue tracker:", "Site builder:")."""
+    if not words or words[0] not in PROBLEM_LABELS:
+        return False
+    return len(words) == 1 or words[1] in (":", "report", "in", "with", "on")
+
+
 def heading_mode(lows: list[str]) -> str | None:
     """What a note's heading line ("Trip checklist:", "Stack shortlist (nothing decided):",
     "Decisions:", "Tooling preferences (team vote)") makes of the bullets under it:
@@ -100,10 +112,13 @@ def heading_mode(lows: list[str]) -> str | None:
 
 def _titled_mode(lows: list[str]) -> str | None:
     """The mode a short title line without a colon gives its bullets: a plan ("Xmas
-    gifts"), or decisions or preferences named by its last word ("Garden - decisions",
-    "Tooling preferences (team vote)")."""
+    gifts"), things still open ("TODO"), or decisions or preferences named by its last
+    word ("Garden - decisions", "Tooling preferences (team vote)")."""
     if _planned([*lows, ":"], len(lows)):
         return "planned"
+    words = [w for w in lows if w.isalpha()]
+    if words and (len(words) == 1 or words[-1] == "todo") and words[-1] in UNSETTLED_NOTES:
+        return "unsettled"  # "TODO", "Options": nothing of these is done yet; not "Options trading setup"
     last = next((w for w in reversed(lows[: lows.index("(")] if "(" in lows else lows) if w.isalpha()), "")
     if last in DECISION_WORDS or last.removesuffix("s") in DECISION_WORDS:
         return "decided"

@@ -112,11 +112,8 @@ def type_by_slot(
         lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
         if kind is None and lows[end : end + 1] in (["from"], ["of"]) and end + 1 in orgs and not lone_word:
             kind = "person"  # "Radka from Brantwood Analytics", "Kaveh of Larkrise Digital"
-        if (
-            kind == "organization"
-            and start > 0
-            and name_guess.is_place(" ".join(lows[start:end]), _place_cue(lows, start, end))
-        ):
+        place = start > 0 and name_guess.is_place(" ".join(lows[start:end]), _place_cue(lows, start, end))
+        if kind == "organization" and place:
             continue  # "a guy from Lisbon": a place
         kind = kind or _subject_slot(lows, start, end, starts) or _made_in_relative(words, lows, end, starts)
         kind = kind or ("project" if _made_with_tool(lows, start, end, tools) else None)
@@ -125,11 +122,7 @@ def type_by_slot(
         kind = kind or modifier_type(words, lows, start, end) or bracketed_type(lows, start, end)
         listed = end + 1 < len(lows) and (not taken[end + 1] or end + 1 in people)
         kind = kind or ("project" if listed and opens_roster(words, lows, start, end) else None)
-        if (
-            kind == "tool"
-            and start > 0
-            and name_guess.is_place(" ".join(lows[start:end]), _place_cue(lows, start, end))
-        ):
+        if kind == "tool" and place:
             continue  # "lives in Lyon": a place after a preposition of place is no instrument
         if kind == "person" and start in initial and end - start == 1 and name_guess.ordinary(words[start]):
             continue  # "Anyone know ...": an English word capitalised because it opens the sentence
