@@ -438,8 +438,8 @@ class _ClauseReader:
         rival = objects[:1] != [] and (
             any(w in CONTRAST for w in objects[0].gap) or (kind in ("PREFER", "LIKE") and objects[0].gap[:1] == ["to"])
         )
-        if (objects and not rival) or (kind == "LIKE" and not rival):
-            return objects  # "X, which I actually like": no rival, no preference
+        if not rival and (objects or kind == "LIKE"):
+            return objects  # its own object; "X, which I actually like": no rival, no preference
         return [ClauseObject(Party.of(thing), thing, []), *objects]
 
     def _repeating(self, trigger: Trigger) -> bool:
@@ -586,9 +586,7 @@ class _ClauseReader:
                 return False
             verb = isinstance(item, str) and (item in BE_FORMS or item in PAST_FORMS or participle(item))
             following = items[k + 1] if k + 1 < len(items) else ""
-            present = (
-                isinstance(item, str) and finite_form(item) and following in _OBJECT_OPENERS
-            )  # "layer saves a lot"
+            present = isinstance(item, str) and finite_form(item) and following in _OBJECT_OPENERS  # "saves a"
             if (verb or present) and items[k - 1] not in _OWNERS:  # not "the paid one"
                 return True
         return False
