@@ -35,7 +35,7 @@ _MONTHS: Final = word_set("january february march april may june july august sep
 _SCHOOLING: Final = word_set("undergrad college uni university school")
 _ORDINALS: Final = word_set("first second third fourth fifth sixth final")
 # Words that may open a date: the cheap test before the clause is read.
-_DATING: Final = word_set("last ago back before until when in of during throughout")
+_DATING: Final = word_set("last ago back before until when in at of during throughout")
 _THROUGH_A_YEAR: Final = word_set("of during throughout")
 
 
@@ -66,8 +66,8 @@ def _dated_at(words: list[str]) -> int | None:
             return i  # "in March my partner booked us on X", "in 2019", "in first year"
         if word in _THROUGH_A_YEAR and _year(following):
             return i  # "I spent all of 2016 on X", "throughout 2019"
-        if word == "in" and (following in _SCHOOLING or former_setting(words[i + 1 : i + 3])):
-            return i  # "in undergrad I wrote everything in X", "in my old job we were using X"
+        if word in ("in", "at") and (following in _SCHOOLING or former_setting(words[i + 1 : i + 3])):
+            return i  # "in undergrad I wrote everything in X", "at my old job we were using X"
         if word == "back" and (following in _THEN or (following in _BACK_AT and i == 0)):
             return i  # "back when ...", "back at my first job" (not "came back at noon")
         if word in ("when", "before") and following in _SUBJECTS and past_tense(words[i + 2 : i + 3]):

@@ -21,7 +21,7 @@ from memledger.extraction import lexicon, name_guess
 from memledger.extraction.appositions import apposed_name
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
-from memledger.extraction.episodes import TIME_NOUNS
+from memledger.extraction.episodes import TIME_NOUNS, past_tense
 from memledger.extraction.finite_verbs import ADVERBS
 from memledger.extraction.made_in import made_in_edges
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, listed_before, membership_edges
@@ -255,9 +255,8 @@ def _instruments(
             continue  # "I drew the kitchen up in X", "we booked the trip through Y": done once, then
         if subject is not None and controlled != "asked":
             edges.append(Edge(subject, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
-        partner = _joint_partner(lows, verb, by_end) if subject == speaker else None
-        if partner is not None:
-            edges.append(Edge(partner, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
+        for doer in _co_doers(speaker, subject, lows, verb, by_end):
+            edges.append(Edge(doer, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
     return edges
 
 
@@ -398,6 +397,34 @@ def _subject_end(lows: list[str], verb: int) -> int:
     if k > 0 and lows[k - 1] == ",":
         k -= 1
     return k
+
+
+_NOT_DONE: Final = word_set("going gonna will told asked")  # a plan or an order, not a doing
+
+
+def _co_doers(
+    speaker: Party, subject: Party | None, lows: list[str], verb: int, by_end: dict[int, Mention]
+) -> list[Party]:
+    """Who does the verb with the subject: the person in "Soraya and I ...", the speaker in
+    "Me and my colleague Aleksandra ..."."""
+    if subject == speaker:
+        partner = _joint_partner(lows, verb, by_end)
+        return [partner] if partner is not None else []
+    now = not past_tense(lows[_subject_end(lows, verb) : verb + 1]) and not _NOT_DONE.intersection(lows[: verb + 1])
+    if subject is not None and subject.kind == "person" and now and _me_and(lows, by_end.get(_subject_end(lows, verb))):
+        return [speaker]  # "Me and my colleague N are doing it in X"; not "were doing", "are going to"
+    return []
+
+
+def _me_and(lows: list[str], person: Mention | None) -> bool:
+    """Whether "me and" opens the subject the person ends ("Me and my colleague Aleksandra
+    are doing ..."): the speaker does it too."""
+    if person is None:
+        return False
+    k = person.start
+    while k > 0 and k >= person.start - 3 and lows[k - 1] not in ("and", ",", "."):
+        k -= 1  # past "my colleague"
+    return k >= 2 and lows[k - 1] == "and" and lows[k - 2] == "me"
 
 
 def _joint_partner(lows: list[str], verb: int, by_end: dict[int, Mention]) -> Party | None:

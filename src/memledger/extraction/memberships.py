@@ -102,8 +102,9 @@ def _runs(between: list[str]) -> bool:
         return False
     k = verbs[-1]
     before, after = between[:k], between[k + 1 :]
-    apposed = not before or (before[0] == "," and before[-1] == "," and len(before) <= 6)
-    named = after in ([], ["the"]) or (len(after) == 2 and after[0] == "the" and after[1].isalpha())
+    apposed = not before or (before[0] == "," and before[-1] == "," and len(before) <= 6) or before == [",", "who"]
+    described = after[:1] == ["the"] and 2 <= len(after) <= 3 and all(w.isalpha() for w in after[1:])
+    named = after in ([], ["the"]) or described  # "runs the bakery X", "who runs the pottery studio X"
     return apposed and named
 
 

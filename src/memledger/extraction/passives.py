@@ -76,7 +76,7 @@ def passive_edges(
 def _inside(lows: list[str], patient: Mention) -> bool:
     """Whether the name is what a function is part of: "search in Pondskater", "billing
     for Halyard" (a lower-case noun, then "in"/"for", then the name)."""
-    k = patient.start
+    k = patient.start - (lows[patient.start - 1 : patient.start] == ["the"])  # "secrets for the Juniper cluster"
     return k >= 2 and lows[k - 1] in ("in", "for") and lows[k - 2].isalpha() and lows[k - 2] not in BE
 
 

@@ -14,6 +14,7 @@ from memledger.extraction.triggers import DETERMINERS, PREPOSITIONS, SUBJECT_PRO
 
 # Nouns that put a role at work: "my business partner", "my lab partner", "my work wife".
 _AT_WORK = frozenset(["business", "work", "lab", "research", "project", "study", "office", "team"])
+_FORMER = frozenset(["former", "ex", "old", "previous", "retired"])  # "Kiri, the former head of sales, ..."
 
 
 def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
@@ -170,6 +171,18 @@ def any_role_after(words: list[str], lows: list[str], end: int) -> str | None:
     return " ".join(lows[max(j, k - 2) : k])
 
 
+def _past_apposition(lows: list[str], end: int) -> int:
+    """Where the words after the name ending at ``end`` go on past an apposition to "is my
+    ..." ("Ikaika, the SRE lead at Glimmerhook, is my new manager"), or ``end`` itself; not
+    past a former one nor to "was"."""
+    if lows[end : end + 1] != [","] or lows[end + 1 : end + 2] not in (["the"], ["a"], ["an"]):
+        return end
+    closing = next((k for k in range(end + 2, min(end + 10, len(lows))) if lows[k] == ","), None)
+    if closing is None or lows[closing + 1 : closing + 2] != ["is"] or not _FORMER.isdisjoint(lows[end:closing]):
+        return end  # not "Dana, the recruiter, was my manager", "Kiri, the former head, is ..."
+    return closing + 1
+
+
 def role_before(lows: list[str], start: int) -> tuple[str | None, bool]:
     """The role named right before a name ("my manager Dave", "Tutor: Dave"; "Dr." and
     commas skipped), and whether it is the speaker's."""
@@ -218,7 +231,12 @@ _FINITE = frozenset(("is", "was", "were", "has", "had", "does", "did"))
 
 def role_after(words: list[str], lows: list[str], end: int) -> tuple[str | None, bool]:
     """The role said of a name right after it ("Ana, my sister", "Bo is our CTO"), and
-    whether it is the speaker's."""
+    whether it is the speaker's; past an apposition ("Ikaika, the SRE lead at X, is my
+    manager")."""
+    if (after := _past_apposition(lows, end)) != end:
+        role, mine = role_after(words, lows, after)
+        if role is not None and mine:
+            return role, mine
     j = end
     link = lows[j] if j < len(lows) and lows[j] in (",", "is", "are", "was", "-", "(") else None
     j += link is not None
