@@ -44,6 +44,7 @@ SETS = {
     "extraction_dev_wide30.jsonl": (349, 23),
     "extraction_dev_wide31.jsonl": (349, 23),
     "extraction_dev_wide32.jsonl": (349, 23),
+    "extraction_dev_wide33.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -101,7 +102,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The thirty-third set waits for the next release's first look (docs/extraction-sets.md):
+    """The thirty-fourth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide32.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "09957d302ed52f85b5724433cb9e1fa5278a81d43fbb550477b7515fe3bf1dd7"
+    data = (ROOT / "tests/data/extraction_dev_wide33.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "9706f27815ea59ae4630dc39f8d84a21c0dddfeaef1846d7694c07eb0deba75b"
