@@ -12,8 +12,9 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.noun_types import speakers_clause
+from memledger.extraction.owned_subjects import someone
 from memledger.extraction.patterns import CLIENT_NOUNS, PRODUCT_NOUNS, Edge, Mention, Party, Sentence, word_set
-from memledger.extraction.triggers import JOBS, PAST_FORMS, RELATIONS, find_triggers
+from memledger.extraction.triggers import PAST_FORMS, RELATIONS, find_triggers
 
 _BE: Final = word_set("is was 's")
 _FAVOURITES: Final = word_set("favourite favorite fave go-to preferred")
@@ -103,8 +104,7 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
         rival_after = lows[thing.end : thing.end + 1] == ["over"] and any(m.start == thing.end + 1 for m in mentions)
         others = ("for", "my") in pairwise(lows[: thing.start]) or not _HEARSAY.isdisjoint(lows)  # "For my daughter"
         rival_after = rival_after and not others
-        emphatic = _ALWAYS.issubset(lows[thing.end :]) or _ANY_DAY.issubset(lows[thing.end :])
-        return lows[thing.end : thing.end + 2] == ["for", "me"] or (rival_after and emphatic)  # "... every time"
+        return lows[thing.end : thing.end + 2] == ["for", "me"] or (rival_after and _emphatic(lows[thing.end :]))
     after = lows[thing.end : thing.end + 3]
     first = thing.start == 0 or lows[thing.start - 1] in (",", ":", "-", "\u2014")  # not "my wife picked X over Y"
     first = first or lows[max(0, thing.start - 2) : thing.start] == ["give", "me"]  # "Give me X over Y any day"
@@ -112,13 +112,17 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
         return True
     if after[:2] == ["wins", "over"]:  # "X wins over Y for me"; not "my sister says X wins over Y"
         rest = lows[thing.end :]
-        emphatic = _ALWAYS.issubset(rest) or _ANY_DAY.issubset(rest)  # "... every time"
-        return first and (not _FOR_US.isdisjoint(pairwise(rest)) or emphatic)
+        return first and (not _FOR_US.isdisjoint(pairwise(rest)) or _emphatic(rest))
     rival = next((m for m in mentions if m.start == thing.end + 1), None)
     if after[:1] != ["over"] or rival is None or not first:
         return False
     told = lows[rival.end : rival.end + 8]
-    return told[:2] == ["for", "me"] or _ALWAYS.issubset(told) or _ANY_DAY.issubset(told)
+    return told[:2] == ["for", "me"] or _emphatic(told)
+
+
+def _emphatic(words: list[str]) -> bool:
+    """Whether a preference is said as always so: "... every time", "... any day"."""
+    return _ALWAYS.issubset(words) or _ANY_DAY.issubset(words)
 
 
 def _it_is(lows: list[str], thing: Mention) -> bool:
@@ -221,8 +225,7 @@ def _where_ours(lows: list[str], k: int) -> bool:
     if rest[:1] not in (["my"], ["our"]) or len(rest) < 2 or not rest[1].isalpha() or not PAST_FORMS.isdisjoint(clause):
         return False  # not "where my old projects were"
     things = rest[1].endswith("s") and not rest[1].endswith("ss")  # "all my patterns live"; not "my boss posts"
-    person = rest[1].removesuffix("s") in gz.ROLES or rest[1].removesuffix("s") in JOBS
-    return with_me or (things and not person)
+    return with_me or (things and not someone(rest[1]))
 
 
 def _everything_in(lows: list[str], start: int) -> bool:
@@ -231,9 +234,14 @@ def _everything_in(lows: list[str], start: int) -> bool:
     said = lows[max(0, start - 3) : start]
     if len(said) < 3 or said[0] != "everything" or said[1] not in _HELD or said[2] not in _KEPT_IN:
         return False
-    for_someone = any(w == "for" and _SOMEONE & set(lows[k + 1 : k + 4]) for k, w in enumerate(lows))
+    for_someone = any(w == "for" and any(_someone_served(n) for n in lows[k + 1 : k + 4]) for k, w in enumerate(lows))
     told = not _HEARSAY.isdisjoint(lows) or not _THEIRS.isdisjoint(lows)  # "my dad says ... at his office"
     return not for_someone and not told and lows[start] not in gz.ROLES  # not "for my sister", "goes through Mum"
+
+
+def _someone_served(noun: str) -> bool:
+    """Whether a noun names someone things are kept for: "for my sister", "for the client"."""
+    return someone(noun) or noun in CLIENT_NOUNS
 
 
 def _set_at_an_organization(lows: list[str], mentions: list[Mention]) -> bool:
@@ -244,7 +252,6 @@ def _set_at_an_organization(lows: list[str], mentions: list[Mention]) -> bool:
 
 
 _HELD: Final = word_set("is 's lives goes runs")
-_SOMEONE: Final = gz.ROLES | JOBS | CLIENT_NOUNS  # "everything is in X for my sister / the client"
 _THEIRS: Final = word_set("his her their")
 _KEPT_IN: Final = word_set("in on through into")
 
@@ -269,10 +276,8 @@ def _fronted(speaker: Party, sentence: Sentence, thing: Mention, start: int) -> 
     ends = (k for k in range(verb, len(sentence.lows)) if sentence.lows[k] in _CLAUSE_ENDS)
     end = next(ends, len(sentence.lows))
     named_after = any(verb <= m.start < end for m in sentence.mentions)  # its own object, not the next clause's
-    if sentence.lows[verb + 1 : verb + 3] in (["to", "avoid"], ["not", "to"]) or sentence.lows[verb + 1 : verb + 2] == [
-        "not"
-    ]:
-        return []  # "Jira is what we'd prefer to avoid"
+    if sentence.lows[verb + 1 : verb + 2] == ["not"] or sentence.lows[verb + 1 : verb + 3] == ["to", "avoid"]:
+        return []  # "Jira is what we'd prefer to avoid", "X is what I'd rather not touch"
     relation = RELATIONS[triggers[0].kind].get(thing.entity_type)
     subject = _subject(speaker, sentence, start, verb)
     if named_after or relation is None or subject is None:

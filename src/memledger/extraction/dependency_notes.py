@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction.note_lines import ITEM_BREAKS
-from memledger.extraction.patterns import BULLETS, Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.patterns import BULLETS, KNOWN_CONFIDENCE, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import ARROWS, NEGATIONS, find_triggers
 
 _CONFIDENCE: Final = 0.75
@@ -70,7 +70,7 @@ def bullet_dependencies(sentence: Sentence, owner: Party) -> list[Edge]:
 def _dependent(mention: Mention) -> bool:
     """A name that can depend on what a label lists: a project, an organization or a tool
     no list knows ("Quillfen deps:"), not a known product ("npm deps:" lists a project's)."""
-    unknown_tool = mention.entity_type == "tool" and mention.confidence < 0.9
+    unknown_tool = mention.entity_type == "tool" and mention.confidence < KNOWN_CONFIDENCE
     return mention.entity_type in ("project", "organization") or unknown_tool
 
 

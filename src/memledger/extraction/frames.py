@@ -28,7 +28,16 @@ from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_a
 from memledger.extraction.noun_types import own_work, work_described
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.passives import BE, passive_edges
-from memledger.extraction.patterns import BULLETS, HONORIFICS, ROLE_ADJECTIVES, Edge, Mention, Party, word_set
+from memledger.extraction.patterns import (
+    BULLETS,
+    HONORIFICS,
+    KNOWN_CONFIDENCE,
+    ROLE_ADJECTIVES,
+    Edge,
+    Mention,
+    Party,
+    word_set,
+)
 from memledger.extraction.roles import relation_of
 from memledger.extraction.senses import participle
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, WORKS, makers_verb
@@ -36,7 +45,6 @@ from memledger.extraction.triggers import PAST_FORMS, SUBJECT_PRONOUNS, THIRD_PE
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
-KNOWN_CONFIDENCE = 0.9
 _DETERMINERS: Final = word_set("a an the my our his her their its some")
 
 _OTHERS: Final = word_set("his her their your 's")
@@ -410,8 +418,9 @@ def _co_doers(
     if subject == speaker:
         partner = _joint_partner(lows, verb, by_end)
         return [partner] if partner is not None else []
-    now = not past_tense(lows[_subject_end(lows, verb) : verb + 1]) and not _NOT_DONE.intersection(lows[: verb + 1])
-    if subject is not None and subject.kind == "person" and now and _me_and(lows, by_end.get(_subject_end(lows, verb))):
+    end = _subject_end(lows, verb)
+    now = not past_tense(lows[end : verb + 1]) and not _NOT_DONE.intersection(lows[: verb + 1])
+    if subject is not None and subject.kind == "person" and now and _me_and(lows, by_end.get(end)):
         return [speaker]  # "Me and my colleague N are doing it in X"; not "were doing", "are going to"
     return []
 

@@ -12,6 +12,7 @@ from memledger.extraction import lexicon
 from memledger.extraction.noun_types import institution_after, owned_institution, working_as
 from memledger.extraction.patterns import (
     CLIENT_NOUNS,
+    FORMER_WORDS,
     HONORIFICS,
     ROLE_ADJECTIVES,
     SITE_NOUNS,
@@ -89,7 +90,7 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         described = between[0] in _DASHES or any(word in _DESCRIBING for word in between[1:3])
         comma = next((j for j in range(1, len(between)) if between[j] == ","), None)
         closed = comma is not None and between[comma + 1] not in _FROM_WORK  # "N, our lawyer, reviewed ... with O"
-        if described and not closed and not _NOT_WORKPLACE & set(between) and not _FORMER & set(between):
+        if described and not closed and not _NOT_WORKPLACE & set(between) and not FORMER_WORDS & set(between):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
 
@@ -144,10 +145,7 @@ def _office_of(between: list[str]) -> bool:
     words = words[1:] if words[:1] == ["here"] else words
     if len(words) not in (3, 4) or words[0] != "," or words[-1] not in ("of", "at", "for"):
         return False
-    role = words[-2]
-    if _FORMER.intersection(words):
-        return False
-    return role in _OFFICES or (role in gz.WORK_ROLES and role not in _CLIENTS)
+    return not FORMER_WORDS.intersection(words) and _an_office(words[-2])
 
 
 def _is_with(lows: list[str], between: list[str], org: Mention) -> bool:
@@ -164,8 +162,12 @@ def _office_is(between: list[str]) -> bool:
     words = between[:-1] if between[-1:] == ["the"] else between
     if len(words) != 4 or words[0] not in ("is", "'s") or words[1] not in ("the", "a", "an") or words[3] != "of":
         return False
-    held = words[2] in _OFFICES and words[2] not in ("member", "owner")  # "the owner of the Tesla": a thing owned
-    return held or (words[2] in gz.WORK_ROLES and words[2] not in _CLIENTS)
+    return _an_office(words[2]) and words[2] not in ("member", "owner")  # "the owner of the Tesla": a thing owned
+
+
+def _an_office(role: str) -> bool:
+    """Whether a noun names an office or a job held in an organization, not its client's."""
+    return role in _OFFICES or (role in gz.WORK_ROLES and role not in _CLIENTS)
 
 
 def _works_in(between: list[str]) -> bool:
@@ -326,10 +328,9 @@ def _teams_or_roles(lows: list[str], k: int) -> str | None:
         if rest[:1] == [] or rest[0].removesuffix("s") in _CLIENTS:
             return None  # "the other patients on my ward"
         at = next((i for i, w in enumerate(rest) if w in ("on", "in")), None)
-        mine = at is not None and 0 < at <= 3 and rest[at + 1 : at + 2] in (["my"], ["our"])
-        return (
-            "WORKS_WITH" if mine and at is not None and rest[at + 2 : at + 3] and rest[at + 2] in _WORK_UNITS else None
-        )
+        if at is None or not 0 < at <= 3 or rest[at + 1 : at + 2] not in (["my"], ["our"]):
+            return None
+        return "WORKS_WITH" if rest[at + 2 : at + 3] and rest[at + 2] in _WORK_UNITS else None
     if said[:1] not in (["my"], ["our"]):
         return None
     j = k + 1
@@ -392,7 +393,6 @@ _OFFICES: Final = word_set(
 _RELATIVE: Final = word_set("where which that who")
 # "runs the pastry section at X": a part of the organization led or taught, not owned.
 _RUNNING_UNITS: Final = word_set("run runs manage manages lead leads head heads teach teaches coach coaches")
-_FORMER: Final = word_set("former ex previous retired old")
 _AFTER_OBJECT: Final = word_set("with in at for since now on from and but")
 
 

@@ -23,6 +23,7 @@ from memledger.extraction.patterns import (
     HONORIFICS,
     HYPHEN_SUFFIXES,
     INITIAL_OK,
+    KNOWN_CONFIDENCE,
     LIST_JOINERS,
     LOWER_PERSON_NEXT,
     METHOD_LEADS,
@@ -358,11 +359,11 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
     if phrase in gz.ORGANIZATIONS and compared and not org_cue(f, start, end):
         return Mention(surface, "tool", 0.8, start, end)  # "sells her bowls on Etsy": the company's service
     if phrase in gz.ORGANIZATIONS and (kind is None or org_cue(f, start, end)):
-        return Mention(surface, "organization", 0.9, start, end)
+        return Mention(surface, "organization", KNOWN_CONFIDENCE, start, end)
     if phrase in gz.PRIMARILY_ORGANIZATIONS:
-        return Mention(surface, "organization", 0.9, start, end)
+        return Mention(surface, "organization", KNOWN_CONFIDENCE, start, end)
     if kind is not None:
-        return Mention(surface, "tool", 0.9, start, end, kind=kind)
+        return Mention(surface, "tool", KNOWN_CONFIDENCE, start, end, kind=kind)
     return Mention(surface, "concept", 0.85, start, end)
 
 

@@ -60,11 +60,9 @@ def _listed_tools(lows: list[str], first: Mention, by_start: dict[int, Mention])
             break
         k += 2 if lows[k] == "," and lows[k + 1 : k + 2] == ["and"] else 1
         following = by_start.get(k)
-        if (
-            following is None
-            or following.entity_type != "tool"
-            or lows[following.end : following.end + 1] in _VERBS_AFTER
-        ):
+        if following is None or following.entity_type != "tool":
+            break
+        if lows[following.end : following.end + 1] in _VERBS_AFTER:
             break  # ", and Mapbox is nice to have": a clause of its own
         listed.append(following)
         k = following.end

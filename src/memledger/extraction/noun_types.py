@@ -13,6 +13,7 @@ from memledger.extraction import name_guess
 from memledger.extraction.finite_verbs import NOT_VERBS, PRONOUN_SUBJECTS
 from memledger.extraction.patterns import (
     CLIENT_NOUNS,
+    FORMER_WORDS,
     POSSESSIVES,
     PRODUCT_NOUNS,
     PROJECT_CUES,
@@ -150,14 +151,13 @@ def institution_after(lows: list[str], end: int) -> bool:
     for k in range(end + 2, min(end + 5, len(lows))):
         if lows[k] in _MEMBERSHIPS or lows[k] in TEAM_NOUNS:
             return lows[k + 1 : k + 2] in ([","], [")"], ["."], [])
-        if not lows[k].isalpha() or lows[k] in _FORMER:
+        if not lows[k].isalpha() or lows[k] in FORMER_WORDS:
             return False
     return False
 
 
 # Bodies one is a member of, not a customer or a supporter of ("my bank", "my charity").
 _MEMBERSHIPS: Final = word_set("club society association union league choir band group guild co-op cooperative")
-_FORMER: Final = word_set("old former previous ex")
 
 
 def owned_work(words: list[str], lows: list[str], start: int) -> bool:

@@ -13,7 +13,7 @@ from memledger.extraction.appositions import apposed_name
 from memledger.extraction.finite_verbs import PRONOUN_SUBJECTS, USED_BY
 from memledger.extraction.memberships import FRAME_CONFIDENCE, listed_after
 from memledger.extraction.owned_subjects import names_people, someone
-from memledger.extraction.patterns import Edge, Mention, Party, word_set
+from memledger.extraction.patterns import KNOWN_CONFIDENCE, Edge, Mention, Party, word_set
 from memledger.extraction.senses import participle as participle_form
 from memledger.extraction.triggers import is_filler
 
@@ -32,7 +32,6 @@ _THEIR: Final = word_set("his her their your")
 _SUBJECT_STOPS: Final = _JOINING | word_set(", ; : . ( because when while")
 _PRICED: Final = word_set("billed paid charged priced invoiced quoted")  # "... billed in GBP": a currency
 _WITH_SPEAKER: Final = word_set("our me us")  # doers the speaker is among: "our team", "my family and me"
-_KNOWN: Final = 0.9  # a known tool's confidence: "backups in Proxmox" stay the speaker's
 _RELATIVE_STOPS: Final = word_set("who that which , ; because when while")  # where the doers' phrase ends
 
 
@@ -65,8 +64,9 @@ def passive_edges(
         if (patient is None or patient.entity_type == "tool") and _theirs(words, lows, be):
             continue  # "payroll at my cousin's bakery is handled by X": not the speaker's
         agents = [agent, *listed_after(lows, agent, by_start)] if agent is not None else [None]
+        # "search in Pondskater is handled by X": Pondskater's; "backups in Proxmox" stay the speaker's
+        contained = patient is not None and patient.confidence < KNOWN_CONFIDENCE and _inside(lows, patient)
         for doer in agents:  # "led by Ngaire and Tevita": each of them
-            contained = patient is not None and patient.confidence < _KNOWN and _inside(lows, patient)
             edge = _passive_edge(speaker, lows[participle], patient, doer, contained=contained)
             if edge is not None:
                 edges.append(edge)

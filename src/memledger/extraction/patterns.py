@@ -173,6 +173,10 @@ CALLED_PROJECT: Final = frozenset(_CUES["CALLED_PROJECT"])
 CALLED_ORG: Final = frozenset(_CUES["CALLED_ORG"])
 NOT_PROJECT_NAMES: Final = frozenset(_CUES["NOT_PROJECT_NAMES"])
 TEAM_NOUNS: Final = frozenset(_CUES["TEAM_NOUNS"])
+# Words that make a role, a setting or a body one held before, not now ("my former manager").
+FORMER_WORDS: Final = word_set("former ex previous retired old")
+# The confidence of a name the lists know ("Proxmox", "Stripe"); a guessed one has less.
+KNOWN_CONFIDENCE: Final = 0.9
 # The sites of an organization, which a place's name may qualify ("the Lisbon office of X").
 SITE_NOUNS: Final = word_set("office offices branch site plant campus store depot warehouse hub studio kitchen")
 PEOPLE_NOUNS: Final = frozenset(_CUES["PEOPLE_NOUNS"])

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.patterns import HONORIFICS, POSSESSIVES, PRODUCT_NOUNS, ROLE_ADJECTIVES
+from memledger.extraction.patterns import FORMER_WORDS, HONORIFICS, POSSESSIVES, PRODUCT_NOUNS, ROLE_ADJECTIVES
 from memledger.extraction.triggers import DETERMINERS, PREPOSITIONS, SUBJECT_PRONOUNS, finite_form
 
 # Nouns that put a role at work: "my business partner", "my lab partner", "my work wife".
 _AT_WORK = frozenset(["business", "work", "lab", "research", "project", "study", "office", "team"])
-_FORMER = frozenset(["former", "ex", "old", "previous", "retired"])  # "Kiri, the former head of sales, ..."
 
 
 def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
@@ -80,7 +79,7 @@ def _head_noun(low: str) -> bool:
 
 
 # Nouns for things, never a person's role: "our system Skladnik", "my meditation app".
-_THING_NOUNS = PRODUCT_NOUNS | frozenset(["system", "software", "tool", "app", "platform", "service", "website", "bot"])
+_THING_NOUNS = PRODUCT_NOUNS | frozenset(["system", "software", "tool", "platform", "service", "website", "bot"])
 # Nouns that own a name without being a role of its person ("my app Lantern").
 _NOT_ROLE_NOUNS = frozenset(lexicon.sections("frame_words.txt")["NOT_ROLE_NOUNS"])
 # Words that end a role's noun phrase or cannot be in one.
@@ -178,7 +177,7 @@ def _past_apposition(lows: list[str], end: int) -> int:
     if lows[end : end + 1] != [","] or lows[end + 1 : end + 2] not in (["the"], ["a"], ["an"]):
         return end
     closing = next((k for k in range(end + 2, min(end + 10, len(lows))) if lows[k] == ","), None)
-    if closing is None or lows[closing + 1 : closing + 2] != ["is"] or not _FORMER.isdisjoint(lows[end:closing]):
+    if closing is None or lows[closing + 1 : closing + 2] != ["is"] or not FORMER_WORDS.isdisjoint(lows[end:closing]):
         return end  # not "Dana, the recruiter, was my manager", "Kiri, the former head, is ..."
     return closing + 1
 
