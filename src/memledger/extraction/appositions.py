@@ -22,6 +22,27 @@ def apposition_opening(lows: list[str], comma: int) -> int | None:
     return None
 
 
+_PHRASE_ENDS = frozenset((".", ";", ":", "!", "?", "(", ")", '"', "\u2014", "\u2013"))
+_LONGEST_DESCRIBED = 14  # words of an apposition with a relative clause in it
+_LEADS = frozenset(("the", "a", "an", "our", "my", "their"))
+_NOT_A_VERB = frozenset(("and", "or", "but", "so", "then", "which", "who", "that"))
+
+
+def apposition_close(lows: list[str], comma: int) -> int | None:
+    """The token after an apposition that opens at ``comma`` and closes at a second comma
+    before a verb ("Tern, the design system that the mobile team owns, depends on ..."),
+    or None: the verb the name before ``comma`` is the subject of."""
+    if lows[comma : comma + 1] != [","] or lows[comma + 1 : comma + 2] == [] or lows[comma + 1] not in _LEADS:
+        return None
+    for k in range(comma + 2, min(len(lows) - 1, comma + 2 + _LONGEST_DESCRIBED)):
+        if lows[k] in _PHRASE_ENDS:
+            return None
+        if lows[k] == ",":
+            following = lows[k + 1]
+            return k + 1 if following.isalpha() and following not in _NOT_A_VERB else None
+    return None
+
+
 def name_before_apposition(words: list[str], lows: list[str], comma: int) -> int | None:
     """The opening comma of an apposition closed at ``comma`` whose phrase is in lower
     case and follows a capitalised name, or None."""

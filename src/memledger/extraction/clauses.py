@@ -66,7 +66,7 @@ from memledger.extraction.triggers import (
 
 EXPLICIT = 0.9
 _THINGS: Final = ("tool", "concept")
-_GAP_VERBS: Final = frozenset(("USE", "PREFER", "LIKE"))
+_GAP_VERBS: Final = frozenset(("USE", "PREFER", "LIKE", "WORK_ON"))
 _SPEAKER: Final = (["i"], ["we"])
 _WORKS: Final = ("project",)
 _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the speaker's job there
@@ -129,6 +129,7 @@ def clause_relations(
         if clause.lead in CONDITIONAL_LEADS:
             continue
         inherited = previous
+        head = None  # the name an apposition describes, which a relative clause after it is about
         if clause.lead in EMBEDDED_LEADS and last_mention is not None:
             antecedent = last_mention
             head = _apposition_head(last_clause) if clause.lead in ("that", "which") else None
@@ -167,7 +168,7 @@ def clause_relations(
             inherited,
             confidence,
             earlier,
-            gap_filler=_named_right_before(last_clause) if clause.lead == "which" else None,
+            gap_filler=_named_right_before(last_clause) if clause.lead == "which" else head,
             decided_by=previous if decided else [],
             sentence_lows=lows,
             hedged_now=hedged_now,
@@ -320,16 +321,28 @@ def _time_word(word: str) -> bool:
     return word.isdigit() or word in _SPAN_NOUNS or word in _WHEN or is_filler(word)
 
 
+def _decided(objects: list[ClauseObject]) -> list[ClauseObject]:
+    """The objects of a decision that are not its open choices: not "between X, Y and Z"
+    nor "whether X or Y", whose list goes on past the first."""
+    kept, open_choice = [], False
+    for obj in objects:
+        listed = all(w in (",", "and", "or") for w in obj.gap)
+        open_choice = obj.gap[:1] in _UNDECIDED or (open_choice and listed)
+        if not open_choice:
+            kept.append(obj)
+    return kept
+
+
 def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
     """The objects a trigger of ``kind`` is about: not a purpose ("a tool for X"), nor,
     for a preference, a place ("prefer to pay by card at X"), nor the choices of a
-    decision still open ("deciding between X and Y")."""
+    decision still open ("deciding between X, Y and Z")."""
     if kind in ("USE", "DECIDE", "PREFER", "LIKE", "KEEP", "BE", "DEPEND"):
         objects = [obj for obj in objects if not is_purpose(obj.gap)]  # "depends on X for Y"
     if kind == "PREFER":
         objects = [obj for obj in objects if "at" not in obj.gap]
     if kind in ("DECIDE", "PREFER"):
-        objects = [obj for obj in objects if obj.gap[:1] not in _UNDECIDED]  # "deciding between X and Y"
+        objects = _decided(objects)
     if kind == "DECIDE":
         objects = [obj for obj in objects if "against" not in obj.gap]  # "we decided against it"
     if kind in ("USE", "DECIDE", "PREFER", "LIKE"):  # "went with Envision from Rusada": its maker
@@ -394,7 +407,7 @@ class _ClauseReader:
         self.decided_by = decided_by
         self.last_subjects: list[Party] = []
         # "Hugo, which I now prefer to Jekyll": the thing the relative pronoun stands for
-        self.gap_filler = gap_filler if gap_filler is not None and gap_filler.entity_type in _THINGS else None
+        self.gap_filler = gap_filler
         self.subjects = ClauseSubjects(speaker, clause, inherited, earlier, theirs=not_the_speakers)
 
     def read(self) -> list[Edge]:
@@ -433,7 +446,8 @@ class _ClauseReader:
         (only a rival after "to", "over" or "than")."""
         thing = self.gap_filler
         before = [w for w in self.words[: first.start] if not is_filler(w)]
-        if thing is None or kind not in _GAP_VERBS or before not in _SPEAKER:
+        fits = thing is not None and thing.entity_type in (_WORKS if kind == "WORK_ON" else _THINGS)
+        if thing is None or not fits or kind not in _GAP_VERBS or before not in _SPEAKER:
             return objects
         rival = objects[:1] != [] and (
             any(w in CONTRAST for w in objects[0].gap) or (kind in ("PREFER", "LIKE") and objects[0].gap[:1] == ["to"])
@@ -705,6 +719,8 @@ class _ClauseReader:
         at = next((i for i, item in enumerate(self.items) if item is obj.mention), None)
         after = [] if at is None else [*self.words[at + 1 : at + 4], ""]
         heads = any(w in UNDERTAKINGS and not _modifier(after[k + 1]) for k, w in enumerate(after[:2]))
+        called = obj.gap[-1:] in (["called"], ["named"]) and not UNDERTAKINGS.isdisjoint(obj.gap)
+        heads = heads or called  # "runs a tiny pedal project called Nettlefuzz"
         repeated = not _OFTEN.isdisjoint(self.sentence_lows)  # "we run the Orion upgrade every night"
         return (person or before in SUBJECT_PRONOUNS) and heads and not repeated  # not "the Orion migration script"
 

@@ -176,7 +176,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "53"
+    version = "54"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -463,7 +463,11 @@ def _listed_people(sentence: Sentence, last: Mention) -> list[Mention]:
 def _former_role(lows: list[str], mention: Mention) -> bool:
     """Whether "former", "ex" or "previous" ("old", but for kin and friends) stands between
     the possessive and the person's role, before the name or after its comma."""
-    before = lows[max(0, mention.start - 4) : mention.start]
+    before = lows[max(0, mention.start - 12) : mention.start]
+    head = (mention.role or "").rsplit(" ", 1)[-1]
+    if head in before:  # "my old boss at Rennick Data, Sunniva": up to the role's noun
+        before = before[: len(before) - before[::-1].index(head)]
+    before = before[-4:]
     after = lows[mention.end : mention.end + 4] if lows[mention.end : mention.end + 1] == [","] else []
     # "my old manager" is a former one; "my old friend" a friend of long standing
     former = _FORMER if mention.role in gz.FAMILIAR_ROLES else _FORMER | {"old"}

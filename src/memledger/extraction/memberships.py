@@ -9,7 +9,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
-from memledger.extraction.noun_types import institution_after, owned_institution, working_as
+from memledger.extraction.noun_types import GROUPS, institution_after, owned_institution, working_as
 from memledger.extraction.patterns import (
     CLIENT_NOUNS,
     FORMER_WORDS,
@@ -42,6 +42,9 @@ _NOT_HELD: Final = word_set("former previous ex old customer customers client cl
 _WORK_TIMES: Final = word_set("nights days weekends mornings evenings shifts part-time full-time")
 _STATES: Final = word_set("little bit lot tad day week month year minute hour late early bad big huge")
 _CLIENTS: Final = CLIENT_NOUNS | word_set("regular regulars patient guest visitor fan")
+_IN_GROUP: Final = word_set("in with for into")
+_ADVERBS: Final = word_set("all both also still just now already")
+_NOT_TAKING_PART: Final = word_set("not never against about to from was were")
 
 
 def membership_edges(
@@ -54,6 +57,7 @@ def membership_edges(
         *_speakers_workplace(speaker, lows, by_start),
         *_own_institutions(speaker, lows, mentions),
         *_teammates(speaker, lows, by_start),
+        *_from_work(speaker, lows, mentions),
         *_said_to_be(speaker, lows, mentions),
         *_own_units(speaker, lows, mentions),
         *_relative_workplaces(speaker, lows, mentions, by_start),
@@ -80,6 +84,10 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if _works_in(between) or ran or unit or _site_run(between) or office:
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
+        if _takes_part(between, org):  # "Kasia plays cornet in the Old Quay Brass Band"
+            members = [person, *listed_before(lows, person, mentions)]
+            edges.extend(Edge(Party.of(p), "PART_OF", Party.of(org), FRAME_CONFIDENCE) for p in members)
+            continue
         if between == ["("] and lows[org.end : org.end + 1] == [")"]:
             edges.append(
                 Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE)
@@ -93,6 +101,18 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if described and not closed and not _NOT_WORKPLACE & set(between) and not FORMER_WORDS & set(between):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
+
+
+def _takes_part(between: list[str], org: Mention) -> bool:
+    """ "Kasia plays cornet in the X Band", "Ana and Bo all swim with the X Club", "Wairimu
+    got into the X Orchestra": a person doing something in, with or for a named group
+    (its name ends in a word for one) takes part in it."""
+    words = between[:-1] if between[-1:] == ["the"] else between
+    while words and words[0] in _ADVERBS:
+        words = words[1:]
+    if not 2 <= len(words) <= 3 or words[-1] not in _IN_GROUP or org.name.lower().rsplit(" ", 1)[-1] not in GROUPS:
+        return False
+    return all(w.isalpha() and w not in _NOT_TAKING_PART for w in words)
 
 
 def _runs(between: list[str]) -> bool:
@@ -298,6 +318,16 @@ def _teammates(speaker: Party, lows: list[str], by_start: dict[int, Mention]) ->
     return edges
 
 
+def _from_work(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Dawit and Selam from work": people the speaker knows from work work with them."""
+    edges: list[Edge] = []
+    for person in mentions:
+        if person.entity_type == "person" and lows[person.end : person.end + 2] == ["from", "work"]:
+            for named in (person, *listed_before(lows, person, mentions)):
+                edges.append(Edge(speaker, "WORKS_WITH", Party.of(named), FRAME_CONFIDENCE))
+    return edges
+
+
 def _said_to_be(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
     """ "Kofi is on my team", "Kofi and Ama are on my team", "Kofi, Ama and Yaw are the
     other sous chefs on my shift", "Kofi and Ama are my cousins": each person named before
@@ -323,10 +353,10 @@ def _teams_or_roles(lows: list[str], k: int) -> str | None:
     said = lows[k : k + 5]
     if said[:2] in (["on", "my"], ["on", "our"], ["in", "my"], ["in", "our"]):
         return "WORKS_WITH" if any(w in TEAM_NOUNS for w in said[2:4]) else None
-    if said[:2] == ["the", "other"]:  # "the other sous chefs on my shift": the speaker's co-workers
+    if said[:1] == ["the"] and said[1:2] and said[1] in _OTHERS:  # "the other sous chefs on my shift": co-workers
         rest = lows[k + 2 : k + 8]
-        if rest[:1] == [] or rest[0].removesuffix("s") in _CLIENTS:
-            return None  # "the other patients on my ward"
+        if rest[:1] == [] or rest[0].removesuffix("s") in _CLIENTS | gz.FAMILIAR_ROLES:
+            return None  # "the other patients on my ward", "the two kids on my team"
         at = next((i for i, w in enumerate(rest) if w in ("on", "in")), None)
         if at is None or not 0 < at <= 3 or rest[at + 1 : at + 2] not in (["my"], ["our"]):
             return None
@@ -346,6 +376,7 @@ def _teams_or_roles(lows: list[str], k: int) -> str | None:
 
 
 _ALL_OF_THEM: Final = word_set("also both all still now")
+_OTHERS: Final = word_set("other two three four five six seven eight nine ten")  # "the three backend devs on my squad"
 _WORK_UNITS: Final = (TEAM_NOUNS | _UNITS | word_set("shift rota floor line")) - word_set("class cohort")
 
 

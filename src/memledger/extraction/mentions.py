@@ -8,6 +8,7 @@ confidence, by their spelling (``name_guess``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
@@ -459,22 +460,24 @@ def _unsure(word: str, before: str) -> bool:
     return not name_guess.ordinary(word, before) and not name_guess.is_world_name(low) and not name_guess.english(low)
 
 
-def _named_before(f: NameFinder, start: int) -> bool:
-    """Whether the word before the name at ``start``, past a comma, is part of another name."""
+def _named_before(f: NameFinder, start: int, places: Mapping[int, int]) -> bool:
+    """Whether the word before the name at ``start``, past a comma, is part of another name
+    than the place a role is held at ("my manager at Oxlade, Zuzana": ``places``)."""
     j = start - 1
     while j >= 0 and f.lows[j] in (",", "."):
         j -= 1
-    return j >= 0 and f.taken[j]
+    return j >= 0 and f.taken[j] and j + 1 not in places
 
 
 def _owned_roles(f: NameFinder) -> None:
     """A person's role the lists do not know, said the speaker's ("our landlord Cengiz",
     "Ebru is my financial planner"): the possessive makes it a role."""
+    places = {m.end: m.start for m in f.found if m.entity_type == "organization"}
     for mention in f.found:
         if mention.entity_type != "person" or mention.role is not None:
             continue
-        role = any_role_before(f.lows, mention.start)
-        if role is not None and _named_before(f, mention.start):
+        role = any_role_before(f.lows, mention.start, places)
+        if role is not None and _named_before(f, mention.start, places):
             role = None  # "my colleagues Corvin, Wren Talbot": a list of names, no role "corvin"
         if role is None and not opens_next_clause(f.lows, mention.start, mention.end):
             role = any_role_after(f.words, f.lows, mention.end)

@@ -149,7 +149,7 @@ def institution_after(lows: list[str], end: int) -> bool:
     if lows[end : end + 1] not in ([","], ["("]) or lows[end + 1 : end + 2] not in (["my"], ["our"]):
         return False
     for k in range(end + 2, min(end + 5, len(lows))):
-        if lows[k] in _MEMBERSHIPS or lows[k] in TEAM_NOUNS:
+        if lows[k] in GROUPS or lows[k] in TEAM_NOUNS:
             return lows[k + 1 : k + 2] in ([","], [")"], ["."], [])
         if not lows[k].isalpha() or lows[k] in FORMER_WORDS:
             return False
@@ -157,7 +157,8 @@ def institution_after(lows: list[str], end: int) -> bool:
 
 
 # Bodies one is a member of, not a customer or a supporter of ("my bank", "my charity").
-_MEMBERSHIPS: Final = word_set("club society association union league choir band group guild co-op cooperative")
+GROUPS: Final = word_set("club society association union league choir band group guild co-op cooperative orchestra")
+"""Words that end the name of a group one belongs to: "the Ferrous Striders Running Club"."""
 
 
 def owned_work(words: list[str], lows: list[str], start: int) -> bool:

@@ -7,6 +7,8 @@ person's, any noun phrase the speaker owns is a role ("Ebru is my financial plan
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import FORMER_WORDS, HONORIFICS, POSSESSIVES, PRODUCT_NOUNS, ROLE_ADJECTIVES
@@ -131,14 +133,21 @@ _ROLE_ENDS = frozenset(
 )
 
 
-def any_role_before(lows: list[str], start: int) -> str | None:
+def any_role_before(lows: list[str], start: int, places: Mapping[int, int] | None = None) -> str | None:
     """The speaker's role for the name at ``start``, any noun phrase: "our landlord Cengiz",
-    "my deputy is Joaquín"."""
+    "my deputy is Dr. Joaquín", past where the role is held ("my doctor at X is ...":
+    ``places`` maps the end of each organization's name to its start)."""
     j = start - 1
-    if j >= 0 and lows[j] in ("is", "was"):
-        j -= 1
     while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".")):
         j -= 1
+    if j >= 0 and lows[j] in ("is", "was"):
+        j -= 1
+    if places and j + 1 in places:
+        k = places[j + 1] - 1
+        if k >= 1 and lows[k] == "the":
+            k -= 1
+        if k >= 1 and lows[k] in ("at", "from"):
+            j = k - 1
     if j < 0 or not _head_noun(lows[j]) or lows[j] in _NOT_ROLE_NOUNS or lows[j] in ROLE_ADJECTIVES:
         return None
     if lows[j] in _THING_NOUNS:

@@ -16,6 +16,7 @@ from typing import Final
 from memledger.events.catalogue import EntityType
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon, name_guess
+from memledger.extraction.appositions import apposition_close
 from memledger.extraction.finite_verbs import (
     BE_FORMS,
     CLAUSE_ENDS,
@@ -26,6 +27,7 @@ from memledger.extraction.finite_verbs import (
     finite_verb_before,
 )
 from memledger.extraction.noun_types import (
+    GROUPS,
     OWNED_WORK,
     SUBJECT_GAP,
     bracketed_type,
@@ -49,6 +51,7 @@ from memledger.extraction.rosters import opens_roster
 from memledger.extraction.triggers import JOBS, WORK_VERBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
+_AFTER_A_GROUP: Final = frozenset(("and", "or", "but", "so", "as", "every", "since", "for", "in", "on", "at", "with"))
 _WORDS: Final = lexicon.sections("frame_words.txt")
 
 # What the object of each trigger kind is, when the verb alone decides it.
@@ -108,6 +111,7 @@ def type_by_slot(
         if any(taken[start:end]) or (end - start == 1 and len(words[start]) == 1):
             continue  # "my low E as an F": a letter names a note, a grade or a size, not a person
         kind: EntityType | None = "person" if _listed_with_me(words, lows, start, end) else None
+        kind = kind or ("organization" if _named_group(lows, start, end) else None)
         kind = kind or (_object_slot(words, lows, start, end, ends) if start not in initial else None)
         lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
         if kind is None and lows[end : end + 1] in (["from"], ["of"]) and end + 1 in orgs and not lone_word:
@@ -176,6 +180,14 @@ def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int,
 
 
 _PLURAL_VERBS: Final = word_set("are r were have both")
+
+
+def _named_group(lows: list[str], start: int, end: int) -> bool:
+    """ "in the Quay Brass Band": a name after "the" whose last word is a group's, with no
+    noun after it ("the Kinevo Flex Band sensor" is a product)."""
+    following = lows[end] if end < len(lows) else ""
+    grouped = end - start > 1 and lows[end - 1] in GROUPS and lows[start - 1 : start] == ["the"]
+    return grouped and not (following.isalpha() and common_noun(following) and following not in _AFTER_A_GROUP)
 
 
 def _listed_with_me(words: list[str], lows: list[str], start: int, end: int) -> bool:
@@ -382,6 +394,8 @@ def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigg
         j = _after_head_nouns(lows, end, starts)
     if lows[end : end + 2] in (["is", "on"], ["was", "on"], ["'s", "on"]) and TEAM_NOUNS & set(following):
         return "person"
+    if j == end:
+        j = apposition_close(lows, end) or j  # "Quillon, the CLI that I maintain, relies on ..."
     trigger = starts.get(j)
     if trigger is None:
         return None

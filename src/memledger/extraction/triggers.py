@@ -150,11 +150,17 @@ def _triggers_of(words: tuple[str, ...]) -> tuple[Trigger, ...]:
 
 
 _PICK: Final = frozenset(("pick", "picked", "picking", "picks"))
+_PICKED_UP: Final = frozenset((("it",), ("them",), ("her",), ("him",)))
 _FAVOUR: Final = frozenset(("favour", "favor"))
 # What may stand right before "favour" as a verb: its subject or an adverb ("I really favour X").
 _FAVOURING: Final = frozenset(
     ("i", "we", "i'd", "we'd", "they", "really", "still", "always", "also", "generally", "definitely", "strongly")
 )
+
+
+def _picked_up(following: tuple[str, ...]) -> bool:
+    """Whether "pick" goes on as "pick up" or "pick it up", the phrasal verb."""
+    return following[:1] == ("up",) or (following[:1] in _PICKED_UP and following[1:] == ("up",))
 
 
 def _match_at(words: Sequence[str], i: int) -> Trigger | None:
@@ -163,8 +169,8 @@ def _match_at(words: Sequence[str], i: int) -> Trigger | None:
         return None
     if words[i] == "rather" and i + 1 < len(words) and words[i + 1] == "than":
         return None
-    if words[i] in _PICK and i + 1 < len(words) and words[i + 1] == "up":
-        return None  # "pick up cake from X": a phrasal verb, no choice
+    if words[i] in _PICK and _picked_up(tuple(words[i + 1 : i + 3])):
+        return None  # "pick up cake from X", "picking it up": a phrasal verb, no choice
     if words[i] in _FAVOUR and (i == 0 or words[i - 1] not in _FAVOURING):
         return None  # "did me a huge favour": the noun
     for phrase, kind in entries:
@@ -288,7 +294,7 @@ def split_clauses(items: list[Item]) -> list[Clause]:
         if isinstance(item, str) and not joint and _opens_clause(items, index):
             if current:
                 clauses.append(Clause(current, lead, resumes=resumes))
-            embedded = item in EMBEDDED_LEADS and index > 0 and items[index - 1] == ","
+            embedded = item in EMBEDDED_LEADS and (items[index - 1 : index] == [","] or _in_apposition(items, index))
             current, lead, names_only, resumes = [], item, True, False
             continue
         current.append(item)
@@ -313,6 +319,20 @@ def _named_phrase_and_i(current: list[Item], items: list[Item], index: int) -> b
 def _listed(item: Item) -> bool:
     """Whether ``item`` may be part of a clause that only lists names: "Sarah and I ..." is one subject."""
     return isinstance(item, Mention) or item in (",", "&")
+
+
+def _in_apposition(items: list[Item], index: int) -> bool:
+    """Whether the relative word at ``index`` ends the head of an apposition to a name
+    ("Tern, the design system that the mobile team owns, ..."): the clause it opens is
+    embedded, and the one after its closing comma goes on about the name."""
+    for k in range(index - 2, max(0, index - 7), -1):
+        if items[k] == ",":
+            lead = items[k + 1]
+            return isinstance(items[k - 1], Mention) and lead in ("the", "a", "an", "our", "my") if k else False
+        word = items[k + 1]
+        if not isinstance(word, str) or not word.isalpha():
+            return False
+    return False
 
 
 def _opens_clause(items: list[Item], index: int) -> bool:
