@@ -4,7 +4,7 @@ the accounts in Sage". The verb after it is the name's. Pure."""
 from __future__ import annotations
 
 from memledger.extraction.patterns import Mention
-from memledger.extraction.triggers import DETERMINERS, POSSESSIVE_USER
+from memledger.extraction.triggers import APPOSITION_LEADS, DETERMINERS, POSSESSIVE_USER
 
 _LONGEST = 4  # words of the apposed phrase, its article or possessive included
 
@@ -24,7 +24,6 @@ def apposition_opening(lows: list[str], comma: int) -> int | None:
 
 _PHRASE_ENDS = frozenset((".", ";", ":", "!", "?", "(", ")", '"', "\u2014", "\u2013"))
 _LONGEST_DESCRIBED = 14  # words of an apposition with a relative clause in it
-_LEADS = frozenset(("the", "a", "an", "our", "my", "their"))
 _NOT_A_VERB = frozenset(("and", "or", "but", "so", "then", "which", "who", "that"))
 
 
@@ -32,7 +31,7 @@ def apposition_close(lows: list[str], comma: int) -> int | None:
     """The token after an apposition that opens at ``comma`` and closes at a second comma
     before a verb ("Tern, the design system that the mobile team owns, depends on ..."),
     or None: the verb the name before ``comma`` is the subject of."""
-    if lows[comma : comma + 1] != [","] or lows[comma + 1 : comma + 2] == [] or lows[comma + 1] not in _LEADS:
+    if comma + 1 >= len(lows) or lows[comma] != "," or lows[comma + 1] not in APPOSITION_LEADS:
         return None
     for k in range(comma + 2, min(len(lows) - 1, comma + 2 + _LONGEST_DESCRIBED)):
         if lows[k] in _PHRASE_ENDS:

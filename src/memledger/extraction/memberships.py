@@ -84,7 +84,7 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if _works_in(between) or ran or unit or _site_run(between) or office:
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
-        if _takes_part(between, org):  # "Kasia plays cornet in the Old Quay Brass Band"
+        if _takes_part(between, org):  # "Kasia plays cornet in the Quay Brass Band"
             members = [person, *listed_before(lows, person, mentions)]
             edges.extend(Edge(Party.of(p), "PART_OF", Party.of(org), FRAME_CONFIDENCE) for p in members)
             continue

@@ -73,6 +73,8 @@ RELATIVE_LEADS: Final = word_set("which who that whom")
 EMBEDDED_LEADS: Final = RELATIVE_LEADS | {"where"}  # ", where I work," interrupts a clause too
 SUBJECT_PRONOUNS: Final = word_set("i i'm im i've ive i'd i'll we we're we've we'd we'll myself ourselves")
 POSSESSIVE_USER: Final = word_set("our my")
+APPOSITION_LEADS: Final = word_set("the a an our my their")
+"""Words that open a noun phrase set after a name: "Tern, the design system ..."."""
 WORK_VERBS: Final = word_set("work works working worked")
 THIRD_PERSON: Final = word_set(
     "he she they it he's she's it's they're they've his her their its them you you're "
@@ -328,7 +330,7 @@ def _in_apposition(items: list[Item], index: int) -> bool:
     for k in range(index - 2, max(0, index - 7), -1):
         if items[k] == ",":
             lead = items[k + 1]
-            return isinstance(items[k - 1], Mention) and lead in ("the", "a", "an", "our", "my") if k else False
+            return isinstance(items[k - 1], Mention) and lead in APPOSITION_LEADS if k else False
         word = items[k + 1]
         if not isinstance(word, str) or not word.isalpha():
             return False
