@@ -5,7 +5,7 @@ for the project moved if one is named, else for the subjects. Pure."""
 from __future__ import annotations
 
 from memledger.extraction.clause_objects import ClauseObject, moved_project, split_contrast
-from memledger.extraction.patterns import Edge, Party
+from memledger.extraction.patterns import Edge, Party, named_team
 from memledger.extraction.triggers import MODALS, Trigger, switch_side
 
 _REPLACING = frozenset(("replaced", "replace", "replacing", "swapped", "swap", "swapping", "traded"))
@@ -25,6 +25,9 @@ def retractions(kind: str, subjects: list[Party], objects: list[ClauseObject], c
     ]
 
 
+_NOT_YET_OR_BEFORE = frozenset(("going", "gonna", "had"))
+
+
 def switched(
     kind: str,
     last: Trigger,
@@ -38,6 +41,7 @@ def switched(
     """The edges of a switch ("SWITCH"), a stop ("RETRACT") or a leaving ("LEAVE") whose
     last trigger is ``last``: the "from" side withdrawn, the "to" side stated."""
     proposed = any(w in MODALS for w in words[max(0, last.start - 3) : last.start])
+    before = not _NOT_YET_OR_BEFORE.isdisjoint(words[max(0, last.start - 3) : last.start])  # "is going to", "had"
     side = "from" if kind != "SWITCH" else ""
     if words[last.end - 1] in ("to", "onto"):
         side = "to"
@@ -54,6 +58,12 @@ def switched(
             continue
         if kind == "LEAVE" and obj.target.kind == "organization":
             edges.extend(Edge(s, "PART_OF", obj.target, confidence, retracted=True) for s in subjects)
+        if kind == "SWITCH" and side == "to" and obj.target.kind == "organization" and not (proposed or before):
+            # "Thandiwe has moved to Brennan College": a person's new workplace, not a provider;
+            # "moved to the mobile team": their work, as "on the X team" says
+            movers = [s for s in subjects if s.kind == "person"]
+            relation = "WORKS_ON" if named_team(obj.target.name) else "PART_OF"
+            edges.extend(Edge(s, relation, obj.target, confidence) for s in movers)
         if obj.target.kind not in ("tool", "concept"):
             continue
         relation = "DECIDED" if decision and side == "to" else "USES"

@@ -27,7 +27,7 @@ from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mentio
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.senses import participle
-from memledger.extraction.shared_work import co_subjects, shared_work
+from memledger.extraction.shared_work import co_subjects, done_with_me, shared_work
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS
 from memledger.extraction.triggers import (
     BE_FORMS,
@@ -333,6 +333,10 @@ def _decided(objects: list[ClauseObject]) -> list[ClauseObject]:
     return kept
 
 
+def _organization(obj: ClauseObject) -> bool:
+    return obj.target is not None and obj.target.kind == "organization"
+
+
 def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
     """The objects a trigger of ``kind`` is about: not a purpose ("a tool for X"), nor,
     for a preference, a place ("prefer to pay by card at X"), nor the choices of a
@@ -345,6 +349,8 @@ def _stated_objects(kind: str, objects: list[ClauseObject]) -> list[ClauseObject
         objects = _decided(objects)
     if kind == "DECIDE":
         objects = [obj for obj in objects if "against" not in obj.gap]  # "we decided against it"
+    if kind == "WORK_ON":  # "works on X with the parks department": a partner, not the work
+        objects = [obj for obj in objects if not ("with" in obj.gap and _organization(obj))]
     if kind in ("USE", "DECIDE", "PREFER", "LIKE"):  # "went with Envision from Rusada": its maker
         objects = [obj for k, obj in enumerate(objects) if not (k and _maker(objects[k - 1], obj))]
     return [obj for obj in objects if not _topic(obj)]
@@ -438,6 +444,10 @@ class _ClauseReader:
                 edges.extend(self._edges(kind, first, triggers[index], subjects, objects))
             index += 1
         edges.extend(co_subjects(self.speaker, self.items, self.words, self.confidence))
+        shared = next((k for k, w in enumerate(self.words) if w.startswith("co-")), None)
+        if shared is not None:  # "N is co-authoring the paper with me"
+            doers = self.subjects.find(shared, first=True, objects_from=len(self.items))
+            edges.extend(done_with_me(self.speaker, self.words, doers, self.confidence))
         return edges
 
     def _relative_object(self, first: Trigger, kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
@@ -722,7 +732,8 @@ class _ClauseReader:
         called = obj.gap[-1:] in (["called"], ["named"]) and not UNDERTAKINGS.isdisjoint(obj.gap)
         heads = heads or called  # "runs a tiny pedal project called Nettlefuzz"
         repeated = not _OFTEN.isdisjoint(self.sentence_lows)  # "we run the Orion upgrade every night"
-        return (person or before in SUBJECT_PRONOUNS) and heads and not repeated  # not "the Orion migration script"
+        progressive = before in ("is", "are", "am", "'m", "'re")  # "N is running the X literacy project"
+        return (person or progressive or before in SUBJECT_PRONOUNS) and heads and not repeated
 
     def _on(self, trigger: Trigger, entity_type: str, obj: ClauseObject) -> str | None:
         if not _slot(obj.gap) <= SLOT_GAP:

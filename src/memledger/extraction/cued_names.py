@@ -233,7 +233,7 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.85, start, end)  # "University of Otago"
     used = f.prev(start) in TOOL_PREV  # "using Organic Maps": a thing used, whatever its last word
     titled = f.prev(start) in HONORIFICS or (f.prev(start) == "." and f.prev(start, 2) in HONORIFICS)
-    work_after = f.next(end) == "project" or f.next(end) in PROJECT_NOUNS  # "the Wetland Sensors project"
+    work_after = f.next(end) in PROJECT_NOUNS or _work_noun_after(f, end)  # "the Wetland Sensors project"
     if (
         end - start > 1
         and name_guess.plural_noun(last)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from memledger.extraction.patterns import PROJECT_NOUNS, Edge, Mention, Party
 from memledger.extraction.roles import relation_of, role_words
-from memledger.extraction.triggers import JOINT_VERBS, Item, find_triggers
+from memledger.extraction.triggers import JOINT_VERBS, MODALS, Item, find_triggers
 
 
 def shared_work(
@@ -43,6 +43,18 @@ def _partner(following: list[Item]) -> Party | None:
         return None
     between = [str(w) for w in following[: following.index(named)]]
     return Party.of(named) if len(between) <= 2 and not {",", "and"} & set(between) else None
+
+
+def done_with_me(speaker: Party, words: list[str], subjects: list[Party], confidence: float) -> list[Edge]:
+    """ "Zuzana is co-authoring the paper with me": a person sharing a piece of work (a
+    "co-" verb) with the speaker works with them."""
+    shared = next((k for k, w in enumerate(words) if w.startswith("co-") and w[3:].isalpha()), None)
+    if shared is None or "with" not in words[shared:] or not MODALS.isdisjoint(words[max(0, shared - 3) : shared]):
+        return []  # not "Salma might co-present it with me"
+    w = words.index("with", shared)
+    if words[w + 1 : w + 2] not in (["me"], ["us"]):
+        return []
+    return [Edge(speaker, "WORKS_WITH", s, confidence) for s in subjects if s.kind == "person"]
 
 
 def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence: float) -> list[Edge]:

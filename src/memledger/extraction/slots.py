@@ -114,8 +114,11 @@ def type_by_slot(
         kind = kind or ("organization" if _named_group(lows, start, end) else None)
         kind = kind or (_object_slot(words, lows, start, end, ends) if start not in initial else None)
         lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
-        if kind is None and lows[end : end + 1] in (["from"], ["of"]) and end + 1 in orgs and not lone_word:
-            kind = "person"  # "Radka from Brantwood Analytics", "Kaveh of Larkrise Digital"
+        named_org = end + 1 in orgs or (lows[end + 1 : end + 2] == ["the"] and end + 2 in orgs)
+        # "Lecturer Damla Kaya from the ...": an opening English word is no part of the name
+        titled = start in initial and name_guess.english(lows[start])
+        if kind is None and lows[end : end + 1] in (["from"], ["of"]) and named_org and not (lone_word or titled):
+            kind = "person"  # "Radka from Brantwood Analytics", "Kaveh of the Larkrise Trust"
         place = start > 0 and name_guess.is_place(" ".join(lows[start:end]), _place_cue(lows, start, end))
         if kind == "organization" and place:
             continue  # "a guy from Lisbon": a place
