@@ -12,6 +12,7 @@ from memledger.extraction.owned_subjects import names_people, people_by_ending
 from memledger.extraction.patterns import HONORIFICS, NAME_JOINS, ROLE_ADJECTIVES, Mention, Party
 from memledger.extraction.roles import role_words
 from memledger.extraction.triggers import (
+    APPOSITION_LEADS,
     AUXILIARIES,
     BE_FORMS,
     BOUNDARIES,
@@ -50,6 +51,13 @@ _CLOSED: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | A
 _NOT_IN_PHRASE: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | _JOINING  # a subject's words
 
 
+def _naming_word(item: Item) -> bool:
+    """A word that may open a noun phrase before the name it heads ("the", "our app")."""
+    if not isinstance(item, str):
+        return False
+    return item in DETERMINERS or item in POSSESSIVE_USER or (item.isalpha() and item in HEAD_NOUNS)
+
+
 def after_bracket(clause: Clause) -> bool:
     """Whether a clause goes on right after a bracket closes ("X (our app) depends on Y"),
     not after a comma that follows it."""
@@ -81,6 +89,9 @@ class ClauseSubjects:
         self.defaulted = False
         if self._where_clause_ends(position):
             return []  # "The hotel where I stay use X": the hotel's, not the speaker's
+        described = self._described_before(position)
+        if described is not None:  # "Harbourline, the billing tool Ayelet and I maintain, relies on"
+            return [Party.of(described)] if isinstance(described, Mention) else []
         group: list[Party] = []
         weak: list[Party] = []
         taken: set[int] = set()  # the items read as subjects: a name after "and" joins only these
@@ -310,6 +321,27 @@ class ClauseSubjects:
         elif not between or not (between[-1] in _AUXILIARIES or between[-1] in BE_FORMS):
             return False
         return not any(isinstance(w, Mention) or w in BOUNDARIES or w in _JOINING for w in between[:-1])
+
+    def _described_before(self, position: int) -> Mention | str | None:
+        """What the trigger at ``position`` is said of when an apposition to a name closes
+        right before it: the name, when it opens the clause ("Harbourline, the billing tool
+        Ayelet and I maintain, relies on X"), else no one ("" for "Every payment at X, the
+        place I run, goes through Y"); never the apposition's own subject. None when no
+        such apposition precedes the trigger."""
+        items = self.items
+        if position < 5 or items[position - 1] != ",":
+            return None
+        opening = next((k for k in range(position - 2, 0, -1) if items[k] == ","), None)
+        if opening is None or not isinstance(items[opening - 1], Mention) or items[opening + 1] not in APPOSITION_LEADS:
+            return None
+        phrase = items[opening + 1 : position - 1]
+        if not all(isinstance(i, Mention) or (i.isalpha() or i in _AUXILIARIES) for i in phrase):
+            return None
+        if not any(i in SUBJECT_PRONOUNS for i in phrase):
+            return None  # "Our guild, the Paved Road crew, decided": no clause of its own; named twice
+        if all(_naming_word(i) for i in items[: opening - 1]):
+            return items[opening - 1]  # "(Our app) Pylon, the thing I maintain, depends on"
+        return ""  # "Every payment at X, the little place I run, goes through Y": the payment's
 
     def _apposed_before(self, index: int, position: int) -> bool:
         """Whether the name at ``index`` stands between commas right before the trigger at

@@ -66,6 +66,8 @@ from memledger.extraction.triggers import (
 
 EXPLICIT = 0.9
 _THINGS: Final = ("tool", "concept")
+_THAT: Final = ("that", "which")
+_IS: Final = ("is", "'s", "are")
 _GAP_VERBS: Final = frozenset(("USE", "PREFER", "LIKE", "WORK_ON"))
 _SPEAKER: Final = (["i"], ["we"])
 _WORKS: Final = ("project",)
@@ -132,7 +134,8 @@ def clause_relations(
         head = None  # the name an apposition describes, which a relative clause after it is about
         if clause.lead in EMBEDDED_LEADS and last_mention is not None:
             antecedent = last_mention
-            head = _apposition_head(last_clause) if clause.lead in ("that", "which") else None
+            head = _apposition_head(last_clause) if clause.lead in _THAT else None
+            head = head or _predicate_head(last_clause, clause.lead)
             if head is not None:  # "Tallgrass, an old PHP app that depends on X": Tallgrass's
                 inherited = [Party.of(head)]
             elif clause.lead in RELATIVE_LEADS:  # "..., and I fixed the docs site, which runs on X": no name's
@@ -152,7 +155,9 @@ def clause_relations(
         if clause.lead == "(":
             bracketed = _before_bracket(speaker, last_clause, previous)
         mentions = [item for item in clause.items if isinstance(item, Mention)]
-        if about_someone_unnamed(last_clause, clause):
+        # "Juno, the cousin of a dentist that uses X": the clause is the inner noun's, unnamed
+        inner = last_clause is not None and "of" in last_clause.words[-5:]
+        if (head is None or inner) and about_someone_unnamed(last_clause, clause):
             last_clause, earlier = clause, [*earlier, *mentions]
             continue  # "the guy who did our loft uses X": said of someone unnamed
         decided = (
@@ -198,6 +203,28 @@ def _apposition_head(clause: Clause | None) -> Mention | None:
         [item if isinstance(item, str) else "" for item in phrase]
     )
     return head if isinstance(head, Mention) and described and plain else None
+
+
+def _predicate_head(clause: Clause | None, lead: str) -> Mention | None:
+    """The name a clause describes with "is a <noun phrase>" ("Kestrel is a small Django
+    app"), which a relative clause right after it is about ("... that runs on Fly.io"; a
+    person's after "who": "Ana is a designer who uses Figma")."""
+    if lead not in _THAT and lead != "who":
+        return None
+    items = list(clause.items) if clause is not None else []
+    be = next((k for k in range(len(items) - 1, 0, -1) if items[k] in _IS), None)
+    if be is None or items[be + 1 : be + 2] not in (["a"], ["an"], ["the"]):
+        return None
+    phrase = items[be + 2 :]
+    if (
+        not phrase
+        or not all(isinstance(i, Mention) or i.isalpha() for i in phrase)
+        or find_triggers([i if isinstance(i, str) else "" for i in phrase])
+    ):
+        return None
+    subject = items[be - 1] if items[be - 1] != "," or be < 2 else items[be - 2]
+    kinds = ("person",) if lead == "who" else ("project", "tool")
+    return subject if isinstance(subject, Mention) and subject.entity_type in kinds else None
 
 
 def _named_right_before(clause: Clause | None) -> Mention | None:
@@ -554,6 +581,8 @@ class _ClauseReader:
                 break
             if self._stranded(triggers[index], following.start + 1):
                 break  # "the agency we work with uses X": the verb after the relative clause is the main one
+            if "," in self.items[triggers[index].end : following.start] and self._subject_before(triggers[index]):
+                break  # "X, the bakery my aunt and I run, uses Y": the apposition's verb ends at its comma
             if kind == "DECIDE" and following.kind == "KEEP":
                 kind = "KEEP"
             elif kind not in STRENGTH or STRENGTH.get(following.kind, 1) > STRENGTH[kind]:
@@ -679,6 +708,8 @@ class _ClauseReader:
             return []
         target, mention = obj.target, obj.mention
         relation = self._relation(kind, trigger, subject, obj)
+        if kind == "DEPENDED" and relation is not None and mention is not None and source_fits(relation, target.kind):
+            return [Edge(target, relation, subject, self.confidence)]  # "X is a dependency of Y": Y's
         if relation is None or mention is None or not source_fits(relation, subject.kind):
             return []
         if kind == "INTRO":

@@ -174,7 +174,7 @@ def _judged_better(lows: list[str], thing: Mention) -> bool:
         k += 1
         while k < len(lows) and lows[k] in _DEGREE:
             k += 1
-        if k >= len(lows) or lows[k] not in _BETTER:
+        if k >= len(lows) or lows[k] not in BETTER:
             return False
         k += 3 if lows[k + 1 : k + 3] in (["for", "me"], ["for", "us"]) else 1
         if lows[k : k + 1] != ["than"] or lows[k + 1 : k + 2] in _NO_RIVAL:
@@ -204,7 +204,8 @@ def _qualified(lows: list[str], rival: int) -> bool:
 _OPENINGS: Final = word_set(", : - ; tbh honestly imo ngl") | {"\u2014"}  # not "apparently"
 _JUDGING: Final = word_set("is are r 's works work beats")
 _DEGREE: Final = word_set("way much so far a lot miles just really definitely")
-_BETTER: Final = frozenset(lexicon.sections("frame_words.txt")["BETTER"])
+BETTER: Final = frozenset(lexicon.sections("frame_words.txt")["BETTER"])
+"""Comparatives of praise ("faster", "easier"): what is said so is preferred."""
 _NO_RIVAL: Final = (["nothing"], ["i"], ["we"], ["expected"], ["anyone"], ["before"])
 _QUALIFIERS: Final = word_set("for on at in")
 _HEARSAY: Final = word_set("apparently says said say according reportedly read heard supposedly")

@@ -21,6 +21,8 @@ _HEAD_WORDS: Final = word_set(
     "app apps service site website team side of the mobile web backend frontend system project"
 )
 _CONFIDENCE: Final = 0.75
+_LONGEST_DOING: Final = 6  # words between "can't" and "without": "dispatch a single van"
+_NOT_DOING: Final = word_set("and but or so because if when which that who i we you they")
 _VERBS_AFTER: Final = (["is"], ["are"], ["was"], ["'s"], ["would"], ["will"], ["can"], ["does"])
 
 
@@ -35,7 +37,8 @@ def needed(sentence: Sentence) -> list[Edge]:
     for i, low in enumerate(lows):
         if low != "without" or i + 1 >= len(lows):
             continue
-        tool = by_start.get(i + 1) or (by_start.get(i + 2) if lows[i + 1] in ("the", "a", "an", "our") else None)
+        determined = lows[i + 1] in ("the", "a", "an", "our", "its", "their")  # "without its Garmin units"
+        tool = by_start.get(i + 1) or (by_start.get(i + 2) if determined else None)
         if tool is None or tool.entity_type != "tool" or unsaid.get(tool.start) not in (None, "negated"):
             continue  # "It's a myth that P can't run without X"
         neg = _cannot_before(lows, i)
@@ -70,13 +73,20 @@ def _listed_tools(lows: list[str], first: Mention, by_start: dict[int, Mention])
 
 
 def _cannot_before(lows: list[str], without: int) -> int | None:
-    """Where "can't" stands in "can't <work> (at all) without": its index, or None."""
+    """Where "can't" stands in "can't <work> (at all) without" or "can't <do> <a thing>
+    without" ("can't dispatch a single van without X", "won't even start without X"): its
+    index, or None; only plain words between."""
     k = without - 1
     if lows[k - 1 : k + 1] == ["at", "all"]:
         k -= 2
-    if k < 1 or lows[k] not in _WORKING or lows[k - 1] not in _CANNOT:
-        return None
-    return k - 1
+    if k >= 1 and lows[k] in _WORKING and lows[k - 1] in _CANNOT:
+        return k - 1
+    for j in range(without - 1, max(0, without - _LONGEST_DOING - 1), -1):
+        if lows[j] in _CANNOT:
+            return j if j + 1 < without else None
+        if not lows[j].isalpha() or lows[j] in _NOT_DOING:
+            return None
+    return None
 
 
 def _cannot_after(lows: list[str], end: int) -> int | None:

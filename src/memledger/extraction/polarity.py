@@ -63,6 +63,7 @@ CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though whi
     "\u2014",
     "\u2013",
 }
+_RELATIVES: Final = word_set("who which")
 _SUBJECTS: Final = word_set("i i'm i've i'd we we're we've we'd he she they it you")
 _POSSESSIVE_OPENERS: Final = word_set("our my his her their")
 _OBJECT_TOO: Final = word_set("it you")
@@ -107,8 +108,8 @@ def unasserted(lows: list[str], named: frozenset[int] = frozenset()) -> dict[int
     clauses = _clauses(lows)
     for index, (start, end) in enumerate(clauses):
         found = _reason(lows[start:end])
-        if found is None and previous is not None and lows[start] == "that":
-            found = (0, previous)
+        if found is None and _carried(lows, start, previous):
+            found = (0, str(previous))
         listed = found is None and listing is not None and lows[start - 1] == "," and _list_item(lows[start:end])
         if listed and listing is not None:
             found = (0, listing)  # "not using X, Y or Z anymore": the list goes on past the comma
@@ -142,6 +143,16 @@ def unasserted(lows: list[str], named: frozenset[int] = frozenset()) -> dict[int
                 out.update(dict.fromkeys(range(*clauses[index - 1]), "past"))
         previous = reason
     return out
+
+
+def _carried(lows: list[str], start: int, previous: str | None) -> bool:
+    """Whether the clause at ``start`` says what the one before says of now: a "that"
+    clause ("it's not true that ..."), or a restrictive relative clause under a negation
+    ("I don't know anyone who uses X"; not ", who uses X", said apart)."""
+    if previous is None:
+        return False
+    restrictive = lows[start] in _RELATIVES and start > 0 and lows[start - 1] != ","
+    return lows[start] == "that" or (previous == "negated" and restrictive)
 
 
 _NOW: Final = frozenset(("now", "still", "nowadays", "currently"))
@@ -243,12 +254,15 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for i, low in enumerate(lows):
-        opens = low in CLAUSE_BREAKS or (low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact"))
+        # a relative clause is one of its own ("nags anyone who doesn't reply" negates only the reply)
+        relative = low in _RELATIVES and i > 0
+        stated = low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact")
+        opens = low in CLAUSE_BREAKS or relative or stated
         joined = low in ("and", "or") and _subject_follows(lows, i + 1)
         if opens or joined:
             if i > start:
                 spans.append((start, i))
-            start = i + 1 if low != "that" else i
+            start = i + 1 if low != "that" and not relative else i
     if start < len(lows):
         spans.append((start, len(lows)))
     return spans

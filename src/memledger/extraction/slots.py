@@ -40,6 +40,7 @@ from memledger.extraction.noun_types import (
 from memledger.extraction.patterns import (
     NAME_JOINS,
     POSSESSIVES,
+    PROJECT_NOUNS,
     ROLE_ADJECTIVES,
     SITE_NOUNS,
     TEAM_NOUNS,
@@ -381,7 +382,9 @@ def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigg
     while j < len(lows) and (lows[j] in SUBJECT_GAP or is_filler(lows[j])) and j - end < 4:
         j += 1
     following = lows[end + 2 : end + 7]
-    if lows[end : end + 1] in (["is"], ["was"]) and lows[end + 1 : end + 2] and lows[end + 1] in LED:
+    led = lows[end : end + 1] in (["is"], ["was"]) and lows[end + 1 : end + 2] != [] and lows[end + 1] in LED
+    work = lows[end : end + 2] in (["is", "a"], ["is", "an"]) and _work_named(lows, end + 2)  # "X is an R package"
+    if led or work:
         return "project"
     if start and lows[start - 1] == "where" and lows[end : end + 1] and lows[end] in WORKS:
         return "person"  # "... is where Tsiry works"
@@ -409,6 +412,17 @@ def _subject_slot(lows: list[str], start: int, end: int, starts: dict[int, Trigg
     if trigger.kind in _PERSON_SUBJECT_KINDS and verb and end - start <= 2:
         return "person"
     return None
+
+
+def _work_named(lows: list[str], k: int) -> bool:
+    """Whether a noun for a piece of work ends the noun phrase at ``k`` ("an R package",
+    "a small booking app"), within four words and before any other."""
+    for j in range(k, min(k + 4, len(lows))):
+        if lows[j] in PROJECT_NOUNS:
+            return j + 1 == len(lows) or not lows[j + 1].isalpha() or lows[j + 1] in ("that", "which", "for")
+        if not lows[j].isalpha():
+            return False
+    return False
 
 
 def _place_cue(lows: list[str], start: int, end: int) -> str:

@@ -293,6 +293,7 @@ def split_clauses(items: list[Item]) -> list[Clause]:
             current, lead, names_only, embedded, resumes = [], ",", True, False, True
             continue
         joint = item in (",", "and") and bool(current) and (names_only or _named_phrase_and_i(current, items, index))
+        joint = joint or (item == "and" and _describing(current))  # "X, the tool Ayelet and I maintain, ..."
         if isinstance(item, str) and not joint and _opens_clause(items, index):
             if current:
                 clauses.append(Clause(current, lead, resumes=resumes))
@@ -321,6 +322,13 @@ def _named_phrase_and_i(current: list[Item], items: list[Item], index: int) -> b
 def _listed(item: Item) -> bool:
     """Whether ``item`` may be part of a clause that only lists names: "Sarah and I ..." is one subject."""
     return isinstance(item, Mention) or item in (",", "&")
+
+
+def _describing(current: list[Item]) -> bool:
+    """Whether a clause so far is a name and the open apposition after it ("Harbourline,
+    the billing tool Ayelet"), which an "and" goes on inside."""
+    opened = len(current) > 3 and isinstance(current[0], Mention) and current[1] == ","
+    return opened and current[2] in APPOSITION_LEADS and "," not in current[2:]
 
 
 def _in_apposition(items: list[Item], index: int) -> bool:

@@ -5,8 +5,10 @@ nothing, the newer ones a preference. Pure."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Final
 
+from memledger.extraction.clefts import BETTER
 from memledger.extraction.noun_types import common_noun
 from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import PREPOSITIONS, is_filler
@@ -16,6 +18,13 @@ _SPEAKERS: Final = word_set("i we")
 _NOT_THINGS: Final = word_set("there here to at for")  # "I'll take Figma over there"
 _CHOSEN: Final = word_set("tool organization concept")
 _CONFIDENCE: Final = 0.75
+_LONGEST_COMPARISON: Final = 12  # words of the clause before "than"
+_CLAUSE_BREAKS: Final = word_set(", ; : . ! ? and but because though although while")
+_SPEAKERS_WORDS: Final = word_set("i i'm im i'd i'll i've")  # and "for me", "to me"
+_LIKING: Final = word_set("like likes liking enjoy enjoying comfortable confident fonder fun")
+_HEARSAY: Final = word_set("told say says said think thinks reckon reckons swear swears claim claims")
+_RATED_ELSEWHERE: Final = word_set("prefer prefers over rather")  # "I prefer X over Y for anything bigger than"
+_NEGATING: Final = word_set("not n't never no don't doesn't didn't isn't wasn't less")
 
 
 def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
@@ -25,6 +34,8 @@ def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
     lows, by_start = sentence.lows, {m.start: m for m in sentence.mentions}
     edges: list[Edge] = []
     for i, low in enumerate(lows):
+        if low == "than" and (preferred := _compared_better(lows, sentence.mentions, i)) is not None:
+            edges.append(Edge(speaker, "PREFERS", Party.of(preferred), _CONFIDENCE))
         if low == "take" and _speaker_would(lows, i) and _over_another(lows, by_start, i + 1):
             edges.append(Edge(speaker, "PREFERS", Party.of(by_start[i + 1]), _CONFIDENCE))
         elif low == "went" and lows[i + 1 : i + 2] == ["for"] and _subject_we(lows, i):
@@ -35,6 +46,28 @@ def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
             if chosen is not None and kind and chosen.entity_type in _CHOSEN:
                 edges.append(Edge(speaker, "DECIDED", Party.of(chosen), _CONFIDENCE))
     return edges
+
+
+def _compared_better(lows: list[str], mentions: list[Mention], than: int) -> Mention | None:
+    """The thing the speaker rates above another in a comparison ending at ``than``: "I'm
+    more comfortable in Sage than Xero", "OGS feels nicer to me than KGS", "I like X better
+    than Y": the last name of the clause before "than", when the speaker is in it and
+    nothing negates it; not "more than 3 hours"."""
+    start = than
+    while start > 0 and than - start < _LONGEST_COMPARISON and lows[start - 1] not in _CLAUSE_BREAKS:
+        start -= 1
+    window = lows[start:than]
+    following = lows[than + 1] if than + 1 < len(lows) else ""
+    if following[:1].isdigit() or not _NEGATING.isdisjoint(window) or not _RATED_ELSEWHERE.isdisjoint(window):
+        return None
+    told = not _HEARSAY.isdisjoint(window)  # "I've been told by Youssef that X is faster than Y"
+    mine = not _SPEAKERS_WORDS.isdisjoint(window) or not {("for", "me"), ("to", "me")}.isdisjoint(pairwise(window))
+    mine = mine and not told
+    liked = "more" in window and not _LIKING.isdisjoint(window)  # not "I spend more time on X than ..."
+    if not mine or not (liked or not BETTER.isdisjoint(window)):  # not "slower than", "harder for me than"
+        return None
+    named = [m for m in mentions if start <= m.start and m.end <= than and m.entity_type in _CHOSEN]
+    return named[-1] if named else None
 
 
 def _kind_noun(lows: list[str], k: int) -> bool:
