@@ -41,7 +41,7 @@ def switched(
     """The edges of a switch ("SWITCH"), a stop ("RETRACT") or a leaving ("LEAVE") whose
     last trigger is ``last``: the "from" side withdrawn, the "to" side stated."""
     proposed = any(w in MODALS for w in words[max(0, last.start - 3) : last.start])
-    before = not _NOT_YET_OR_BEFORE.isdisjoint(words[max(0, last.start - 3) : last.start])  # "is going to", "had"
+    not_now = not _NOT_YET_OR_BEFORE.isdisjoint(words[max(0, last.start - 3) : last.start])  # "is going to", "had"
     side = "from" if kind != "SWITCH" else ""
     if words[last.end - 1] in ("to", "onto"):
         side = "to"
@@ -58,7 +58,7 @@ def switched(
             continue
         if kind == "LEAVE" and obj.target.kind == "organization":
             edges.extend(Edge(s, "PART_OF", obj.target, confidence, retracted=True) for s in subjects)
-        if kind == "SWITCH" and side == "to" and obj.target.kind == "organization" and not (proposed or before):
+        if kind == "SWITCH" and side == "to" and obj.target.kind == "organization" and not (proposed or not_now):
             # "Thandiwe has moved to Brennan College": a person's new workplace, not a provider;
             # "moved to the mobile team": their work, as "on the X team" says
             movers = [s for s in subjects if s.kind == "person"]

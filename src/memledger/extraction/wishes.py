@@ -1,7 +1,8 @@
 """Preferences and choices said without "prefer" or "decide": "I'd take X over Y", "we
-went for X" (the name right after it: "went for a run with X" is no choice). What
-someone "wants everything in" is no preference of theirs: the older sets label it
-nothing, the newer ones a preference. Pure."""
+went for X" (the name right after it: "went for a run with X" is no choice), and a
+comparison the speaker makes ("I'm more comfortable in X than Y"). What someone "wants
+everything in" is no preference of theirs: the older sets label it nothing, the newer
+ones a preference. Pure."""
 
 from __future__ import annotations
 
