@@ -47,6 +47,7 @@ SETS = {
     "extraction_dev_wide33.jsonl": (349, 23),
     "extraction_dev_wide34.jsonl": (349, 23),
     "extraction_dev_wide35.jsonl": (349, 23),
+    "extraction_dev_wide36.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -104,7 +105,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The thirty-sixth set waits for the next release's first look (docs/extraction-sets.md):
+    """The thirty-seventh set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide35.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "2aba84ad1fce4ef174b292a226732f747769161bfc2d6f9a57338887ee6ed663"
+    data = (ROOT / "tests/data/extraction_dev_wide36.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "8f5cb7def8e4d36c3c71c1077176a47da76ef50aea6f28583a19f0f0feb46e70"
