@@ -735,6 +735,11 @@ class _ClauseReader:
             return "USES" if set(obj.gap) & {"in", "with", "using", "on"} else None
         if kind == "ON":
             return self._on(trigger, entity_type, obj)
+        if kind == "PLAY" and entity_type == "organization":  # "I play for Dockside Rovers": a team's member
+            member = obj.gap[:1] == ["for"] and _slot(obj.gap[1:]) <= SLOT_GAP  # not "play in X tournaments"
+            doer = self.items[trigger.start - 1] if trigger.start else ""  # not "tracking plays in X"
+            person = doer in SUBJECT_PRONOUNS or (isinstance(doer, Mention) and doer.entity_type == "person")
+            return "PART_OF" if member and person else None
         if kind == "USE" and entity_type == "project" and self.words[trigger.start] in _RUNNING:
             return "WORKS_ON" if self._runs_undertaking(trigger, obj) else None
         if kind == "USE" and entity_type == "organization" and self.words[trigger.start] in WORK_VERBS:

@@ -176,7 +176,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "56"
+    version = "57"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -206,6 +206,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
     text = text[:MAX_TEXT_CHARS]
     lowercase = not any(character.isupper() for character in text)
     named_before: list[Mention] = []  # the sentence before's names, for a pronoun opening the next
+    project_before: Mention | None = None  # the one project the sentence before named: an "Owner:" line's
     headings = _Headings(me)
     for sentence in (analyse(part, project, lowercase=lowercase) for part in split_sentences(text)):
         if asks_to_forget(sentence.text):
@@ -213,6 +214,8 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         label = _label(sentence)
         if label:
             labelled.append((label, sentence))
+            if label in OWNER_LABELS and project_before is not None:
+                headings.owners.setdefault(id(sentence), Party.of(project_before))  # "... Owner: Keahi."
         for mention in sentence.mentions:
             found.entity(mention)
         roles = _role_relations(found, sentence)
@@ -244,6 +247,8 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             for fact in facts_for_sentence(_quoted(sentence), edges, speaker):
                 found.fact(fact)
         named_before = sentence.mentions
+        projects = {m.name: m for m in sentence.mentions if m.entity_type == "project"}
+        project_before = next(iter(projects.values())) if len(projects) == 1 else None
     for edge in _under_headings(me, labelled, headings.modes, _labelled_edges(me, labelled, headings.owners)):
         found.apply(edge)
     return found.result()

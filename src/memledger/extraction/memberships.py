@@ -88,7 +88,8 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
             members = [person, *listed_before(lows, person, mentions)]
             edges.extend(Edge(Party.of(p), "PART_OF", Party.of(org), FRAME_CONFIDENCE) for p in members)
             continue
-        if between == ["("] and lows[org.end : org.end + 1] == [")"]:
+        roled = len(between) == 3 and between[0] == "(" and between[1].isalpha() and between[2] == ","
+        if (between == ["("] or roled) and lows[org.end : org.end + 1] == [")"]:  # "Szymon (guide, Tatra Trails)"
             edges.append(
                 Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE)
             )  # "Leonor (Mistral Bakery)"

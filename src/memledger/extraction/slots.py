@@ -49,7 +49,7 @@ from memledger.extraction.patterns import (
     word_set,
 )
 from memledger.extraction.rosters import opens_roster
-from memledger.extraction.triggers import JOBS, WORK_VERBS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import JOBS, OWNER_LABELS, WORK_VERBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 _AFTER_A_GROUP: Final = frozenset(("and", "or", "but", "so", "as", "every", "since", "for", "in", "on", "at", "with"))
@@ -108,10 +108,14 @@ def type_by_slot(
     orgs = {m.start for m in found if m.entity_type == "organization"}
     people = {m.start for m in found if m.entity_type == "person"}
     tools = {m.start for m in found if m.entity_type == "tool"}
+    people_ends = {m.end for m in found if m.entity_type == "person"}
     for start, end in unknown:
         if any(taken[start:end]) or (end - start == 1 and len(words[start]) == 1):
             continue  # "my low E as an F": a letter names a note, a grade or a size, not a person
-        kind: EntityType | None = "person" if _listed_with_me(words, lows, start, end) else None
+        owned = start >= 2 and lows[start - 1] == ":" and lows[start - 2] in OWNER_LABELS  # "Owner: Keahi."
+        owned = owned and lows[end : end + 1] in ([], ["."])  # not "Owners: Halyard - Bao"
+        owned = owned and lows[end - 1] not in gz.ORG_SUFFIXES  # not "Owner: Harrow Labs."
+        kind: EntityType | None = "person" if owned or _listed_with_me(words, lows, start, end) else None
         kind = kind or ("organization" if _named_group(lows, start, end) else None)
         kind = kind or (_object_slot(words, lows, start, end, ends) if start not in initial else None)
         lone_word = end - start == 1 and name_guess.ordinary(words[start])  # "The Duchess of Cambridge"
@@ -128,6 +132,8 @@ def type_by_slot(
         kind = kind or ("project" if owned_work(words, lows, start) else None)
         kind = kind or ("organization" if owned_institution(lows, start) or _site_of(lows, start) else None)
         kind = kind or modifier_type(words, lows, start, end) or bracketed_type(lows, start, end)
+        town = name_guess.is_place(" ".join(lows[start:end]), "in")  # "Ruth (Bergen)": where she is from
+        kind = kind or ("organization" if not town and _affiliation(lows, start, end, people_ends) else None)
         listed = end + 1 < len(lows) and (not taken[end + 1] or end + 1 in people)
         kind = kind or ("project" if listed and opens_roster(words, lows, start, end) else None)
         if kind == "tool" and place:
@@ -184,6 +190,16 @@ def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int,
 
 
 _PLURAL_VERBS: Final = word_set("are r were have both")
+
+
+def _affiliation(lows: list[str], start: int, end: int, people_ends: set[int]) -> bool:
+    """ "Ilse Vermeulen (Rijnpoort Fysio)", "Szymon (guide, Tatra Trails)": a name in the
+    bracket after a person's, after their role at most, is where they work."""
+    if lows[end : end + 1] != [")"] or lows[start] in gz.ROLES:
+        return False  # not "AirTag (Dad)": a role names whose it is
+    opening = start - 1 if lows[start - 1 : start] == ["("] else start - 3
+    role = opening == start - 3 and lows[start - 1 : start] == [","] and lows[start - 2].isalpha()
+    return opening >= 1 and lows[opening] == "(" and (opening == start - 1 or role) and opening in people_ends
 
 
 def _named_group(lows: list[str], start: int, end: int) -> bool:
