@@ -48,6 +48,7 @@ SETS = {
     "extraction_dev_wide34.jsonl": (349, 23),
     "extraction_dev_wide35.jsonl": (349, 23),
     "extraction_dev_wide36.jsonl": (349, 23),
+    "extraction_dev_wide37.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -105,7 +106,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The thirty-seventh set waits for the next release's first look (docs/extraction-sets.md):
+    """The thirty-eighth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide36.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "8f5cb7def8e4d36c3c71c1077176a47da76ef50aea6f28583a19f0f0feb46e70"
+    data = (ROOT / "tests/data/extraction_dev_wide37.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "8de5d7a2ef9259cdc2d8b071a6b7849d44b8cea43eba418d716c45449a7e4c2f"
