@@ -27,7 +27,7 @@ from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mentio
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.senses import participle
-from memledger.extraction.shared_work import co_subjects, done_with_me, shared_work
+from memledger.extraction.shared_work import co_subjects, done_with_me, shared_verb, shared_work
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS
 from memledger.extraction.triggers import (
     BE_FORMS,
@@ -471,10 +471,10 @@ class _ClauseReader:
                 edges.extend(self._edges(kind, first, triggers[index], subjects, objects))
             index += 1
         edges.extend(co_subjects(self.speaker, self.items, self.words, self.confidence))
-        shared = next((k for k, w in enumerate(self.words) if w.startswith("co-")), None)
+        shared = shared_verb(self.words)
         if shared is not None:  # "N is co-authoring the paper with me"
             doers = self.subjects.find(shared, first=True, objects_from=len(self.items))
-            edges.extend(done_with_me(self.speaker, self.words, doers, self.confidence))
+            edges.extend(done_with_me(self.speaker, self.words, shared, doers, self.confidence))
         return edges
 
     def _relative_object(self, first: Trigger, kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:

@@ -102,7 +102,7 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
     for me", "X suits me better", "X wins over Y": a preference with the name first."""
     if lows[max(0, thing.start - 2) : thing.start] == ["it", "is"] or lows[thing.start - 1 : thing.start] == ["it's"]:
         rival_after = lows[thing.end : thing.end + 1] == ["over"] and any(m.start == thing.end + 1 for m in mentions)
-        others = ("for", "my") in pairwise(lows[: thing.start]) or not _HEARSAY.isdisjoint(lows)  # "For my daughter"
+        others = ("for", "my") in pairwise(lows[: thing.start]) or not HEARSAY.isdisjoint(lows)  # "For my daughter"
         rival_after = rival_after and not others
         return lows[thing.end : thing.end + 2] == ["for", "me"] or (rival_after and _emphatic(lows[thing.end :]))
     after = lows[thing.end : thing.end + 3]
@@ -158,7 +158,7 @@ def _judged_better(lows: list[str], thing: Mention) -> bool:
     start = thing.start - (lows[thing.start - 1 : thing.start] == ["the"])
     before = lows[start - 1] if start else ""
     said_for_me = lows[max(0, start - 2) : start] == ["for", "me"] and start in (2, 3)  # "For me the X is ..."
-    if (start and before not in _OPENINGS and not said_for_me) or not _HEARSAY.isdisjoint(lows):
+    if (start and before not in _OPENINGS and not said_for_me) or not HEARSAY.isdisjoint(lows):
         return False  # not "Apparently X is faster", "X is cheaper than Y, my friend says"
     k = thing.end
     while k < len(lows) and k - thing.end < 2 and lows[k] not in _JUDGING and lows[k].isalpha():
@@ -208,7 +208,8 @@ BETTER: Final = frozenset(lexicon.sections("frame_words.txt")["BETTER"])
 """Comparatives of praise ("faster", "easier"): what is said so is preferred."""
 _NO_RIVAL: Final = (["nothing"], ["i"], ["we"], ["expected"], ["anyone"], ["before"])
 _QUALIFIERS: Final = word_set("for on at in")
-_HEARSAY: Final = word_set("apparently says said say according reportedly read heard supposedly")
+HEARSAY: Final = word_set("apparently says said say according reportedly read heard supposedly")
+"""Words that report what someone else says: what follows is not the speaker's own."""
 
 
 def _where_ours(lows: list[str], k: int) -> bool:
@@ -236,7 +237,7 @@ def _everything_in(lows: list[str], start: int) -> bool:
     if len(said) < 3 or said[0] != "everything" or said[1] not in _HELD or said[2] not in _KEPT_IN:
         return False
     for_someone = any(w == "for" and any(_someone_served(n) for n in lows[k + 1 : k + 4]) for k, w in enumerate(lows))
-    told = not _HEARSAY.isdisjoint(lows) or not _THEIRS.isdisjoint(lows)  # "my dad says ... at his office"
+    told = not HEARSAY.isdisjoint(lows) or not _THEIRS.isdisjoint(lows)  # "my dad says ... at his office"
     return not for_someone and not told and lows[start] not in gz.ROLES  # not "for my sister", "goes through Mum"
 
 

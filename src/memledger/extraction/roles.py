@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import lexicon
+from memledger.extraction.appositions import apposition_close
 from memledger.extraction.patterns import FORMER_WORDS, HONORIFICS, POSSESSIVES, PRODUCT_NOUNS, ROLE_ADJECTIVES
 from memledger.extraction.triggers import DETERMINERS, PREPOSITIONS, SUBJECT_PRONOUNS, finite_form
 
@@ -183,12 +184,10 @@ def _past_apposition(lows: list[str], end: int) -> int:
     """Where the words after the name ending at ``end`` go on past an apposition to "is my
     ..." ("Ikaika, the SRE lead at Glimmerhook, is my new manager"), or ``end`` itself; not
     past a former one nor to "was"."""
-    if lows[end : end + 1] != [","] or lows[end + 1 : end + 2] not in (["the"], ["a"], ["an"]):
-        return end
-    closing = next((k for k in range(end + 2, min(end + 10, len(lows))) if lows[k] == ","), None)
-    if closing is None or lows[closing + 1 : closing + 2] != ["is"] or not FORMER_WORDS.isdisjoint(lows[end:closing]):
+    after = apposition_close(lows, end) if lows[end + 1 : end + 2] in (["the"], ["a"], ["an"]) else None
+    if after is None or after - end > 10 or lows[after] != "is" or not FORMER_WORDS.isdisjoint(lows[end:after]):
         return end  # not "Dana, the recruiter, was my manager", "Kiri, the former head, is ..."
-    return closing + 1
+    return after
 
 
 def role_before(lows: list[str], start: int) -> tuple[str | None, bool]:

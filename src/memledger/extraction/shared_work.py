@@ -45,11 +45,15 @@ def _partner(following: list[Item]) -> Party | None:
     return Party.of(named) if len(between) <= 2 and not {",", "and"} & set(between) else None
 
 
-def done_with_me(speaker: Party, words: list[str], subjects: list[Party], confidence: float) -> list[Edge]:
-    """ "Zuzana is co-authoring the paper with me": a person sharing a piece of work (a
-    "co-" verb) with the speaker works with them."""
-    shared = next((k for k, w in enumerate(words) if w.startswith("co-") and w[3:].isalpha()), None)
-    if shared is None or "with" not in words[shared:] or not MODALS.isdisjoint(words[max(0, shared - 3) : shared]):
+def shared_verb(words: list[str]) -> int | None:
+    """Where the clause's first "co-" word stands ("co-authoring", "co-lead"), if any."""
+    return next((k for k, w in enumerate(words) if w.startswith("co-") and w[3:].isalpha()), None)
+
+
+def done_with_me(speaker: Party, words: list[str], shared: int, subjects: list[Party], confidence: float) -> list[Edge]:
+    """ "Zuzana is co-authoring the paper with me": the ``subjects`` of the "co-" word at
+    ``shared`` share a piece of work with the speaker, and so work with them."""
+    if "with" not in words[shared:] or not MODALS.isdisjoint(words[max(0, shared - 3) : shared]):
         return []  # not "Salma might co-present it with me"
     w = words.index("with", shared)
     if words[w + 1 : w + 2] not in (["me"], ["us"]):

@@ -132,8 +132,7 @@ def type_by_slot(
         kind = kind or ("project" if owned_work(words, lows, start) else None)
         kind = kind or ("organization" if owned_institution(lows, start) or _site_of(lows, start) else None)
         kind = kind or modifier_type(words, lows, start, end) or bracketed_type(lows, start, end)
-        town = name_guess.is_place(" ".join(lows[start:end]), "in")  # "Ruth (Bergen)": where she is from
-        kind = kind or ("organization" if not town and _affiliation(lows, start, end, people_ends) else None)
+        kind = kind or ("organization" if _affiliation(lows, start, end, people_ends) else None)
         listed = end + 1 < len(lows) and (not taken[end + 1] or end + 1 in people)
         kind = kind or ("project" if listed and opens_roster(words, lows, start, end) else None)
         if kind == "tool" and place:
@@ -194,12 +193,13 @@ _PLURAL_VERBS: Final = word_set("are r were have both")
 
 def _affiliation(lows: list[str], start: int, end: int, people_ends: set[int]) -> bool:
     """ "Ilse Vermeulen (Rijnpoort Fysio)", "Szymon (guide, Tatra Trails)": a name in the
-    bracket after a person's, after their role at most, is where they work."""
+    bracket after a person's, after their role at most, is where they work, unless a town."""
     if lows[end : end + 1] != [")"] or lows[start] in gz.ROLES:
         return False  # not "AirTag (Dad)": a role names whose it is
     opening = start - 1 if lows[start - 1 : start] == ["("] else start - 3
     role = opening == start - 3 and lows[start - 1 : start] == [","] and lows[start - 2].isalpha()
-    return opening >= 1 and lows[opening] == "(" and (opening == start - 1 or role) and opening in people_ends
+    bracketed = opening >= 1 and lows[opening] == "(" and (opening == start - 1 or role) and opening in people_ends
+    return bracketed and not name_guess.is_place(" ".join(lows[start:end]), "in")  # not "Ruth (Bergen)": a town
 
 
 def _named_group(lows: list[str], start: int, end: int) -> bool:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Final
 
-from memledger.extraction.clefts import BETTER
+from memledger.extraction.clefts import BETTER, HEARSAY
 from memledger.extraction.noun_types import common_noun
 from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
-from memledger.extraction.triggers import PREPOSITIONS, is_filler
+from memledger.extraction.polarity import NEGATORS
+from memledger.extraction.triggers import PREPOSITIONS, SUBJECT_PRONOUNS, is_filler
 
 _WOULD: Final = word_set("i'd i'll we'd we'll")
 _SPEAKERS: Final = word_set("i we")
@@ -21,11 +22,11 @@ _CHOSEN: Final = word_set("tool organization concept")
 _CONFIDENCE: Final = 0.75
 _LONGEST_COMPARISON: Final = 12  # words of the clause before "than"
 _CLAUSE_BREAKS: Final = word_set(", ; : . ! ? and but because though although while")
-_SPEAKERS_WORDS: Final = word_set("i i'm im i'd i'll i've")  # and "for me", "to me"
+_SPEAKERS_WORDS: Final = frozenset(w for w in SUBJECT_PRONOUNS if w.startswith("i"))  # and "for me", "to me"
 _LIKING: Final = word_set("like likes liking enjoy enjoying comfortable confident fonder fun")
-_HEARSAY: Final = word_set("told say says said think thinks reckon reckons swear swears claim claims")
+_HEARSAY: Final = HEARSAY | word_set("told think thinks reckon reckons swear swears claim claims")
 _RATED_ELSEWHERE: Final = word_set("prefer prefers over rather")  # "I prefer X over Y for anything bigger than"
-_NEGATING: Final = word_set("not n't never no don't doesn't didn't isn't wasn't less")
+_NEGATING: Final = NEGATORS | {"less"}
 
 
 def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
