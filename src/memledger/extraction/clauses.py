@@ -75,7 +75,8 @@ _BEING: Final = ("been", "am", "i'm", "im")  # "I've been a porter at X": the sp
 HEDGED = 0.6
 _NEEDING: Final = ("need", "needs", "require", "requires")
 # Before a one-word trigger, words that make it a noun: "record every practice in X".
-_NOUN_DETERMINERS: Final = word_set("a an the every his her their its")  # not "we each use X"
+_POSSESSIVES: Final = word_set("my our your")
+_NOUN_DETERMINERS: Final = word_set("a an the every his her their its") | _POSSESSIVES  # not "we each use X"
 _NOW: Final = word_set("now currently still already")
 _EXPERIENCE: Final = word_set("before once twice ever times briefly until")
 _CLAUSE_BREAKS: Final = word_set(", ; . but and")
@@ -527,6 +528,8 @@ class _ClauseReader:
         contrast = "than" in before or before == ["instead", "of"] or self._over(trigger.start)  # "X over using Y"
         noun = trigger.end - trigger.start == 1 and before[-1:] != [] and before[-1] in _NOUN_DETERMINERS
         noun = noun and trigger.kind not in ("SWITCH", "RETRACT", "LEAVE", "DECIDE")  # "the switch to X" still tells it
+        said_of = trigger.kind == "PREFER" or self.words[trigger.end : trigger.end + 1] == ["of"]
+        noun = noun and not (before[-1] in _POSSESSIVES and said_of)  # "my favourite is X", "our use of X"
         return contrast or changed or ranked or noun or self._tried(trigger)  # "lead developer": a job
 
     def _over(self, start: int) -> bool:

@@ -107,22 +107,28 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
         return lows[thing.end : thing.end + 2] == ["for", "me"] or (rival_after and _emphatic(lows[thing.end :]))
     after = lows[thing.end : thing.end + 3]
     first = thing.start == 0 or lows[thing.start - 1] in (",", ":", "-", "\u2014")  # not "my wife picked X over Y"
+    first = first or lows[max(0, thing.start - 2) : thing.start] == [",", "and"]  # "Tabs over spaces, and X over Y"
     first = first or lows[max(0, thing.start - 2) : thing.start] == ["give", "me"]  # "Give me X over Y any day"
     if after[:2] in (["suits", "me"], ["suits", "us"]):
         return True
+    if first and after[:1] == [","] and after[1:] in _EMPHATIC_PAIRS:  # "Wrenlang, hands down, for scripts"
+        told = lows[thing.end + 3 : thing.end + 4]
+        return told == [] or told[0] in (",", ".", "!", ";", "for")
     if after[:2] == ["wins", "over"]:  # "X wins over Y for me"; not "my sister says X wins over Y"
         rest = lows[thing.end :]
-        return first and (not _FOR_US.isdisjoint(pairwise(rest)) or _emphatic(rest))
+        return first and (not _FOR_US.isdisjoint(pairwise(rest)) or _emphatic(rest) or _in_my_book(rest))
     rival = next((m for m in mentions if m.start == thing.end + 1), None)
+    if after[:1] == ["over"] and first and after[1:] in _ALL_OTHERS:  # "X over every other formatter"
+        return True
     if after[:1] != ["over"] or rival is None or not first:
         return False
     told = lows[rival.end : rival.end + 8]
-    return told[:2] == ["for", "me"] or _emphatic(told)
+    return told[:2] == ["for", "me"] or _emphatic(told) or _in_my_book(told)
 
 
 def _emphatic(words: list[str]) -> bool:
     """Whether a preference is said as always so: "... every time", "... any day"."""
-    return _ALWAYS.issubset(words) or _ANY_DAY.issubset(words)
+    return _ALWAYS.issubset(words) or _ANY_DAY.issubset(words) or _HANDS_DOWN.issubset(words)
 
 
 def _it_is(lows: list[str], thing: Mention) -> bool:
@@ -149,6 +155,9 @@ _OUR_CHOICES: Final = frozenset((("our", "choice"), ("our", "pick")))
 _FOR_US: Final = frozenset((("for", "me"), ("for", "us")))
 _ALWAYS: Final = frozenset(("every", "time"))
 _ANY_DAY: Final = frozenset(("any", "day"))
+_HANDS_DOWN: Final = frozenset(("hands", "down"))
+_ALL_OTHERS: Final = (["every", "other"], ["any", "other"], ["all", "other"])
+_EMPHATIC_PAIRS: Final = (["hands", "down"], ["every", "time"], ["any", "day"])
 
 
 def _judged_better(lows: list[str], thing: Mention) -> bool:

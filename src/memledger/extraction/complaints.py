@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import lexicon, polarity
+from memledger.extraction.clefts import HEARSAY
+from memledger.extraction.owned_subjects import someone
 from memledger.extraction.patterns import Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.triggers import POSSESSIVE_USER, find_triggers
 
@@ -34,7 +36,7 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     lows = sentence.lows
     tools = [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m)]
     if not tools or not any(_faulty(lows, k) for k in range(len(lows))):
-        return []
+        tools = _reached(lows, sentence.mentions)
     unsettled = polarity.unasserted(lows)
     return [
         Edge(speaker, "USES", Party.of(tool), _CONFIDENCE)
@@ -47,6 +49,49 @@ def _owned(lows: list[str], tool: Mention) -> bool:
     """Whether the tool's name follows "my" or "our": the writer's own device or account
     ("won't load on my iPad"), which a fault anywhere in the sentence is reported about."""
     return tool.start > 0 and lows[tool.start - 1] in POSSESSIVE_USER
+
+
+def _reached(lows: list[str], mentions: list[Mention]) -> list[Mention]:
+    """The tools the speaker, or a thing of theirs, fails to reach ("I can't log in to X",
+    "my thermometer won't pair with the X app"): used, as a fault in it is reported
+    from the inside; not "I can't stand X" (no preposition before the name)."""
+    named = {k for m in mentions for k in range(m.start, m.end)}
+    fault = next((k for k, low in enumerate(lows) if low in _CANNOT and _speakers(lows, k, named)), None)
+    if fault is None or any(t.kind in _CHOICES for t in find_triggers(lows[fault + 1 : fault + 4])):
+        return []  # "we didn't go with X": a choice not made, no fault
+    if not _UNSAID.isdisjoint(lows[:fault]) or lows[fault + 1 : fault + 2] in _NO_ATTEMPT:
+        return []  # "If I can't log in to X tomorrow", "the man say I cannot ...", "couldn't agree on X"
+    end = next((k for k in range(fault + 1, len(lows)) if lows[k] in _FAULT_CLAUSE_ENDS), len(lows))
+    reached = []
+    for m in mentions:
+        before = lows[max(0, m.start - 2) : m.start]
+        into = before[-1:] and (before[-1] in _INTO or (before[-1] == "the" and before[:1] and before[0] in _INTO))
+        if m.entity_type == "tool" and fault < m.start < end and into:
+            reached.append(m)
+    return reached
+
+
+def _speakers(lows: list[str], k: int, named: set[int]) -> bool:
+    """Whether the subject before the negated auxiliary at ``k`` is the speaker ("I",
+    "we") or a thing of theirs ("my thermometer", "our card reader"); not a person of
+    theirs ("my sister") or a thing named ("our club Ashgrove Cyclists")."""
+    if k >= 1 and lows[k - 1] in ("i", "we"):
+        return True
+    nouns = lows[max(0, k - 2) : k]
+    owner = k - len(nouns) - 1
+    if len(nouns) == 2 and nouns[0] in POSSESSIVE_USER:
+        nouns, owner = nouns[1:], k - 2
+    things = all(low.isalpha() and not someone(low) for low in nouns) and not named & set(range(owner, k))
+    return owner >= 0 and lows[owner] in POSSESSIVE_USER and things
+
+
+_INTO: Final = word_set("to into in on with from")
+_UNSAID: Final = HEARSAY | word_set("if unless whether when")  # a fault supposed or reported, not the writer's own
+_NO_ATTEMPT: Final = tuple([w] for w in ("agree", "decide", "choose", "believe", "stand", "afford", "wait", "imagine"))
+_CANNOT: Final = word_set("won't wont can't cannot couldn't doesn't didn't")
+# Verbs after "can't" that tell no fault: a choice not made, a trust ("can't rely on X").
+_CHOICES: Final = frozenset(("DECIDE", "KEEP", "PREFER", "LIKE", "SWITCH", "RETRACT", "LEAVE", "DEPEND"))
+_FAULT_CLAUSE_ENDS: Final = word_set(". ; but because so although")
 
 
 def _faulty(lows: list[str], k: int) -> bool:

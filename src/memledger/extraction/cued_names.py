@@ -241,8 +241,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         and not (used or titled or work_after)
     ):
         return Mention(name, "organization", 0.7, start, end)  # "Windward Paddlers": a group
-    if end - start > 1 and last in PROJECT_NOUNS:
-        return Mention(name, "project", 0.8, start, end)
+    if end - start > 1 and last in PROJECT_NOUNS and not (used or _chosen(f, start)):
+        return Mention(name, "project", 0.8, start, end)  # not "we settled on Driftwood Deploy": a product
     if end - start > 1 and last in gz.TOOL_KIND and f.prev(start) in _PRODUCT_DETERMINERS:
         return Mention(name, "tool", 0.7, start, end)  # "a Breville Barista Express": a product's whole name
     for rule in (_as_person_by_role, _as_project, _as_org, _as_person, _as_tool):
@@ -250,6 +250,24 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         if mention is not None:
             return mention
     return None
+
+
+def _chosen(f: NameFinder, start: int) -> bool:
+    """Whether the name at ``start`` is what a verb of choosing takes ("chose X", "settled on X")."""
+    before, before2 = f.prev(start), f.prev(start, 2)
+    return before in _CHOOSING or (before, before2) in _CHOOSING_PHRASES
+
+
+_CHOOSING: Final = word_set("chose chosen choose picked pick")
+_CHOOSING_PHRASES: Final = frozenset(
+    (
+        ("on", "settled"),
+        ("on", "decided"),
+        ("with", "went"),
+        ("with", "go"),
+        ("for", "opted"),
+    )
+)
 
 
 # Words that open a sentence as a clause's link, not a name: "Whenever my sister visits".

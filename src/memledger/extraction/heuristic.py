@@ -65,7 +65,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.extraction.roles import relation_of, said_as_ours
-from memledger.extraction.rosters import role_lines, roster_edges
+from memledger.extraction.rosters import crew_lines, role_lines, roster_edges
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.their_tools import their_tools
 from memledger.extraction.triggers import (
@@ -176,7 +176,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "57"
+    version = "58"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -229,8 +229,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(clause_relations(me, sentence, clauses, named_before))
                 edges.extend(_terse_relations(me, sentence, clauses))
             edges.extend(frame_edges(me, sentence.words, sentence.lows, sentence.mentions))
-            edges.extend(roster_edges(me, sentence))
-            edges.extend(role_lines(me, sentence))
+            edges.extend([*roster_edges(me, sentence), *role_lines(me, sentence), *crew_lines(me, sentence)])
             noted = note_uses(me, sentence)
             edges = [*_not_the_labels(me, edges, noted), *noted]
             edges.extend(their_tools(sentence))
@@ -239,7 +238,9 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
             edges.extend(listed_dependencies(sentence, headings.owner_of(sentence)))
         # "P can't build without X" is negated in form only: its dependency skips the polarity reading
         dependencies = needed(sentence) if stating else []
-        edges = _relied_on([*roles, *complaint_uses(me, sentence), *dependencies, *_asserted(sentence, edges)])
+        complained = complaint_uses(me, sentence)
+        asserted = _unless_complained(complained, _asserted(sentence, edges))
+        edges = _relied_on([*roles, *complained, *dependencies, *asserted])
         edges = headings.read(sentence, edges)
         for edge in edges:
             found.apply(edge)
@@ -255,6 +256,13 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
 
 
 _FIRST_PERSON: Final = frozenset(("i", "my", "we", "our"))
+
+
+def _unless_complained(complained: list[Edge], edges: list[Edge]) -> list[Edge]:
+    """``edges`` less the negated uses of what a fault report makes the speaker's ("I can't
+    log in to X" negates its verb, yet tells that the speaker uses X)."""
+    named = {e.target.name for e in complained}
+    return [e for e in edges if not (e.retracted and e.relation == "USES" and e.target.name in named)]
 
 
 def _relied_on(edges: list[Edge]) -> list[Edge]:

@@ -61,7 +61,29 @@ def membership_edges(
         *_said_to_be(speaker, lows, mentions),
         *_own_units(speaker, lows, mentions),
         *_relative_workplaces(speaker, lows, mentions, by_start),
+        *_set_at_work(lows, by_start),
     ]
+
+
+def _set_at_work(lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
+    """ "Over at Dunmore Plastics, Yaw sits on the quality team": a person the sentence,
+    set at an organization, says works there (a verb of a post or a unit) belongs to it."""
+    k = 1 if lows[:1] == ["at"] else 2 if lows[:2] in (["over", "at"], ["here", "at"]) else 0
+    k += lows[k : k + 1] == ["the"]
+    org = by_start.get(k) if k else None
+    if org is None or org.entity_type != "organization" or lows[org.end : org.end + 1] != [","]:
+        return []
+    person = by_start.get(org.end + 1)
+    if person is None or person.entity_type != "person":
+        return []
+    verb = lows[person.end : person.end + 2]
+    if verb[:1] not in _POSTS and verb not in _POST_PHRASES:
+        return []
+    return [Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE)]
+
+
+_POSTS: Final = tuple([w] for w in ("runs", "leads", "manages", "heads", "works", "sits", "serves"))
+_POST_PHRASES: Final = (["is", "on"], ["is", "in"], ["is", "the"], ["is", "a"], ["is", "an"], ["is", "our"])
 
 
 def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:

@@ -446,8 +446,12 @@ def _guess_unknown(f: NameFinder, unknown: list[tuple[int, int]], *, spelled_onl
         inside = start not in f.initial
         if entity_type is None and inside and not spelled_only and _unsure(f.words[start], f.prev(start)):
             entity_type = "tool"  # a word no list knows, inside a sentence: most often a product
+        if not inside and _unsure(f.words[start], f.prev(start)):
+            entity_type = noun_types.copula_type(f.lows, end) or entity_type  # "Kestrix is our main service"
         if entity_type == "person" and noun_types.attributive(f.words, f.lows, start, end):
             continue  # "a Tado thermostat": a name that modifies a noun names a thing
+        if entity_type == "person" and f.next(end) == "," and f.next(end, 1) == "which":
+            entity_type = "tool"  # "Loomis, which depends on X": "which" stands for a thing, "who" for a person
         if entity_type is not None:
             f.add(Mention(span_text(f.words[start:end]), entity_type, name_guess.GUESS_CONFIDENCE, start, end))
 

@@ -122,6 +122,32 @@ def _described_type(lows: list[str], opening: int) -> EntityType | None:
     return None
 
 
+def copula_type(lows: list[str], end: int) -> EntityType | None:
+    """The type a copula after a name gives it by the noun it is said to be: "Kestrix is
+    our main service" (a project), "Kestrix is a budgeting app" (a tool), "Kestrix is a
+    tiny bakery" (an organization); None when no such noun follows within a few words."""
+    if lows[end : end + 1] not in (["is"], ["was"]) or lows[end + 1 : end + 2] not in _COPULA_DETERMINERS:
+        return None
+    owner = lows[end + 1]
+    for low in lows[end + 2 : end + 6]:
+        if not low.replace("-", "").isalpha():
+            return None  # the noun phrase ended without a noun that types it
+        if low in _SOFTWARE_OR_WORK:
+            return None  # "my preferred program": software, or a programme of work
+        product = low in PRODUCT_NOUNS or low in gz.TOOL_KIND_NOUNS  # "a budgeting app"; "our app" is work
+        if low in PROJECT_NOUNS and (owner in _OWNERS or not product):
+            return "project"
+        if low in TEAM_NOUNS or low in gz.ORG_SUFFIXES:
+            return "organization"
+        if product:
+            return "tool"
+    return None
+
+
+_COPULA_DETERMINERS: Final = (["a"], ["an"], ["our"], ["my"], ["their"])
+_SOFTWARE_OR_WORK: Final = word_set("program programs")
+
+
 def owned_institution(lows: list[str], start: int) -> bool:
     """Whether the name at ``start`` follows an institution the speaker belongs to: "my
     running club, the Ferrous Striders", "our debate club (the Kestrel Society)", "our

@@ -4,6 +4,7 @@ depends on X and is led by Y". An unnamed patient of a verb of use is the speake
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import takewhile
 from typing import Final
 
@@ -56,7 +57,8 @@ def passive_edges(
         patient = _before(lows, by_end, be)
         if patient is None and be > 0 and lows[be - 1] == "and":
             patient = _opening_subject(by_start)
-        agent = _after(lows, by_start, i + 1)
+        me_first = lows[i + 1 : i + 3] == ["me", "and"]  # "led by me and Temitope"
+        agent = _after(lows, by_start, i + 3 if me_first else i + 1)
         if patient is None and agent is not None and agent.entity_type == "tool":
             patient = _setting(lows, by_start)  # "At Brackenmoor Farm the milking is tracked by X"
         if agent is None and (_named_doer(words, lows, i + 1) or _others(lows[i + 1 : i + 6])):
@@ -70,7 +72,28 @@ def passive_edges(
             edge = _passive_edge(speaker, lows[participle], patient, doer, contained=contained)
             if edge is not None:
                 edges.append(edge)
+        edges.extend(_with_me(speaker, lows[participle], patient, agents, me_first or _me_among(lows[i + 1 :])))
     return edges
+
+
+def _me_among(doers: list[str]) -> bool:
+    """Whether the speaker closes the doers after "by": "led by Temitope and me"."""
+    phrase = list(takewhile(lambda w: w not in _RELATIVE_STOPS and w not in (".", ";", "!"), doers))
+    return "me" in phrase and phrase[phrase.index("me") - 1 : phrase.index("me")] == ["and"]
+
+
+def _with_me(
+    speaker: Party, verb: str, patient: Mention | None, agents: Sequence[Mention | None], among: bool
+) -> list[Edge]:
+    """The speaker's part in work done "by N and me" (``among``): the work, and the people
+    beside them."""
+    if not among or verb not in MADE_BY or patient is None or patient.entity_type not in ("project", "organization"):
+        return []
+    people = [a for a in agents if a is not None and a.entity_type == "person"]
+    if not people:
+        return []
+    edges = [Edge(speaker, "WORKS_ON", Party.of(patient), FRAME_CONFIDENCE)]
+    return edges + [Edge(speaker, "WORKS_WITH", Party.of(person), FRAME_CONFIDENCE) for person in people]
 
 
 def _inside(lows: list[str], patient: Mention) -> bool:

@@ -10,13 +10,14 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
-from memledger.extraction.patterns import HONORIFICS, Edge, Mention, Party, Sentence
+from memledger.extraction.patterns import HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, Sentence
 from memledger.extraction.roles import relation_of, role_words
 
 _LINKS: Final = frozenset((":", "-", "\u2013", "\u2014"))
 _SEGMENT_STARTS: Final = _LINKS | {";", ".", "(", "/"}
 _JOINERS: Final = frozenset((",", "and", "&", "+", "/"))
 _SPEAKER: Final = frozenset(("me", "i", "myself"))
+_TEAM_OWNERS: Final = frozenset(("the", "our", "my"))
 _CONFIDENCE: Final = 0.75
 
 
@@ -43,6 +44,24 @@ def roster_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
         people = _listed_people(sentence.lows, by_start, work.end + 1, speaker)
         edges.extend(Edge(person, "WORKS_ON", Party.of(work), _CONFIDENCE) for person in people)
     return edges
+
+
+def crew_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """ "The night team is me, Eun-ji and Sipho": the people listed with the speaker as
+    a team's members work with the speaker."""
+    lows = sentence.lows
+    k = next((k for k, low in enumerate(lows) if low in ("is", "are")), None)
+    if k is None or not 2 <= k <= 4 or lows[0] not in _TEAM_OWNERS or lows[k - 1] not in TEAM_NOUNS:
+        return []
+    by_start = {m.start: m for m in sentence.mentions}
+    end = k + 1
+    while end < len(lows) and (lows[end] in _SPEAKER or lows[end] in _JOINERS or end in by_start):
+        end = by_start[end].end if end in by_start else end + 1
+    listed = lows[:end] if lows[end - 1] != "," else [*lows[: end - 1], "."]  # "..., all on the same rota"
+    people = _listed_people(listed, by_start, k + 1, speaker)
+    if speaker not in people or len(people) < 2:
+        return []
+    return [Edge(speaker, "WORKS_WITH", person, _CONFIDENCE) for person in people if person != speaker]
 
 
 def role_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
