@@ -49,6 +49,7 @@ SETS = {
     "extraction_dev_wide35.jsonl": (349, 23),
     "extraction_dev_wide36.jsonl": (349, 23),
     "extraction_dev_wide37.jsonl": (349, 23),
+    "extraction_dev_wide38.jsonl": (349, 20),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -106,7 +107,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The thirty-eighth set waits for the next release's first look (docs/extraction-sets.md):
+    """The thirty-ninth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide37.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "8de5d7a2ef9259cdc2d8b071a6b7849d44b8cea43eba418d716c45449a7e4c2f"
+    data = (ROOT / "tests/data/extraction_dev_wide38.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "48051537bc842d7b147d386f82e059498e7b988b71d789f38bf96d235b559b94"
