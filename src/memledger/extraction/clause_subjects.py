@@ -114,6 +114,9 @@ class ClauseSubjects:
                 if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
                     weak = [Party.of(item)]
                 continue
+            if item in _WE and group and self._dislocated(index):
+                group = [*group, self.speaker]  # "Baraka and me, we work on P": both of them
+                continue
             taken.add(index)
             joined = before in (",", "and", "&") and index >= 2
             joined = joined and (index - 2 in taken or self._after_apposition(index - 2))
@@ -121,6 +124,12 @@ class ClauseSubjects:
                 joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
             group = [*group, party] if joined and group else [party]
         return group or weak or ([] if blocked else self._unnamed(position, first=first))
+
+    def _dislocated(self, index: int) -> bool:
+        """Whether "we" at ``index`` takes up a subject set before it with the speaker:
+        "Baraka and me, we ...", "my colleague Baraka and me we ..."."""
+        before = [str(item) for item in self.items[max(0, index - 3) : index]]
+        return before[-2:] in (["and", "me"], ["and", "i"]) or before in (["and", "me", ","], ["and", "i", ","])
 
     def _unnamed(self, position: int, *, first: bool) -> list[Party]:
         """The subject of a trigger no item before it names: the clause before's, or the

@@ -27,7 +27,7 @@ from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mentio
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.senses import participle
-from memledger.extraction.shared_work import co_subjects, done_with_me, shared_verb, shared_work
+from memledger.extraction.shared_work import co_subjects, done_with_me, on_it_with_me, shared_verb, shared_work
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS
 from memledger.extraction.triggers import (
     BE_FORMS,
@@ -699,8 +699,9 @@ class _ClauseReader:
         edges = _built_in(kind, edges, main)
         if kind in ("USE", "BUILD", "KEEP") and subjects == [self.speaker]:
             edges.extend(project_frame(self.items, self.words, edges, self.confidence))
-        if kind in ("WORK_ON", "BUILD"):
-            edges.extend(shared_work(self.speaker, self.items, subjects, edges, self.confidence))
+        if kind in ("WORK_ON", "BUILD", "ON"):
+            share = on_it_with_me if kind == "ON" else shared_work  # "Ines is on the platform team with me"
+            edges.extend(share(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
 
     def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject, context: str | None) -> list[Edge]:

@@ -13,6 +13,7 @@ from memledger.extraction.name_chunks import chunk_end, given_name
 from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.noun_types import work_described
 from memledger.extraction.patterns import (
+    APP_NOUNS,
     BUILT,
     CALLED_ORG,
     CALLED_PROJECT,
@@ -228,6 +229,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.8, start, end)
     trade_field = last in gz.TRADE_NOUNS and name_guess.ordinary(f.words[start])  # "Digital Marketing"
     if end - start > 1 and last in gz.ORG_SUFFIXES and not trade_field:
+        if f.next(end) in APP_NOUNS:
+            return Mention(name, "tool", 0.85, start, end)  # "the Sanvia Health app": its app
         return Mention(name, "organization", 0.85, start, end)
     if end - start > 2 and f.lows[start] in _INSTITUTION_HEADS and f.lows[start + 1] == "of":
         return Mention(name, "organization", 0.85, start, end)  # "University of Otago"

@@ -62,7 +62,25 @@ def membership_edges(
         *_own_units(speaker, lows, mentions),
         *_relative_workplaces(speaker, lows, mentions, by_start),
         *_set_at_work(lows, by_start),
+        *_team_at(lows, mentions),
     ]
+
+
+def _team_at(lows: list[str], mentions: list[Mention]) -> list[Edge]:
+    """ "Sakshi heads the growth team at Lumenvale", "Léa is on the data team at Halloran":
+    a person who leads, or is on, a team at an organization belongs to the organization."""
+    edges = []
+    for person, team, org in zip(mentions, mentions[1:], mentions[2:], strict=False):
+        if person.entity_type != "person" or not named_team(team.name) or org.entity_type != "organization":
+            continue
+        at = [w for w in lows[team.end : org.start] if w != "the"]
+        verb = [w for w in lows[person.end : team.start] if w not in ("the", "now", "also")]
+        if at == ["at"] and (verb[-1:] in _LEADING or verb in (["is", "on"], ["works", "on"], ["'s", "on"])):
+            edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
+    return edges
+
+
+_LEADING: Final = tuple([w] for w in ("runs", "leads", "heads", "manages", "ran", "led", "headed", "managed"))
 
 
 def _set_at_work(lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
@@ -103,7 +121,7 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         unit = _unit_at(between) and org.name.lower() not in gz.PLACES
         office = (_office_of(between) or _office_is(between)) and not org.name.islower()
         office = office or _is_with(lows, between, org)
-        if _works_in(between) or ran or unit or _site_run(between) or office:
+        if _works_in(between) or ran or unit or _site_run(between) or office or _is_at(lows, person, org):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
         if _takes_part(between, org):  # "Kasia plays cornet in the Quay Brass Band"
@@ -124,6 +142,20 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
         if described and not closed and not _NOT_WORKPLACE & set(between) and not FORMER_WORDS & set(between):
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
+
+
+def _is_at(lows: list[str], person: Mention, org: Mention) -> bool:
+    """ "My bro Hakan is at Tharcombe Credit Union", "My GP, Dr. X, is at O", "Fionnuala is at
+    O now": a person introduced by their role, or said to be there now, belongs to the
+    organization they are at or from; not "Marek is at Heathrow", "Ana is at O for a meeting"."""
+    between = lows[person.end : org.start]
+    said = between[1:] if between[:1] == [","] else between
+    said = [w for w in said if w not in ("now", "the")]
+    if said not in (["is", "at"], ["'s", "at"], ["is", "from"], ["'s", "from"]):
+        return False
+    after = lows[org.end : org.end + 1]
+    now = "now" in between or after == ["now"]
+    return (person.role is not None or now) and after not in (["for"], ["on"], ["in"], ["with"], ["today"])
 
 
 def _takes_part(between: list[str], org: Mention) -> bool:

@@ -17,6 +17,7 @@ from memledger.extraction.cued_names import find_capitalised, named_as, org_cue,
 from memledger.extraction.name_chunks import model_number
 from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.patterns import (
+    APP_NOUNS,
     BUILT,
     CALLED_PROJECT,
     COMMON_GIVEN,
@@ -356,7 +357,7 @@ def _known_mention(f: NameFinder, phrase: str, surface: str, start: int, end: in
     if f.prev(start) in ("project", "codename") or f.next(end) in ("project", "repo", "codebase"):
         return Mention(surface, "project", 0.8, start, end)
     kind = gz.TOOL_KIND.get(phrase)
-    compared = f.prev(start) in _SERVICE_USE or f.next(end) in _COMPARED
+    compared = f.prev(start) in _SERVICE_USE or f.next(end) in _COMPARED or f.next(end) in APP_NOUNS  # "the X app"
     if phrase in gz.ORGANIZATIONS and compared and not org_cue(f, start, end):
         return Mention(surface, "tool", 0.8, start, end)  # "sells her bowls on Etsy": the company's service
     if phrase in gz.ORGANIZATIONS and (kind is None or org_cue(f, start, end)):

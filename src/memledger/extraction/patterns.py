@@ -201,6 +201,8 @@ ORG_PREV: Final = frozenset(_CUES["ORG_PREV"])
 WORK_FOR: Final = frozenset(_CUES["WORK_FOR"])
 CLIENT_NOUNS: Final = frozenset(_CUES["CLIENT_NOUNS"])
 TOOL_PREV: Final = frozenset(_CUES["TOOL_PREV"])
+APP_NOUNS: Final = word_set("app apps")
+"""Nouns after a company's name that make it the product it offers ("the FlixBus app")."""
 SWITCH_VERBS: Final = frozenset(_CUES["SWITCH_VERBS"])
 BUILT: Final = frozenset(_CUES["BUILT"])
 INITIAL_OK: Final = frozenset(_CUES["INITIAL_OK"])

@@ -256,6 +256,10 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
     for i, low in enumerate(lows):
         # a relative clause is one of its own ("nags anyone who doesn't reply" negates only the reply)
         relative = low in _RELATIVES and i > 0
+        # "a connector that nobody wants", "loaders nobody remembers": a clause of their own
+        after_noun = i > 0 and _noun_before(lows, i - 1) and lows[i - 1] not in _WISHING  # not "want that we"
+        relative = relative or (low == "that" and after_noun and lows[i + 1 : i + 2] in _RELATIVE_SUBJECTS)
+        relative = relative or (low == "nobody" and i > 0 and _noun_before(lows, i - 1))
         stated = low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact")
         opens = low in CLAUSE_BREAKS or relative or stated
         joined = low in ("and", "or") and _subject_follows(lows, i + 1)
@@ -266,6 +270,26 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
     if start < len(lows):
         spans.append((start, len(lows)))
     return spans
+
+
+def _noun_before(lows: list[str], k: int) -> bool:
+    """Whether the word at ``k`` may end the noun phrase a relative clause describes ("a
+    pile of loaders nobody remembers"): a plain word, no verb or function word ("told
+    nobody"), or a word in -s after a determiner ("of scripts", "the loaders")."""
+    low = lows[k]
+    if not low.isalpha() or low.endswith("ed") or low in _NOT_NOUNS:
+        return False
+    return not finite_form(low) or (k > 0 and lows[k - 1] in _BEFORE_PLURALS)
+
+
+_BEFORE_PLURALS: Final = word_set("of the some many few those these all my our their its")
+
+
+_RELATIVE_SUBJECTS: Final = tuple([w] for w in ("we", "i", "you", "they", "he", "she", "nobody", "everyone", "no"))
+_NOT_NOUNS: Final = word_set(
+    "and or but so that because if when then now still just really also even there here tell ask is are was were be "
+    "to for of with by at on in from about than like"
+)
 
 
 def _subject_follows(lows: list[str], i: int) -> bool:

@@ -5,7 +5,7 @@ Subjects that act together ("Chinedu and I pair on ...") work with each other. P
 
 from __future__ import annotations
 
-from memledger.extraction.patterns import PROJECT_NOUNS, Edge, Mention, Party
+from memledger.extraction.patterns import PROJECT_NOUNS, Edge, Mention, Party, word_set
 from memledger.extraction.roles import relation_of, role_words
 from memledger.extraction.triggers import JOINT_VERBS, MODALS, Item, find_triggers
 
@@ -29,6 +29,27 @@ def shared_work(
         if partner is not None:
             added += [Edge(partner, "WORKS_ON", e.target, confidence) for e in work if e.source != partner]
     return added
+
+
+_PAST = word_set("was were used")
+
+
+def on_it_with_me(
+    speaker: Party, items: list[Item], subjects: list[Party], edges: list[Edge], confidence: float
+) -> list[Edge]:
+    """ "Ines is on the platform team with me": "with me" right after the work a person is on
+    makes the speaker work on it too, beside them (no partner named after "with" is taken:
+    "on the team ... arguing with Ayodele" is no work of Ayodele's)."""
+    work = [e for e in edges if e.relation == "WORKS_ON"]
+    if not work or speaker in subjects or not _PAST.isdisjoint(str(item) for item in items):
+        return []  # not "Ines was on the platform team with me": said of the past
+    targets = {e.target for e in work}
+    ends = [k for k, item in enumerate(items) if isinstance(item, Mention) and Party.of(item) in targets]
+    near = items[ends[-1] + 1 : ends[-1] + 4] if ends else []
+    if not any(near[k : k + 2] in (["with", "me"], ["with", "us"]) for k in range(len(near))):
+        return []
+    added = [Edge(speaker, "WORKS_ON", e.target, confidence) for e in work]
+    return added + [Edge(speaker, "WORKS_WITH", e.source, confidence) for e in work if e.source.kind == "person"]
 
 
 def _verbs_own(items: list[Item], index: int) -> bool:

@@ -294,6 +294,7 @@ def split_clauses(items: list[Item]) -> list[Clause]:
             continue
         joint = item in (",", "and") and bool(current) and (names_only or _named_phrase_and_i(current, items, index))
         joint = joint or (item == "and" and _describing(current))  # "X, the tool Ayelet and I maintain, ..."
+        joint = joint or (item == "," and _taken_up(current, items[index + 1 : index + 2]))  # "Baraka and me, we"
         if isinstance(item, str) and not joint and _opens_clause(items, index):
             if current:
                 clauses.append(Clause(current, lead, resumes=resumes))
@@ -305,6 +306,20 @@ def split_clauses(items: list[Item]) -> list[Clause]:
     if current:
         clauses.append(Clause(current, lead, resumes=resumes))
     return clauses
+
+
+def _taken_up(current: list[Item], following: list[Item]) -> bool:
+    """ "Baraka and me, we ...", "My colleague Baraka and me, we ...": a person, perhaps after
+    "my <role>", and the speaker, taken up by "we"; not "Baraka uses Jira and me, we ..."."""
+    if following != ["we"] or current[-2:] not in (["and", "me"], ["and", "i"]) or len(current) < 3:
+        return False
+    person = current[-3]
+    if not isinstance(person, Mention) or person.entity_type != "person":
+        return False
+    before = current[:-3]
+    return before == [] or (
+        len(before) <= 3 and before[0] in POSSESSIVE_USER and all(isinstance(w, str) for w in before)
+    )
 
 
 def _named_phrase_and_i(current: list[Item], items: list[Item], index: int) -> bool:
