@@ -43,6 +43,8 @@ _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
 _HE_OR_SHE: Final = frozenset(("he", "she", "he's", "she's", "hes", "shes"))  # "he's on the X team"
 _IT: Final = frozenset(("it", "it's"))  # "..., and it's written in Kotlin"
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
+# After the speaker's own device: a fault in reaching another tool ("my scale stopped syncing with X").
+_FAILING: Final = frozenset(("stopped", "won't", "wont", "doesn't", "can't", "keeps", "kept", "refuses", "fails"))
 _TIME_LEADS: Final = frozenset(("since", "after", "before", "when", "while", "once"))
 _GOING_ON: Final = frozenset(("and", "but", "so", "which", "then", "though", "because", "sadly"))
 _PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
@@ -162,6 +164,10 @@ class ClauseSubjects:
             governed = before == "the" and index >= 2 and self.items[index - 2] in PREPOSITIONS  # "on the X team"
             if before in PREPOSITIONS or governed or before in ("i'm", "im", "'s", "called", "named"):
                 return None
+            after = [str(i) for i in self.items[index + 1 : index + 4]]
+            k = next((k for k, w in enumerate(after) if not (w.isalpha() and w.islower()) or w in _FAILING), 0)
+            if item.entity_type == "tool" and before in POSSESSIVE_USER and after[k : k + 1] and after[k] in _FAILING:
+                return self.speaker  # "My Eufy scale stopped syncing with X": the speaker's use of X, through it
             return None if self._modifies(index) else Party.of(item)
         if item in SUBJECT_PRONOUNS or (item == "me" and self.items[index + 1 : index + 2] == ["and"] and not before):
             return self.speaker  # "me n Ousmane are on the receiving team"

@@ -27,7 +27,14 @@ from memledger.extraction.patterns import TEAM_NOUNS, UNDERTAKINGS, Edge, Mentio
 from memledger.extraction.relative_clauses import about_someone_unnamed
 from memledger.extraction.roles import owned_role, role_words
 from memledger.extraction.senses import participle
-from memledger.extraction.shared_work import co_subjects, done_with_me, on_it_with_me, shared_verb, shared_work
+from memledger.extraction.shared_work import (
+    co_subjects,
+    decided_with_me,
+    done_with_me,
+    on_it_with_me,
+    shared_verb,
+    shared_work,
+)
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS
 from memledger.extraction.triggers import (
     BE_FORMS,
@@ -107,6 +114,7 @@ _WHEN: Final = word_set("last this next yesterday today tonight so then")
 _SETTINGS: Final = ("at", "in", "on")  # an opening phrase of place, not a note's bare verb
 _RUNNING: Final = ("run", "runs", "ran", "running")  # "Ferdinand runs the Saltash renovation": leads it
 _HEADING: Final = ("manage", "own", "co-own")  # "I manage Lantern Yard Dance Studio": their workplace
+_SHARED: Final = {"WORK_ON": shared_work, "BUILD": shared_work, "ON": on_it_with_me, "DECIDE": decided_with_me}
 _ON_VERBS: Final = frozenset(
     ("been", ",", "play", "plays", "played", "playing", "serve", "serves", "served", "serving", "sit", "sits", "sat")
 )
@@ -699,8 +707,8 @@ class _ClauseReader:
         edges = _built_in(kind, edges, main)
         if kind in ("USE", "BUILD", "KEEP") and subjects == [self.speaker]:
             edges.extend(project_frame(self.items, self.words, edges, self.confidence))
-        if kind in ("WORK_ON", "BUILD", "ON"):
-            share = on_it_with_me if kind == "ON" else shared_work  # "Ines is on the platform team with me"
+        share = _SHARED.get(kind)  # "Iker works on X with me", "Ines is on the platform team with me"
+        if share is not None:
             edges.extend(share(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
 

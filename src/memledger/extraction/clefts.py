@@ -193,9 +193,11 @@ def _judged_better(lows: list[str], thing: Mention) -> bool:
 
 
 def _in_my_book(lows: list[str]) -> bool:
-    """ "..., in my book": for me (not "my book club")."""
+    """ "..., in my book", "..., in my opinion": for me (not "my book club")."""
     return any(
-        lows[k : k + 3] == ["in", "my", "book"] and (k + 3 >= len(lows) or not lows[k + 3].isalpha())
+        lows[k : k + 2] == ["in", "my"]
+        and lows[k + 2 : k + 3] in (["book"], ["opinion"], ["view"])
+        and (k + 3 >= len(lows) or not lows[k + 3].isalpha())
         for k in range(len(lows) - 2)
     )
 

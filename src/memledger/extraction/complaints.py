@@ -35,8 +35,9 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         return []  # "we moved off X because its runners kept timing out": a reason to leave
     lows = sentence.lows
     tools = [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m)]
-    if not tools or not any(_faulty(lows, k) for k in range(len(lows))):
-        tools = _reached(lows, sentence.mentions)
+    if not any(_faulty(lows, k) for k in range(len(lows))):
+        tools = []
+    tools += [m for m in _reached(lows, sentence.mentions) if m not in tools]
     unsettled = polarity.unasserted(lows)
     return [
         Edge(speaker, "USES", Party.of(tool), _CONFIDENCE)
@@ -55,7 +56,7 @@ def _reached(lows: list[str], mentions: list[Mention]) -> list[Mention]:
     """The tools the speaker, or a thing of theirs, fails to reach ("I can't log in to X",
     "my thermometer won't pair with the X app"): used, as a fault in it is reported
     from the inside; not "I can't stand X" (no preposition before the name)."""
-    named = {k for m in mentions for k in range(m.start, m.end)}
+    named = {k for m in mentions if m.entity_type != "tool" for k in range(m.start, m.end)}  # "my Fitbit scale"
     fault = next((k for k, low in enumerate(lows) if low in _CANNOT and _speakers(lows, k, named)), None)
     if fault is None or any(t.kind in _CHOICES for t in find_triggers(lows[fault + 1 : fault + 4])):
         return []  # "we didn't go with X": a choice not made, no fault

@@ -60,7 +60,7 @@ def passive_edges(
         me_first = lows[i + 1 : i + 3] == ["me", "and"]  # "led by me and Temitope"
         agent = _after(lows, by_start, i + 3 if me_first else i + 1)
         if patient is None and agent is not None and agent.entity_type == "tool":
-            patient = _setting(lows, by_start)  # "At Brackenmoor Farm the milking is tracked by X"
+            patient = _setting(lows, by_start) or _set_after(lows, by_start, agent)  # "At O the X is tracked by T"
         if agent is None and (_named_doer(words, lows, i + 1) or _others(lows[i + 1 : i + 6])):
             continue  # "used by the Vaskel storefront", "used by all my family": someone else's
         if (patient is None or patient.entity_type == "tool") and _theirs(words, lows, be):
@@ -177,6 +177,15 @@ def _setting(lows: list[str], by_start: dict[int, Mention]) -> Mention | None:
         if not lows[start].isalpha():
             return None
     return None
+
+
+def _set_after(lows: list[str], by_start: dict[int, Mention], agent: Mention) -> Mention | None:
+    """The organization an "at X" right after the doer sets the doing at: "Deployments are
+    handled by Argo CD at Ostrander Analytics"."""
+    if lows[agent.end : agent.end + 1] != ["at"]:
+        return None
+    named = by_start.get(agent.end + 1 + (lows[agent.end + 1 : agent.end + 2] == ["the"]))
+    return named if named is not None and named.entity_type == "organization" else None
 
 
 def _opening_subject(by_start: dict[int, Mention]) -> Mention | None:

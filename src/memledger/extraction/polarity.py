@@ -226,7 +226,18 @@ def _scope(lows: list[str], start: int, cue: int, end: int, reason: str) -> tupl
         return cue, end
     if reason in _WHOLE_CLAUSE:
         return (cue if _contrasted(lows, cue) else start), end
-    return cue, next((i for i in range(cue + 1, end) if _opens_subject(lows, i)), end)
+    # to the next subject, or a verb of its own after "and"/"but" ("decided against X and went with Y")
+    return cue, next((i for i in range(cue + 1, end) if _opens_subject(lows, i) or _verb_joined(lows, i)), end)
+
+
+def _verb_joined(lows: list[str], i: int) -> bool:
+    """Whether "and"/"but" at ``i`` joins a second verb, not a second object ("against X and Y")."""
+    if lows[i] not in ("and", "but") or i + 1 >= len(lows):
+        return False
+    return any(t.start == 0 for t in find_triggers(lows[i + 1 : i + 4])) and lows[i + 1] in PAST_FORMS | _JOINED_VERBS
+
+
+_JOINED_VERBS: Final = word_set("went chose picked opted settled")
 
 
 def _opens_subject(lows: list[str], i: int) -> bool:

@@ -6,11 +6,13 @@ lines are read in ``note_lines``. Pure."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
-from memledger.extraction.patterns import HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, Sentence
+from memledger.extraction.noun_types import GROUPS
+from memledger.extraction.patterns import HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.roles import relation_of, role_words
 
 _LINKS: Final = frozenset((":", "-", "\u2013", "\u2014"))
@@ -18,6 +20,7 @@ _SEGMENT_STARTS: Final = _LINKS | {";", ".", "(", "/"}
 _JOINERS: Final = frozenset((",", "and", "&", "+", "/"))
 _SPEAKER: Final = frozenset(("me", "i", "myself"))
 _TEAM_OWNERS: Final = frozenset(("the", "our", "my"))
+_AT_WORK: Final = word_set("work shift shifts rota ward office job project sprint on-call")
 _CONFIDENCE: Final = 0.75
 
 
@@ -48,20 +51,28 @@ def roster_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
 
 def crew_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
     """ "The night team is me, Eun-ji and Sipho": the people listed with the speaker as
-    a team's members work with the speaker."""
+    a team's members work with the speaker; a group's ("my gaming group") know them."""
     lows = sentence.lows
     k = next((k for k, low in enumerate(lows) if low in ("is", "are")), None)
-    if k is None or not 2 <= k <= 4 or lows[0] not in _TEAM_OWNERS or lows[k - 1] not in TEAM_NOUNS:
+    if k is None or not 2 <= k <= 4 or lows[0] not in _TEAM_OWNERS:
         return []
+    plain = k == 2  # "The team is me, ...": no modifier says what the team is for
+    at_work = lows[k - 1] != "team" or plain or not _AT_WORK.isdisjoint(lows) or ("on", "call") in pairwise(lows)
+    relation = "WORKS_WITH" if lows[k - 1] in TEAM_NOUNS and at_work else None
+    relation = relation or ("KNOWS" if lows[k - 1] in GROUPS else None)
+    if relation is None:
+        return []  # "My gaming group is me, A and B": people the speaker knows
     by_start = {m.start: m for m in sentence.mentions}
     end = k + 1
     while end < len(lows) and (lows[end] in _SPEAKER or lows[end] in _JOINERS or end in by_start):
         end = by_start[end].end if end in by_start else end + 1
-    listed = lows[:end] if lows[end - 1] != "," else [*lows[: end - 1], "."]  # "..., all on the same rota"
+    while end > k + 1 and lows[end - 1] in _JOINERS:
+        end -= 1  # "..., all on the same rota", "..., and we're ..."
+    listed = [*lows[:end], "."]
     people = _listed_people(listed, by_start, k + 1, speaker)
     if speaker not in people or len(people) < 2:
         return []
-    return [Edge(speaker, "WORKS_WITH", person, _CONFIDENCE) for person in people if person != speaker]
+    return [Edge(speaker, relation, person, _CONFIDENCE) for person in people if person != speaker]
 
 
 def role_lines(speaker: Party, sentence: Sentence) -> list[Edge]:

@@ -52,6 +52,23 @@ def on_it_with_me(
     return added + [Edge(speaker, "WORKS_WITH", e.source, confidence) for e in work if e.source.kind == "person"]
 
 
+def decided_with_me(
+    speaker: Party, items: list[Item], subjects: list[Party], edges: list[Edge], confidence: float
+) -> list[Edge]:
+    """ "Mr. Nwachukwu decided together with me to go with X": the speaker made the choice too."""
+    if speaker in subjects or not any(s.kind == "person" for s in subjects):
+        return []
+    words = [str(item) for item in items]
+    at = next((k for k in range(len(words)) if words[k : k + 2] in (["with", "me"], ["with", "us"])), None)
+    if at is None:
+        return []
+    end = next((k for k in range(at + 2, len(words)) if words[k] in (",", "and", ";", "but")), len(words))
+    chosen = {Party.of(item) for item in items[at + 2 : end] if isinstance(item, Mention)}  # not "..., and then X"
+    return [
+        Edge(speaker, "DECIDED", e.target, confidence) for e in edges if e.relation == "DECIDED" and e.target in chosen
+    ]
+
+
 def _verbs_own(items: list[Item], index: int) -> bool:
     before = items[index - 1] if index else ""
     return isinstance(before, str) and any(t.kind == "WORK_WITH" for t in find_triggers([before, "with"]))

@@ -38,8 +38,9 @@ def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
     for i, low in enumerate(lows):
         if low == "than" and (preferred := _compared_better(lows, sentence.mentions, i)) is not None:
             edges.append(Edge(speaker, "PREFERS", Party.of(preferred), _CONFIDENCE))
-        if low == "take" and _speaker_would(lows, i) and _over_another(lows, by_start, i + 1):
-            edges.append(Edge(speaker, "PREFERS", Party.of(by_start[i + 1]), _CONFIDENCE))
+        taker = _taker(speaker, lows, sentence.mentions, i) if low == "take" else None
+        if taker is not None and _over_another(lows, by_start, i + 1):
+            edges.append(Edge(taker, "PREFERS", Party.of(by_start[i + 1]), _CONFIDENCE))
         elif low == "went" and lows[i + 1 : i + 2] == ["for"] and _subject_we(lows, i):
             determined = lows[i + 2 : i + 3] in (["a"], ["an"], ["the"])
             chosen = by_start.get(i + 3 if determined else i + 2)
@@ -86,13 +87,25 @@ def _over_another(lows: list[str], by_start: dict[int, Mention], at: int) -> boo
     return named.end + 1 < len(lows) and lows[named.end + 1] not in _NOT_THINGS
 
 
-def _speaker_would(lows: list[str], i: int) -> bool:
-    """ "I'd take", "we'll take", "I would take": the speaker's, not "she would take"."""
-    if i == 0:
-        return False
-    if lows[i - 1] in _WOULD:
-        return True
-    return lows[i - 1] in ("would", "will") and i >= 2 and lows[i - 2] in _SPEAKERS
+def _taker(speaker: Party, lows: list[str], mentions: list[Mention], i: int) -> Party | None:
+    """Who "would take" at ``i``: the speaker ("I'd take", "we'll always take", "I would
+    take"), a person named right before ("Thabo would take"); not "she would take"."""
+    j = i - 1
+    while j > 0 and lows[j] in _ALWAYS:
+        j -= 1  # "I'll always take"
+    if j < 0:
+        return None
+    if lows[j] in _WOULD:
+        return speaker
+    if lows[j] not in ("would", "will", "'d") or j == 0:
+        return None
+    if lows[j - 1] in _SPEAKERS:
+        return speaker
+    named = next((m for m in mentions if m.end == j and m.entity_type == "person"), None)
+    return None if named is None else Party.of(named)
+
+
+_ALWAYS: Final = word_set("always usually still definitely honestly")
 
 
 def _subject_we(lows: list[str], i: int) -> bool:
