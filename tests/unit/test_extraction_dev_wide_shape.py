@@ -50,6 +50,7 @@ SETS = {
     "extraction_dev_wide36.jsonl": (349, 23),
     "extraction_dev_wide37.jsonl": (349, 23),
     "extraction_dev_wide38.jsonl": (349, 20),
+    "extraction_dev_wide39.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -107,7 +108,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The thirty-ninth set waits for the next release's first look (docs/extraction-sets.md):
+    """The fortieth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide38.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "48051537bc842d7b147d386f82e059498e7b988b71d789f38bf96d235b559b94"
+    data = (ROOT / "tests/data/extraction_dev_wide39.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "fd14c699d4805ad20bb91d37a4642b6bdad714d9d4721c9a194f792b7ec19d20"
