@@ -164,9 +164,7 @@ class ClauseSubjects:
             governed = before == "the" and index >= 2 and self.items[index - 2] in PREPOSITIONS  # "on the X team"
             if before in PREPOSITIONS or governed or before in ("i'm", "im", "'s", "called", "named"):
                 return None
-            after = [str(i) for i in self.items[index + 1 : index + 4]]
-            k = next((k for k, w in enumerate(after) if not (w.isalpha() and w.islower()) or w in _FAILING), 0)
-            if item.entity_type == "tool" and before in POSSESSIVE_USER and after[k : k + 1] and after[k] in _FAILING:
+            if item.entity_type == "tool" and before in POSSESSIVE_USER and self._failing_after(index):
                 return self.speaker  # "My Eufy scale stopped syncing with X": the speaker's use of X, through it
             return None if self._modifies(index) else Party.of(item)
         if item in SUBJECT_PRONOUNS or (item == "me" and self.items[index + 1 : index + 2] == ["and"] and not before):
@@ -189,6 +187,12 @@ class ClauseSubjects:
         if item == "team" and before == "whole":
             return self.speaker
         return None
+
+    def _failing_after(self, index: int) -> bool:
+        """Whether a fault follows the thing at ``index``, past a noun or two ("watch stopped")."""
+        after = [str(i) for i in self.items[index + 1 : index + 4]]
+        k = next((k for k, w in enumerate(after) if not (w.isalpha() and w.islower()) or w in _FAILING), 0)
+        return after[k : k + 1] != [] and after[k] in _FAILING
 
     def _group_follows(self, index: int) -> bool:
         """Whether the possessive at ``index`` owns a group of people ("my lab", "our

@@ -35,9 +35,10 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
         return []  # "we moved off X because its runners kept timing out": a reason to leave
     lows = sentence.lows
     tools = [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m)]
-    if not any(_faulty(lows, k) for k in range(len(lows))):
+    if tools and not any(_faulty(lows, k) for k in range(len(lows))):
         tools = []
-    tools += [m for m in _reached(lows, sentence.mentions) if m not in tools]
+    if not _CANNOT.isdisjoint(lows):
+        tools += [m for m in _reached(lows, sentence.mentions) if m not in tools]
     unsettled = polarity.unasserted(lows)
     return [
         Edge(speaker, "USES", Party.of(tool), _CONFIDENCE)

@@ -268,8 +268,8 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
         # a relative clause is one of its own ("nags anyone who doesn't reply" negates only the reply)
         relative = low in _RELATIVES and i > 0
         # "a connector that nobody wants", "loaders nobody remembers": a clause of their own
-        after_noun = i > 0 and _noun_before(lows, i - 1) and lows[i - 1] not in _WISHING  # not "want that we"
-        relative = relative or (low == "that" and after_noun and lows[i + 1 : i + 2] in _RELATIVE_SUBJECTS)
+        if low == "that" and i > 0 and lows[i + 1 : i + 2] in _RELATIVE_SUBJECTS:
+            relative = _noun_before(lows, i - 1) and lows[i - 1] not in _WISHING  # not "want that we"
         relative = relative or (low == "nobody" and i > 0 and _noun_before(lows, i - 1))
         stated = low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact")
         opens = low in CLAUSE_BREAKS or relative or stated

@@ -59,9 +59,9 @@ def crew_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
     plain = k == 2  # "The team is me, ...": no modifier says what the team is for
     at_work = lows[k - 1] != "team" or plain or not _AT_WORK.isdisjoint(lows) or ("on", "call") in pairwise(lows)
     relation = "WORKS_WITH" if lows[k - 1] in TEAM_NOUNS and at_work else None
-    relation = relation or ("KNOWS" if lows[k - 1] in GROUPS else None)
+    relation = relation or ("KNOWS" if lows[k - 1] in GROUPS else None)  # "My gaming group is me, A and B"
     if relation is None:
-        return []  # "My gaming group is me, A and B": people the speaker knows
+        return []
     by_start = {m.start: m for m in sentence.mentions}
     end = k + 1
     while end < len(lows) and (lows[end] in _SPEAKER or lows[end] in _JOINERS or end in by_start):

@@ -46,7 +46,7 @@ def on_it_with_me(
     targets = {e.target for e in work}
     ends = [k for k, item in enumerate(items) if isinstance(item, Mention) and Party.of(item) in targets]
     near = items[ends[-1] + 1 : ends[-1] + 4] if ends else []
-    if not any(near[k : k + 2] in (["with", "me"], ["with", "us"]) for k in range(len(near))):
+    if _with_me(near) is None:
         return []
     added = [Edge(speaker, "WORKS_ON", e.target, confidence) for e in work]
     return added + [Edge(speaker, "WORKS_WITH", e.source, confidence) for e in work if e.source.kind == "person"]
@@ -59,7 +59,7 @@ def decided_with_me(
     if speaker in subjects or not any(s.kind == "person" for s in subjects):
         return []
     words = [str(item) for item in items]
-    at = next((k for k in range(len(words)) if words[k : k + 2] in (["with", "me"], ["with", "us"])), None)
+    at = _with_me(items)
     if at is None:
         return []
     end = next((k for k in range(at + 2, len(words)) if words[k] in (",", "and", ";", "but")), len(words))
@@ -67,6 +67,12 @@ def decided_with_me(
     return [
         Edge(speaker, "DECIDED", e.target, confidence) for e in edges if e.relation == "DECIDED" and e.target in chosen
     ]
+
+
+def _with_me(items: list[Item]) -> int | None:
+    """Where "with me" or "with us" stands in ``items``, if anywhere."""
+    words = [str(item) for item in items]
+    return next((k for k in range(len(words) - 1) if words[k] == "with" and words[k + 1] in ("me", "us")), None)
 
 
 def _verbs_own(items: list[Item], index: int) -> bool:
