@@ -27,8 +27,9 @@ def test_my_preferred_kind_is_a_preference_whatever_the_kind(text: str, thing: s
     assert thing in speakers(text, "PREFERS")
 
 
-def test_a_favourite_of_a_kind_the_lists_do_not_know_stays_no_preference() -> None:
-    assert not speakers("Obsidian's my favourite notes tool.", "PREFERS")  # a guard
+def test_a_tools_favourite_of_a_kind_the_lists_do_not_know_is_a_preference() -> None:
+    # reversed at release 59: a name typed a tool, called "my favourite <noun>", is preferred
+    assert "Obsidian" in speakers("Obsidian's my favourite notes tool.", "PREFERS")
 
 
 @pytest.mark.parametrize(

@@ -114,6 +114,8 @@ _WHEN: Final = word_set("last this next yesterday today tonight so then")
 _SETTINGS: Final = ("at", "in", "on")  # an opening phrase of place, not a note's bare verb
 _RUNNING: Final = ("run", "runs", "ran", "running")  # "Ferdinand runs the Saltash renovation": leads it
 _HEADING: Final = ("manage", "own", "co-own")  # "I manage Lantern Yard Dance Studio": their workplace
+_SUPPOSING: Final = word_set("if unless had")
+_AFTER_TEAM: Final = word_set("at on for in from and with now since")  # words after a team that end its phrase
 _SHARED: Final = {"WORK_ON": shared_work, "BUILD": shared_work, "ON": on_it_with_me, "DECIDE": decided_with_me}
 _ON_VERBS: Final = frozenset(
     ("been", ",", "play", "plays", "played", "playing", "serve", "serves", "served", "serving", "sit", "sits", "sat")
@@ -694,6 +696,7 @@ class _ClauseReader:
             return []
         if kind == "BE" and _gerund(self.words[trigger.end] if trigger.end < len(self.words) else ""):
             return []  # "my wrists are killing me on X": a progressive, no copula naming X
+        kind = self._would_choose(kind, trigger)
         decided = self.decision or (kind in ("USE", "DEPEND") and subjects == self.decided_by)
         if kind in ("USE", "BE", "KEEP", "DEPEND") and decided:
             kind = "DECIDE" if kind != "KEEP" else kind
@@ -711,6 +714,15 @@ class _ClauseReader:
         if share is not None:
             edges.extend(share(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
+
+    def _would_choose(self, kind: str, trigger: Trigger) -> str:
+        """ "I'd still choose my Prusa every time": a choice under "would" is a preference,
+        none made."""
+        would = not _WOULD.isdisjoint(self.words[max(0, trigger.start - 3) : trigger.start])
+        supposed = "have" in self.words[max(0, trigger.start - 2) : trigger.start] or not _SUPPOSING.isdisjoint(
+            self.sentence_lows
+        )  # "we'd have picked X", "we'd go with X unless ...": no preference said
+        return "PREFER" if kind == "DECIDE" and would and not supposed else kind
 
     def _edge(self, kind: str, trigger: Trigger, subject: Party, obj: ClauseObject, context: str | None) -> list[Edge]:
         speaker = self.speaker
@@ -761,6 +773,8 @@ class _ClauseReader:
         team = obj.target is not None and named_team(obj.target.name)
         if heads and before in ("i", "we") and entity_type == "organization" and not team:
             return "PART_OF" if _slot(obj.gap) <= SLOT_GAP else None  # "I run Thimble & Moss": their business
+        if verb in _RUNNING and team and _slot(obj.gap) <= SLOT_GAP and self._team_run(trigger, obj):
+            return "WORKS_ON"  # "Zainab and Ruairí run the pharmacy team": they lead it, as "lead" says
         if kind == "AT" and not self._workplace(trigger, obj):
             return None
         named_before = trigger.start > 0 and isinstance(self.items[trigger.start - 1], Mention)
@@ -768,6 +782,15 @@ class _ClauseReader:
         if kind == "PART" and team and verb.startswith("join") and mine:
             return "WORKS_ON"  # "I joined the receiving team": on it, as "on the X team" says
         return RELATIONS.get(kind, {}).get(entity_type)
+
+    def _team_run(self, trigger: Trigger, obj: ClauseObject) -> bool:
+        """Whether a person or the speaker runs the team itself ("I run the inbound team"), not
+        a thing of it ("the team's rota", "the sales team offsite") or by a thing ("our scripts")."""
+        before = self.items[trigger.start - 1] if trigger.start else ""
+        doer = before in SUBJECT_PRONOUNS or (isinstance(before, Mention) and before.entity_type == "person")
+        at = next((i for i, item in enumerate(self.items) if item is obj.mention), None)
+        after = str(self.items[at + 1]) if at is not None and at + 1 < len(self.items) else ""
+        return doer and after != "'s" and not (after.isalpha() and after.islower() and after not in _AFTER_TEAM)
 
     def _runs_undertaking(self, trigger: Trigger, obj: ClauseObject) -> bool:
         """ "Ferdinand runs the Saltash depot renovation", "I run the Kestrel project": a

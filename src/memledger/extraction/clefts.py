@@ -80,13 +80,20 @@ def described_clause(lows: list[str], k: int) -> int | None:
 
 def favourite_said(lows: list[str], k: int) -> bool:
     """Whether "is my favourite" at ``k`` calls the name before it the speaker's favourite
-    now, as such ("Ardour is my favourite by a mile"); not "was", nor a favourite of a kind
-    named after it ("Lisbon is my favourite city"), unless the kind is an app's, or a
-    tool's after "preferred" ("my preferred tracker", "my preferred battery platform")."""
-    said = tuple(lows[k : k + 3]) in _CALLED_FAVOURITE
-    kind = lows[k + 3] if k + 3 < len(lows) else ""
-    tool_kind = lows[k + 2 : k + 3] == ["preferred"] and not gz.TOOL_KIND_NOUNS.isdisjoint(lows[k + 3 : k + 5])
+    now, as such ("Ardour is my favourite by a mile", "X is still my favourite"); not "was",
+    nor a favourite of a kind named after it ("Lisbon is my favourite city", "Taylor Swift
+    is my favourite singer"), unless the kind is an app's or a tool's ("my preferred
+    tracker", "my favourite editor", "my preferred battery platform")."""
+    j = k + 1
+    while j < len(lows) and lows[j] in _STILL:
+        j += 1  # "X is still my favourite"
+    said = (*lows[k : k + 1], *lows[j : j + 2]) in _CALLED_FAVOURITE
+    kind = lows[j + 2] if j + 2 < len(lows) else ""
+    tool_kind = not gz.TOOL_KIND_NOUNS.isdisjoint(lows[j + 2 : j + 4])
     return said and (tool_kind or not kind.isalpha() or kind in _NOT_A_KIND or kind in PRODUCT_NOUNS)
+
+
+_STILL: Final = word_set("still definitely really honestly always")
 
 
 _CALLED_FAVOURITE: Final = frozenset(

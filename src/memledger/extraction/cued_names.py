@@ -458,7 +458,7 @@ def _after_institution(f: NameFinder, start: int) -> bool:
     noun = f.prev(start)
     written = start >= 1 and f.words[start - 1].islower()
     plural = name_guess.plural_noun(noun) and noun not in CALLED_ORG  # "our vets Nnamdi Oduya and ...": people
-    institution = noun in CALLED_ORG or noun in gz.ORG_SUFFIXES
+    institution = (noun in CALLED_ORG or noun in gz.ORG_SUFFIXES) and noun not in PROJECT_NOUNS  # not "service"
     return written and not plural and institution and noun not in ("client", "customer")
 
 

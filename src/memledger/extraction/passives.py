@@ -202,11 +202,26 @@ def _before(lows: list[str], by_end: dict[int, Mention], be: int) -> Mention | N
     module, is ..."), or the name modifying its head noun ("the Quarnby importer is ..."),
     or None when it is unnamed."""
     if be >= 1 and lows[be - 1] == ",":
-        return apposed_name(lows, be - 1, by_end)
+        present = lows[be] in ("is", "are", "'s")  # not "..., which leans on Y, was owned by N until 2023"
+        return apposed_name(lows, be - 1, by_end) or (_before_relative(lows, by_end, be - 1) if present else None)
     for end in range(be, max(be - 3, 0), -1):
         if (named := by_end.get(end)) is not None:
             return named
         if not lows[end - 1].isalpha() or lows[end - 1] in BE or lows[end - 1] in _JOINING:
+            return None
+    return None
+
+
+def _before_relative(lows: list[str], by_end: dict[int, Mention], comma: int) -> Mention | None:
+    """The name a relative clause closing at ``comma`` describes: "The Fenlight pipeline,
+    which leans on X, is owned by N" (the name, or the noun phrase it heads)."""
+    opening = next((k for k in range(comma - 1, max(comma - 16, 0), -1) if lows[k] == ","), None)
+    if opening is None or lows[opening + 1 : opening + 2] not in (["which"], ["who"], ["that"]):
+        return None
+    for end in range(opening, max(opening - 3, 0), -1):
+        if (named := by_end.get(end)) is not None:
+            return named
+        if not lows[end - 1].isalpha():
             return None
     return None
 
