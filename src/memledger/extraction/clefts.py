@@ -127,6 +127,10 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
     rival = next((m for m in mentions if m.start == thing.end + 1), None)
     if after[:1] == ["over"] and first and after[1:] in _ALL_OTHERS:  # "X over every other formatter"
         return True
+    rest = lows[thing.end :]
+    said_so = (_emphatic(rest) or _in_my_book(rest)) and HEARSAY.isdisjoint(lows)  # not "..., says my manager"
+    if after[:1] == ["over"] and first and rival is None and said_so:
+        return True  # "Litestream over plain nightly dumps, every time, if you ask me"
     if after[:1] != ["over"] or rival is None or not first:
         return False
     told = lows[rival.end : rival.end + 8]
@@ -143,7 +147,8 @@ def _it_is(lows: list[str], thing: Mention) -> bool:
     opening the sentence."""
     said = lows[thing.end : thing.end + 2] in (["it", "is"], ["it", "'s"])
     after = lows[thing.end + 2] if thing.end + 2 < len(lows) else "."
-    return thing.start == 0 and said and (after in _CLAUSE_ENDS or after in (",", ":", "for", "then"))
+    announced = thing.start == 0 and said and (after in _CLAUSE_ENDS or after in (",", ":", "for", "then"))
+    return announced and HEARSAY.isdisjoint(lows)  # not "Rust it is, says my boss"
 
 
 def _our_choice(lows: list[str], thing: Mention) -> bool:
@@ -154,11 +159,23 @@ def _our_choice(lows: list[str], thing: Mention) -> bool:
     before = tuple(lows[max(0, thing.start - 3) : thing.start])
     after = tuple(lows[thing.end : thing.end + 3])
     named_after = len(before) == 3 and before[2] in _BE and before[:2] in _OUR_CHOICES  # "our choice was X"
+    named_after = named_after or _choice_for(lows, thing.start)  # "Our pick for the radiators was X"
     named_before = len(after) == 3 and after[0] in _BE and after[1:] in _OUR_CHOICES  # "X was our pick"
     return named_after or named_before
 
 
 _OUR_CHOICES: Final = frozenset((("our", "choice"), ("our", "pick")))
+
+
+def _choice_for(lows: list[str], start: int) -> bool:
+    """Whether "our choice/pick for <a few words> was" stands right before the name at ``start``."""
+    if start < 5 or lows[start - 1] not in _BE:
+        return False
+    k = next((k for k in range(start - 2, max(start - 7, 0), -1) if lows[k] == "for"), None)
+    between = lows[k + 1 : start - 1] if k is not None else []
+    return k is not None and tuple(lows[k - 2 : k]) in _OUR_CHOICES and all(w.isalpha() for w in between)
+
+
 _FOR_US: Final = frozenset((("for", "me"), ("for", "us")))
 _ALWAYS: Final = frozenset(("every", "time"))
 _ANY_DAY: Final = frozenset(("any", "day"))
@@ -200,7 +217,9 @@ def _judged_better(lows: list[str], thing: Mention) -> bool:
 
 
 def _in_my_book(lows: list[str]) -> bool:
-    """ "..., in my book", "..., in my opinion": for me (not "my book club")."""
+    """ "..., in my book", "..., in my opinion", "if you ask me": for me (not "my book club")."""
+    if ("you", "ask", "me") in zip(lows, lows[1:], lows[2:], strict=False):
+        return True
     return any(
         lows[k : k + 2] == ["in", "my"]
         and lows[k + 2 : k + 3] in (["book"], ["opinion"], ["view"])

@@ -364,6 +364,9 @@ def _apposed_work(f: NameFinder, end: int) -> bool:
     return f.next(k) in PROJECT_NOUNS and f.next(k, 1) == "," and verb
 
 
+_IT_IS_ENDS: Final = frozenset(("", ",", ".", "!", ":", ";", "for", "then"))
+
+
 def _favoured(f: NameFinder, end: int) -> bool:
     """Whether the name before ``end`` is called the speaker's favourite or choice
     ("Ardour is my favourite", "Wanderlog is what we use"): a thing one picks, not a person."""
@@ -371,6 +374,11 @@ def _favoured(f: NameFinder, end: int) -> bool:
     fronted = f.next(end) in ("is", "was") and f.next(end, 1) == "what" and f.next(end, 2) in _CHOOSERS
     fronted = fronted and any(t.kind in _CHOSEN for t in find_triggers(f.lows[end + 3 : end + 6]))
     fronted = fronted or described_clause(f.lows, end) is not None  # "Vega is the charting library we use"
+    announced = f.next(end) == "it" and f.next(end, 1) in ("is", "'s") and f.next(end, 2) in _IT_IS_ENDS
+    announced = announced and f.lows[end - 1] not in gz.ORG_SUFFIXES and "&" not in f.words[max(0, end - 4) : end]
+    announced = announced and f.lows[end - 1] not in _OPENING_LINKS  # not "Whatever it is, ..."
+    announced = announced and not given_name(f.lows[end - 1])  # not "Kowalski it is for the night shift"
+    fronted = fronted or announced  # "Planday it is for the café rota"
     return (favourite_said(f.lows, end) or fronted) and not person and f.lows[end - 1] not in gz.PLACES
 
 

@@ -65,7 +65,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.extraction.roles import relation_of, said_as_ours
-from memledger.extraction.rosters import crew_lines, role_lines, roster_edges
+from memledger.extraction.rosters import crew_lines, role_lines, roles_listed, roster_edges
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.their_tools import their_tools
 from memledger.extraction.triggers import (
@@ -176,7 +176,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "61"
+    version = "62"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -230,6 +230,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(_terse_relations(me, sentence, clauses))
             edges.extend(frame_edges(me, sentence.words, sentence.lows, sentence.mentions))
             edges.extend([*roster_edges(me, sentence), *role_lines(me, sentence), *crew_lines(me, sentence)])
+            edges.extend(roles_listed(me, sentence))
             noted = note_uses(me, sentence)
             edges = [*_not_the_labels(me, edges, noted), *noted]
             edges.extend(their_tools(sentence))

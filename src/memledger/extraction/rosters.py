@@ -62,17 +62,36 @@ def crew_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
     relation = relation or ("KNOWS" if lows[k - 1] in GROUPS else None)  # "My gaming group is me, A and B"
     if relation is None:
         return []
-    by_start = {m.start: m for m in sentence.mentions}
+    people = _people_after(lows, {m.start: m for m in sentence.mentions}, k, speaker)
+    if speaker not in people or len(people) < 2:
+        return []
+    return [Edge(speaker, relation, person, _CONFIDENCE) for person in people if person != speaker]
+
+
+def roles_listed(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """ "My colleagues on cover this week are A, B and C": the people a plural role of the
+    speaker's is said to be stand in that role to the speaker."""
+    lows = sentence.lows
+    if lows[:1] not in (["my"], ["our"]) or len(lows) < 4 or not lows[1].endswith("s"):
+        return []
+    role, _ = role_words(lows, 1)
+    k = next((k for k in range(2, min(len(lows), 10)) if lows[k] == "are"), None)
+    if role is None or k is None:
+        return []
+    people = [p for p in _people_after(lows, {m.start: m for m in sentence.mentions}, k, speaker) if p != speaker]
+    relation = relation_of(role, ours=lows[0] == "our")
+    return [Edge(speaker, relation, person, _CONFIDENCE) for person in people] if len(people) >= 2 else []
+
+
+def _people_after(lows: list[str], by_start: dict[int, Mention], k: int, speaker: Party) -> list[Party]:
+    """The people listed right after the verb at ``k``, up to where the list ends ("..., all
+    on the same rota", "..., and we're ...")."""
     end = k + 1
     while end < len(lows) and (lows[end] in _SPEAKER or lows[end] in _JOINERS or end in by_start):
         end = by_start[end].end if end in by_start else end + 1
     while end > k + 1 and lows[end - 1] in _JOINERS:
-        end -= 1  # "..., all on the same rota", "..., and we're ..."
-    listed = [*lows[:end], "."]
-    people = _listed_people(listed, by_start, k + 1, speaker)
-    if speaker not in people or len(people) < 2:
-        return []
-    return [Edge(speaker, relation, person, _CONFIDENCE) for person in people if person != speaker]
+        end -= 1
+    return _listed_people([*lows[:end], "."], by_start, k + 1, speaker)
 
 
 def role_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
@@ -129,5 +148,5 @@ def _listed_people(lows: list[str], by_start: dict[int, Mention], i: int, speake
             return people
         if lows[i] not in _JOINERS:
             return []
-        i += 1
+        i += 1 + (lows[i] == "," and lows[i + 1 : i + 2] == ["and"])  # "A, B, and C"
     return people

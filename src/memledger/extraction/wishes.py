@@ -17,7 +17,7 @@ from memledger.extraction.triggers import PREPOSITIONS, SUBJECT_PRONOUNS, is_fil
 
 _WOULD: Final = word_set("i'd i'll we'd we'll")
 _SPEAKERS: Final = word_set("i we")
-_NOT_THINGS: Final = word_set("there here to at for")  # "I'll take Figma over there"
+_NOT_THINGS: Final = word_set("there here to at for from")  # "I'll take Figma over there", "take X over from N"
 _CHOSEN: Final = word_set("tool organization concept")
 _CONFIDENCE: Final = 0.75
 _LONGEST_COMPARISON: Final = 12  # words of the clause before "than"
@@ -39,8 +39,9 @@ def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
         if low == "than" and (preferred := _compared_better(lows, sentence.mentions, i)) is not None:
             edges.append(Edge(speaker, "PREFERS", Party.of(preferred), _CONFIDENCE))
         taker = _taker(speaker, lows, sentence.mentions, i) if low == "take" else None
-        if taker is not None and _over_another(lows, by_start, i + 1):
-            edges.append(Edge(taker, "PREFERS", Party.of(by_start[i + 1]), _CONFIDENCE))
+        at = i + 1 + (lows[i + 1 : i + 2] in (["a"], ["an"], ["the"]))  # "I'd take a Zebra scanner over ..."
+        if taker is not None and _over_another(lows, by_start, at):
+            edges.append(Edge(taker, "PREFERS", Party.of(by_start[at]), _CONFIDENCE))
         elif low == "went" and lows[i + 1 : i + 2] == ["for"] and _subject_we(lows, i):
             determined = lows[i + 2 : i + 3] in (["a"], ["an"], ["the"])
             chosen = by_start.get(i + 3 if determined else i + 2)
@@ -82,9 +83,14 @@ def _kind_noun(lows: list[str], k: int) -> bool:
 def _over_another(lows: list[str], by_start: dict[int, Mention], at: int) -> bool:
     """Whether a name at ``at`` is set "over" another thing right after it."""
     named = by_start.get(at)
-    if named is None or named.entity_type not in _CHOSEN or lows[named.end : named.end + 1] != ["over"]:
+    if named is None or named.entity_type not in _CHOSEN:
         return False
-    return named.end + 1 < len(lows) and lows[named.end + 1] not in _NOT_THINGS
+    end = named.end
+    if lows[end : end + 1] != ["over"] and lows[end : end + 1] != [] and lows[end].isalpha():
+        end += 1  # "a Zebra scanner over ...": the name's noun
+    if lows[end : end + 1] != ["over"]:
+        return False
+    return end + 1 < len(lows) and lows[end + 1] not in _NOT_THINGS
 
 
 def _taker(speaker: Party, lows: list[str], mentions: list[Mention], i: int) -> Party | None:
