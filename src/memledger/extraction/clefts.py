@@ -218,7 +218,7 @@ def _judged_better(lows: list[str], thing: Mention) -> bool:
 
 def _in_my_book(lows: list[str]) -> bool:
     """ "..., in my book", "..., in my opinion", "if you ask me": for me (not "my book club")."""
-    if ("you", "ask", "me") in zip(lows, lows[1:], lows[2:], strict=False):
+    if "ask" in lows and ("you", "ask", "me") in zip(lows, lows[1:], lows[2:], strict=False):
         return True
     return any(
         lows[k : k + 2] == ["in", "my"]

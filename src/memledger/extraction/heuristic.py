@@ -262,6 +262,8 @@ _FIRST_PERSON: Final = frozenset(("i", "my", "we", "our"))
 def _unless_complained(complained: list[Edge], edges: list[Edge]) -> list[Edge]:
     """``edges`` less the negated uses of what a fault report makes the speaker's ("I can't
     log in to X" negates its verb, yet tells that the speaker uses X)."""
+    if not complained:
+        return edges
     named = {e.target.name for e in complained}
     return [e for e in edges if not (e.retracted and e.relation == "USES" and e.target.name in named)]
 

@@ -39,9 +39,10 @@ def wished(speaker: Party, sentence: Sentence) -> list[Edge]:
         if low == "than" and (preferred := _compared_better(lows, sentence.mentions, i)) is not None:
             edges.append(Edge(speaker, "PREFERS", Party.of(preferred), _CONFIDENCE))
         taker = _taker(speaker, lows, sentence.mentions, i) if low == "take" else None
-        at = i + 1 + (lows[i + 1 : i + 2] in (["a"], ["an"], ["the"]))  # "I'd take a Zebra scanner over ..."
-        if taker is not None and _over_another(lows, by_start, at):
-            edges.append(Edge(taker, "PREFERS", Party.of(by_start[at]), _CONFIDENCE))
+        if taker is not None:
+            at = i + 1 + (lows[i + 1 : i + 2] in (["a"], ["an"], ["the"]))  # "I'd take a Zebra scanner over ..."
+            if _over_another(lows, by_start, at):
+                edges.append(Edge(taker, "PREFERS", Party.of(by_start[at]), _CONFIDENCE))
         elif low == "went" and lows[i + 1 : i + 2] == ["for"] and _subject_we(lows, i):
             determined = lows[i + 2 : i + 3] in (["a"], ["an"], ["the"])
             chosen = by_start.get(i + 3 if determined else i + 2)
