@@ -52,6 +52,7 @@ SETS = {
     "extraction_dev_wide38.jsonl": (349, 20),
     "extraction_dev_wide39.jsonl": (349, 23),
     "extraction_dev_wide40.jsonl": (349, 25),
+    "extraction_dev_wide41.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -109,7 +110,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The forty-first set waits for the next release's first look (docs/extraction-sets.md):
+    """The forty-second set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide40.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "3aae0ddcf256cb7ba59c0e290820c6f7d89a4187259e5c936229ed506317e183"
+    data = (ROOT / "tests/data/extraction_dev_wide41.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "15187ab39a56d2a3d2ef2ae9f93e947782a4e7822f7fb6a544bd02ad6aa096ab"
