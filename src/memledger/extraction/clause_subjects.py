@@ -40,7 +40,7 @@ _QUANTIFIERS: Final = frozenset(("all", "both", "each", "also", "finally", "just
 _THIRD_AUXILIARIES: Final = frozenset(("has", "is", "does", "hasn't", "isn't", "doesn't"))
 _NAMED_KINDS: Final = ("tool", "concept", "project", "organization", "person")
 _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
-_HE_OR_SHE: Final = frozenset(("he", "she", "he's", "she's", "hes", "shes"))  # "he's on the X team"
+_HE_OR_SHE: Final = frozenset(("he", "she", "he's", "she's", "hes", "shes", "he'd", "she'd", "he'll", "she'll"))
 _IT: Final = frozenset(("it", "it's"))  # "..., and it's written in Kotlin"
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
 # After the speaker's own device: a fault in reaching another tool ("my scale stopped syncing with X").

@@ -697,7 +697,7 @@ class _ClauseReader:
         if kind == "BE" and _gerund(self.words[trigger.end] if trigger.end < len(self.words) else ""):
             return []  # "my wrists are killing me on X": a progressive, no copula naming X
         kind = self._would_choose(kind, trigger)
-        decided = self.decision or (kind in ("USE", "DEPEND") and subjects == self.decided_by)
+        decided = self._decided_before(trigger) or (kind in ("USE", "DEPEND") and subjects == self.decided_by)
         if kind in ("USE", "BE", "KEEP", "DEPEND") and decided:
             kind = "DECIDE" if kind != "KEEP" else kind
         edges: list[Edge] = []
@@ -714,6 +714,11 @@ class _ClauseReader:
         if share is not None:
             edges.extend(share(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
+
+    def _decided_before(self, trigger: Trigger) -> bool:
+        """Whether a word of deciding stands before the trigger in its clause ("we decided to
+        use X"); not one after it ("N runs payroll through X, and for invoicing we decided on Y")."""
+        return self.decision and any(word in DECISION_WORDS for word in self.words[: trigger.start])
 
     def _would_choose(self, kind: str, trigger: Trigger) -> str:
         """ "I'd still choose my Prusa every time": a choice under "would" is a preference,
