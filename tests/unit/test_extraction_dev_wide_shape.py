@@ -53,6 +53,7 @@ SETS = {
     "extraction_dev_wide39.jsonl": (349, 23),
     "extraction_dev_wide40.jsonl": (349, 25),
     "extraction_dev_wide41.jsonl": (349, 23),
+    "extraction_dev_wide42.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -110,7 +111,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The forty-second set waits for the next release's first look (docs/extraction-sets.md):
+    """The forty-third set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide41.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "15187ab39a56d2a3d2ef2ae9f93e947782a4e7822f7fb6a544bd02ad6aa096ab"
+    data = (ROOT / "tests/data/extraction_dev_wide42.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "74d95b940528963a1c426becfa8674d156bf1ad51f5411ad27677981b47ff78e"
