@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
+from memledger.extraction.complaints import FAILING
 from memledger.extraction.control import opens_complement
 from memledger.extraction.owned_subjects import names_people, people_by_ending
 from memledger.extraction.patterns import HONORIFICS, NAME_JOINS, ROLE_ADJECTIVES, Mention, Party
@@ -43,8 +44,6 @@ _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
 _HE_OR_SHE: Final = frozenset(("he", "she", "he's", "she's", "hes", "shes", "he'd", "she'd", "he'll", "she'll"))
 _IT: Final = frozenset(("it", "it's"))  # "..., and it's written in Kotlin"
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
-# After the speaker's own device: a fault in reaching another tool ("my scale stopped syncing with X").
-_FAILING: Final = frozenset(("stopped", "won't", "wont", "doesn't", "can't", "keeps", "kept", "refuses", "fails"))
 _TIME_LEADS: Final = frozenset(("since", "after", "before", "when", "while", "once"))
 _GOING_ON: Final = frozenset(("and", "but", "so", "which", "then", "though", "because", "sadly"))
 _PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
@@ -191,8 +190,8 @@ class ClauseSubjects:
     def _failing_after(self, index: int) -> bool:
         """Whether a fault follows the thing at ``index``, past a noun or two ("watch stopped")."""
         after = [str(i) for i in self.items[index + 1 : index + 4]]
-        k = next((k for k, w in enumerate(after) if not (w.isalpha() and w.islower()) or w in _FAILING), 0)
-        return after[k : k + 1] != [] and after[k] in _FAILING
+        k = next((k for k, w in enumerate(after) if not (w.isalpha() and w.islower()) or w in FAILING), 0)
+        return after[k : k + 1] != [] and after[k] in FAILING
 
     def _group_follows(self, index: int) -> bool:
         """Whether the possessive at ``index`` owns a group of people ("my lab", "our

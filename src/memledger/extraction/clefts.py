@@ -121,13 +121,12 @@ def _for_me(lows: list[str], thing: Mention, mentions: list[Mention]) -> bool:
     if first and after[:1] == [","] and after[1:] in _EMPHATIC_PAIRS:  # "Wrenlang, hands down, for scripts"
         told = lows[thing.end + 3 : thing.end + 4]
         return told == [] or told[0] in (",", ".", "!", ";", "for")
+    rest = lows[thing.end :]
     if after[:2] == ["wins", "over"]:  # "X wins over Y for me"; not "my sister says X wins over Y"
-        rest = lows[thing.end :]
         return first and (not _FOR_US.isdisjoint(pairwise(rest)) or _emphatic(rest) or _in_my_book(rest))
     rival = next((m for m in mentions if m.start == thing.end + 1), None)
     if after[:1] == ["over"] and first and after[1:] in _ALL_OTHERS:  # "X over every other formatter"
         return True
-    rest = lows[thing.end :]
     said_so = (_emphatic(rest) or _in_my_book(rest)) and HEARSAY.isdisjoint(lows)  # not "..., says my manager"
     if after[:1] == ["over"] and first and rival is None and said_so:
         return True  # "Litestream over plain nightly dumps, every time, if you ask me"
@@ -144,11 +143,16 @@ def _emphatic(words: list[str]) -> bool:
 
 def _it_is(lows: list[str], thing: Mention) -> bool:
     """ "Hubitat it is for the new house", "Arbor it is: ...": a choice announced, the name
-    opening the sentence."""
-    said = lows[thing.end : thing.end + 2] in (["it", "is"], ["it", "'s"])
-    after = lows[thing.end + 2] if thing.end + 2 < len(lows) else "."
-    announced = thing.start == 0 and said and (after in _CLAUSE_ENDS or after in (",", ":", "for", "then"))
-    return announced and HEARSAY.isdisjoint(lows)  # not "Rust it is, says my boss"
+    opening the sentence; not "Rust it is, says my boss"."""
+    return thing.start == 0 and it_is_after(lows, thing.end) and HEARSAY.isdisjoint(lows)
+
+
+def it_is_after(lows: list[str], end: int) -> bool:
+    """Whether "it is" and the end of its clause (or "for", "then") follow the name ending at
+    ``end``: "X it is for the rota", "X it is: ...", a choice announced; not "X it is?"."""
+    said = lows[end : end + 2] in (["it", "is"], ["it", "'s"])
+    after = lows[end + 2] if end + 2 < len(lows) else "."
+    return said and after != "?" and (after in _CLAUSE_ENDS or after in (",", ":", "for", "then"))
 
 
 def _our_choice(lows: list[str], thing: Mention) -> bool:

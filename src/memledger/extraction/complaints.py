@@ -17,6 +17,8 @@ from memledger.extraction.triggers import POSSESSIVE_USER, find_triggers
 _WORDS: Final = lexicon.sections("frame_words.txt")
 _FAULTS: Final = frozenset(_WORDS["FAULTS"])
 _FAULT_NEGATIONS: Final = frozenset(_WORDS["FAULT_NEGATIONS"])
+FAILING: Final = _FAULTS | _FAULT_NEGATIONS
+"""Words that report a thing failing ("stopped", "won't", "crashes")."""
 _FAULT_STATES: Final = frozenset(_WORDS["FAULT_STATES"])
 # "is not detected": participles whose negation reports a fault, not "is not included".
 _FAULT_PARTICIPLES: Final = word_set(

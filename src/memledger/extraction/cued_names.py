@@ -8,7 +8,7 @@ from typing import Final
 
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
-from memledger.extraction.clefts import described_clause, favourite_said
+from memledger.extraction.clefts import described_clause, favourite_said, it_is_after
 from memledger.extraction.name_chunks import chunk_end, given_name
 from memledger.extraction.name_finder import NameFinder
 from memledger.extraction.noun_types import work_described
@@ -364,9 +364,6 @@ def _apposed_work(f: NameFinder, end: int) -> bool:
     return f.next(k) in PROJECT_NOUNS and f.next(k, 1) == "," and verb
 
 
-_IT_IS_ENDS: Final = frozenset(("", ",", ".", "!", ":", ";", "for", "then"))
-
-
 def _favoured(f: NameFinder, end: int) -> bool:
     """Whether the name before ``end`` is called the speaker's favourite or choice
     ("Ardour is my favourite", "Wanderlog is what we use"): a thing one picks, not a person."""
@@ -374,12 +371,16 @@ def _favoured(f: NameFinder, end: int) -> bool:
     fronted = f.next(end) in ("is", "was") and f.next(end, 1) == "what" and f.next(end, 2) in _CHOOSERS
     fronted = fronted and any(t.kind in _CHOSEN for t in find_triggers(f.lows[end + 3 : end + 6]))
     fronted = fronted or described_clause(f.lows, end) is not None  # "Vega is the charting library we use"
-    announced = f.next(end) == "it" and f.next(end, 1) in ("is", "'s") and f.next(end, 2) in _IT_IS_ENDS
-    announced = announced and f.lows[end - 1] not in gz.ORG_SUFFIXES and "&" not in f.words[max(0, end - 4) : end]
-    announced = announced and f.lows[end - 1] not in _OPENING_LINKS  # not "Whatever it is, ..."
-    announced = announced and not given_name(f.lows[end - 1])  # not "Kowalski it is for the night shift"
-    fronted = fronted or announced  # "Planday it is for the café rota"
+    fronted = fronted or _announced(f, end)  # "Planday it is for the café rota"
     return (favourite_said(f.lows, end) or fronted) and not person and f.lows[end - 1] not in gz.PLACES
+
+
+def _announced(f: NameFinder, end: int) -> bool:
+    """Whether the name before ``end`` is announced as a thing chosen ("Planday it is for the
+    rota"); not an institution's name, "Whatever it is", a person's ("Kowalski it is")."""
+    last = f.lows[end - 1]
+    institution = last in gz.ORG_SUFFIXES or "&" in f.words[max(0, end - 4) : end]
+    return it_is_after(f.lows, end) and not institution and last not in _OPENING_LINKS and not given_name(last)
 
 
 # "Wanderlog is what we use": the subject of the clause after "what".

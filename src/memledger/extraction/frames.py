@@ -301,10 +301,7 @@ def _habit(lows: list[str], verb: int, prep: int) -> bool:
 
 def _preferred(lows: list[str], verb: int, prep: int) -> bool:
     """Whether an infinitive of a preference stands between the verb at ``verb`` and the
-    preposition ("I prefer to cook with X", "I am prefer to cook with X"), or "rather"
-    before the verb ("I'd rather keep the docs in X": a preference, read as one)."""
-    if verb >= 1 and lows[verb - 1] == "rather":
-        return True
+    preposition ("I prefer to cook with X", "I am prefer to cook with X")."""
     tos = [k for k in range(max(verb, 1), prep) if lows[k] == "to"]
     return any(t.kind in ("PREFER", "LIKE") for k in tos for t in find_triggers(lows[k - 1 : k]))
 

@@ -65,7 +65,7 @@ from memledger.extraction.protocol import (
     TurnText,
 )
 from memledger.extraction.roles import relation_of, said_as_ours
-from memledger.extraction.rosters import crew_lines, role_lines, roles_listed, roster_edges
+from memledger.extraction.rosters import people_lines
 from memledger.extraction.speech_acts import is_small_talk
 from memledger.extraction.their_tools import their_tools
 from memledger.extraction.triggers import (
@@ -229,8 +229,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(clause_relations(me, sentence, clauses, named_before))
                 edges.extend(_terse_relations(me, sentence, clauses))
             edges.extend(frame_edges(me, sentence.words, sentence.lows, sentence.mentions))
-            edges.extend([*roster_edges(me, sentence), *role_lines(me, sentence), *crew_lines(me, sentence)])
-            edges.extend(roles_listed(me, sentence))
+            edges.extend(people_lines(me, sentence))
             noted = note_uses(me, sentence)
             edges = [*_not_the_labels(me, edges, noted), *noted]
             edges.extend(their_tools(sentence))

@@ -37,6 +37,17 @@ def opens_roster(words: list[str], lows: list[str], start: int, end: int) -> boo
     return first in _SPEAKER or (word[:1].isupper() and (gz.is_given_name(first) or not name_guess.ordinary(word)))
 
 
+def people_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """The edges of a sentence's lists of people: rosters of work, role lines, a team or
+    group said to be the speaker and others, a plural role said to be some people."""
+    return [
+        *roster_edges(speaker, sentence),
+        *role_lines(speaker, sentence),
+        *crew_lines(speaker, sentence),
+        *roles_listed(speaker, sentence),
+    ]
+
+
 def roster_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
     """The people listed after each work's name, who work on it."""
     by_start = {m.start: m for m in sentence.mentions}
