@@ -33,14 +33,18 @@ _LEAVING: Final = frozenset(("SWITCH", "RETRACT", "LEAVE"))
 def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     """The writer's own tools ("won't load on my iPad", "my Garmin won't sync") in a
     sentence that reports a fault, used by the speaker."""
-    if sentence.question or any(t.kind in _LEAVING for t in find_triggers(sentence.lows)):
-        return []  # "we moved off X because its runners kept timing out": a reason to leave
     lows = sentence.lows
+    if sentence.question or not any(m.entity_type == "tool" for m in sentence.mentions):
+        return []
+    if any(t.kind in _LEAVING for t in find_triggers(lows)):
+        return []  # "we moved off X because its runners kept timing out": a reason to leave
     tools = [m for m in sentence.mentions if m.entity_type == "tool" and _owned(lows, m)]
     if tools and not any(_faulty(lows, k) for k in range(len(lows))):
         tools = []
     if not _CANNOT.isdisjoint(lows):
         tools += [m for m in _reached(lows, sentence.mentions) if m not in tools]
+    if not tools:
+        return []
     unsettled = polarity.unasserted(lows)
     return [
         Edge(speaker, "USES", Party.of(tool), _CONFIDENCE)

@@ -182,6 +182,8 @@ _PLAIN: Final = str.maketrans({"ð": "d", "þ": "th", "æ": "ae", "ø": "o", "ß
 
 def fold(text: str) -> str:
     """``text`` without its accents ("sofía" is "sofia", "ragnheiður" "ragnheidur")."""
+    if text.isascii():
+        return text  # nothing to fold, and most words are plain
     decomposed = unicodedata.normalize("NFKD", stream_safe(text.translate(_PLAIN)))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 

@@ -109,6 +109,8 @@ def co_subjects(speaker: Party, items: list[Item], words: list[str], confidence:
     """ "Chinedu and I pair on ..." and "Dmitri and Olga work together"."""
     group = _leading_group(items)
     people = [m for m in group if isinstance(m, Mention) and m.entity_type == "person"]
+    if not people:
+        return []  # most clauses: no group of people leads them
     edges: list[Edge] = []
     together = any(w == "together" or w.startswith("co-") or w in JOINT_VERBS for w in words)
     mine = any(w.startswith("co-") and k and words[k - 1] in ("my", "our") for k, w in enumerate(words))
