@@ -54,6 +54,7 @@ SETS = {
     "extraction_dev_wide40.jsonl": (349, 25),
     "extraction_dev_wide41.jsonl": (349, 23),
     "extraction_dev_wide42.jsonl": (349, 23),
+    "extraction_dev_wide43.jsonl": (349, 20),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -111,7 +112,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The forty-third set waits for the next release's first look (docs/extraction-sets.md):
+    """The forty-fourth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide42.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "74d95b940528963a1c426becfa8674d156bf1ad51f5411ad27677981b47ff78e"
+    data = (ROOT / "tests/data/extraction_dev_wide43.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "4d360617711e83b2adf34d13187166daeed0995dc3b3a3a2446294521c8d09b0"
