@@ -48,6 +48,8 @@ _TIME_LEADS: Final = frozenset(("since", "after", "before", "when", "while", "on
 _GOING_ON: Final = frozenset(("and", "but", "so", "which", "then", "though", "because", "sadly"))
 _PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
 _CLAUSE_JOINS: Final = frozenset(("and", "but"))
+# What follows "and me" as a subject: "N and me are both on P", "N and me both work on P".
+_SAID_OF_A_GROUP: Final = (["are"], ["were"], ["both"], ["r"], ["have"])
 _CLOSED: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | AUXILIARIES | BE_FORMS
 _NOT_IN_PHRASE: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | _JOINING  # a subject's words
 
@@ -121,6 +123,7 @@ class ClauseSubjects:
             taken.add(index)
             joined = before in (",", "and", "&") and index >= 2
             joined = joined and (index - 2 in taken or self._after_apposition(index - 2))
+            joined = joined or self._role_joined(index, taken)
             if joined and before == "," and len(group) == 1 and self._closes_apposition(index + 1):
                 joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
             group = [*group, party] if joined and group else [party]
@@ -166,8 +169,8 @@ class ClauseSubjects:
             if item.entity_type == "tool" and before in POSSESSIVE_USER and self._failing_after(index):
                 return self.speaker  # "My Eufy scale stopped syncing with X": the speaker's use of X, through it
             return None if self._modifies(index) else Party.of(item)
-        if item in SUBJECT_PRONOUNS or (item == "me" and self.items[index + 1 : index + 2] == ["and"] and not before):
-            return self.speaker  # "me n Ousmane are on the receiving team"
+        if item in SUBJECT_PRONOUNS or (item == "me" and self._me_in_subject(index, before)):
+            return self.speaker  # "me n Ousmane are on the receiving team", "Bongani and me are ..."
         if item in _HE_OR_SHE and (person := self.antecedent(index, ("person",))) is not None:
             return Party.of(person)  # "My trainer Bolat he prefers ...", "..., and she prefers ..."
         if item in _IT and len(self.inherited) == 1 and self.inherited[0].kind in ("project", "organization"):
@@ -447,6 +450,31 @@ class ClauseSubjects:
         if isinstance(item, Mention):
             return self._modifies(index)
         return item in THIRD_PERSON or item in DETERMINERS or (item in POSSESSIVE_USER and self._role_follows(index))
+
+    def _role_joined(self, index: int, taken: set[int]) -> bool:
+        """Whether the name at ``index`` follows "and my <role>" after a subject ("me n my
+        lab partner Ravi are ..."): one more of the group, named by their role first."""
+        k = index - 1
+        while k > 0 and index - k <= 3 and isinstance(item := self.items[k], str) and item.isalpha():
+            if item in POSSESSIVE_USER:
+                role = role_words(self.words, index - 1)[0]
+                return self.items[k - 1] in ("and", "&") and k - 2 in taken and role is not None
+            k -= 1
+        return False
+
+    def _me_in_subject(self, index: int, before: Item) -> bool:
+        """Whether "me" at ``index`` is one of a subject group: first before "and" ("me n
+        Ousmane are ...") or last before its verb ("Bongani and me are both on P")."""
+        following = self.items[index + 1 : index + 2]
+        if following == ["and"] and not before:
+            return True
+        k = index - 1
+        while k >= 0 and (isinstance(self.items[k], Mention) or self.items[k] in (",", "and", "&")):
+            k -= 1
+        governed = k >= 0 and self.items[k] in PREPOSITIONS  # "the photos of Kofi and me are ..."
+        after = [str(item) for item in self.items[index + 1 : index + 3]]
+        verb = following in _SAID_OF_A_GROUP or any(t.start == 0 for t in find_triggers(after))
+        return before == "and" and verb and not governed  # "Mei and me (both) use X"
 
     def _after_apposition(self, comma: int) -> bool:
         """Whether ``comma`` closes an apposition that follows a party: "Amaru, our SRE,

@@ -155,6 +155,8 @@ def clause_relations(
                     or [w for w in last_clause.words if w != ","] in (["i"], ["me"])  # "Ferhat and I, who"
                 )
                 inherited = [Party.of(last_mention)] if named else []
+                person = _person_before_who(last_clause, last_mention) if clause.lead == "who" else None
+                inherited = [Party.of(person)] if person is not None else inherited
             closing = [w for w in last_clause.words[-3:] if w != ","] if last_clause is not None else []
             if clause.lead in RELATIVE_LEADS and closing[-2:] == ["and", "i"]:
                 inherited = [*inherited, speaker]  # "my colleague Ferhat and I, who both work on ..."
@@ -238,6 +240,16 @@ def _predicate_head(clause: Clause | None, lead: str) -> Mention | None:
     return subject if isinstance(subject, Mention) and subject.entity_type in kinds else None
 
 
+def _person_before_who(clause: Clause | None, last: Mention) -> Mention | None:
+    """The person a restrictive "who" is about when the name right before it is none: the
+    clause's subject ("N is the staff engineer at O who owns X": N's); a comma before "who"
+    may name a company the British way ("O, who make X"), so it is left to the name."""
+    if clause is None or last.entity_type == "person" or clause.items[-1:] == [","] or not clause.items:
+        return None
+    first = clause.items[0]  # the clause's subject: not "I emailed Ana about Kestrel who ..."
+    return first if isinstance(first, Mention) and first.entity_type == "person" else None
+
+
 def _named_right_before(clause: Clause | None) -> Mention | None:
     """The name a clause ends with, before its comma ("I edit in Capture One, which ..."),
     which a relative "which" after it stands for; none after any other word."""
@@ -307,8 +319,9 @@ def _would_love(window: list[str], verb: str) -> bool:
 def _slot(gap: list[str]) -> set[str]:
     """The words between a trigger and its object, less a short noun phrase with "called"
     that introduces the name ("on a project called Atlas", "at a firm called X")."""
-    named = gap[-1:] in (["called"], ["named"]) and len(gap) <= 4
-    return set() if named and PREPOSITIONS.isdisjoint(gap) else set(gap)
+    phrase = gap[:-2] + gap[-1:] if gap[-2:-1] == [","] else gap  # "on the new payroll project, called X"
+    named = phrase[-1:] in (["called"], ["named"]) and len(phrase) <= 5
+    return set() if named and PREPOSITIONS.isdisjoint(phrase) else set(gap)
 
 
 def _modifier(following: str) -> bool:
@@ -692,10 +705,8 @@ class _ClauseReader:
             )
         if kind == "LIKE" and not self._liked_by_subject(trigger):
             return []
-        if kind == "BE" and not (self.subjects.possessive and subjects == [self.speaker]):
+        if kind == "BE" and not self._speakers_thing_is(trigger, subjects):
             return []
-        if kind == "BE" and _gerund(self.words[trigger.end] if trigger.end < len(self.words) else ""):
-            return []  # "my wrists are killing me on X": a progressive, no copula naming X
         kind = self._would_choose(kind, trigger)
         decided = self._decided_before(trigger) or (kind in ("USE", "DEPEND") and subjects == self.decided_by)
         if kind in ("USE", "BE", "KEEP", "DEPEND") and decided:
@@ -714,6 +725,22 @@ class _ClauseReader:
         if share is not None:
             edges.extend(share(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
+
+    def _speakers_thing_is(self, trigger: Trigger, subjects: list[Party]) -> bool:
+        """Whether "my X is in Y" says where the speaker's thing is: not a progressive ("my
+        wrists are killing me on X"), nor a passive done by someone ("our quiz scores are
+        kept by Hamish in X": Hamish's doing)."""
+        if not (self.subjects.possessive and subjects == [self.speaker]):
+            return False
+        if _gerund(self.words[trigger.end] if trigger.end < len(self.words) else ""):
+            return False
+        items = self.items[trigger.end : trigger.end + 4]  # "are kept by N in X", not "... by N and stored in X"
+        by = next((k for k in range(len(items) - 1) if items[k] == "by"), None)
+        agent = items[by + 1] if by is not None else None
+        done_by = (
+            isinstance(agent, Mention) and agent.entity_type == "person" and "and" not in self.items[trigger.end :]
+        )
+        return not done_by
 
     def _decided_before(self, trigger: Trigger) -> bool:
         """Whether a word of deciding stands before the trigger in its clause ("we decided to

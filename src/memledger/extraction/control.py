@@ -15,7 +15,7 @@ from typing import Final
 from memledger.extraction import lexicon
 from memledger.extraction.patterns import VERB_PARTICLES, word_set
 from memledger.extraction.senses import participle
-from memledger.extraction.triggers import DETERMINERS, INTENTS
+from memledger.extraction.triggers import DETERMINERS, INTENTS, PREPOSITIONS
 
 _TEACHING: Final = word_set(
     "taught teach teaches teaching showed show shows showing helped help helps helping trained train convinced got gets"
@@ -26,6 +26,9 @@ _ASKING: Final = (
     | word_set("told tell tells telling urged urging pushing pushed pushes begged begging")
 )
 _SPEAKER_OBJECTS: Final = word_set("me us")
+_SUBJECTS: Final = word_set("i we you he she they it")
+# Verbs before "me to" that do not ask: the doing happened ("forced me to").
+_NOT_ASKING: Final = word_set("forced forces persuaded convinced enabled allowed allows lets let")
 _NOT_DOERS: Final = word_set("please just and to")  # "Please let me use X": a request
 _LENDERS: Final = word_set("his her their your")  # "lets me use her Kindle": hers, lent
 _CAUSING: Final = word_set("make makes made making let lets have has had help helps helped")
@@ -37,7 +40,11 @@ _REACH = 6
 
 def infinitive_of(words: list[str], verb: int) -> str | None:
     """Who does the verb at ``verb`` when "to" opens it: "speaker" after "taught me (how)
-    to", "asked" after a verb of wanting or asking within a few words; else None."""
+    to", "asked" after a verb of wanting or asking within a few words; else None. A bare
+    verb after "and" shares the infinitive before it ("told me to drop X and practise with Y")."""
+    if verb >= 2 and words[verb - 1] == "and":
+        opened = _joined_infinitive(words, verb - 1)
+        return infinitive_of(words, opened) if opened is not None else None
     if verb < 1 or words[verb - 1] != "to":
         return None
     k = verb - 2
@@ -45,11 +52,29 @@ def infinitive_of(words: list[str], verb: int) -> str | None:
         k -= 1
     if k >= 1 and words[k] in _SPEAKER_OBJECTS and words[k - 1] in _TEACHING:
         return "speaker"
+    if (
+        k >= 1
+        and words[k] in _SPEAKER_OBJECTS
+        and words[k - 1].isalpha()
+        and words[k - 1] not in _NOT_ASKING | PREPOSITIONS
+    ):
+        return "asked"  # "Shirin keeps nagging us to move to X": a verb that puts "me to" asks
     for word in reversed(words[max(0, verb - 1 - _REACH) : verb - 1]):
         if word in _STOPS:
             break
         if word in _ASKING:
             return "asked"
+    return None
+
+
+def _joined_infinitive(words: list[str], joint: int) -> int | None:
+    """The verb after "to" that the "and" at ``joint`` joins another verb to, within a few
+    words and no subject between ("to drop X and practise", not "to drop X and we ...")."""
+    for k in range(joint - 1, max(0, joint - 1 - _REACH), -1):
+        if words[k] in _STOPS or words[k] in _SUBJECTS:
+            return None
+        if words[k] == "to" and k + 1 < joint and k >= 1:
+            return k + 1
     return None
 
 
@@ -68,8 +93,11 @@ def speaker_object(lows: list[str], verb: int, prep: int) -> bool:
 
 def made_to(words: list[str], verb: int) -> bool:
     """Whether the bare verb at ``verb`` is what someone lets or makes the speaker do
-    ("my boss finally let us use X", "she made me use Y"): the speaker's doing; not a
+    ("my boss finally let us use X", "she made me use Y"), or where someone puts the
+    speaker ("put me on X"): the speaker's doing; not a
     proposal ("Let me use X for this"), nor someone's thing lent ("lets me use her X")."""
+    if verb >= 2 and words[verb] == "on" and words[verb - 1] in _SPEAKER_OBJECTS and words[verb - 2] in _PLACING:
+        return True  # "my manager put me on the X project": the speaker is the one on it
     if verb < 3 or words[verb - 1] not in _SPEAKER_OBJECTS or words[verb - 2] not in _CAUSING:
         return False
     doer = words[verb - 3]

@@ -253,7 +253,7 @@ def _instruments(
         if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]) or _preferred(lows, verb, p):
             continue  # a lone "on" only in its verb's phrase ("I sell bowls on X"); not "I prefer to cook with X"
         agent = _agent(lows, verb, p, by_start)
-        if agent is None and verb in in_phrases:
+        if agent is None and verb in in_phrases and not _unnamed_object(lows, verb, p, phrases, by_start):
             continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
         to = max((k for k in range(verb, p) if lows[k] == "to"), default=verb - 1)
         controlled = infinitive_of(lows, to + 1)  # "taught me to write it in X", "wants us to log it in X"
@@ -266,6 +266,17 @@ def _instruments(
         for doer in _co_doers(speaker, subject, lows, verb, by_end):
             edges.append(Edge(doer, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
     return edges
+
+
+def _unnamed_object(lows: list[str], verb: int, prep: int, phrases: _Phrases, by_start: dict[int, Mention]) -> bool:
+    """Whether a verb of using or playing takes an object that names nothing before the
+    instrument ("I play chess on X", "we use a shared calendar in Y"): the instrument is
+    the one thing named, which the clause reader leaves."""
+    trigger = phrases.starts.get(verb)
+    if trigger is None or trigger.kind not in ("USE", "PLAY") or not trigger.end < prep:
+        return False
+    between = range(trigger.end, prep)
+    return all(lows[k].isalpha() and k not in by_start for k in between)
 
 
 def _episode(lows: list[str], verb: int, prep: int) -> bool:
@@ -303,7 +314,15 @@ def _preferred(lows: list[str], verb: int, prep: int) -> bool:
     """Whether an infinitive of a preference stands between the verb at ``verb`` and the
     preposition ("I prefer to cook with X", "I am prefer to cook with X")."""
     tos = [k for k in range(max(verb, 1), prep) if lows[k] == "to"]
-    return any(t.kind in ("PREFER", "LIKE") for k in tos for t in find_triggers(lows[k - 1 : k]))
+    if any(t.kind in ("PREFER", "LIKE") for k in tos for t in find_triggers(lows[k - 1 : k])):
+        return True
+    # "he prefers we write the tests with X": the doing is what someone prefers, not done
+    if verb < 2 or lows[verb - 1] not in _WISHED_SUBJECTS:
+        return False
+    return any(t.kind == "PREFER" for t in find_triggers(lows[verb - 2 : verb - 1]))  # not "it's like we ..."
+
+
+_WISHED_SUBJECTS: Final = frozenset(("we", "you", "they", "i"))
 
 
 def _object_before(lows: list[str], p: int, tool: Mention) -> bool:

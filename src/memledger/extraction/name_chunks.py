@@ -18,6 +18,7 @@ from memledger.extraction.patterns import (
     PROJECT_NOUNS,
     word_set,
 )
+from memledger.extraction.triggers import PREPOSITIONS
 
 
 def chunk_end(f: NameFinder, i: int) -> int:
@@ -44,7 +45,7 @@ def chunk_end(f: NameFinder, i: int) -> int:
             continue
         if not word[0].isupper():
             break
-        if low in gz.NOT_NAMES and not closing_noun(low) and not _product_initials(f, end, i):
+        if low in gz.NOT_NAMES and not (closing_noun(low) or _product_initials(f, end, i) or _name_part(f, i, end)):
             break
         end += 1
     return end + 1 if model_number(f, end, i) or _dimension_code(f, end) else end
@@ -125,6 +126,17 @@ def _role_named(f: NameFinder, start: int) -> bool:
     before = f.prev(start, 2) if f.prev(start) == "," else f.prev(start)
     plain = name_guess.ordinary(f.words[start])  # "our client, Bank of Ireland": an institution's name
     return (before in gz.ROLES or before in HONORIFICS) and not plain
+
+
+def _name_part(f: NameFinder, start: int, at: int) -> bool:
+    """Whether a calendar-like word at ``at`` ("Thu", "Sun") closes a name of two words or
+    more that is its clause's subject ("Dang Thi Thu is ..."): a day would not stand there."""
+    following = f.lows[at + 1] if at + 1 < len(f.lows) else ""
+    subject = f.prev(start) not in PREPOSITIONS  # not "Dinner with Ana Lopez Sat was great"
+    return at - start >= 2 and subject and len(f.lows[at]) > 2 and following in _FINITE_AFTER_SUBJECT  # not "I"
+
+
+_FINITE_AFTER_SUBJECT: Final = word_set("is was has had will can does did")
 
 
 def given_name(low: str) -> bool:

@@ -154,7 +154,23 @@ def english_form(low: str) -> bool:
         return True
     if low.endswith("ies") and len(low) > 4:
         return english(low[:-3] + "y")
+    if verb_form(low):
+        return True
     return low.endswith("s") and len(low) > 3 and (english(low[:-1]) or (low.endswith("es") and english(low[:-2])))
+
+
+def verb_form(low: str) -> bool:
+    """Whether a lower-cased word in -ing or -ed is a form of an English word ("snoozing",
+    "invoicing", "vendored"), however the lists spell the plain form."""
+    return low.endswith(("ing", "ed")) and len(low) > 5 and any(english(stem) for stem in _stems(low))
+
+
+def _stems(low: str) -> tuple[str, ...]:
+    """The plain forms a word in -ing or -ed may come from: "snoozing" (snooze),
+    "syncing" (sync), "jogging" (jog), "scraped" (scrape)."""
+    stem = low[:-3] if low.endswith("ing") else low[:-2]
+    doubled = (stem[:-1],) if len(stem) > 2 and stem[-1] == stem[-2] else ()
+    return (stem, stem + "e", *doubled)
 
 
 def truecased(words: list[str]) -> list[str]:
@@ -202,7 +218,8 @@ def _unknown_lower(word: str) -> bool:
     low = gz.fold(word)
     if low in _lists().world_names:
         return True
-    return not english(word) and low not in _lists().world_places and not _misspelt(word)
+    english_word = english(word) or verb_form(word)
+    return not english_word and low not in _lists().world_places and not _misspelt(word)
 
 
 def _misspelt(word: str) -> bool:
