@@ -6,8 +6,8 @@ unnamed object leaves its instrument to the frame ("I play chess on X"); "prefer
 ("N is the lead at O who owns P"); "put me on P" puts the speaker on it; a passive's
 agent owns the doing ("our scores are kept by N in X"); a calendar word closing a name
 before its verb ("Tran Van Thu is ...") is part of it; "N and me are ..." and "me and my
-<role> N ..." are groups with the speaker; "on the new X project, called P" names P. Names are invented; each case failed on release
-61 unless marked a guard."""
+<role> N ..." are groups with the speaker; "on the new X project, called P" names P. Names
+are invented; each case failed on release 61 unless marked a guard."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def split_contrast(
     """The objects a clause asserts and those it contrasts them with; after a verb of
     preference a later "to" contrasts too ("prefers it to EndNote")."""
     for index, obj in enumerate(objects):
-        led = [word for word in obj.gap if not word.isdigit()][:1] == ["to"]  # "the Cyclonix 12 to the Hoovex"
+        led = "to" in obj.gap  # "the Cyclonix 12 to the Hoovex", "X bulbs to the cheap Y ones"
         if any(word in CONTRAST for word in obj.gap) or (preferring and index and led):
             return objects[:index], objects[index:]
     return objects, []

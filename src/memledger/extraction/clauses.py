@@ -102,6 +102,8 @@ _SAYING_OR_MEANING: Final = word_set(
     "forgetting thinking wondering meaning wanting trying going coming hearing talking"
 )
 _WOULD: Final = word_set("would i'd we'd 'd")
+_MODALS: Final = _WOULD | word_set("could should might he'd she'd they'd you'd")
+_MODAL_PERFECTS: Final = word_set("would've could've should've might've wouldve couldve shouldve")
 _FONDLY: Final = word_set("like love")
 _UNDECIDED: Final = (["between"], ["whether"])
 _STILL_DECIDING: Final = (["trying"], ["try"], ["tries"], ["about"], ["struggling"])  # "trying to decide"
@@ -553,7 +555,14 @@ class _ClauseReader:
         noun = noun and trigger.kind not in ("SWITCH", "RETRACT", "LEAVE", "DECIDE")  # "the switch to X" still tells it
         said_of = trigger.kind == "PREFER" or self.words[trigger.end : trigger.end + 1] == ["of"]
         noun = noun and not (before[-1] in _POSSESSIVES and said_of)  # "my favourite is X", "our use of X"
-        return contrast or changed or ranked or noun or self._tried(trigger)  # "lead developer": a job
+        return contrast or changed or ranked or noun or self._tried(trigger) or self._counterfactual(trigger)
+
+    def _counterfactual(self, trigger: Trigger) -> bool:
+        """Whether a modal perfect stands before the trigger ("we'd have gone with X", "I
+        would've picked Y"): what would have been done, which was not."""
+        window = self.words[max(0, trigger.start - 3) : trigger.start]
+        joined = any(w in _MODAL_PERFECTS for w in window)
+        return joined or any(a in _MODALS and b == "have" for a, b in pairwise(window))
 
     def _over(self, start: int) -> bool:
         """Whether "over" before the verb at ``start`` sets its side against a thing named
@@ -697,8 +706,8 @@ class _ClauseReader:
         intended = self._intended(trigger) or (kept_on and self._intended(last))
         if intended and kind not in ("WORK_WITH", "KNOW", "PART", "AT"):
             return []
-        if kind == "SWITCH" and self.words[trigger.end : trigger.end + 1] in (["us"], ["me"]):
-            subjects = [self.speaker]  # "Olumide switched us to X": the speaker's tools changed
+        if kind == "SWITCH" and self.words[trigger.end : trigger.end + 1] in (["us"], ["me"], ["our"], ["my"]):
+            subjects = [self.speaker]  # "Olumide switched us to X", "N moved our CI to X": the speaker's tools
         if kind in ("SWITCH", "RETRACT", "LEAVE"):
             return switched(
                 kind, last, subjects, objects, self.words, decision=self.decision, confidence=self.confidence
@@ -803,7 +812,10 @@ class _ClauseReader:
         verb, before = self.words[trigger.start], self.words[trigger.start - 1] if trigger.start else ""
         heads = verb in _RUNNING or verb in _HEADING
         team = obj.target is not None and named_team(obj.target.name)
-        if heads and before in ("i", "we") and entity_type == "organization" and not team:
+        runner = self.items[trigger.start - 1] if trigger.start else ""
+        owner = before in ("i", "we") or (isinstance(runner, Mention) and runner.entity_type == "person")
+        business = not team and UNDERTAKINGS.isdisjoint(obj.gap)  # not "runs a translation project called X"
+        if heads and owner and entity_type == "organization" and business:
             return "PART_OF" if _slot(obj.gap) <= SLOT_GAP else None  # "I run Thimble & Moss": their business
         if verb in _RUNNING and team and _slot(obj.gap) <= SLOT_GAP and self._team_run(trigger, obj):
             return "WORKS_ON"  # "Zainab and Ruairí run the pharmacy team": they lead it, as "lead" says
@@ -860,10 +872,21 @@ class _ClauseReader:
         before = self.items[trigger.start - 1] if trigger.start else ""
         if isinstance(before, Mention) and before.entity_type == "organization":
             return True
+        if self._work_before(trigger.start):
+            return True
         being = before in _BEING  # "I'm at Acme", "been at Tarrowby six years"
         words = self.words
         employed = _employed(words, trigger.start)
         return trigger.end - trigger.start > 1 or before in JOBS or before in gz.ROLES or being or employed
+
+    def _work_before(self, at: int) -> bool:
+        """Whether "at" follows a project that the clause's verb works on, past its head
+        nouns ("works on Makai at O", "work on the Makai Reef restoration at O")."""
+        k = at - 1
+        while k > 0 and at - k <= 2 and isinstance(word := self.items[k], str) and word.isalpha() and word.islower():
+            k -= 1
+        named = k >= 0 and isinstance(project := self.items[k], Mention) and project.entity_type == "project"
+        return named and any(t.kind == "WORK_ON" for t in find_triggers(self.words[:k]))
 
     def _role_owner(self, trigger: Trigger) -> Party | None:
         """ "Ali is my mentor at Careem": the workplace is the mentor's, not the speaker's."""

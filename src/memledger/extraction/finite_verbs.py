@@ -44,7 +44,7 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
         return k  # "meds: tracked in Medisafe": a note's participle after its label
     while k > 0 and prep - k < 12 and (lows[k - 1] not in CLAUSE_ENDS or _verb_after_name(words, lows, k)):
         low = lows[k]
-        if (low.isalpha() and len(low) > 1 and low not in NOT_VERBS) or _doing(lows, k):
+        if (_word(low) and len(low) > 1 and low not in NOT_VERBS) or _doing(lows, k):
             b = k - 1
             while b > 0 and lows[b] in ADVERBS:
                 b -= 1
@@ -69,6 +69,11 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
                 return k
         k -= 1
     return None
+
+
+def _word(low: str) -> bool:
+    """A word of letters, hyphenated ones too ("video-call", "double-check")."""
+    return low.isalpha() or (low.count("-") == 1 and low.replace("-", "").isalpha() and low[0] != "-")
 
 
 def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
