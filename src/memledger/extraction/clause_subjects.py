@@ -48,8 +48,9 @@ _TIME_LEADS: Final = frozenset(("since", "after", "before", "when", "while", "on
 _GOING_ON: Final = frozenset(("and", "but", "so", "which", "then", "though", "because", "sadly"))
 _PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
 _CLAUSE_JOINS: Final = frozenset(("and", "but"))
-# What follows "and me" as a subject: "N and me are both on P", "N and me both work on P".
-_SAID_OF_A_GROUP: Final = (["are"], ["were"], ["both"], ["r"], ["have"])
+# Verbs of being and having after "and me" as a subject ("N and me are both on P"); a
+# trigger verb there does as well ("N and me both work on P").
+_SAID_OF_A_GROUP: Final = (["are"], ["were"], ["r"], ["have"])
 _CLOSED: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | AUXILIARIES | BE_FORMS
 _NOT_IN_PHRASE: Final = PREPOSITIONS | BOUNDARIES | SUBJECT_PRONOUNS | THIRD_PERSON | _JOINING  # a subject's words
 

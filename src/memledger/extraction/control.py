@@ -94,8 +94,8 @@ def speaker_object(lows: list[str], verb: int, prep: int) -> bool:
 def made_to(words: list[str], verb: int) -> bool:
     """Whether the bare verb at ``verb`` is what someone lets or makes the speaker do
     ("my boss finally let us use X", "she made me use Y"), or where someone puts the
-    speaker ("put me on X"): the speaker's doing; not a
-    proposal ("Let me use X for this"), nor someone's thing lent ("lets me use her X")."""
+    speaker ("put me on X"): the speaker's doing; not a proposal ("Let me use X for
+    this"), nor someone's thing lent ("lets me use her X")."""
     if verb >= 2 and words[verb] == "on" and words[verb - 1] in _SPEAKER_OBJECTS and words[verb - 2] in _PLACING:
         return True  # "my manager put me on the X project": the speaker is the one on it
     if verb < 3 or words[verb - 1] not in _SPEAKER_OBJECTS or words[verb - 2] not in _CAUSING:

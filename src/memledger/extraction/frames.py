@@ -311,12 +311,12 @@ def _habit(lows: list[str], verb: int, prep: int) -> bool:
 
 
 def _preferred(lows: list[str], verb: int, prep: int) -> bool:
-    """Whether an infinitive of a preference stands between the verb at ``verb`` and the
-    preposition ("I prefer to cook with X", "I am prefer to cook with X")."""
+    """Whether the verb at ``verb`` is what someone prefers: an infinitive of a preference
+    stands between it and the preposition ("I prefer to cook with X", "I am prefer to
+    cook with X"), or a preference opens its clause ("he prefers we write the tests in X")."""
     tos = [k for k in range(max(verb, 1), prep) if lows[k] == "to"]
     if any(t.kind in ("PREFER", "LIKE") for k in tos for t in find_triggers(lows[k - 1 : k])):
         return True
-    # "he prefers we write the tests with X": the doing is what someone prefers, not done
     if verb < 2 or lows[verb - 1] not in _WISHED_SUBJECTS:
         return False
     return any(t.kind == "PREFER" for t in find_triggers(lows[verb - 2 : verb - 1]))  # not "it's like we ..."
