@@ -55,6 +55,7 @@ SETS = {
     "extraction_dev_wide41.jsonl": (349, 23),
     "extraction_dev_wide42.jsonl": (349, 23),
     "extraction_dev_wide43.jsonl": (349, 20),
+    "extraction_dev_wide44.jsonl": (349, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -112,7 +113,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The forty-fourth set waits for the next release's first look (docs/extraction-sets.md):
+    """The forty-fifth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide43.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "4d360617711e83b2adf34d13187166daeed0995dc3b3a3a2446294521c8d09b0"
+    data = (ROOT / "tests/data/extraction_dev_wide44.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "ee691f80355e58a6d25f8a8fe35223138131f0e59f03480c7fdec40d9cd26d64"
