@@ -37,6 +37,7 @@ from memledger.extraction.shared_work import (
 )
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS
 from memledger.extraction.triggers import (
+    ARROWS,
     BE_FORMS,
     CONDITIONAL_LEADS,
     CONTRAST,
@@ -724,6 +725,8 @@ class _ClauseReader:
         main, contrast = split_contrast(objects, preferring=kind in ("PREFER", "LIKE"))
         context = contrast_context(contrast) if kind in ("PREFER", "LIKE") else None
         main = _stated_objects(kind, main)
+        if kind == "DECIDE":
+            main = [obj for obj in main if not self._left_by_arrow(obj)]  # "Decided: MySQL -> TiDB"
         for subject in subjects:
             for obj in main:
                 edges.extend(self._edge(kind, last, subject, obj, context))
@@ -734,6 +737,11 @@ class _ClauseReader:
         if share is not None:
             edges.extend(share(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
+
+    def _left_by_arrow(self, obj: ClauseObject) -> bool:
+        """Whether an arrow follows the object: the side a change leaves ("MySQL -> TiDB")."""
+        at = next((i for i, item in enumerate(self.items) if item is obj.mention), None)
+        return at is not None and at + 1 < len(self.items) and self.items[at + 1] in ARROWS
 
     def _speakers_thing_is(self, trigger: Trigger, subjects: list[Party]) -> bool:
         """Whether "my X is in Y" says where the speaker's thing is: not a progressive ("my

@@ -305,11 +305,17 @@ def _sentence_adverb(low: str) -> bool:
 def _as_person_by_role(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
     role, mine = role_before(f.lows, start)
     opening_word = start in f.initial and f.next(end) in POSSESSIVES and _opens_before_role(f, start, end)
-    if role is None and not opens_next_clause(f.lows, start, end) and not opening_word:
+    if role is None and not opens_next_clause(f.lows, start, end) and not opening_word and not _placed(f, start):
         role, mine = role_after(f.words, f.lows, end)  # not "Whenever my sister ...", "Ask my boss"
     if role is None:
         return None
     return Mention(name, "person", 0.9, start, end, role=role, mine=mine)
+
+
+def _placed(f: NameFinder, start: int) -> bool:
+    """Whether the name at ``start`` is where the name before it works ("Dr. Ana Ruiz at
+    Larchfield Practice is my GP"): the role after it is that person's."""
+    return start >= 2 and f.prev(start) in ("at", "from") and f.words[start - 2][:1].isupper()
 
 
 def _as_project(f: NameFinder, name: str, start: int, end: int) -> Mention | None:

@@ -344,13 +344,15 @@ def _own_units(speaker: Party, lows: list[str], mentions: list[Mention]) -> list
     """ "Our ward at Mercy Vale Hospital", "my cohort at Stonebridge College": a group of
     the speaker's inside an organization makes the speaker part of it."""
     edges: list[Edge] = []
+    # the tokens of people's names: "my best friend Nyasha coaches at X" is Nyasha's unit
+    named = {k for m in mentions if m.entity_type == "person" for k in range(m.start, m.end)}
     for org in mentions:
         j = org.start - 1 - (lows[org.start - 1 : org.start] == ["the"])
         if org.entity_type != "organization" or j < 2 or lows[j] not in ("at", "in"):
             continue
         noun = lows[j - 1]
         unit = noun in TEAM_NOUNS or noun in gz.ORG_SUFFIXES or noun in _UNITS
-        if unit and owned_by_speaker(lows, j - 2):
+        if unit and owned_by_speaker(lows, j - 2) and not {j - 1, j - 2, j - 3} & named:
             edges.append(Edge(speaker, "PART_OF", Party.of(org), FRAME_CONFIDENCE))
     return edges
 

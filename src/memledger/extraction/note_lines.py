@@ -294,10 +294,10 @@ def ranked(sentence: Sentence, tool: Mention) -> bool:
 
 
 def _left(lows: list[str], label_end: int, end: int) -> bool:
-    """Whether a name before an arrow under a label of change is the one left ("Switched:
-    Evernote -> Obsidian")."""
+    """Whether a name before an arrow under a label of change or choice is the one left
+    ("Switched: Evernote -> Obsidian", "Decided: MySQL -> TiDB")."""
     label = lows[:label_end]
-    changed = any(t.kind in ("SWITCH", "LEAVE", "RETRACT") for t in find_triggers(label))
+    changed = any(t.kind in ("SWITCH", "LEAVE", "RETRACT", "DECIDE") for t in find_triggers(label))
     return changed and lows[end : end + 1] != [] and lows[end] in ARROWS
 
 

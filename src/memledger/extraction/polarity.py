@@ -57,6 +57,7 @@ PAST_PHRASES: Final = _pairs("PAST_PHRASES")
 _WISHING: Final = frozenset(_WORDS["WISHING"])  # "she want that I write it in X": a wish
 _CHANGE_VERBS: Final = frozenset(_WORDS["CHANGE_VERBS"])
 _HAD_CONTRACTED: Final = word_set("i'd we'd they'd he'd she'd you'd")  # "we'd been using X"
+_WILL_CONTRACTED: Final = word_set("i'll we'll ill")
 # After "I'd": preferences and sayings, which state something now ("I'd rather use X").
 _WOULD_SAY: Final = word_set("rather prefer like love recommend say guess never always also still definitely")
 CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though while whereas so yet since instead -") | {
@@ -345,7 +346,10 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
 
 def _would(opening: list[str]) -> bool:
     """Whether a clause opens with "I'd"/"we'd" and a plain verb, "would": "we'd run",
-    "I'd move"; not a preference ("I'd rather"), nor "had" ("I'd been", "I'd used")."""
+    "I'd move"; not a preference ("I'd rather"), nor "had" ("I'd been", "I'd used"); or
+    with "I'll"/"we'll", what will be done."""
+    if opening[:1] and opening[0] in _WILL_CONTRACTED:
+        return True  # "If I get a darkroom, I'll try X": what will be done if it comes
     if len(opening) < 2 or opening[0] not in _HAD_CONTRACTED:
         return False
     verb = opening[1]

@@ -23,8 +23,9 @@ def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
     """The role ending at token ``j`` ("manager", "tech lead") and where it starts."""
     if j >= len(lows):
         return None, j
-    if j >= 1 and (f"{lows[j - 1]} {lows[j]}" in gz.ROLES or (lows[j - 1] in _AT_WORK and lows[j] in gz.ROLES)):
-        return f"{lows[j - 1]} {lows[j]}", j - 1
+    last = lows[j][:-1] if lows[j].endswith("s") and lows[j] not in gz.ROLES else lows[j]  # "my lab partners"
+    if j >= 1 and (f"{lows[j - 1]} {last}" in gz.ROLES or (lows[j - 1] in _AT_WORK and last in gz.ROLES)):
+        return f"{lows[j - 1]} {last}", j - 1
     if j >= 0 and lows[j] in gz.ROLES:
         return lows[j], j
     if j >= 0 and lows[j].endswith("s") and lows[j][:-1] in gz.ROLES:
@@ -190,6 +191,17 @@ def _past_apposition(lows: list[str], end: int) -> int:
     return after
 
 
+def _past_workplace(words: list[str], lows: list[str], end: int) -> int:
+    """Where "is" stands after the workplace that follows the name ending at ``end`` ("Dr.
+    Ruiz at Larchfield Practice is my GP"), or ``end`` itself."""
+    if lows[end : end + 1] not in (["at"], ["from"]):
+        return end
+    k = end + 1
+    while k < len(words) and k - end <= 5 and (words[k][:1].isupper() or lows[k] in ("&", "of")):
+        k += 1
+    return k if k > end + 1 and lows[k : k + 1] == ["is"] else end
+
+
 def role_before(lows: list[str], start: int) -> tuple[str | None, bool]:
     """The role named right before a name ("my manager Dave", "Tutor: Dave"; "Dr." and
     commas skipped), and whether it is the speaker's."""
@@ -203,9 +215,15 @@ def _role_before_name(lows: list[str], start: int) -> tuple[str | None, int]:
     """The role ending right before the name at ``start`` ("Dr." and commas skipped), and
     where it starts."""
     j = start - 1
-    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".", ":", "=")):
+    while j >= 0 and (lows[j] in HONORIFICS or lows[j] in (",", ".", ":", "=") or _title_after_comma(lows, j)):
         j -= 1
     return role_words(lows, j)
+
+
+def _title_after_comma(lows: list[str], j: int) -> bool:
+    """Whether a role word at ``j`` opens an apposition as the name's title ("my
+    supervisor, Professor Njeri Kamau"): the role before the comma is the speaker's."""
+    return j >= 2 and lows[j - 1] == "," and lows[j] in gz.ROLES and role_words(lows, j - 2)[0] is not None
 
 
 def opens_next_clause(lows: list[str], start: int, end: int) -> bool:
@@ -240,7 +258,7 @@ def role_after(words: list[str], lows: list[str], end: int) -> tuple[str | None,
     """The role said of a name right after it ("Ana, my sister", "Bo is our CTO"), and
     whether it is the speaker's; past an apposition ("Ikaika, the SRE lead at X, is my
     manager")."""
-    if (after := _past_apposition(lows, end)) != end:
+    if (after := _past_apposition(lows, end)) != end or (after := _past_workplace(words, lows, end)) != end:
         role, mine = role_after(words, lows, after)
         if role is not None and mine:
             return role, mine
