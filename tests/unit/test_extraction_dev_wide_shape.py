@@ -56,6 +56,7 @@ SETS = {
     "extraction_dev_wide42.jsonl": (349, 23),
     "extraction_dev_wide43.jsonl": (349, 20),
     "extraction_dev_wide44.jsonl": (349, 22),
+    "extraction_dev_wide45.jsonl": (349, 21),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -113,7 +114,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The forty-fifth set waits for the next release's first look (docs/extraction-sets.md):
+    """The forty-sixth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide44.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "ee691f80355e58a6d25f8a8fe35223138131f0e59f03480c7fdec40d9cd26d64"
+    data = (ROOT / "tests/data/extraction_dev_wide45.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "b769b4d4dee6a85a9378fe9c8c8c91de4e6a683addc7954ad27ea42bc10fba79"
