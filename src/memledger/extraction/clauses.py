@@ -319,6 +319,11 @@ def _would_love(window: list[str], verb: str) -> bool:
     return any(w in _FONDLY and k and words[k - 1] in _WOULD for k, w in enumerate(words))
 
 
+def _after_at(gap: list[str]) -> bool:
+    """Whether an object follows "at" ("at X", "at the X"): a place or a firm, no instrument."""
+    return gap[-1:] == ["at"] or gap[-2:] == ["at", "the"]
+
+
 def _slot(gap: list[str]) -> set[str]:
     """The words between a trigger and its object, less a short noun phrase with "called"
     that introduces the name ("on a project called Atlas", "at a firm called X")."""
@@ -544,19 +549,21 @@ class _ClauseReader:
     def _unreal(self, trigger: Trigger) -> bool:
         """Whether a trigger tells what is not done: "rather die than use X", "X over running
         Y" (the side refused), a change or choice that did not happen ("I almost gave up on
-        X", "we almost went with X")."""
+        X", "we almost went with X"), or no one's membership ("played for members of X")."""
         before = self.words[max(0, trigger.start - 2) : trigger.start]
         verb = self.words[trigger.start]
         past = verb in PAST_FORMS or participle(verb)  # "almost went with X"; not "almost always go with X"
         almost = before[-1:] in (["almost"], ["nearly"]) and (trigger.kind != "DECIDE" or past)
         changed = trigger.kind in ("SWITCH", "RETRACT", "LEAVE", "DECIDE") and almost
         ranked = trigger.kind == "WORK_ON" and self.words[trigger.end : trigger.end + 1] in ([j] for j in JOBS)
+        governed = trigger.kind == "PART" and before[-1:] != [] and before[-1] in PREPOSITIONS  # "for members of X"
         contrast = "than" in before or before == ["instead", "of"] or self._over(trigger.start)  # "X over using Y"
         noun = trigger.end - trigger.start == 1 and before[-1:] != [] and before[-1] in _NOUN_DETERMINERS
         noun = noun and trigger.kind not in ("SWITCH", "RETRACT", "LEAVE", "DECIDE")  # "the switch to X" still tells it
         said_of = trigger.kind == "PREFER" or self.words[trigger.end : trigger.end + 1] == ["of"]
         noun = noun and not (before[-1] in _POSSESSIVES and said_of)  # "my favourite is X", "our use of X"
-        return contrast or changed or ranked or noun or self._tried(trigger) or self._counterfactual(trigger)
+        unreal = contrast or changed or ranked or governed or noun
+        return unreal or self._tried(trigger) or self._counterfactual(trigger)
 
     def _counterfactual(self, trigger: Trigger) -> bool:
         """Whether a modal perfect stands before the trigger ("we'd have gone with X", "I
@@ -724,9 +731,7 @@ class _ClauseReader:
         edges: list[Edge] = []
         main, contrast = split_contrast(objects, preferring=kind in ("PREFER", "LIKE"))
         context = contrast_context(contrast) if kind in ("PREFER", "LIKE") else None
-        main = _stated_objects(kind, main)
-        if kind == "DECIDE":
-            main = [obj for obj in main if not self._left_by_arrow(obj)]  # "Decided: MySQL -> TiDB"
+        main = self._named_objects(kind, _stated_objects(kind, main))
         for subject in subjects:
             for obj in main:
                 edges.extend(self._edge(kind, last, subject, obj, context))
@@ -737,6 +742,17 @@ class _ClauseReader:
         if share is not None:
             edges.extend(share(self.speaker, self.items, subjects, edges, self.confidence))
         return edges
+
+    def _named_objects(self, kind: str, objects: list[ClauseObject]) -> list[ClauseObject]:
+        """``objects`` less those that name no object of the verb: a role said of the one
+        before ("chose Toast as our POS"), a place after "at" ("runs a café at the X
+        Hall"), the side a choice leaves ("Decided: MySQL -> TiDB")."""
+        kept = [obj for k, obj in enumerate(objects) if not (k and obj.gap[:1] == ["as"] and len(obj.gap) <= 2)]
+        if kind == "USE":
+            kept = [obj for obj in kept if not (_after_at(obj.gap) and obj.target and obj.target.kind == "tool")]
+        if kind == "DECIDE":
+            kept = [obj for obj in kept if not self._left_by_arrow(obj)]
+        return kept
 
     def _left_by_arrow(self, obj: ClauseObject) -> bool:
         """Whether an arrow follows the object: the side a change leaves ("MySQL -> TiDB")."""

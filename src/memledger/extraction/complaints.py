@@ -56,7 +56,8 @@ def complaint_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
 def _owned(lows: list[str], tool: Mention) -> bool:
     """Whether the tool's name follows "my" or "our": the writer's own device or account
     ("won't load on my iPad"), which a fault anywhere in the sentence is reported about."""
-    return tool.start > 0 and lows[tool.start - 1] in POSSESSIVE_USER
+    described = tool.start > 1 and lows[tool.start - 2] == "as"  # "we chose Toast as our POS": a role, no thing
+    return tool.start > 0 and lows[tool.start - 1] in POSSESSIVE_USER and not described
 
 
 def _reached(lows: list[str], mentions: list[Mention]) -> list[Mention]:

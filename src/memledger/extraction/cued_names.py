@@ -234,6 +234,8 @@ def _classify(f: NameFinder, start: int, end: int) -> Mention | None:
         return Mention(name, "organization", 0.85, start, end)
     if end - start > 2 and f.lows[start] in _INSTITUTION_HEADS and f.lows[start + 1] == "of":
         return Mention(name, "organization", 0.85, start, end)  # "University of Otago"
+    if end - start > 2 and any(low in _BODY_HEADS for low in f.lows[start + 1 : end - 1]):
+        return Mention(name, "organization", 0.85, start, end)  # "Tramping Club Ōtautahi": a body, then its town
     used = f.prev(start) in TOOL_PREV  # "using Organic Maps": a thing used, whatever its last word
     titled = f.prev(start) in HONORIFICS or (f.prev(start) == "." and f.prev(start, 2) in HONORIFICS)
     work_after = f.next(end) in PROJECT_NOUNS or _work_noun_after(f, end)  # "the Wetland Sensors project"
@@ -401,6 +403,8 @@ _INSTITUTION_HEADS: Final = word_set(
     "university college institute school bank church museum ministry department academy society council "
     "hospital library federation association conservatory"
 )
+# Nouns that make a name an institution's wherever they stand in it ("Tramping Club Ōtautahi").
+_BODY_HEADS: Final = _INSTITUTION_HEADS | word_set("club union trust league co-operative cooperative")
 # Work nouns that as often name a part bought in: "the Quill editor plugin" is a tool.
 _COMPONENTS: Final = PRODUCT_NOUNS | word_set("plugin library package sdk api cli firmware integration platform")
 

@@ -12,7 +12,7 @@ from typing import Final
 
 from memledger.extraction.control import causing_verb
 from memledger.extraction.finite_verbs import finite_verb_before
-from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, word_set
+from memledger.extraction.patterns import BULLETS, VERB_PARTICLES, Edge, Party, word_set
 from memledger.extraction.triggers import ELLIPTIC, PAST_FORMS, PREPOSITIONS
 
 
@@ -53,3 +53,16 @@ _FEELING: Final = word_set("loved liked hated enjoyed saw seen noticed heard wat
 _NOT_VERBS: Final = word_set("wedding morning evening indeed feeling building ceiling")
 # Prepositions in -ing: "During my two years at X I ran ..." opens with no verb.
 _ING_PREPOSITIONS: Final = word_set("during regarding concerning including according pending following considering")
+
+
+def echoed(speaker: Party, lows: list[str], edges: list[Edge]) -> list[Edge]:
+    """ "N prefers X to Y, and honestly so do I": a closing "so do I" or "me too" takes up
+    the verb said of someone else, so their preferences and uses hold for the speaker too."""
+    tail = [w for w in lows if w.isalpha() or w == "i"][-3:]
+    if tail not in (["so", "do", "i"], ["so", "am", "i"]) and tail[-2:] != ["me", "too"]:
+        return []
+    taken = [e for e in edges if e.source.kind == "person" and e.relation in _ECHOED and not e.retracted]
+    return [Edge(speaker, e.relation, e.target, e.confidence, e.context) for e in taken]
+
+
+_ECHOED: Final = frozenset(("PREFERS", "USES"))

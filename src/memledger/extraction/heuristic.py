@@ -30,6 +30,7 @@ from memledger.extraction.clefts import cleft_edges
 from memledger.extraction.complaints import complaint_uses
 from memledger.extraction.dependency_notes import bullet_dependencies, dependency_label, listed_dependencies
 from memledger.extraction.directives import asks_to_forget, directive_content
+from memledger.extraction.ellipsis import echoed
 from memledger.extraction.frames import frame_edges
 from memledger.extraction.heuristic_facts import facts_for_sentence
 from memledger.extraction.memberships import listed_before
@@ -176,7 +177,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "66"
+    version = "67"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -240,6 +241,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
         dependencies = needed(sentence) if stating else []
         complained = complaint_uses(me, sentence)
         asserted = _unless_complained(complained, _asserted(sentence, edges))
+        asserted += echoed(me, sentence.lows, asserted)  # "..., and honestly so do I"
         edges = _relied_on([*roles, *complained, *dependencies, *asserted])
         edges = headings.read(sentence, edges)
         for edge in edges:
@@ -455,8 +457,10 @@ def _shop(items: list[Item], index: int) -> bool:
 
 def _owned(items: list[Item], index: int) -> bool:
     """ "my Kindle", "my new MacBook Air": the speaker's, past one describing word (not
-    a person, "my brother's", or a verb's "-s", "my team uses")."""
+    a person, "my brother's", a verb's "-s", "my team uses", nor a role "as our X")."""
     before = items[index - 1] if index else ""
+    if index >= 2 and items[index - 2] == "as":
+        return False  # "we chose Toast as our POS": what the thing before is, no thing of its own
     if before in POSSESSIVE_USER:
         return True
     described = isinstance(before, str) and before.isalpha() and before.islower() and not before.endswith("s")
