@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from memledger import bootstrap
+from memledger.adapters.litellm_import import import_litellm
 from memledger.adapters.llm_extractor import LlmExtractor
 from memledger.events.catalogue import EntityObserved
 from memledger.extraction.heuristic import HeuristicExtractor
@@ -238,12 +239,14 @@ def test_a_lone_model_is_skipped_while_it_cools_down_and_asked_again_after_with_
         }
     )
     worker = llm_worker(database, provider, status(503), valid)
+    import_litellm()  # loaded before the clock starts: its seconds are not the window's
     failed_at = time.monotonic()
     worker.drain()
+    drained_at = time.monotonic()  # the model failed, and its window opened, before this
     llm = model_of(worker)
 
     assert len(provider.requests) == 1, "the second batch, within the window: the model not asked"
-    assert time.monotonic() - failed_at < COOLDOWN_S, "the drain outlasted the window; the test proves nothing"
+    assert drained_at - failed_at < COOLDOWN_S, "the drain outlasted the window; the test proves nothing"
     assert (llm.fallbacks, llm.refused_answers) == (2, 0)
     expected = heuristic_results(database, turn_ids)
     assert results(database, worker, turn_ids) == expected, "both batches: the heuristics'"
@@ -252,7 +255,7 @@ def test_a_lone_model_is_skipped_while_it_cools_down_and_asked_again_after_with_
         f"{HeuristicExtractor().name}@{HeuristicExtractor().version}"
     }
 
-    time.sleep(max(0.0, failed_at + COOLDOWN_S + 0.5 - time.monotonic()))
+    time.sleep(max(0.0, drained_at + COOLDOWN_S + 0.5 - time.monotonic()))  # past the window, however slow the drain
     assert record(database, "recovered")[:BATCH] == later
     worker.drain()  # the same worker and Router: no restart
     assert len(provider.requests) == 1 + 2, "after the window the model is asked again, each batch"
