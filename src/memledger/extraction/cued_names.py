@@ -350,6 +350,7 @@ def _set_apart(f: NameFinder, start: int, end: int, *, plain: bool) -> Mention |
     my favourite" (a tool, unless the word is a common one)."""
     described = work_described(f.lows, end) and f.lows[start] not in PROJECT_CUES  # "Project X": X alone
     if _apposed_work(f, end) or described:
+        start += f.lows[start] in PROJECT_CUES and end - start > 1  # "Project Hearthlight, my ...": Hearthlight
         return Mention(span_text(f.words[start:end]), "project", 0.75, start, end)
     if not plain and _favoured(f, end):
         return Mention(span_text(f.words[start:end]), "tool", 0.7, start, end)

@@ -167,10 +167,12 @@ def verb_form(low: str) -> bool:
 
 def _stems(low: str) -> tuple[str, ...]:
     """The plain forms a word in -ing or -ed may come from: "snoozing" (snooze),
-    "syncing" (sync), "jogging" (jog), "scraped" (scrape)."""
+    "syncing" (sync), "jogging" (jog), "scraped" (scrape), "digitised" (digitize)."""
     stem = low[:-3] if low.endswith("ing") else low[:-2]
     doubled = (stem[:-1],) if len(stem) > 2 and stem[-1] == stem[-2] else ()
-    return (stem, stem + "e", *doubled)
+    ending = low[len(stem) :]
+    british = (stem[:-2] + "ize", stem[:-2] + "iz" + ending) if stem.endswith("is") else ()  # "digitised"
+    return (stem, stem + "e", *doubled, *british)
 
 
 def truecased(words: list[str]) -> list[str]:

@@ -37,6 +37,7 @@ from memledger.extraction.noun_types import (
     owned_work,
     working_as,
 )
+from memledger.extraction.owned_subjects import names_people
 from memledger.extraction.patterns import (
     NAME_JOINS,
     POSSESSIVES,
@@ -251,7 +252,8 @@ def _object_slot(
     owned = start >= 2 and lows[start - 2] in POSSESSIVES and lows[start - 1] not in ROLE_ADJECTIVES
     noun = lows[start - 1] if owned else ""
     work = noun in OWNED_WORK  # "our app Lantern": the speaker's work
-    if owned and common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS and not work:
+    role = owned and common_noun(noun) and noun not in gz.ORG_SUFFIXES and noun not in _ORDINALS and not work
+    if role or _apposed_to_own_people(lows, start, end):  # "my guitar teacher, Obiageli, records ..."
         return "person"  # "my physio Tewodros", "our landlord Cengiz"; not "our first EP", "my gym Corefit"
     j = start
     while j > 0 and (lows[j - 1] in OBJECT_GAP or is_filler(lows[j - 1])) and start - j < 3:
@@ -273,6 +275,17 @@ def _object_slot(
     if _workplace(words[start:end], lows, trigger):
         return "organization"
     return _OBJECT_TYPE.get(trigger.kind)
+
+
+def _apposed_to_own_people(lows: list[str], start: int, end: int) -> bool:
+    """Whether the name between commas follows "my"/"our" and a noun for people, past one
+    modifier ("my teacher, Obiageli, ...", "our guitar teacher, Obiageli, ...")."""
+    if start < 3 or lows[start - 1] != "," or lows[end : end + 1] != [","]:
+        return False
+    noun = lows[start - 2]
+    owner = start - 3 if lows[start - 3] in POSSESSIVES else start - 4
+    owned = owner >= 0 and lows[owner] in POSSESSIVES and all(w.isalpha() for w in lows[owner + 1 : start - 1])
+    return owned and names_people(noun)
 
 
 def _employer_slot(lows: list[str], k: int) -> bool:
