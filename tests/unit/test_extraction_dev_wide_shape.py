@@ -58,6 +58,7 @@ SETS = {
     "extraction_dev_wide44.jsonl": (349, 22),
     "extraction_dev_wide45.jsonl": (349, 21),
     "extraction_dev_wide46.jsonl": (349, 23),
+    "extraction_dev_wide47.jsonl": (349, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -115,7 +116,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The forty-seventh set waits for the next release's first look (docs/extraction-sets.md):
+    """The forty-eighth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide46.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "2a3a4a8a8380dc3b53fccfb9ff5a3b52833e47072b1475ec0351d474da80ec70"
+    data = (ROOT / "tests/data/extraction_dev_wide47.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "d52a7d1f6058a53b4e50b89b25265cce42ddbe34858da03bf33f2f933e9ed3e5"
