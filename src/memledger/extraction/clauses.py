@@ -103,8 +103,6 @@ _SAYING_OR_MEANING: Final = word_set(
     "forgetting thinking wondering meaning wanting trying going coming hearing talking"
 )
 _WOULD: Final = word_set("would i'd we'd 'd")
-_MODALS: Final = _WOULD | word_set("could should might he'd she'd they'd you'd")
-_MODAL_PERFECTS: Final = word_set("would've could've should've might've wouldve couldve shouldve")
 _FONDLY: Final = word_set("like love")
 _UNDECIDED: Final = (["between"], ["whether"])
 _STILL_DECIDING: Final = (["trying"], ["try"], ["tries"], ["about"], ["struggling"])  # "trying to decide"
@@ -566,11 +564,10 @@ class _ClauseReader:
         return unreal or self._tried(trigger) or self._counterfactual(trigger)
 
     def _counterfactual(self, trigger: Trigger) -> bool:
-        """Whether a modal perfect stands before the trigger ("we'd have gone with X", "I
-        would've picked Y"): what would have been done, which was not."""
+        """Whether "I'd have", "we'd have" stands before the trigger ("we'd have gone with
+        X"): what would have been done, which was not ("would've" is an intent's word)."""
         window = self.words[max(0, trigger.start - 3) : trigger.start]
-        joined = any(w in _MODAL_PERFECTS for w in window)
-        return joined or any(a in _MODALS and b == "have" for a, b in pairwise(window))
+        return any(a in _WOULD and b == "have" for a, b in pairwise(window))
 
     def _over(self, start: int) -> bool:
         """Whether "over" before the verb at ``start`` sets its side against a thing named
@@ -756,8 +753,12 @@ class _ClauseReader:
 
     def _left_by_arrow(self, obj: ClauseObject) -> bool:
         """Whether an arrow follows the object: the side a change leaves ("MySQL -> TiDB")."""
-        at = next((i for i, item in enumerate(self.items) if item is obj.mention), None)
+        at = self._place_of(obj)
         return at is not None and at + 1 < len(self.items) and self.items[at + 1] in ARROWS
+
+    def _place_of(self, obj: ClauseObject) -> int | None:
+        """Where the object's name stands among the clause's items."""
+        return next((i for i, item in enumerate(self.items) if item is obj.mention), None)
 
     def _speakers_thing_is(self, trigger: Trigger, subjects: list[Party]) -> bool:
         """Whether "my X is in Y" says where the speaker's thing is: not a progressive ("my
@@ -856,7 +857,7 @@ class _ClauseReader:
         a thing of it ("the team's rota", "the sales team offsite") or by a thing ("our scripts")."""
         before = self.items[trigger.start - 1] if trigger.start else ""
         doer = before in SUBJECT_PRONOUNS or (isinstance(before, Mention) and before.entity_type == "person")
-        at = next((i for i, item in enumerate(self.items) if item is obj.mention), None)
+        at = self._place_of(obj)
         after = str(self.items[at + 1]) if at is not None and at + 1 < len(self.items) else ""
         return doer and after != "'s" and not (after.isalpha() and after.islower() and after not in _AFTER_TEAM)
 
@@ -865,7 +866,7 @@ class _ClauseReader:
         person leading an undertaking; not "we run the Orion pipeline every night"."""
         before = self.items[trigger.start - 1] if trigger.start else ""
         person = isinstance(before, Mention) and before.entity_type == "person"
-        at = next((i for i, item in enumerate(self.items) if item is obj.mention), None)
+        at = self._place_of(obj)
         after = [] if at is None else [*self.words[at + 1 : at + 4], ""]
         heads = any(w in UNDERTAKINGS and not _modifier(after[k + 1]) for k, w in enumerate(after[:2]))
         called = obj.gap[-1:] in (["called"], ["named"]) and not UNDERTAKINGS.isdisjoint(obj.gap)

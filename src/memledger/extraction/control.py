@@ -13,6 +13,7 @@ from itertools import pairwise
 from typing import Final
 
 from memledger.extraction import lexicon
+from memledger.extraction.finite_verbs import PRONOUN_SUBJECTS
 from memledger.extraction.patterns import VERB_PARTICLES, word_set
 from memledger.extraction.senses import participle
 from memledger.extraction.triggers import DETERMINERS, INTENTS, PREPOSITIONS
@@ -26,7 +27,6 @@ _ASKING: Final = (
     | word_set("told tell tells telling urged urging pushing pushed pushes begged begging")
 )
 _SPEAKER_OBJECTS: Final = word_set("me us")
-_SUBJECTS: Final = word_set("i we you he she they it")
 # Verbs before "me to" that do not ask: the doing happened ("forced me to").
 _NOT_ASKING: Final = word_set("forced forces persuaded convinced enabled allowed allows lets let")
 _NOT_DOERS: Final = word_set("please just and to")  # "Please let me use X": a request
@@ -71,7 +71,7 @@ def _joined_infinitive(words: list[str], joint: int) -> int | None:
     """The verb after "to" that the "and" at ``joint`` joins another verb to, within a few
     words and no subject between ("to drop X and practise", not "to drop X and we ...")."""
     for k in range(joint - 1, max(0, joint - 1 - _REACH), -1):
-        if words[k] in _STOPS or words[k] in _SUBJECTS:
+        if words[k] in _STOPS or words[k] in PRONOUN_SUBJECTS or words[k] == "it":
             return None
         if words[k] == "to" and k + 1 < joint and k >= 1:
             return k + 1

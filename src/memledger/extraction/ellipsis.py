@@ -58,7 +58,7 @@ _ING_PREPOSITIONS: Final = word_set("during regarding concerning including accor
 def echoed(speaker: Party, lows: list[str], edges: list[Edge]) -> list[Edge]:
     """ "N prefers X to Y, and honestly so do I": a closing "so do I" or "me too" takes up
     the verb said of someone else, so their preferences and uses hold for the speaker too."""
-    tail = [w for w in lows if w.isalpha() or w == "i"][-3:]
+    tail = [w for w in lows[-5:] if w.isalpha()][-3:]
     if tail not in (["so", "do", "i"], ["so", "am", "i"]) and tail[-2:] != ["me", "too"]:
         return []
     taken = [e for e in edges if e.source.kind == "person" and e.relation in _ECHOED and not e.retracted]

@@ -317,12 +317,9 @@ def _preferred(lows: list[str], verb: int, prep: int) -> bool:
     tos = [k for k in range(max(verb, 1), prep) if lows[k] == "to"]
     if any(t.kind in ("PREFER", "LIKE") for k in tos for t in find_triggers(lows[k - 1 : k])):
         return True
-    if verb < 2 or lows[verb - 1] not in _WISHED_SUBJECTS:
+    if verb < 2 or lows[verb - 1] not in _PLAIN_SUBJECTS:
         return False
     return any(t.kind == "PREFER" for t in find_triggers(lows[verb - 2 : verb - 1]))  # not "it's like we ..."
-
-
-_WISHED_SUBJECTS: Final = frozenset(("we", "you", "they", "i"))
 
 
 def _object_before(lows: list[str], p: int, tool: Mention) -> bool:

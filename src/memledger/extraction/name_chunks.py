@@ -136,7 +136,7 @@ def _name_part(f: NameFinder, start: int, at: int) -> bool:
     return at - start >= 2 and subject and len(f.lows[at]) > 2 and following in _FINITE_AFTER_SUBJECT  # not "I"
 
 
-_FINITE_AFTER_SUBJECT: Final = word_set("is was has had will can does did")
+_FINITE_AFTER_SUBJECT: Final = word_set("is was has had will can does did")  # not "have": "X I'd have"
 
 
 def given_name(low: str) -> bool:

@@ -49,6 +49,7 @@ from memledger.extraction.patterns import (
     span_text,
     word_set,
 )
+from memledger.extraction.roles import possessive_of
 from memledger.extraction.rosters import opens_roster
 from memledger.extraction.triggers import JOBS, OWNER_LABELS, WORK_VERBS, Trigger, find_triggers, is_filler
 
@@ -278,14 +279,13 @@ def _object_slot(
 
 
 def _apposed_to_own_people(lows: list[str], start: int, end: int) -> bool:
-    """Whether the name between commas follows "my"/"our" and a noun for people, past one
-    modifier ("my teacher, Obiageli, ...", "our guitar teacher, Obiageli, ...")."""
+    """Whether the name between commas follows a noun for people that "my"/"our" owns
+    ("my teacher, Obiageli, ...", "our guitar teacher, Obiageli, ..."); not a team's name
+    ("our five-a-side team, Rovers of Kellsbridge, ...")."""
     if start < 3 or lows[start - 1] != "," or lows[end : end + 1] != [","]:
         return False
     noun = lows[start - 2]
-    owner = start - 3 if lows[start - 3] in POSSESSIVES else start - 4
-    owned = owner >= 0 and lows[owner] in POSSESSIVES and all(w.isalpha() for w in lows[owner + 1 : start - 1])
-    return owned and names_people(noun)
+    return possessive_of(lows, start - 2) is not None and names_people(noun) and noun not in TEAM_NOUNS
 
 
 def _employer_slot(lows: list[str], k: int) -> bool:
