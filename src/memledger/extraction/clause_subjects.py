@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
+from memledger.extraction import name_guess
 from memledger.extraction.complaints import FAILING
 from memledger.extraction.control import opens_complement
 from memledger.extraction.owned_subjects import names_people, people_by_ending
@@ -115,7 +116,7 @@ class ClauseSubjects:
                     group, blocked = [], True
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
                     blocked = True
-                if isinstance(item, Mention) and before in ("at", "of") and index < objects_from:
+                if isinstance(item, Mention) and index < objects_from and self._owner_after(index, item):
                     weak = [Party.of(item)]
                 continue
             if item in _WE and group and self._dislocated(index):
@@ -129,6 +130,18 @@ class ClauseSubjects:
                 joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
             group = [*group, party] if joined and group else [party]
         return group or weak or ([] if blocked else self._unnamed(position, first=first))
+
+    def _owner_after(self, index: int, item: Mention) -> bool:
+        """Whether the name at ``index`` owns what the noun before it names ("the team at X",
+        "the search page of X", "the checkout flow in X": a product's part; not "people in
+        X", where X is a place)."""
+        before = self.items[index - 1] if index else ""
+        if before in ("at", "of"):
+            return True
+        noun = self.items[index - 2] if index >= 2 else ""
+        thing = isinstance(noun, str) and noun.isalpha() and not names_people(noun)
+        place = name_guess.is_place(item.name.lower(), "in")
+        return before == "in" and item.entity_type == "project" and thing and not place
 
     def _dislocated(self, index: int) -> bool:
         """Whether "we" at ``index`` takes up a subject set before it with the speaker:

@@ -85,7 +85,8 @@ def _speakers(lows: list[str], k: int, named: set[int]) -> bool:
     "we") or a thing of theirs ("my thermometer", "our card reader"); not a person of
     theirs ("my sister") or a thing named ("our club Ashgrove Cyclists")."""
     if k >= 1 and lows[k - 1] in ("i", "we"):
-        return True
+        tried = lows[k + 1 : k + 3] == ["manage", "to"]  # "I didn't manage to upload it to X": it failed
+        return lows[k] not in _NOT_DONE or tried  # "I can't log in to X"; not "we didn't bother with X"
     nouns = lows[max(0, k - 2) : k]
     owner = k - len(nouns) - 1
     if len(nouns) == 2 and nouns[0] in POSSESSIVE_USER:
@@ -98,6 +99,9 @@ _INTO: Final = word_set("to into in on with from")
 _UNSAID: Final = HEARSAY | word_set("if unless whether when")  # a fault supposed or reported, not the writer's own
 _NO_ATTEMPT: Final = tuple([w] for w in ("agree", "decide", "choose", "believe", "stand", "afford", "wait", "imagine"))
 _CANNOT: Final = word_set("won't wont can't cannot couldn't doesn't didn't")
+# A plain negation: the speaker did not do it, which tells no fault; a thing of theirs that
+# didn't ("my scale didn't pair with X") still fails.
+_NOT_DONE: Final = word_set("didn't doesn't")
 # Verbs after "can't" that tell no fault: a choice not made, a trust ("can't rely on X").
 _CHOICES: Final = frozenset(("DECIDE", "KEEP", "PREFER", "LIKE", "SWITCH", "RETRACT", "LEAVE", "DEPEND"))
 _FAULT_CLAUSE_ENDS: Final = word_set(". ; but because so although")

@@ -163,7 +163,8 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
         opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
         # "Tell Fatima", "Inshallah Tunde": a word before a given name; "Kaimana Ruatapu said" is one name
         word_first = name_guess.ordinary(f.words[i]) or gz.is_given_name(f.lows[end - 1])
-        if i in f.initial and end - i > 1 and word_first and not _known_word(f.lows[i]) and not opening_name:
+        firm = "&" in f.words[i:end]  # "Pan & Pestle, our deli, ...": a firm's name, whatever its words
+        if i in f.initial and end - i > 1 and word_first and not _known_word(f.lows[i]) and not (opening_name or firm):
             unknown.append((i, end))  # named only if its slot says so ("Hollow Pine is where ...")
             # "Tell Fatima": an imperative verb, capitalised because it opens the sentence;
             # but a span a verb follows is the subject, whole ("Juniper Sync relies on ...").
@@ -350,7 +351,8 @@ def _set_apart(f: NameFinder, start: int, end: int, *, plain: bool) -> Mention |
     my favourite" (a tool, unless the word is a common one)."""
     described = work_described(f.lows, end) and f.lows[start] not in PROJECT_CUES  # "Project X": X alone
     if _apposed_work(f, end) or described:
-        start += f.lows[start] in PROJECT_CUES and end - start > 1  # "Project Hearthlight, my ...": Hearthlight
+        opener = f.lows[start] in PROJECT_CUES or f.lows[start] == "the"  # "Project X, my ...", "The X is my project"
+        start += opener and end - start > 1
         return Mention(span_text(f.words[start:end]), "project", 0.75, start, end)
     if not plain and _favoured(f, end):
         return Mention(span_text(f.words[start:end]), "tool", 0.7, start, end)

@@ -9,7 +9,7 @@ from typing import Final
 from memledger.extraction import lexicon
 from memledger.extraction.appositions import name_before_apposition
 from memledger.extraction.patterns import word_set
-from memledger.extraction.triggers import PAST_FORMS
+from memledger.extraction.triggers import ADVERBS, PAST_FORMS
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 # Between a verb and its object: "use the new Zephyr", "joined our Quillon".
@@ -30,8 +30,6 @@ NOT_VERBS: Final = word_set(
     "was were are has have had been being does did will would can could should might must "
     "really only even ever already soon now today yesterday tomorrow"
 )
-ADVERBS: Final = word_set("still also always just really often usually never now already sometimes mostly mainly")
-"""Adverbs that may stand between a subject and its verb: "Gurpreet still does ..."."""
 CLAUSE_ENDS: Final = word_set(", ; : . ! ? ( ) and but because so while when which who where that")
 
 
@@ -56,7 +54,8 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
                 elif words[b - 1][:1].isupper():
                     b -= 1
                 before = lows[b]
-            after_pronoun = before in PRONOUN_SUBJECTS
+            relative = before == "who" and low.endswith("s") and low not in BE_FORMS  # a habit, not "who put in"
+            after_pronoun = before in PRONOUN_SUBJECTS or (relative and _who_after_name(words, lows, b + 1))
             inflected = (low.endswith(("s", "ed")) and not low.endswith("ss")) or low in PAST_FORMS
             participle = before in BE_FORMS and (low in USED_BY or low in LED)
             progressive = low.endswith("ing") and before in _PROGRESSIVE_AUXILIARIES  # "I've been logging"
@@ -79,10 +78,16 @@ def _word(low: str) -> bool:
 def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
     """Whether the token before ``k`` joins rather than ends a clause: an "and" joining two
     objects, or the comma closing a name's apposition ("My buddy, Makana, books ...")."""
-    if _coordinated(lows, k - 1):
+    if _coordinated(lows, k - 1) or _who_after_name(words, lows, k):
         return True
     named = words[k - 2][:1].isupper() or name_before_apposition(words, lows, k - 1) is not None
     return lows[k - 1] == "," and k >= 2 and named and lows[k] not in NOT_VERBS
+
+
+def _who_after_name(words: list[str], lows: list[str], k: int) -> bool:
+    """Whether ", who" right before ``k`` follows a name ("Ayşe Demirci, who books ..."):
+    the relative clause's verb has that person as its subject."""
+    return k >= 3 and lows[k - 1] == "who" and lows[k - 2] == "," and words[k - 3][:1].isupper()
 
 
 # Words opening what a main-verb "do" does: "does his taxes", "does all our plotting".

@@ -22,10 +22,9 @@ from memledger.extraction.appositions import apposed_name
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.episodes import TIME_NOUNS, past_tense
-from memledger.extraction.finite_verbs import ADVERBS
 from memledger.extraction.made_in import made_in_edges
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, listed_before, membership_edges
-from memledger.extraction.noun_types import own_work, work_described
+from memledger.extraction.noun_types import SPEAKER_DOERS, own_work, work_described
 from memledger.extraction.owned_subjects import owned_subject
 from memledger.extraction.passives import BE, passive_edges
 from memledger.extraction.patterns import (
@@ -41,7 +40,7 @@ from memledger.extraction.patterns import (
 from memledger.extraction.roles import relation_of
 from memledger.extraction.senses import participle
 from memledger.extraction.slots import INSTRUMENT_PREPOSITIONS, WORKS, makers_verb
-from memledger.extraction.triggers import PAST_FORMS, SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers
+from memledger.extraction.triggers import ADVERBS, PAST_FORMS, SUBJECT_PRONOUNS, THIRD_PERSON, Trigger, find_triggers
 
 _WORDS: Final = lexicon.sections("frame_words.txt")
 INSTRUMENT_CONFIDENCE = 0.75
@@ -117,7 +116,7 @@ def _relative_makers(
         if verb is None or project is None or project.entity_type != "project":
             continue
         people = [Party.of(m) for k, m in by_start.items() if comma < k < verb and m.entity_type == "person"]
-        makers = people + ([speaker] if {"i", "we"} & set(lows[comma:verb]) else [])
+        makers = people + ([speaker] if not SPEAKER_DOERS.isdisjoint(lows[comma:verb]) else [])
         edges.extend(Edge(maker, "WORKS_ON", Party.of(project), FRAME_CONFIDENCE) for maker in makers)
     return edges
 
@@ -253,7 +252,7 @@ def _instruments(
         if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]) or _preferred(lows, verb, p):
             continue  # a lone "on" only in its verb's phrase ("I sell bowls on X"); not "I prefer to cook with X"
         agent = _agent(lows, verb, p, by_start)
-        if agent is None and verb in in_phrases and not _unnamed_object(lows, verb, p, phrases, by_start):
+        if agent is None and verb in in_phrases and not _unnamed_object(lows, verb, p, phrases, by_start, tool):
             continue  # a trigger verb's objects are the clause reader's ("replaced X with Y")
         to = max((k for k in range(verb, p) if lows[k] == "to"), default=verb - 1)
         controlled = infinitive_of(lows, to + 1)  # "taught me to write it in X", "wants us to log it in X"
@@ -268,13 +267,22 @@ def _instruments(
     return edges
 
 
-def _unnamed_object(lows: list[str], verb: int, prep: int, phrases: _Phrases, by_start: dict[int, Mention]) -> bool:
-    """Whether a verb of using or playing takes an object that names nothing before the
-    instrument ("I play chess on X", "we use a shared calendar in Y"): the instrument is
-    the one thing named, which the clause reader leaves."""
+# Kinds of verbs whose objects the clause reader takes no tool from: a tool after their
+# unnamed object is their instrument ("I manage citations in X").
+_TOOL_FREE_VERBS: Final = frozenset(("USE", "PLAY", "WORK_ON", "WORK_WITH"))
+
+
+def _unnamed_object(
+    lows: list[str], verb: int, prep: int, phrases: _Phrases, by_start: dict[int, Mention], tool: Mention
+) -> bool:
+    """Whether a verb of using, playing or working takes an object that names nothing
+    before the instrument ("I play chess on X", "we use a shared calendar in Y", "I manage
+    citations in Z"): the instrument is the one thing named, which the clause reader leaves."""
     trigger = phrases.starts.get(verb)
-    if trigger is None or trigger.kind not in ("USE", "PLAY") or not trigger.end < prep:
+    if trigger is None or trigger.kind not in _TOOL_FREE_VERBS or not trigger.end < prep:
         return False
+    if trigger.kind not in ("USE", "PLAY") and lows[prep] == "in" and tool.confidence < KNOWN_CONFIDENCE:
+        return False  # "I manage a dairy farm in Taranaki": a guessed name after work may be a place
     between = range(trigger.end, prep)
     return all(lows[k].isalpha() and k not in by_start for k in between)
 
@@ -306,8 +314,10 @@ def _habit(lows: list[str], verb: int, prep: int) -> bool:
     said, more = lows[verb:end], []
     if lows[end : end + 1] == [","] and lows[end + 1 : end + 2] in (["like"], ["as"], ["which"]):
         more = list(takewhile(lambda w: w not in _CLAUSE_ENDS, lows[end + 2 :]))  # about the same doing
-    used_again = lows[end + 1 : end + 2] == ["which"] and not {"use", "uses"}.isdisjoint(more)
-    return used_again or not _HOLDING_NOW.isdisjoint(said + more) or ("as", "usual") in pairwise(said)
+    which = lows[end + 1 : end + 2] == ["which"]
+    used_again = which and not {"use", "uses"}.isdisjoint(more)
+    alike = [] if which else more  # "..., which feels like another century now": no doing of it
+    return used_again or not _HOLDING_NOW.isdisjoint(said + alike) or ("as", "usual") in pairwise(said)
 
 
 def _preferred(lows: list[str], verb: int, prep: int) -> bool:
@@ -356,12 +366,15 @@ def _agent(lows: list[str], verb: int, end: int, by_start: dict[int, Mention]) -
 
 def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Mention]) -> Party | None:
     """Who does what the verb at ``verb`` says: "I"/"we", or a name ending right before
-    it (past "is" and one comma: "Our podcast, Night Ferry, is recorded in ...")."""
+    it (past "is" and one comma: "Our podcast, Night Ferry, is recorded in ...", or ",
+    who")."""
     k = _subject_end(lows, verb)
     if k > 0 and lows[k - 1] in SUBJECT_PRONOUNS:
         return speaker
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
+    if k > 1 and lows[k - 1] == "who" and lows[k - 2] == ",":
+        k -= 2  # "Ayşe, who books the pitches through X": the person "who" stands for
     named = by_end.get(k)
     if named is None:
         named = apposed_name(lows, k, by_end)  # "Mariam, our bookkeeper, reconciles ..."

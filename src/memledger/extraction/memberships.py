@@ -52,7 +52,7 @@ def membership_edges(
 ) -> list[Edge]:
     """The PART_OF and WORKS_WITH edges a sentence's descriptions of belonging state."""
     return [
-        *_workplaces(lows, mentions),
+        *_workplaces(speaker, lows, mentions),
         *_at_our_workplace(speaker, lows, by_start),
         *_speakers_workplace(speaker, lows, by_start),
         *_own_institutions(speaker, lows, mentions),
@@ -104,7 +104,7 @@ _POSTS: Final = tuple([w] for w in ("runs", "leads", "manages", "heads", "works"
 _POST_PHRASES: Final = (["is", "on"], ["is", "in"], ["is", "the"], ["is", "a"], ["is", "an"], ["is", "our"])
 
 
-def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
+def _workplaces(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:
     """ "Joost is the warehouse lead for Orrin Freight", "Bence, a paramedic with
     Tidewater Ambulance", "Rosalinda, who leads QA at Lumenfold": a person described
     by their job at an organization is part of it."""
@@ -125,8 +125,10 @@ def _workplaces(lows: list[str], mentions: list[Mention]) -> list[Edge]:
             edges.append(Edge(Party.of(person), "PART_OF", Party.of(org), FRAME_CONFIDENCE))
             continue
         if _takes_part(between, org):  # "Kasia plays cornet in the Quay Brass Band"
-            members = [person, *listed_before(lows, person, mentions)]
-            edges.extend(Edge(Party.of(p), "PART_OF", Party.of(org), FRAME_CONFIDENCE) for p in members)
+            members = [Party.of(p) for p in (person, *listed_before(lows, person, mentions))]
+            if lows[org.end : org.end + 2] == ["with", "me"]:
+                members.append(speaker)  # "Kwame and Ingrid play in the X Band with me"
+            edges.extend(Edge(p, "PART_OF", Party.of(org), FRAME_CONFIDENCE) for p in members)
             continue
         roled = len(between) == 3 and between[0] == "(" and between[1].isalpha() and between[2] == ","
         if (between == ["("] or roled) and lows[org.end : org.end + 1] == [")"]:  # "Szymon (guide, Tatra Trails)"

@@ -219,6 +219,8 @@ def _longest_known(f: NameFinder, i: int) -> tuple[int, Mention] | None:
         surface = " ".join(f.words[i : i + length])
         if phrase in gz.NEEDS_CAPITAL and not _capital_ok(f, i, length, surface):
             continue
+        if _firm_goes_on(f, i + length):
+            return None  # "Hinge & Hammer": a firm's name, though it opens with a known one
         mention = _known_mention(f, phrase, surface, i, i + length)
         following = f.words[i + length] if i + length < len(f.words) else ""
         if mention.entity_type in ("tool", "organization") and (surface[:1].isupper() or following[:1].isupper()):
@@ -229,6 +231,13 @@ def _longest_known(f: NameFinder, i: int) -> tuple[int, Mention] | None:
         if tail in HYPHEN_SUFFIXES and _is_known(head):
             return 1, _known_mention(f, head, f.words[i].split("-")[0], i, i + 1)
     return None
+
+
+def _firm_goes_on(f: NameFinder, k: int) -> bool:
+    """Whether "&" at ``k`` joins a capitalised word no list knows to the name before it:
+    one firm's name ("Hinge & Hammer"), not two known names ("Slack & Notion")."""
+    after = f.words[k + 1] if k + 1 < len(f.words) else ""
+    return f.words[k : k + 1] == ["&"] and after[:1].isupper() and not _is_known(after.lower())
 
 
 def _extended(f: NameFinder, mention: Mention) -> Mention:

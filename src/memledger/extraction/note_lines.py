@@ -273,11 +273,14 @@ def _to_do(label: list[str]) -> bool:
 def preferred_in_note(sentence: Sentence, tool: Mention) -> bool:
     """Whether a note ranks the name first: "Yousician > Fender Play", and in a labelled
     line without verbs "prefs: Aeroplan over Avios"."""
-    after = sentence.lows[tool.end : tool.end + 1]
+    lows = sentence.lows
+    noun = tool.end + 1 < len(lows) and lows[tool.end].isalpha() and lows[tool.end + 1] in ("over", ">")
+    end = tool.end + noun  # "Fish shell over zsh", "the X app > ...": the name's noun, then the rival
+    after = lows[end : end + 1]
     if after != ["over"]:
         return after == [">"]
-    rival = any(m.start == tool.end + 1 for m in sentence.mentions)
-    return rival and _verbless_note(sentence.lows)
+    rival = any(m.start == end + 1 for m in sentence.mentions)
+    return rival and _verbless_note(lows)
 
 
 def _verbless_note(lows: list[str]) -> bool:

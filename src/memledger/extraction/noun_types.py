@@ -19,10 +19,11 @@ from memledger.extraction.patterns import (
     PROJECT_CUES,
     PROJECT_NOUNS,
     TEAM_NOUNS,
+    UNDERTAKINGS,
     word_set,
 )
 from memledger.extraction.roles import owned_by_speaker, possessive_of
-from memledger.extraction.triggers import INTENTS, STACK_LABELS, WORK_VERBS, find_triggers
+from memledger.extraction.triggers import INTENTS, PAST_FORMS, STACK_LABELS, WORK_VERBS, find_triggers
 
 # Between a subject and its verb: "Lantern is also written in ...", "Mirela has been working at ...".
 SUBJECT_GAP: Final = word_set("is are was were has have had been 's also still now both all already just")
@@ -157,6 +158,8 @@ def owned_institution(lows: list[str], start: int) -> bool:
         j -= 1
     if j >= 0 and lows[j] in (",", "("):
         j -= 1
+    if _worked_for(lows, j):
+        return True  # "the law firm I temp for, X,"
     if j >= 1 and lows[j] in _EMPLOYERS:  # "our company X", "my own firm X"; not "my old company X"
         if lows[j - 1] in ("my", "our") or (j >= 2 and lows[j - 1] in _OWN and lows[j - 2] in ("my", "our")):
             return True
@@ -167,6 +170,16 @@ def owned_institution(lows: list[str], start: int) -> bool:
     if j == start - 1 and name_guess.plural_noun(lows[j]):
         return False  # "our vets Nnamdi Oduya and ...": the people, not a practice
     return owned_by_speaker(lows, j - 1)
+
+
+def _worked_for(lows: list[str], j: int) -> bool:
+    """Whether "the <employer> I <verb> for|at" ends at ``j``: the speaker's workplace,
+    whatever the verb ("the firm I temp for", "the agency I work at")."""
+    if j < 4 or lows[j] not in ("for", "at") or lows[j - 2] != "i" or lows[j - 3] not in _EMPLOYERS:
+        return False
+    verb = lows[j - 1]
+    now = verb.isalpha() and not verb.endswith("ed") and verb not in PAST_FORMS  # not "the firm I worked for"
+    return now and lows[j - 4] not in FORMER_WORDS
 
 
 def institution_after(lows: list[str], end: int) -> bool:
@@ -232,8 +245,8 @@ def work_described(lows: list[str], end: int) -> bool:
     k = end + 1
     if lows[end : end + 1] not in ([","], ["is"]) or lows[k : k + 1] not in (["the"], ["a"], ["an"], ["my"], ["our"]):
         return False
-    if lows[end] == "," and lows[k] == "my":
-        return _my_work_apposed(lows, k + 1)  # "Pantrypilot, my little side project,"
+    if lows[k] == "my":
+        return _my_work_apposed(lows, k + 1, copula=lows[end] == "is")  # "Pantrypilot, my little side project,"
     doer = speakers_clause(lows, k + 1, end + 6)
     if doer is None:
         return False
@@ -262,25 +275,33 @@ def speakers_clause(lows: list[str], start: int, last: int) -> int | None:
     """Where "I"/"we" opens a relative clause after the plain words of a noun phrase that
     begin at ``start`` ("the ingestion service | I work on"), at ``last`` at the latest."""
     k = start
-    while k < len(lows) and k <= last and lows[k] not in _DOERS:
+    while k < len(lows) and k <= last and lows[k] not in SPEAKER_DOERS:
         if not (lows[k].isalpha() or "-" in lows[k]) or lows[k] in _NOT_DESCRIBING:
             return None
         k += 1
-    return k if k > start and k < len(lows) and lows[k] in _DOERS else None
+    return k if k > start and k < len(lows) and lows[k] in SPEAKER_DOERS else None
 
 
-def _my_work_apposed(lows: list[str], k: int) -> bool:
+def _my_work_apposed(lows: list[str], k: int, *, copula: bool = False) -> bool:
     """Whether "my" before ``k`` opens a noun phrase for a piece of work that closes the
-    apposition ("my little meal-planning side project,")."""
+    apposition ("my little meal-planning side project,") or the copula's clause ("is my
+    main project at work and ...")."""
     for j in range(k, min(k + 5, len(lows))):
-        if lows[j] in OWNED_WORK:
-            return lows[j + 1 : j + 2] in ([","], ["."], [")"], [])
+        if lows[j] in (_COPULA_WORK if copula else OWNED_WORK):  # not "X is my go-to app"
+            if copula and any(t.kind in ("PREFER", "LIKE") for t in find_triggers(lows[k:j])):
+                return False  # "Krita is my preferred program": a thing liked, not worked on
+            closes = _CLAUSE_CLOSES | _TIME_AFTER if copula else _APPOSITION_CLOSES
+            return lows[j + 1 : j + 2] == [] or lows[j + 1] in closes
         if not (lows[j].isalpha() or "-" in lows[j]):
             return False
     return False
 
 
-_DOERS: Final = word_set("i we i'm we're i've we've")
+# The speaker as a clause's subject, with a contracted auxiliary or none.
+SPEAKER_DOERS: Final = word_set("i we i'm we're i've we've")
+_APPOSITION_CLOSES: Final = word_set(", . )")
+_TIME_AFTER: Final = word_set("this these now right ) !")  # "X is my project this year"
+_COPULA_WORK: Final = UNDERTAKINGS | PROJECT_CUES
 _DOING_AUX: Final = word_set("am are been")
 _NOT_DESCRIBING: Final = word_set("that which who where when and or but is was")
 _CLAUSE_CLOSES: Final = word_set(", . ; : ! ? and at for with in - \u2014")

@@ -183,13 +183,16 @@ def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int,
         return None
     k = comma + 2
     while k < len(lows) and k - comma <= 8 and k not in starts:
-        if not (words[k][:1].isupper() or lows[k] in ("i", "we", "and", ",", "&")):
+        if not (words[k][:1].isupper() or lows[k] in _MAKERS_BETWEEN):
             return None
         k += 1
     trigger = starts.get(k)
     return k if trigger is not None and trigger.kind in ("BUILD", "WORK_ON") and k > comma + 2 else None
 
 
+# Words between "which" and the makers' verb: the makers, and the auxiliary of a progressive
+# or perfect ("which I'm coordinating", "which Tadhg has led").
+_MAKERS_BETWEEN: Final = word_set("i we and , & i'm we're am are is i've we've have has been")
 _PLURAL_VERBS: Final = word_set("are r were have both")
 
 

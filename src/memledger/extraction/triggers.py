@@ -151,6 +151,9 @@ def _triggers_of(words: tuple[str, ...]) -> tuple[Trigger, ...]:
     return tuple(found)
 
 
+ADVERBS: Final = word_set("still also always just really often usually never now already sometimes mostly mainly")
+"""Adverbs that may stand between a subject and its verb ("Gurpreet still does ..."), or
+between a verb and its particle ("is depending also on X")."""
 _PICK: Final = frozenset(("pick", "picked", "picking", "picks"))
 _PICKED_UP: Final = frozenset((("it",), ("them",), ("her",), ("him",)))
 _FAVOUR: Final = frozenset(("favour", "favor"))
@@ -168,7 +171,7 @@ def _picked_up(following: tuple[str, ...]) -> bool:
 def _match_at(words: Sequence[str], i: int) -> Trigger | None:
     entries = _TABLE.get(words[i])
     if entries is None:
-        return None
+        return _plural_of(words, i)
     if words[i] == "rather" and i + 1 < len(words) and words[i + 1] == "than":
         return None
     if words[i] in _PICK and _picked_up(tuple(words[i + 1 : i + 3])):
@@ -178,6 +181,22 @@ def _match_at(words: Sequence[str], i: int) -> Trigger | None:
     for phrase, kind in entries:
         if tuple(words[i : i + len(phrase)]) == phrase:
             return Trigger(kind, i, i + len(phrase))
+    if i + 2 < len(words) and words[i + 1] in ADVERBS and words[i + 1] != "never":
+        for phrase, kind in entries:  # "depends also on X": one adverb before the particle
+            if len(phrase) == 2 and (words[i], words[i + 2]) == phrase:
+                return Trigger(kind, i, i + 3)
+    return None
+
+
+def _plural_of(words: Sequence[str], i: int) -> Trigger | None:
+    """A noun's trigger before "of" in the plural: "are co-maintainers of X", as "a
+    co-maintainer of X" says of each of them."""
+    word = words[i]
+    if len(word) < 4 or not word.endswith("s") or tuple(words[i + 1 : i + 2]) != ("of",):
+        return None
+    for phrase, kind in _TABLE.get(word[:-1], ()):
+        if phrase[1:] == ("of",):
+            return Trigger(kind, i, i + 2)
     return None
 
 
