@@ -191,8 +191,10 @@ def _match_at(words: Sequence[str], i: int) -> Trigger | None:
 def _plural_of(words: Sequence[str], i: int) -> Trigger | None:
     """A noun's trigger before "of" in the plural: "are co-maintainers of X", as "a
     co-maintainer of X" says of each of them."""
+    if i + 1 >= len(words) or words[i + 1] != "of":
+        return None
     word = words[i]
-    if len(word) < 4 or not word.endswith("s") or tuple(words[i + 1 : i + 2]) != ("of",):
+    if len(word) < 4 or not word.endswith("s"):
         return None
     for phrase, kind in _TABLE.get(word[:-1], ()):
         if phrase[1:] == ("of",):
