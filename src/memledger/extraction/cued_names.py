@@ -160,7 +160,9 @@ def find_capitalised(f: NameFinder) -> list[tuple[int, int]]:
             i += 1  # "Professor Mekdes Haile", "Chef Ayse": the name is the person's, without the title
             continue
         end = end or chunk_end(f, i)
-        opening_name = name_guess.ordinary(f.words[i]) is False and f.lows[end - 1] in gz.ORG_SUFFIXES
+        institution = f.lows[end - 1] in gz.ORG_SUFFIXES
+        # "Orchard Crest Farm decided ...": a whole institution's name opens the sentence as its subject
+        opening_name = institution and (name_guess.ordinary(f.words[i]) is False or _said_of(f, end))
         # "Tell Fatima", "Inshallah Tunde": a word before a given name; "Kaimana Ruatapu said" is one name
         word_first = name_guess.ordinary(f.words[i]) or gz.is_given_name(f.lows[end - 1])
         firm = "&" in f.words[i:end]  # "Pan & Pestle, our deli, ...": a firm's name, whatever its words
@@ -199,6 +201,14 @@ def _title(f: NameFinder, i: int) -> bool:
     low = following.lower()
     honorific = f.lows[i] in HONORIFICS  # "Herr Dimitrov": a name follows a title, whatever it spells
     return honorific or given_name(low) or not name_guess.english(low)  # "Professor Mekdes", not "Student Services"
+
+
+def _said_of(f: NameFinder, end: int) -> bool:
+    """Whether a verb in the present or the past follows the token before ``end``."""
+    low = f.next(end)
+    if low == "'s":
+        return False  # "Members of Lumenfold Software's board": a possessive
+    return _verb_follows(f, end) or (f.words[end : end + 1] == [low] and low.endswith("ed") and len(low) > 4)
 
 
 def _verb_follows(f: NameFinder, end: int) -> bool:
@@ -306,6 +316,8 @@ def _sentence_adverb(low: str) -> bool:
 
 
 def _as_person_by_role(f: NameFinder, name: str, start: int, end: int) -> Mention | None:
+    if any(ch.isdigit() for ch in name):
+        return None  # "a Canon AE-1 my grandad left me": a model's code names no person
     role, mine = role_before(f.lows, start)
     opening_word = start in f.initial and f.next(end) in POSSESSIVES and _opens_before_role(f, start, end)
     if role is None and not opens_next_clause(f.lows, start, end) and not opening_word and not _placed(f, start):

@@ -90,6 +90,18 @@ def _who_after_name(words: list[str], lows: list[str], k: int) -> bool:
     return k >= 3 and lows[k - 1] == "who" and lows[k - 2] == "," and words[k - 3][:1].isupper()
 
 
+def joined_verb(lows: list[str], prep: int) -> int | None:
+    """Where a present verb joined by "and" stands before the preposition at ``prep``, its
+    object opening with a determiner ("... and keeps the accounts in X"); None otherwise."""
+    for k in range(prep - 1, max(1, prep - 8), -1):
+        low = lows[k]
+        if not low.isalpha():
+            return None
+        if lows[k - 1] == "and" and low.endswith("s") and not low.endswith("ss") and low not in BE_FORMS:
+            return k if lows[k + 1] in _DONE_OBJECTS else None
+    return None
+
+
 # Words opening what a main-verb "do" does: "does his taxes", "does all our plotting".
 _DONE_OBJECTS: Final = OBJECT_GAP | word_set("his her its their our my all every everything most some")
 

@@ -22,6 +22,7 @@ from memledger.extraction.appositions import apposed_name
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.episodes import TIME_NOUNS, past_tense
+from memledger.extraction.finite_verbs import joined_verb
 from memledger.extraction.made_in import made_in_edges
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, listed_before, membership_edges
 from memledger.extraction.noun_types import SPEAKER_DOERS, own_work, work_described
@@ -245,8 +246,10 @@ def _instruments(
             continue  # "depends on X", "works on X": the verb's own phrase, read elsewhere
         if lows[p] == "with" and tool.confidence < KNOWN_CONFIDENCE and not _object_before(lows, p, tool):
             continue  # "with Farrukh": a name only its slot typed may be a person
-        if owned_subject(words, lows, p, tool.end, by_start):
-            edges.append(Edge(speaker, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))  # "my invoices go via X"
+        # "my invoices go via X"; "Nadia is treasurer of X and keeps the accounts in Y"
+        doer = speaker if owned_subject(words, lows, p, tool.end, by_start) else _joint_doer(lows, p, by_end)
+        if doer is not None:
+            edges.append(Edge(doer, "USES", Party.of(tool), INSTRUMENT_CONFIDENCE))
             continue
         verb, unsaid = instrument_verb(words, lows, p)
         if verb is None or lows[verb] in _WANTING or (bare_on and "," in lows[verb:p]) or _preferred(lows, verb, p):
@@ -387,6 +390,27 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
     if named.entity_type == "person" and lows[named.start - 1 : named.start] == ["in"]:
         return None  # "The hostel in Cusco handles ...": a place after its noun, no doer
     return Party.of(named)
+
+
+def _joint_doer(lows: list[str], prep: int, by_end: dict[int, Mention]) -> Party | None:
+    """The person the sentence opens with ("Nadia ...", "My partner, Ilse, ..."), who does
+    the verb joined by "and" before the preposition at ``prep`` too, when no other subject
+    stands between."""
+    verb = joined_verb(lows, prep)
+    if verb is None:
+        return None
+    joint = verb - 1
+    people = [m for m in by_end.values() if m.entity_type == "person" and m.end <= joint]
+    if not people:
+        return None
+    first = min(people, key=lambda m: m.start)
+    opens = first.start == 0 or (first.mine and first.start <= 4)
+    others = [m for m in people if m is not first] or _CLAUSE_BREAKS.intersection(lows[first.end : joint])
+    subjects = not SUBJECT_PRONOUNS.isdisjoint(lows[first.end : joint]) or not {"he", "she"}.isdisjoint(lows[:joint])
+    return Party.of(first) if opens and not others and not subjects else None
+
+
+_CLAUSE_BREAKS: Final = word_set(". ; : but because so while when which who that if")
 
 
 def _member_before(lows: list[str], org: Mention, by_end: dict[int, Mention]) -> Mention | None:

@@ -229,14 +229,24 @@ def _is_with(lows: list[str], between: list[str], org: Mention) -> bool:
     """ "Svetlana is with Deloitte now": employed there; not "with Vodafone on a contract",
     "with Tesla on this one", "with Vodafone, I'm with EE" (a customer's, an ally's)."""
     after = lows[org.end : org.end + 1]
-    ends = after in ([], ["."], ["now"], ["these"], ["since"], ["as"], ["!"])
-    return between in (["is", "with"], [",", "is", "with"], ["'s", "with"]) and ends
+    ends = after == [] or after[0] in _WITH_ENDS  # "is with Fenwick & Moor and she's ...", "with X's desk"
+    if after == [","] and "with" in lows[org.end + 1 : org.end + 5]:
+        return False  # "Sofia is with Vodafone, I'm with EE": customers compared
+    said = between[:-1] if between[-1:] == ["the"] else between  # "is with the Riverbend Harriers"
+    return said in (["is", "with"], [",", "is", "with"], ["'s", "with"]) and ends
+
+
+# What may follow the organization someone "is with": the end of the clause, not a purpose
+# or a term ("with Vodafone on a contract", "with Tesla on this one").
+_WITH_ENDS: Final = word_set(". now these since as ! , and ; 's")
 
 
 def _office_is(between: list[str]) -> bool:
     """ "Mbali is the captain of the X", "N is the director of the Y": an office in the
     organization, said with a copula (not "was": a former one)."""
     words = between[:-1] if between[-1:] == ["the"] else between
+    if len(words) == 3:
+        words = [words[0], "the", *words[1:]]  # "Emilia is captain of the X", without the article
     if len(words) != 4 or words[0] not in ("is", "'s") or words[1] not in ("the", "a", "an") or words[3] != "of":
         return False
     return _an_office(words[2]) and words[2] not in ("member", "owner")  # "the owner of the Tesla": a thing owned

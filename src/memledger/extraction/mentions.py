@@ -483,6 +483,9 @@ def _named_before(f: NameFinder, start: int, places: Mapping[int, int]) -> bool:
     return j >= 0 and f.taken[j] and j + 1 not in places
 
 
+_GROUP_NOUNS: Final = noun_types.GROUPS | TEAM_NOUNS
+
+
 def _owned_roles(f: NameFinder) -> None:
     """A person's role the lists do not know, said the speaker's ("our landlord Cengiz",
     "Ebru is my financial planner"): the possessive makes it a role."""
@@ -491,6 +494,9 @@ def _owned_roles(f: NameFinder) -> None:
         if mention.entity_type != "person" or mention.role is not None:
             continue
         role = any_role_before(f.lows, mention.start, places)
+        if role in _GROUP_NOUNS and f.prev(mention.start) == role and mention.confidence < KNOWN_CONFIDENCE:
+            mention.entity_type = "organization"  # "our band Velvet Quarry": the group, guessed a person
+            continue
         if role is not None and _named_before(f, mention.start, places):
             role = None  # "my colleagues Corvin, Wren Talbot": a list of names, no role "corvin"
         if role is None and not opens_next_clause(f.lows, mention.start, mention.end):

@@ -221,7 +221,8 @@ def _unknown_lower(word: str) -> bool:
     if low in _lists().world_names:
         return True
     english_word = english(word) or verb_form(word)
-    return not english_word and low not in _lists().world_places and not _misspelt(word)
+    people = low in gz.ROLES or low.removesuffix("s") in gz.ROLES  # "my flatmates": a role's noun
+    return not (english_word or people) and low not in _lists().world_places and not _misspelt(word)
 
 
 def _misspelt(word: str) -> bool:

@@ -165,7 +165,8 @@ def owned_institution(lows: list[str], start: int) -> bool:
             return True
         between = lows[max(0, j - 3) : j]  # "our little pottery business X"; a firm so described may serve us
         return between[:1] == ["our"] and between[1] in _OWN and between[2].isalpha() and lows[j] in _BUSINESSES
-    if j < 1 or (lows[j] not in gz.ORG_SUFFIXES and lows[j] not in TEAM_NOUNS) or lows[j] in PROJECT_NOUNS:
+    institution = lows[j] in gz.ORG_SUFFIXES or lows[j] in TEAM_NOUNS or lows[j] in GROUPS  # "our band X"
+    if j < 1 or not institution or lows[j] in PROJECT_NOUNS:
         return False  # not "our ingestion service Lanternfish": a piece of work, no institution
     if j == start - 1 and name_guess.plural_noun(lows[j]):
         return False  # "our vets Nnamdi Oduya and ...": the people, not a practice

@@ -18,6 +18,7 @@ from typing import Final
 
 from memledger.extraction import lexicon
 from memledger.extraction.episodes import (
+    TIME_NOUNS,
     finished_at,
     narrated_past,
     past_tense,
@@ -80,7 +81,7 @@ _CUE_WORDS: Final = (
     | UNSETTLED
     | PAST_ONLY
     | {first for first, _ in REJECTION_PHRASES | UNSETTLED_PHRASES | PAST_PHRASES}
-    | {"must", "should", "had", "next"}
+    | {"must", "should", "had", "next", "spent"}
     | _HAD_CONTRACTED
     | _WISHING
 )
@@ -334,7 +335,7 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
             return i, "unsettled"
         if word in _WISHING and following == "that":
             return i, "unsettled"  # "she want that I write it in LaTeX": the "that" clause is wished
-        if word in PAST_ONLY or pair in PAST_PHRASES or _pluperfect(words, i):
+        if word in PAST_ONLY or pair in PAST_PHRASES or _pluperfect(words, i) or _spent_doing(words, i):
             return i, "past"
         if word == "next" and following in _CALENDAR and not past_tense(words):
             return i, "future"  # "from next month we use X": a plan
@@ -342,6 +343,20 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
         return 0, "past"  # "Writing X on the old dashboard was pleasant": a doing now over
     finished = finished_at(words)
     return None if finished is None else (finished, "past")
+
+
+def _spent_doing(words: list[str], i: int) -> bool:
+    """Whether "spent" at ``i`` spans a time of doing ("I spent twelve years driving for
+    X"): a stretch of the past, over."""
+    if words[i] != "spent":
+        return False
+    for k in range(i + 1, min(i + 5, len(words) - 1)):
+        if words[k] in TIME_NOUNS:  # years of it; not "spent the weekend putting up shelves with X"
+            return words[k] in _LONG_SPANS and words[k + 1].endswith("ing") and len(words[k + 1]) > 4
+    return False
+
+
+_LONG_SPANS: Final = word_set("years yrs months")
 
 
 def _would(opening: list[str]) -> bool:

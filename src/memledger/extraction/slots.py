@@ -158,7 +158,7 @@ def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: C
             or len(low) < 4
             or low in gz.NOT_NAMES
             or name_guess.english_form(low)
-            or name_guess.ordinary(word)
+            or (name_guess.ordinary(word) and not _versioned(word))
         ):
             continue
         if name_guess.is_world_name(low) or gz.is_given_name(low) or i == 0:
@@ -167,6 +167,12 @@ def lowercase_tools(words: list[str], lows: list[str], taken: list[bool], add: C
             ends = {trigger.end: trigger for trigger in find_triggers(lows)}
         if _object_slot(words, lows, i, i + 1, ends) == "tool":
             add(Mention(word, "tool", name_guess.GUESS_CONFIDENCE, i, i + 1))
+
+
+def _versioned(word: str) -> bool:
+    """A lower-case product name with a number closing it ("libgit2", "python3")."""
+    letters = word.rstrip("0123456789")
+    return letters != word and len(letters) >= 3 and letters.isalpha()
 
 
 def _made_in_relative(words: list[str], lows: list[str], end: int, starts: dict[int, Trigger]) -> EntityType | None:

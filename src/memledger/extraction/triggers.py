@@ -387,8 +387,8 @@ def _opens_clause(items: list[Item], index: int) -> bool:
         return False  # "our shop (Pryor & Teasel) relies on X": a name in apposition, no clause
     if word == "since" and _duration_at(items, index + 1):
         return False  # "we are using since two years the Odoo": a duration, no clause
-    if word in ("before", "after") and (index + 1 == len(items) or items[index + 1] in (".", "!", ",", ";")):
-        return False  # "I've used X before": an adverb closing its clause
+    if word in ("before", "after") and (index + 1 == len(items) or _ends_or_verb(items[index + 1])):
+        return False  # "I've used X before", "whoever owned it before built ...": an adverb closing its clause
     if word in BOUNDARIES:
         return True
     if word not in (",", "and", ":") or index + 1 >= len(items):
@@ -411,6 +411,14 @@ def _opens_clause(items: list[Item], index: int) -> bool:
     if following in _QUANTIFIERS:  # "... and every shift lead has to log it in X"
         return any(w in CLAUSE_VERBS or w in MODALS for w in items[index + 2 : index + 6] if isinstance(w, str))
     return following in SUBJECT_PRONOUNS or following in THIRD_PERSON
+
+
+def _ends_or_verb(item: Item) -> bool:
+    """Whether ``item`` ends a clause or is a past verb, which no conjunction "before"
+    would take without its subject."""
+    if not isinstance(item, str):
+        return False
+    return item in (".", "!", ",", ";") or item in PAST_FORMS or (len(item) > 4 and item.endswith("ed"))
 
 
 _QUANTIFIERS: Final = frozenset(("every", "each", "most", "half", "both", "none"))
