@@ -60,6 +60,7 @@ SETS = {
     "extraction_dev_wide46.jsonl": (349, 23),
     "extraction_dev_wide47.jsonl": (349, 22),
     "extraction_dev_wide48.jsonl": (349, 24),
+    "extraction_dev_wide49.jsonl": (349, 23),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -117,7 +118,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The forty-ninth set waits for the next release's first look (docs/extraction-sets.md):
+    """The fiftieth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide48.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "78861cf003234d8a56c796eb8dfd035373c9e7de82da938ed2ee00c7cc3a83da"
+    data = (ROOT / "tests/data/extraction_dev_wide49.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "19f681205a54c1f22c4e62811372da04f357428a47dc72c2e2038e418b925f2c"
