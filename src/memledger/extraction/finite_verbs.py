@@ -54,7 +54,7 @@ def finite_verb_before(words: list[str], lows: list[str], prep: int) -> int | No
                 elif words[b - 1][:1].isupper():
                     b -= 1
                 before = lows[b]
-            relative = before == "who" and low.endswith("s") and low not in BE_FORMS  # a habit, not "who put in"
+            relative = before in ("who", "which") and low.endswith("s") and low not in BE_FORMS  # not "who put in"
             after_pronoun = before in PRONOUN_SUBJECTS or (relative and _who_after_name(words, lows, b + 1))
             inflected = (low.endswith(("s", "ed")) and not low.endswith("ss")) or low in PAST_FORMS
             participle = before in BE_FORMS and (low in USED_BY or low in LED)
@@ -85,9 +85,10 @@ def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
 
 
 def _who_after_name(words: list[str], lows: list[str], k: int) -> bool:
-    """Whether ", who" right before ``k`` follows a name ("Ayşe Demirci, who books ..."):
-    the relative clause's verb has that person as its subject."""
-    return k >= 3 and lows[k - 1] == "who" and lows[k - 2] == "," and words[k - 3][:1].isupper()
+    """Whether ", who" or ", which" right before ``k`` follows a name ("Ayşe Demirci, who
+    books ...", "Fernvale Dairy, which keeps ..."): the relative clause's verb has the one
+    named as its subject."""
+    return k >= 3 and lows[k - 1] in ("who", "which") and lows[k - 2] == "," and words[k - 3][:1].isupper()
 
 
 def joined_verb(lows: list[str], prep: int) -> int | None:

@@ -376,8 +376,8 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
         return speaker
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
-    if k > 1 and lows[k - 1] == "who" and lows[k - 2] == ",":
-        k -= 2  # "Ayşe, who books the pitches through X": the person "who" stands for
+    if k > 1 and lows[k - 1] in ("who", "which") and lows[k - 2] == ",":
+        k -= 2  # "Ayşe, who books the pitches through X": the one "who" or "which" stands for
     named = by_end.get(k)
     if named is None:
         named = apposed_name(lows, k, by_end)  # "Mariam, our bookkeeper, reconciles ..."
@@ -415,11 +415,12 @@ _CLAUSE_BREAKS: Final = word_set(". ; : but because so while when which who that
 
 def _member_before(lows: list[str], org: Mention, by_end: dict[int, Mention]) -> Mention | None:
     """The person an organization ending a subject is said of: "Kaveh from Lumenwright
-    Electrical sends ...", "Kalani, the bookkeeper at Sunreef, reconciles ..."."""
+    Electrical sends ...", "Kalani, the bookkeeper at Sunreef, reconciles ...", "Ms. Ng of
+    Penfold & Marsh files ..."."""
     k = org.start - 1
     if k > 0 and lows[k] == "the":
         k -= 1
-    if k < 1 or lows[k] not in ("from", "at"):
+    if k < 1 or lows[k] not in ("from", "at", "of"):
         return None
     person = by_end.get(k)
     if person is None:

@@ -114,7 +114,8 @@ def _particles(f: NameFinder, at: int, start: int) -> int:
     after = at + n
     if not n or after >= len(f.words) or f.taken[after] or not f.words[after][:1].isupper():
         return 0
-    person_before = given_name(f.lows[at - 1] if at - start < 2 else f.lows[start]) or _role_named(f, start)
+    titled = f.prev(start) in HONORIFICS or (f.prev(start) == "." and f.prev(start, 2) in HONORIFICS)  # "Ms. X of Y"
+    person_before = given_name(f.lows[at - 1] if at - start < 2 else f.lows[start]) or _role_named(f, start) or titled
     if f.lows[after] in gz.NOT_NAMES or (f.lows[at] == "of" and person_before):
         return 0
     return n

@@ -48,8 +48,9 @@ _BEFORE_NAME: Final = frozenset(("the", "a", "an", "my", "our"))
 _PROSE_SUBJECTS: Final = (SUBJECT_PRONOUNS | THIRD_PERSON) - {"it", "its", "his", "her", "their", "them", "you"}
 
 
-def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
-    """What a note line without verbs says is used."""
+def note_uses(speaker: Party, sentence: Sentence, *, in_notes: bool = False) -> list[Edge]:
+    """What a note line without verbs says is used; ``in_notes`` when a line before it in
+    the turn was labelled, so that its fragments are notes too ("Thesis: ... Refs in X.")."""
     lows = sentence.lows
     if sentence.question or any(low.startswith(("depend", "dep")) for low in lows):
         return []  # "Phoenix -> Auth Service -> Keycloak" is a chain of dependencies
@@ -67,7 +68,7 @@ def note_uses(speaker: Party, sentence: Sentence) -> list[Edge]:
     others = _lists_people(label) or _someone_elses(label)
     owner = _label_owner(sentence.mentions, lows, label_end) or (None if others else speaker)
     relation = "DECIDED" if DECISION_WORDS.intersection(lows[: max(label_end, 0)]) else "USES"
-    noted_style = label_end >= 0 or any(low in _LABEL_MARKS for low in lows)
+    noted_style = in_notes or label_end >= 0 or any(low in _LABEL_MARKS for low in lows)
     by_end = {m.end: m for m in sentence.mentions}
     edges: list[Edge] = []
     for tool in sentence.mentions:

@@ -83,6 +83,8 @@ def modifier_type(words: list[str], lows: list[str], start: int, end: int) -> En
     owner = lows[start - 1]
     if head in gz.ORG_SUFFIXES:
         return "organization"
+    if head in gz.ROLES and name_guess.ordinary(words[start]):
+        return None  # "my Turkish tutor", "our Sunday coach": a word describing a person
     if owner in _INDEFINITE or (head in PRODUCT_NOUNS and owner not in POSSESSIVES):
         return "tool"
     if owner not in _OWNERS:
@@ -97,6 +99,10 @@ def bracketed_type(lows: list[str], start: int, end: int) -> EntityType | None:
     labelled = start >= 2 and lows[start - 1] == "for" and lows[end : end + 1] == [":"]
     if labelled and lows[start - 2] in STACK_LABELS and not name_guess.english(lows[start]):
         return "project"  # not "Testing for Covid:", "Web for Kids:"
+    opening = start == 0 or (start == 1 and not lows[0].isalnum())
+    label = end + 1 < len(lows) and lows[end] in STACK_LABELS and lows[end + 1] == ":"
+    if opening and label:
+        return None if name_guess.common(lows[end - 1]) else "project"  # "Bellwether stack:"; not "Home stack:"
     if lows[end : end + 1] == ["("]:
         return _described_type(lows, end)
     if start < 2 or lows[start - 1] != "(" or lows[end : end + 1] != [")"]:

@@ -400,7 +400,7 @@ def _opens_clause(items: list[Item], index: int) -> bool:
         return following in SUBJECT_PRONOUNS
     if isinstance(following, Mention):
         # ", Figma felt like overkill": a name followed by its own verb starts a clause.
-        after = items[index + 2] if index + 2 < len(items) else ""
+        after = _word_after_name(items, index + 1)
         if not isinstance(after, str):
             return False
         if word == "," and after in CLAUSE_VERBS:
@@ -444,6 +444,15 @@ def _duration_at(items: list[Item], index: int) -> bool:
         words = words[1:]
     first = words[0] if words else ""
     return isinstance(first, str) and (first.isdigit() or first in _COUNTS) and len(words) > 1
+
+
+def _word_after_name(items: list[Item], name: int) -> Item:
+    """The item after the name at ``name``, past "from|at <name>" (", Tuomas from Vireo
+    Systems is our contact"); "" at the end."""
+    after = items[name + 1] if name + 1 < len(items) else ""
+    if after in ("from", "at") and name + 3 < len(items) and isinstance(items[name + 2], Mention):
+        return items[name + 3]
+    return after
 
 
 def _named_doer(items: list[Item], start: int) -> bool:
