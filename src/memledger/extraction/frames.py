@@ -370,7 +370,7 @@ def _agent(lows: list[str], verb: int, end: int, by_start: dict[int, Mention]) -
 def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Mention]) -> Party | None:
     """Who does what the verb at ``verb`` says: "I"/"we", or a name ending right before
     it (past "is" and one comma: "Our podcast, Night Ferry, is recorded in ...", or ",
-    who")."""
+    who" and ", which")."""
     k = _subject_end(lows, verb)
     if k > 0 and lows[k - 1] in SUBJECT_PRONOUNS:
         return speaker
@@ -410,7 +410,8 @@ def _joint_doer(lows: list[str], prep: int, by_end: dict[int, Mention]) -> Party
     return Party.of(first) if opens and not others and not subjects else None
 
 
-_CLAUSE_BREAKS: Final = word_set(". ; : but because so while when which who that if")
+# A clause's ends, less the commas of an apposition ("My partner, Ilse, ... and keeps ...").
+_CLAUSE_BREAKS: Final = (_CLAUSE_ENDS - {","}) | {"that", "if"}
 
 
 def _member_before(lows: list[str], org: Mention, by_end: dict[int, Mention]) -> Mention | None:

@@ -297,7 +297,7 @@ def _my_work_apposed(lows: list[str], k: int, *, copula: bool = False) -> bool:
         if lows[j] in (_COPULA_WORK if copula else OWNED_WORK):  # not "X is my go-to app"
             if copula and any(t.kind in ("PREFER", "LIKE") for t in find_triggers(lows[k:j])):
                 return False  # "Krita is my preferred program": a thing liked, not worked on
-            closes = _CLAUSE_CLOSES | _TIME_AFTER if copula else _APPOSITION_CLOSES
+            closes = _COPULA_CLOSES if copula else _APPOSITION_CLOSES
             return lows[j + 1 : j + 2] == [] or lows[j + 1] in closes
         if not (lows[j].isalpha() or "-" in lows[j]):
             return False
@@ -307,8 +307,8 @@ def _my_work_apposed(lows: list[str], k: int, *, copula: bool = False) -> bool:
 # The speaker as a clause's subject, with a contracted auxiliary or none.
 SPEAKER_DOERS: Final = word_set("i we i'm we're i've we've")
 _APPOSITION_CLOSES: Final = word_set(", . )")
-_TIME_AFTER: Final = word_set("this these now right ) !")  # "X is my project this year"
 _COPULA_WORK: Final = UNDERTAKINGS | PROJECT_CUES
 _DOING_AUX: Final = word_set("am are been")
 _NOT_DESCRIBING: Final = word_set("that which who where when and or but is was")
 _CLAUSE_CLOSES: Final = word_set(", . ; : ! ? and at for with in - \u2014")
+_COPULA_CLOSES: Final = _CLAUSE_CLOSES | word_set("this these now right ) !")  # "X is my project this year"

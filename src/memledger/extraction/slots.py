@@ -29,6 +29,7 @@ from memledger.extraction.finite_verbs import (
 from memledger.extraction.noun_types import (
     GROUPS,
     OWNED_WORK,
+    SPEAKER_DOERS,
     SUBJECT_GAP,
     bracketed_type,
     common_noun,
@@ -198,7 +199,7 @@ def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int,
 
 # Words between "which" and the makers' verb: the makers, and the auxiliary of a progressive
 # or perfect ("which I'm coordinating", "which Tadhg has led").
-_MAKERS_BETWEEN: Final = word_set("i we and , & i'm we're am are is i've we've have has been")
+_MAKERS_BETWEEN: Final = SPEAKER_DOERS | word_set("and , & am are is have has been")
 _PLURAL_VERBS: Final = word_set("are r were have both")
 
 
