@@ -128,6 +128,9 @@ class ClauseSubjects:
             joined = joined or self._role_joined(index, taken)
             if joined and before == "," and len(group) == 1 and self._closes_apposition(index + 1):
                 joined = False  # "Our HOA, Willow Bend Association, decided": one party named twice
+            mixed = isinstance(item, Mention) and group and group[-1].kind not in (party.kind, "user")
+            if joined and before == "," and mixed:
+                joined = False  # "I'm on Tansy with Ewa and Dumisani, Tansy depends on X": a new subject
             group = [*group, party] if joined and group else [party]
         return group or weak or ([] if blocked else self._unnamed(position, first=first))
 
@@ -159,6 +162,9 @@ class ClauseSubjects:
         lead = [item for item in self.items[:position] if isinstance(item, str)]
         if ":" in lead[:4]:
             lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
+        verb = self.items[position]
+        if isinstance(verb, str) and not (lead or self.lead) and _third_person(verb):
+            return []  # "Q3 accountant = Folasade. Prefers Xero over Sage.": her preference, not the speaker's
         self.defaulted = first and not self.relative and all(w in ELLIPTIC for w in lead)
         return [self.speaker] if self.defaulted else []
 
@@ -520,3 +526,9 @@ class ClauseSubjects:
     def _is_party(self, index: int) -> bool:
         item = self.items[index]
         return isinstance(item, Mention) or item in SUBJECT_PRONOUNS or (item == "me" and index == 0)
+
+
+def _third_person(verb: str) -> bool:
+    """Whether a verb opening a sentence has the third person's -s ("Prefers X"), which no
+    note of the speaker's own doing takes."""
+    return verb.isalpha() and len(verb) > 3 and verb.endswith("s") and not verb.endswith("ss")

@@ -81,7 +81,7 @@ def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
     if _coordinated(lows, k - 1) or _who_after_name(words, lows, k):
         return True
     named = words[k - 2][:1].isupper() or name_before_apposition(words, lows, k - 1) is not None
-    return lows[k - 1] == "," and k >= 2 and named and lows[k] not in NOT_VERBS
+    return lows[k - 1] == "," and k >= 2 and named and (lows[k] not in NOT_VERBS or _doing(lows, k))
 
 
 def _who_after_name(words: list[str], lows: list[str], k: int) -> bool:

@@ -67,6 +67,7 @@ CLAUSE_BREAKS: Final = word_set(", ; : . ! ? ( ) but because although though whi
 }
 _RELATIVES: Final = word_set("who which")
 _SUBJECTS: Final = word_set("i i'm i've i'd we we're we've we'd he she they it you")
+_SUPPOSED_MODALS: Final = word_set("will would must should could might can")  # after an "if" clause
 _POSSESSIVE_OPENERS: Final = word_set("our my his her their")
 _OBJECT_TOO: Final = word_set("it you")
 _NOUN_OPENERS: Final = word_set("the this that a an")
@@ -365,6 +366,8 @@ def _would(opening: list[str]) -> bool:
     with "I'll"/"we'll", what will be done."""
     if opening[:1] and opening[0] in _WILL_CONTRACTED:
         return True  # "If I get a darkroom, I'll try X": what will be done if it comes
+    if len(opening) == 2 and opening[0] in ("i", "we") and opening[1] in _SUPPOSED_MODALS:
+        return True  # "If the client accept, we will rewrite it in X", "..., we must to cancel it on Y"
     if len(opening) < 2 or opening[0] not in _HAD_CONTRACTED:
         return False
     verb = opening[1]

@@ -295,4 +295,4 @@ def _role_ends_here(words: list[str], lows: list[str], after: int) -> bool:
     nor "Tallyfin, my partner Graciela" (Graciela's: a role names the name that follows)."""
     if after >= len(words):
         return True
-    return lows[after] != "'s" and not words[after][:1].isupper()
+    return lows[after] not in ("'s", "'") and not words[after][:1].isupper()  # "a kids' savings app": the app's

@@ -405,8 +405,8 @@ def _opens_clause(items: list[Item], index: int) -> bool:
             return False
         if word == "," and after in CLAUSE_VERBS:
             return True
-        if word == "and" and items[index - 1 : index] == [","] and after in _COPULAS:
-            return True  # "we settled on X, and Honeycomb is where the traces end up": a clause of its own
+        if word == "and" and items[index - 1 : index] == [","] and (after in _COPULAS or finite_form(after)):
+            return True  # "we settled on X, and Honeycomb is where ...", "..., and Paora coaches the novices"
         return _after_comma(items, index) and _named_doer(items, index + 1)
     if following in _QUANTIFIERS:  # "... and every shift lead has to log it in X"
         return any(w in CLAUSE_VERBS or w in MODALS for w in items[index + 2 : index + 6] if isinstance(w, str))
