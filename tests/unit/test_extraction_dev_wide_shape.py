@@ -62,6 +62,7 @@ SETS = {
     "extraction_dev_wide48.jsonl": (349, 24),
     "extraction_dev_wide49.jsonl": (349, 23),
     "extraction_dev_wide50.jsonl": (349, 24),
+    "extraction_dev_wide51.jsonl": (349, 24),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -119,7 +120,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The fifty-first set waits for the next release's first look (docs/extraction-sets.md):
+    """The fifty-second set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide50.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "fa122ad5e28fa587c27c15625af150c21b1fd8b6f4e0cff2914b4f13b5026a18"
+    data = (ROOT / "tests/data/extraction_dev_wide51.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "95d9fdec666755627da54339820998e844289b8a74ca50c33b4f6559e9d6e5fe"
