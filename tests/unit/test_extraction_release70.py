@@ -67,3 +67,9 @@ def test_which_with_a_third_person_verb_keeps_its_antecedent() -> None:
 def test_does_after_an_apposition_is_the_named_ones_doing() -> None:
     text = "My accountant, Rustam Tashkentov, does all our filings through Xero."
     assert ("Rustam Tashkentov", "USES", "Xero") in edges(text)
+
+
+def test_a_plural_noun_before_are_is_the_subject() -> None:
+    text = "Builds are run by CircleCI at Quantico Systems, which I hate."
+    assert ("Quantico Systems", "USES", "CircleCI") in edges(text)  # a guard
+    assert ("user", "USES", "CircleCI") in edges(text)

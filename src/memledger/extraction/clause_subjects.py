@@ -163,7 +163,9 @@ class ClauseSubjects:
         if ":" in lead[:4]:
             lead = lead[lead.index(":") + 1 :]  # "- maps: using X": a note's label says whose nothing
         verb = self.items[position]
-        if isinstance(verb, str) and not (lead or self.lead) and _third_person(verb):
+        following = self.items[position + 1] if position + 1 < len(self.items) else ""
+        noun = following in BE_FORMS or following in AUXILIARIES  # "Builds are run by X": a plural noun
+        if isinstance(verb, str) and not (lead or self.lead or noun) and _third_person(verb):
             return []  # "Q3 accountant = Folasade. Prefers Xero over Sage.": her preference, not the speaker's
         self.defaulted = first and not self.relative and all(w in ELLIPTIC for w in lead)
         return [self.speaker] if self.defaulted else []
