@@ -52,6 +52,7 @@ from memledger.extraction.triggers import (
     PREPOSITIONS,
     RELATIONS,
     RELATIVE_LEADS,
+    RUNNING,
     SELF,
     SLOT_GAP,
     STRENGTH,
@@ -113,7 +114,7 @@ _LATER_NOW: Final = word_set("now nowadays anymore")
 _THEN_OR_NOW: Final = frozenset({("these", "days"), ("back", "when"), ("when", "i")})
 _WHEN: Final = word_set("last this next yesterday today tonight so then")
 _SETTINGS: Final = ("at", "in", "on")  # an opening phrase of place, not a note's bare verb
-_RUNNING: Final = ("run", "runs", "ran", "running")  # "Ferdinand runs the Saltash renovation": leads it
+
 _HEADING: Final = ("manage", "own", "co-own")  # "I manage Lantern Yard Dance Studio": their workplace
 _SUPPOSING: Final = word_set("if unless had")
 _AFTER_TEAM: Final = word_set("at on for in from and with now since")  # words after a team that end its phrase
@@ -830,19 +831,19 @@ class _ClauseReader:
             doer = self.items[trigger.start - 1] if trigger.start else ""  # not "tracking plays in X"
             person = doer in SUBJECT_PRONOUNS or (isinstance(doer, Mention) and doer.entity_type == "person")
             return "PART_OF" if member and person else None
-        if kind == "USE" and entity_type == "project" and self.words[trigger.start] in _RUNNING:
+        if kind == "USE" and entity_type == "project" and self.words[trigger.start] in RUNNING:
             return "WORKS_ON" if self._runs_undertaking(trigger, obj) else None
         if kind == "USE" and entity_type == "organization" and self.words[trigger.start] in WORK_VERBS:
             return "PART_OF"  # "I work in Sunvale Hospital": a workplace, not a tool
         verb, before = self.words[trigger.start], self.words[trigger.start - 1] if trigger.start else ""
-        heads = verb in _RUNNING or verb in _HEADING
+        heads = verb in RUNNING or verb in _HEADING
         team = obj.target is not None and named_team(obj.target.name)
         runner = self.items[trigger.start - 1] if trigger.start else ""
         owner = before in ("i", "we") or (isinstance(runner, Mention) and runner.entity_type == "person")
         business = not team and UNDERTAKINGS.isdisjoint(obj.gap)  # not "runs a translation project called X"
         if heads and owner and entity_type == "organization" and business:
             return "PART_OF" if _slot(obj.gap) <= SLOT_GAP else None  # "I run Thimble & Moss": their business
-        if verb in _RUNNING and team and _slot(obj.gap) <= SLOT_GAP and self._team_run(trigger, obj):
+        if verb in RUNNING and team and _slot(obj.gap) <= SLOT_GAP and self._team_run(trigger, obj):
             return "WORKS_ON"  # "Zainab and Ruairí run the pharmacy team": they lead it, as "lead" says
         if kind == "AT" and not self._workplace(trigger, obj):
             return None

@@ -353,8 +353,9 @@ def _work_noun_after(f: NameFinder, end: int) -> bool:
     k = end + 2 if f.next(end) == "," and f.next(end, 1) in _APPOSITION_OPENERS else end
     if f.next(k) in PROJECT_NOUNS:
         return k > end and f.next(k) not in PRODUCT_NOUNS  # bare "X app" is read above
-    described = f.next(k).isalpha() and f.next(k) not in gz.NOT_NAMES and end + 1 < len(f.words)
-    return described and f.words[k][:1].islower() and f.next(k, 1) in PROJECT_NOUNS - _COMPONENTS
+    described = f.next(k).isalpha() and f.next(k) not in gz.NOT_NAMES and k + 1 < len(f.words)
+    noun = f.next(k, 1) in PROJECT_NOUNS - _COMPONENTS and f.words[k + 1].islower()  # not "leads Project Bramble"
+    return described and f.words[k][:1].islower() and noun
 
 
 def _set_apart(f: NameFinder, start: int, end: int, *, plain: bool) -> Mention | None:

@@ -17,6 +17,7 @@ from memledger.extraction.patterns import (
     ROLE_ADJECTIVES,
     SITE_NOUNS,
     TEAM_NOUNS,
+    UNDERTAKINGS,
     Edge,
     Mention,
     Party,
@@ -371,10 +372,12 @@ def _own_units(speaker: Party, lows: list[str], mentions: list[Mention]) -> list
 
 def _teammates(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
     """ "I'm on the ingestion squad with Chidi and Ane", "I'm in the robotics club with
-    Sora": the people the speaker is in a group with work with the speaker."""
+    Sora", "I'm on the Quayside Harvest project with Signe": the people the speaker is in a
+    group or on a project with work with the speaker."""
     edges: list[Edge] = []
     for w, low in enumerate(lows):
-        if low != "with" or w < 3 or not grouped(lows, w):
+        work = _project_before(lows, w, by_start) if low == "with" else None
+        if low != "with" or w < 3 or not (grouped(lows, w) or work):
             continue
         window = lows[max(0, w - 7) : w]
         member = any(
@@ -385,6 +388,14 @@ def _teammates(speaker: Party, lows: list[str], by_start: dict[int, Mention]) ->
             for named in (first, *listed_after(lows, first, by_start)):
                 edges.append(Edge(speaker, "WORKS_WITH", Party.of(named), FRAME_CONFIDENCE))
     return edges
+
+
+def _project_before(lows: list[str], w: int, by_start: dict[int, Mention]) -> Mention | None:
+    """The project named right before the "with" at ``w``, past a noun for a piece of work
+    ("the Quayside Harvest project with ...")."""
+    k = w - 1 if w and lows[w - 1] in UNDERTAKINGS else w
+    named = [m for start, m in by_start.items() if m.end == k and m.entity_type == "project"]
+    return named[0] if named else None
 
 
 def _from_work(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:

@@ -52,7 +52,7 @@ from memledger.extraction.patterns import (
 )
 from memledger.extraction.roles import possessive_of
 from memledger.extraction.rosters import opens_roster
-from memledger.extraction.triggers import JOBS, OWNER_LABELS, WORK_VERBS, Trigger, find_triggers, is_filler
+from memledger.extraction.triggers import JOBS, OWNER_LABELS, RUNNING, WORK_VERBS, Trigger, find_triggers, is_filler
 
 SLOT_CONFIDENCE = 0.7
 _AFTER_A_GROUP: Final = frozenset(("and", "or", "but", "so", "as", "every", "since", "for", "in", "on", "at", "with"))
@@ -194,7 +194,9 @@ def makers_verb(words: list[str], lows: list[str], comma: int, starts: dict[int,
             return None
         k += 1
     trigger = starts.get(k)
-    return k if trigger is not None and trigger.kind in ("BUILD", "WORK_ON") and k > comma + 2 else None
+    running = trigger is not None and trigger.kind == "USE" and lows[k] in RUNNING  # "which Ama runs at ..."
+    made = trigger is not None and (trigger.kind in ("BUILD", "WORK_ON") or running)
+    return k if made and k > comma + 2 else None
 
 
 # Words between "which" and the makers' verb: the makers, and the auxiliary of a progressive

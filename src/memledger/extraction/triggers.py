@@ -151,6 +151,8 @@ def _triggers_of(words: tuple[str, ...]) -> tuple[Trigger, ...]:
     return tuple(found)
 
 
+RUNNING: Final = ("run", "runs", "ran", "running")
+"""Forms of "run", which leads a piece of work ("Ferdinand runs the Saltash renovation")."""
 ADVERBS: Final = word_set("still also always just really often usually never now already sometimes mostly mainly")
 """Adverbs that may stand between a subject and its verb ("Gurpreet still does ..."), or
 between a verb and its particle ("is depending also on X")."""
