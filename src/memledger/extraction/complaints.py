@@ -118,6 +118,8 @@ def _faulty(lows: list[str], k: int) -> bool:
         if low in _FAULT_NEGATIONS:
             return following.isalpha() and following not in _NOT_A_VERB
         if low in _BE:
+            if j and lows[j - 1] in ("we", "i"):
+                return False  # "we are not renewing our X": the speaker's doing, no state of a thing
             return following in _FAULT_STATES and (following != "not" or _verb_after_not(lows, j + 2))
         if not low.isalpha() or low in _NOT_A_VERB:
             return False

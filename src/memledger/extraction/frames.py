@@ -92,6 +92,7 @@ def frame_edges(speaker: Party, words: list[str], lows: list[str], mentions: lis
     edges.extend(_kin(lows, mentions))
     edges.extend(_titled_kin(speaker, words, lows, mentions))
     edges.extend(_pronoun_roles(speaker, lows, mentions))
+    edges.extend(_role_on_work(speaker, lows, by_start))
     edges.extend(_company(speaker, lows, mentions, by_start, phrases))
     edges.extend(_relative_makers(speaker, words, lows, by_start, by_end, phrases))
     edges.extend(made_in_edges(lows, mentions))
@@ -558,6 +559,23 @@ def _listed_before(lows: list[str], last: Mention, mentions: list[Mention]) -> l
     if lows[last.end : last.end + 2] != [",", "my"] and lows[last.end : last.end + 2] != [",", "our"]:
         return []
     return listed_before(lows, last, mentions)
+
+
+def _role_on_work(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
+    """ "Ferdinand is my tech lead on Cobalt Harbor", "my teammates on Atlas": a colleague's
+    role the speaker has on a project puts the speaker on it too."""
+    edges: list[Edge] = []
+    for i, low in enumerate(lows):
+        if low not in ("my", "our"):
+            continue
+        on = next((j for j in range(i + 2, min(i + 5, len(lows))) if lows[j] == "on"), None)
+        if on is None or not all(w.isalpha() for w in lows[i + 1 : on]):
+            continue
+        work = by_start.get(on + 2 if lows[on + 1 : on + 2] == ["the"] else on + 1)
+        role = " ".join(lows[i + 1 : on])
+        if work is not None and work.entity_type == "project" and relation_of(role.rstrip("s")) == "WORKS_WITH":
+            edges.append(Edge(speaker, "WORKS_ON", Party.of(work), FRAME_CONFIDENCE))
+    return edges
 
 
 def _pronoun_roles(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:

@@ -45,7 +45,8 @@ def chunk_end(f: NameFinder, i: int) -> int:
             continue
         if not word[0].isupper():
             break
-        if low in gz.NOT_NAMES and not (closing_noun(low) or _product_initials(f, end, i) or _name_part(f, i, end)):
+        inside = closing_noun(low) or _product_initials(f, end, i) or _name_part(f, i, end) or _titled_work(f, end)
+        if low in gz.NOT_NAMES and not inside:
             break
         end += 1
     return end + 1 if model_number(f, end, i) or _dimension_code(f, end) else end
@@ -138,6 +139,15 @@ def _name_part(f: NameFinder, start: int, at: int) -> bool:
 
 
 _FINITE_AFTER_SUBJECT: Final = word_set("is was has had will can does did")  # not "have": "X I'd have"
+
+
+def _titled_work(f: NameFinder, at: int) -> bool:
+    """Whether the capitalised word at ``at`` is inside a title-cased work's name that a
+    lower-case noun for a piece of work closes ("the Sepsis Quick Response project")."""
+    k = at + 1
+    while k < len(f.words) and k - at < 3 and f.words[k][:1].isupper() and f.lows[k] not in gz.NOT_NAMES:
+        k += 1
+    return k > at + 1 and k < len(f.words) and f.words[k].islower() and f.lows[k] in PROJECT_NOUNS
 
 
 def given_name(low: str) -> bool:
