@@ -394,7 +394,7 @@ def _project_before(lows: list[str], w: int, by_start: dict[int, Mention]) -> Me
     """The project named right before the "with" at ``w``, past a noun for a piece of work
     ("the Quayside Harvest project with ...")."""
     k = w - 1 if w and lows[w - 1] in UNDERTAKINGS else w
-    named = [m for start, m in by_start.items() if m.end == k and m.entity_type == "project"]
+    named = [m for m in by_start.values() if m.end == k and m.entity_type == "project"]
     return named[0] if named else None
 
 
