@@ -114,6 +114,13 @@ class ClauseSubjects:
             if party is None:
                 if group and self._someone_else(index, position, last_comma, taken):
                     group, blocked = [], True
+                if (
+                    group
+                    and item in _REPORTING
+                    and items[index + 1 : index + 2] != []
+                    and items[index + 1] in DETERMINERS
+                ):
+                    group, blocked = [], True  # "Lerato says the checkout service depends on X": the service's
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
                     blocked = True
                 if isinstance(item, Mention) and index < objects_from and self._owner_after(index, item):
@@ -410,9 +417,13 @@ class ClauseSubjects:
         return next((m for m in reversed(named) if m.entity_type in kinds), None)
 
     def _modifies(self, index: int) -> bool:
-        """ "the iOS app uses ...": the tool names the app; the app is the subject."""
+        """ "the iOS app uses ...": the tool names the app; the app is the subject. "Amaru's
+        stepdad uses ...": the person owns the relative, who is."""
         after = self.items[index + 1] if index + 1 < len(self.items) else ""
         item = self.items[index]
+        owned = self.items[index + 2] if after == "'s" and index + 2 < len(self.items) else ""
+        if isinstance(owned, str) and owned.isalpha() and names_people(owned):
+            return True
         return (
             isinstance(item, Mention) and item.entity_type == "tool" and isinstance(after, str) and after in HEAD_NOUNS
         )
@@ -528,6 +539,10 @@ class ClauseSubjects:
     def _is_party(self, index: int) -> bool:
         item = self.items[index]
         return isinstance(item, Mention) or item in SUBJECT_PRONOUNS or (item == "me" and index == 0)
+
+
+# Verbs reporting what someone says: the clause after them has a subject of its own.
+_REPORTING: Final = frozenset(("says", "said", "saying", "thinks", "reckons", "claims", "told", "tells"))
 
 
 def _third_person(verb: str) -> bool:

@@ -347,13 +347,14 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
 
 
 def _spent_doing(words: list[str], i: int) -> bool:
-    """Whether "spent" at ``i`` spans a time of doing ("I spent twelve years driving for
-    X"): a stretch of the past, over."""
+    """Whether "spent" at ``i`` spans a time of doing or of being somewhere ("I spent twelve
+    years driving for X", "six years at Y"): a stretch of the past, over."""
     if words[i] != "spent":
         return False
     for k in range(i + 1, min(i + 5, len(words) - 1)):
         if words[k] in TIME_NOUNS:  # years of it; not "spent the weekend putting up shelves with X"
-            return words[k] in _LONG_SPANS and words[k + 1].endswith("ing") and len(words[k + 1]) > 4
+            doing = (words[k + 1].endswith("ing") and len(words[k + 1]) > 4) or words[k + 1] in ("at", "with")
+            return words[k] in _LONG_SPANS and doing  # "spent six years at Ravenshaw Solicitors"
     return False
 
 

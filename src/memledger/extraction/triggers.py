@@ -405,14 +405,21 @@ def _opens_clause(items: list[Item], index: int) -> bool:
         after = _word_after_name(items, index + 1)
         if not isinstance(after, str):
             return False
-        if word == "," and after in CLAUSE_VERBS:
-            return True
+        if word == "," and (after in CLAUSE_VERBS or _noun_then_copula(items, index + 2)):
+            return True  # ", Figma felt like overkill", ", firebase pricing was scary"
         if word == "and" and items[index - 1 : index] == [","] and (after in _COPULAS or finite_form(after)):
             return True  # "we settled on X, and Honeycomb is where ...", "..., and Paora coaches the novices"
         return _after_comma(items, index) and _named_doer(items, index + 1)
     if following in _QUANTIFIERS:  # "... and every shift lead has to log it in X"
         return any(w in CLAUSE_VERBS or w in MODALS for w in items[index + 2 : index + 6] if isinstance(w, str))
     return following in SUBJECT_PRONOUNS or following in THIRD_PERSON
+
+
+def _noun_then_copula(items: list[Item], k: int) -> bool:
+    """Whether a lower-case noun at ``k`` is followed by a copula: the name before it
+    modifies the subject of a clause of its own ("..., firebase pricing was scary")."""
+    noun = items[k] if k < len(items) else ""
+    return isinstance(noun, str) and noun.isalpha() and noun.islower() and items[k + 1 : k + 2] in (["is"], ["was"])
 
 
 def _ends_or_verb(item: Item) -> bool:
