@@ -114,12 +114,8 @@ class ClauseSubjects:
             if party is None:
                 if group and self._someone_else(index, position, last_comma, taken):
                     group, blocked = [], True
-                if (
-                    group
-                    and item in _REPORTING
-                    and items[index + 1 : index + 2] != []
-                    and items[index + 1] in DETERMINERS
-                ):
+                reported = item in _REPORTING and index + 1 < len(items) and items[index + 1] in DETERMINERS
+                if group and reported:
                     group, blocked = [], True  # "Lerato says the checkout service depends on X": the service's
                 if not group and isinstance(item, str | Mention) and self._blocks(index, item):
                     blocked = True
