@@ -42,10 +42,40 @@ def people_lines(speaker: Party, sentence: Sentence) -> list[Edge]:
     group said to be the speaker and others, a plural role said to be some people."""
     return [
         *roster_edges(speaker, sentence),
+        *status_line(speaker, sentence),
         *role_lines(speaker, sentence),
         *crew_lines(speaker, sentence),
         *roles_listed(speaker, sentence),
     ]
+
+
+def status_line(speaker: Party, sentence: Sentence) -> list[Edge]:
+    """A standup's line ("- me: Ravensworth auth refactor", "Kwame on Halyard migration",
+    "Yusra: finishing the Plover export"): who opens the line works on the project it
+    names next, in a fragment with no verb of its own."""
+    lows, by_start = sentence.lows, {m.start: m for m in sentence.mentions}
+    k = 1 if lows[:1] and lows[0] in _BULLETS else 0
+    if lows[k + 1 : k + 2] == [":"] and k not in by_start and lows[k] not in _SPEAKER:
+        k += 2  # "Standup: Kwame on ..."
+    who = by_start.get(k)
+    doer = speaker if lows[k : k + 1] == ["me"] else Party.of(who) if who and who.entity_type == "person" else None
+    end = who.end if who is not None else k + 1
+    if doer is None or lows[end : end + 1] not in ([":"], ["on"], ["-"]):
+        return []
+    j = end + 1
+    while j < len(lows) and j - end <= 3 and (lows[j] in _STATUS_WORDS or lows[j].endswith("ing")):
+        j += 1  # "still on the", "finishing the", "working on"
+    work = by_start.get(j)
+    rest = lows[j:]
+    if work is None or work.entity_type != "project" or not _STATUS_FREE.isdisjoint(rest):
+        return []
+    return [Edge(doer, "WORKS_ON", Party.of(work), _CONFIDENCE)]
+
+
+_BULLETS: Final = frozenset(("-", "*", "•"))
+_STATUS_WORDS: Final = word_set("still on the finished started")
+# Words of a clause with a verb of its own, which a status fragment has not ("Priya: Atlas is down").
+_STATUS_FREE: Final = word_set("is are was were has have 's")
 
 
 def roster_edges(speaker: Party, sentence: Sentence) -> list[Edge]:
