@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from memledger.extraction import gazetteer as gz
-from memledger.extraction import name_guess
+from memledger.extraction import lexicon, name_guess
 from memledger.extraction.complaints import FAILING
 from memledger.extraction.control import opens_complement
 from memledger.extraction.owned_subjects import names_people, people_by_ending
@@ -538,7 +538,7 @@ class ClauseSubjects:
 
 
 # Verbs reporting what someone says: the clause after them has a subject of its own.
-_REPORTING: Final = frozenset(("says", "said", "saying", "thinks", "reckons", "claims", "told", "tells"))
+_REPORTING: Final = frozenset(lexicon.sections("frame_words.txt")["REPORTING"])
 
 
 def _third_person(verb: str) -> bool:

@@ -114,7 +114,6 @@ _LATER_NOW: Final = word_set("now nowadays anymore")
 _THEN_OR_NOW: Final = frozenset({("these", "days"), ("back", "when"), ("when", "i")})
 _WHEN: Final = word_set("last this next yesterday today tonight so then")
 _SETTINGS: Final = ("at", "in", "on")  # an opening phrase of place, not a note's bare verb
-
 _HEADING: Final = ("manage", "own", "co-own")  # "I manage Lantern Yard Dance Studio": their workplace
 _SUPPOSING: Final = word_set("if unless had")
 _AFTER_TEAM: Final = word_set("at on for in from and with now since")  # words after a team that end its phrase

@@ -84,11 +84,17 @@ def _verb_after_name(words: list[str], lows: list[str], k: int) -> bool:
     return lows[k - 1] == "," and k >= 2 and named and (lows[k] not in NOT_VERBS or _doing(lows, k))
 
 
+def relative_after_comma(lows: list[str], k: int) -> bool:
+    """Whether ", who" or ", which" stands right before ``k``: a relative clause about what
+    the comma follows."""
+    return k >= 2 and lows[k - 1] in ("who", "which") and lows[k - 2] == ","
+
+
 def _who_after_name(words: list[str], lows: list[str], k: int) -> bool:
     """Whether ", who" or ", which" right before ``k`` follows a name ("Ayşe Demirci, who
     books ...", "Fernvale Dairy, which keeps ..."): the relative clause's verb has the one
     named as its subject."""
-    return k >= 3 and lows[k - 1] in ("who", "which") and lows[k - 2] == "," and words[k - 3][:1].isupper()
+    return k >= 3 and relative_after_comma(lows, k) and words[k - 3][:1].isupper()
 
 
 def joined_verb(lows: list[str], prep: int) -> int | None:

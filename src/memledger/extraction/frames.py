@@ -22,7 +22,7 @@ from memledger.extraction.appositions import apposed_name
 from memledger.extraction.control import infinitive_of, speaker_object
 from memledger.extraction.ellipsis import instrument_verb
 from memledger.extraction.episodes import TIME_NOUNS, past_tense
-from memledger.extraction.finite_verbs import joined_verb
+from memledger.extraction.finite_verbs import joined_verb, relative_after_comma
 from memledger.extraction.made_in import made_in_edges
 from memledger.extraction.memberships import FRAME_CONFIDENCE, grouped, listed_after, listed_before, membership_edges
 from memledger.extraction.noun_types import SPEAKER_DOERS, own_work, work_described
@@ -377,7 +377,7 @@ def _subject_of(speaker: Party, lows: list[str], verb: int, by_end: dict[int, Me
         return speaker
     if k > 0 and lows[k - 1] in ("he", "she"):
         return _last_person(by_end, k - 1)
-    if k > 1 and lows[k - 1] in ("who", "which") and lows[k - 2] == ",":
+    if relative_after_comma(lows, k):
         k -= 2  # "Ayşe, who books the pitches through X": the one "who" or "which" stands for
     named = by_end.get(k)
     if named is None:

@@ -38,6 +38,7 @@ from memledger.extraction.mentions import analyse
 from memledger.extraction.needs import needed
 from memledger.extraction.note_lines import (
     ITEM_BREAKS,
+    follows_notes,
     heading_mode,
     heading_owner,
     note_uses,
@@ -50,7 +51,6 @@ from memledger.extraction.note_lines import (
 )
 from memledger.extraction.patterns import (
     BULLETS,
-    PROBLEM_LABELS,
     Edge,
     Mention,
     Party,
@@ -232,7 +232,7 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
                 edges.extend(_terse_relations(me, sentence, clauses))
             edges.extend(frame_edges(me, sentence.words, sentence.lows, sentence.mentions))
             edges.extend(people_lines(me, sentence))
-            noted = note_uses(me, sentence, in_notes=_in_notes(labelled, sentence))
+            noted = note_uses(me, sentence, in_notes=follows_notes(labelled, sentence))
             edges = [*_not_the_labels(me, edges, noted), *noted]
             edges.extend(their_tools(sentence))
             edges.extend(wished(me, sentence))
@@ -259,15 +259,6 @@ def extract_text(text: str, user: str = "user", project: str = "") -> TurnExtrac
 
 
 _FIRST_PERSON: Final = frozenset(("i", "my", "we", "our"))
-# Labels opening a ticket's fields: the lines after them describe a problem in prose, not notes.
-_TICKET_LABELS: Final = PROBLEM_LABELS | {"ticket", "re", "fault", "hi", "hello"}
-
-
-def _in_notes(labelled: list[tuple[str, Sentence]], sentence: Sentence) -> bool:
-    """Whether a line before ``sentence`` was labelled, in a turn that is no ticket: its
-    fragments are notes too ("Thesis: ch.3 to Prof. L. Refs in X.")."""
-    labels = {label for label, line in labelled if line is not sentence}
-    return bool(labels) and _TICKET_LABELS.isdisjoint(labels)
 
 
 def _unless_complained(complained: list[Edge], edges: list[Edge]) -> list[Edge]:

@@ -17,6 +17,7 @@ from memledger.extraction.patterns import (
     PLANNED_NOTES,
     PROBLEM_LABELS,
     PROJECT_NOUNS,
+    TICKET_LABELS,
     UNSETTLED_NOTES,
     Edge,
     Mention,
@@ -46,6 +47,13 @@ ITEM_BREAKS: Final = frozenset((",", ";", "+", "&", "/", "and"))
 _BEFORE_NAME: Final = frozenset(("the", "a", "an", "my", "our"))
 # Subjects a note leaves out; after a label they open sentences of prose.
 _PROSE_SUBJECTS: Final = (SUBJECT_PRONOUNS | THIRD_PERSON) - {"it", "its", "his", "her", "their", "them", "you"}
+
+
+def follows_notes(labelled: list[tuple[str, Sentence]], sentence: Sentence) -> bool:
+    """Whether a line before ``sentence`` was labelled, in a turn that is no ticket: its
+    fragments are notes too ("Thesis: ch.3 to Prof. L. Refs in X.")."""
+    labels = {label for label, line in labelled if line is not sentence}
+    return bool(labels) and TICKET_LABELS.isdisjoint(labels)
 
 
 def note_uses(speaker: Party, sentence: Sentence, *, in_notes: bool = False) -> list[Edge]:

@@ -358,7 +358,7 @@ def _spent_doing(words: list[str], i: int) -> bool:
     return False
 
 
-_LONG_SPANS: Final = word_set("years yrs months")
+_LONG_SPANS: Final = frozenset(_WORDS["LONG_SPANS"])
 
 
 def _would(opening: list[str]) -> bool:

@@ -26,10 +26,8 @@ def role_words(lows: list[str], j: int) -> tuple[str | None, int]:
     last = lows[j][:-1] if lows[j].endswith("s") and lows[j] not in gz.ROLES else lows[j]  # "my lab partners"
     if j >= 1 and (f"{lows[j - 1]} {last}" in gz.ROLES or (lows[j - 1] in _AT_WORK and last in gz.ROLES)):
         return f"{lows[j - 1]} {last}", j - 1
-    if j >= 0 and lows[j] in gz.ROLES:
-        return lows[j], j
-    if j >= 0 and lows[j].endswith("s") and lows[j][:-1] in gz.ROLES:
-        return lows[j][:-1], j  # "my cousins Ana and Bo"
+    if j >= 0 and last in gz.ROLES:
+        return last, j  # "my cousins Ana and Bo": the singular
     return None, j
 
 
