@@ -45,6 +45,7 @@ _INTENSIFIERS: Final = frozenset(("itself", "himself", "herself", "themselves"))
 _HE_OR_SHE: Final = frozenset(("he", "she", "he's", "she's", "hes", "shes", "he'd", "she'd", "he'll", "she'll"))
 _IT: Final = frozenset(("it", "it's"))  # "..., and it's written in Kotlin"
 _WE: Final = frozenset(("we", "we're", "we've", "we'd", "we'll", "ourselves"))
+_EVERY_ONE_OF: Final = frozenset(("all", "both", "each", "two", "three", "four", "five"))  # "... of us": every one
 _TIME_LEADS: Final = frozenset(("since", "after", "before", "when", "while", "once"))
 _GOING_ON: Final = frozenset(("and", "but", "so", "which", "then", "though", "because", "sadly"))
 _PARTITIVE: Final = frozenset(("half", "most", "some", "many", "few", "none", "one", "two", "three", "rest"))
@@ -194,7 +195,7 @@ class ClauseSubjects:
             if item.entity_type == "tool" and before in POSSESSIVE_USER and self._failing_after(index):
                 return self.speaker  # "My Eufy scale stopped syncing with X": the speaker's use of X, through it
             return None if self._modifies(index) else Party.of(item)
-        if item in SUBJECT_PRONOUNS or (item == "me" and self._me_in_subject(index, before)):
+        if item in SUBJECT_PRONOUNS or (item == "me" and self._me_in_subject(index, before)) or self._all_of_us(index):
             return self.speaker  # "me n Ousmane are on the receiving team", "Bongani and me are ..."
         if item in _HE_OR_SHE and (person := self.antecedent(index, ("person",))) is not None:
             return Party.of(person)  # "My trainer Bolat he prefers ...", "..., and she prefers ..."
@@ -490,6 +491,14 @@ class ClauseSubjects:
                 return self.items[k - 1] in ("and", "&") and k - 2 in taken and role is not None
             k -= 1
         return False
+
+    def _all_of_us(self, index: int) -> bool:
+        """Whether "us" at ``index`` ends "all of us", "both of us" or "the two of us": a
+        group with the speaker in it. "both" and "all" are read as fillers and dropped, so
+        "of us" opening the items had one of them before it."""
+        if self.items[index] != "us" or index < 1 or self.items[index - 1] != "of":
+            return False
+        return index == 1 or self.items[index - 2] in _EVERY_ONE_OF
 
     def _me_in_subject(self, index: int, before: Item) -> bool:
         """Whether "me" at ``index`` is one of a subject group: first before "and" ("me n

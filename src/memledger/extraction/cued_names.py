@@ -464,17 +464,22 @@ def named_as(f: NameFinder, start: int, nouns: frozenset[str]) -> bool:
     called X"; for organizations also a noun for a body of people right before ("a
     ukulele group called the X", "a swim team called X", "a tango orchestra, X") and an
     apposition, "our client, X"."""
-    skip = f.prev(start) == "the" and f.prev(start, 2) in ("called", "named", ",")
+    skip = int(f.prev(start) == "the" and f.prev(start, 2) in ("called", "named", ","))
+    said = int(f.prev(start, 1 + skip) in ("called", "named") and f.prev(start, 2 + skip) in _NAMING_BE)
+    skip += said  # "my book club is called X": the noun before "is"
     noun = start - 2 - skip
     body = nouns is CALLED_ORG and noun >= 0 and f.words[noun].islower()  # not "Oakbeam Builders, X"
     body = body and f.prev(start, 3 + skip) not in PREPOSITIONS
-    if f.prev(start, 1 + skip) in ("called", "named"):
+    if f.prev(start, 1 + skip - said) in ("called", "named"):
         team = body and (f.lows[noun] in _BODIES or f.lows[noun] in TEAM_NOUNS)
         return team or any(f.prev(start, back) in nouns for back in range(2 + skip, 7 + skip))
     appositive = f.prev(start, 1 + skip) == "," and (
         f.prev(start, 2 + skip) in nouns or (body and f.lows[noun] in _BODIES)
     )
     return appositive and nouns is CALLED_ORG
+
+
+_NAMING_BE: Final = word_set("is 's are")
 
 
 def _as_org(f: NameFinder, name: str, start: int, end: int) -> Mention | None:

@@ -178,7 +178,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "77"
+    version = "78"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -368,9 +368,22 @@ def _asserted(sentence: Sentence, edges: list[Edge]) -> list[Edge]:
             reason is not None and not (reason in polarity.TIMED and edge.relation in polarity.TIMELESS)
             for reason in reasons
         )
-        if edge.retracted or not unsaid:
+        if edge.retracted or not unsaid or _member_by_name(sentence, edge):
             kept.append(edge)
     return kept
+
+
+def _member_by_name(sentence: Sentence, edge: Edge) -> bool:
+    """Whether a person's membership is told by the noun phrase itself ("N from O", "N at
+    the O"), which the clause's verb, its tense or its negation does not touch."""
+    if edge.relation != "PART_OF" or edge.source.kind != "person":
+        return False
+    sources = [m.end for m in sentence.mentions if m.name == edge.source.name]
+    targets = [m.start for m in sentence.mentions if m.name == edge.target.name]
+    return any(sentence.lows[end:start] in _NAMING_LINKS for end in sources for start in targets)
+
+
+_NAMING_LINKS: Final = (["from"], ["from", "the"], ["at"], ["at", "the"])
 
 
 def _used_pronouns(lows: list[str]) -> list[int]:

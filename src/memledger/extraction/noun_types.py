@@ -164,6 +164,7 @@ def owned_institution(lows: list[str], start: int) -> bool:
         j -= 1
     if j >= 0 and lows[j] in (",", "("):
         j -= 1
+    j = before_called(lows, j)
     if _worked_for(lows, j):
         return True  # "the law firm I temp for, X,"
     if j >= 1 and lows[j] in _EMPLOYERS:  # "our company X", "my own firm X"; not "my old company X"
@@ -177,6 +178,14 @@ def owned_institution(lows: list[str], start: int) -> bool:
     if j == start - 1 and name_guess.plural_noun(lows[j]):
         return False  # "our vets Nnamdi Oduya and ...": the people, not a practice
     return owned_by_speaker(lows, j - 1)
+
+
+def before_called(lows: list[str], j: int) -> int:
+    """Where the noun phrase ends that "is called" ending at ``j`` names ("my book club is
+    called X" names the club as a comma would); ``j`` itself when no such words end there."""
+    if j >= 2 and lows[j] in ("called", "named") and lows[j - 1] in ("is", "'s", "are"):
+        return j - 2
+    return j
 
 
 def _worked_for(lows: list[str], j: int) -> bool:
@@ -225,7 +234,7 @@ def own_work(words: list[str], lows: list[str], start: int) -> bool:
 
 def _work_noun(words: list[str], lows: list[str], start: int) -> int | None:
     """Where the noun for a piece of work stands before the name at ``start``, past a comma."""
-    j = start - 1
+    j = before_called(lows, start - 1)
     if j >= 0 and lows[j] == ",":
         j -= 1
     if j < 1 or lows[j] not in OWNED_WORK or (lows[j] == "product" and words[j] != "product"):

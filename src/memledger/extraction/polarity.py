@@ -273,6 +273,8 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
         # "a connector that nobody wants", "loaders nobody remembers": a clause of their own
         if low == "that" and i > 0 and lows[i + 1 : i + 2] in _RELATIVE_SUBJECTS:
             relative = _noun_before(lows, i - 1) and lows[i - 1] not in _WISHING  # not "want that we"
+        elif low == "that" and i > 0 and lows[i + 1 : i + 3] == ["used", "to"]:
+            relative = lows[i - 1].isalpha() and lows[i - 1] not in _NOT_NOUNS  # "jobs that ... be in X"
         relative = relative or (low == "nobody" and i > 0 and _noun_before(lows, i - 1))
         stated = low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact")
         opens = low in CLAUSE_BREAKS or relative or stated
