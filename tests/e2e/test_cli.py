@@ -316,10 +316,20 @@ class Lines:
         return record
 
 
+# The CLI as a terminal runs it, Ctrl-C acted on: a test run started in the background
+# of a shell passes SIGINT on ignored, and the CLI would then ignore the test's too.
+IN_A_TERMINAL = [
+    sys.executable,
+    "-c",
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+    " sys.argv[0] = 'memledger'; runpy.run_module('memledger.cli.main', run_name='__main__')",
+]
+
+
 def _follow(env: dict[str, str], tenant: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [*CLI, "events", "tail", "--tenant", tenant, "--follow"],
-        env=env,
+        [*IN_A_TERMINAL, "events", "tail", "--tenant", tenant, "--follow"],
+        env={**env, "PYTHONFAULTHANDLER": "1"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -328,10 +338,15 @@ def _follow(env: dict[str, str], tenant: str) -> subprocess.Popen[str]:
 
 def _stop(proc: subprocess.Popen[str], sig: signal.Signals) -> tuple[int, str]:
     """Send ``sig`` and wait for the process to end; its exit code and stderr."""
+    assert proc.stderr is not None
     try:
         proc.send_signal(sig)
-        code = proc.wait(timeout=15)
-        assert proc.stderr is not None
+        try:
+            code = proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # faulthandler prints where each thread is
+            proc.wait(timeout=15)
+            raise AssertionError(f"still running 15 s after {sig.name}; {proc.stderr.read()}") from None
         return code, proc.stderr.read()
     finally:
         if proc.poll() is None:

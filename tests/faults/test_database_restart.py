@@ -12,8 +12,10 @@ down, never a 500 with a stack trace.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +27,7 @@ from sqlalchemy.engine import Engine
 from memledger import bootstrap
 from memledger.api.app import create_app
 from memledger.errors import DatabaseUnavailable
-from memledger.service import integrity, keys
+from memledger.service import integrity, keys, projections
 from memledger.service.background import Background
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
@@ -117,6 +119,35 @@ def resumed(background: Background) -> bool:
     return caught_up(background.loop.worker.engine, background.loop.worker)
 
 
+def behind(background: Background) -> str:
+    """What has not caught up (turns waiting for extraction, projections not live), the
+    database's sessions and every thread's stack: what a timeout needs to be understood."""
+    worker = background.loop.worker
+    lagging = [
+        f"{s.name}: {s.state}, lag {s.lag_events}, error {s.error}"
+        for s in projections.statuses(worker.engine)
+        if s.state != "live" or s.lag_events
+    ]
+    frames = sys._current_frames()
+    stacks = "".join(
+        f"\n--- {t.name}\n" + "".join(traceback.format_stack(frames[t.ident], limit=8))
+        for t in threading.enumerate()
+        if t.ident in frames and t is not threading.current_thread()
+    )
+    with worker.engine.connect() as conn:
+        # text(): the server's activity view, to name a session that holds the others back
+        sessions = conn.execute(
+            sa.text(
+                "SELECT pid, state, backend_xid::text, wait_event, left(query, 80),"
+                " (SELECT count(*) FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory')"
+                " FROM pg_stat_activity a WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        ).all()
+    return (
+        f"pending extraction: {worker.pending()}; projections behind: {lagging}; sessions: {sessions}; threads:{stacks}"
+    )
+
+
 def test_a_crash_in_the_middle_of_ingestion_loses_and_repeats_no_turn_and_everything_resumes(pg: OwnServer) -> None:
     database = pg.database("restart")
     engine = database.engine
@@ -147,7 +178,9 @@ def test_a_crash_in_the_middle_of_ingestion_loses_and_repeats_no_turn_and_everyt
         assert sender.refusals, "the crash never reached the sender"
         assert all("database" in reason for reason in sender.refusals), sender.refusals[:3]
 
-        waited = wait_until(lambda: resumed(background), 120, "the worker and projectors to catch up")
+        waited = wait_until(
+            lambda: resumed(background), 120, "the worker and projectors to catch up", detail=lambda: behind(background)
+        )
     finally:
         background.stop()
     print(f"caught up {waited:.1f} s after the sender finished; {len(sender.refusals)} refusals")

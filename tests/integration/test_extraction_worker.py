@@ -601,6 +601,26 @@ def test_the_loop_wakes_early_when_turns_arrive(engine: Engine, tenant: str) -> 
     assert not thread.is_alive()
 
 
+def test_a_wake_the_scheduler_is_late_for_still_runs(engine: Engine, tenant: str) -> None:
+    """On a loaded machine the scheduler's thread can wake more than a second after the
+    run it was asked for: that run must still happen, not wait for the next interval."""
+    worker = new_worker(engine)
+    loop = WorkerLoop(worker, interval_s=3600, poll_interval_s=0.05)
+    thread = threading.Thread(target=loop.run, daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.3)  # the first, immediate run finds nothing
+        loop.scheduler.pause()  # its thread held up
+        (turn,) = record(engine, tenant, "@fact editor|The user uses Vim|0.9")
+        assert wait_for(lambda: worker.pending() > 0, 30)  # visible; the watcher wakes a drain
+        time.sleep(2.0)  # the woken run is now two seconds late
+        loop.scheduler.resume()
+        assert wait_for(lambda: turn in per_turn(engine, tenant, worker.extractor.name), 10)
+    finally:
+        loop.stop()
+        thread.join(10)
+
+
 def test_the_loop_does_not_log_a_warning_every_poll_during_a_long_drain(
     engine: Engine, tenant: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -359,12 +359,16 @@ def _transaction(conn: Connection) -> Iterator[None]:
 
 
 def _unlock(conn: Connection, key: sa.ColumnElement[int]) -> None:
+    """Release the drain's session lock. When that fails the session is closed, not
+    pooled: if it lives on, it would hold the lock, and every later drain would find
+    the extractor busy elsewhere."""
     try:
         conn.rollback()  # a batch that failed may have left its transaction behind
         conn.execute(sa.select(sa.func.pg_advisory_unlock(key)))
         conn.commit()
-    except sa_exc.DBAPIError as e:  # the session is gone, and its lock with it
-        log.warning("could not release the extraction lock: %s", e)
+    except sa_exc.DBAPIError as e:
+        log.warning("could not release the extraction lock, closing its session: %s", e)
+        conn.invalidate()
 
 
 def _tally(counts: Counts) -> dict[str, int]:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from memledger.service.extraction import ExtractionWorker
@@ -37,7 +38,8 @@ class WorkerLoop:
         self.worker = worker
         self.poll_interval_s = poll_interval_s
         self._stop = threading.Event()
-        self._busy = threading.Event()  # a drain is running: no need to wake it
+        self._busy = threading.Event()  # a drain is woken or running: no need to wake it
+        self._draining = threading.Event()  # a drain is running
         self._installed = False
         self._watch_backoff = Backoff("extraction watcher", log)
         self._drain_backoff = Backoff("extraction", log, first_s=0.2, max_s=5.0)
@@ -51,11 +53,16 @@ class WorkerLoop:
             id="extract",
             max_instances=1,
             coalesce=True,
+            misfire_grace_time=None,  # a run the scheduler was late for still runs
             next_run_time=datetime.now(UTC),
         )
+        # A wake the scheduler drops (the drain before still finishing) is woken again
+        # at the next poll, not left waiting for the next interval.
+        self.scheduler.add_listener(lambda _: self._busy.clear(), EVENT_JOB_MAX_INSTANCES | EVENT_JOB_MISSED)
 
     def _drain(self) -> None:
         self._busy.set()
+        self._draining.set()
         try:
             report = self.worker.drain(self._stop.is_set)
         except OUTAGES as e:
@@ -68,6 +75,7 @@ class WorkerLoop:
             self._retry_at = time.monotonic() + wait_s
             return
         finally:
+            self._draining.clear()
             self._busy.clear()
         self._drain_backoff.succeeded()
         self._errors = 0
@@ -79,7 +87,8 @@ class WorkerLoop:
         if not self._installed:
             self.worker.install()
             self._installed = True
-        if not self._busy.is_set() and time.monotonic() >= self._retry_at and self.worker.pending():
+        idle = not self._busy.is_set() and not self._draining.is_set()
+        if idle and time.monotonic() >= self._retry_at and self.worker.pending():
             self._busy.set()  # cleared when the drain it starts ends
             self.scheduler.modify_job("extract", next_run_time=datetime.now(UTC))
 
