@@ -66,6 +66,7 @@ SETS = {
     "extraction_dev_wide52.jsonl": (349, 24),
     "extraction_dev_wide53.jsonl": (349, 24),
     "extraction_dev_wide54.jsonl": (349, 22),
+    "extraction_dev_wide55.jsonl": (349, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -123,7 +124,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The fifty-fifth set waits for the next release's first look (docs/extraction-sets.md):
+    """The fifty-sixth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide54.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "ce65303283d72c868ee5e340c61f8c6316059775d34001caa5f054123a600cc6"
+    data = (ROOT / "tests/data/extraction_dev_wide55.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "fafcb1cd7552e11d73b4e98a0cbf29695b0ed5203ca4e3ee510b93b8fd64d006"
