@@ -178,7 +178,7 @@ class HeuristicExtractor:
     """Pattern-based extraction of user turns; see the module docstring."""
 
     name = "heuristic"
-    version = "78"
+    version = "79"
 
     def extract(self, turns: Sequence[TurnText]) -> Mapping[str, TurnExtraction]:
         """Candidates for each user turn; turns of other roles map to nothing."""
@@ -342,7 +342,7 @@ def _not_the_labels(me: Party, edges: list[Edge], noted: list[Edge]) -> list[Edg
 
 _OWNING: Final = frozenset(("have", "run", "own"))
 _FORMER: Final = frozenset(("former", "previous", "ex"))
-_NAMED: Final = "name"  # stands for a word of a name while the polarity cues are read
+_NAMED: Final = polarity.NAME_STAND_IN  # stands for a word of a name while the polarity cues are read
 _STANDING_IN: Final = frozenset(("it", "them"))  # what an object named before is called again
 
 

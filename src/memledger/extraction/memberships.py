@@ -55,7 +55,7 @@ def membership_edges(
     return [
         *_workplaces(speaker, lows, mentions),
         *_at_our_workplace(speaker, lows, by_start),
-        *_speakers_workplace(speaker, lows, by_start),
+        *_speakers_workplace(speaker, lows, mentions, by_start),
         *_own_institutions(speaker, lows, mentions),
         *_teammates(speaker, lows, by_start),
         *_from_work(speaker, lows, mentions),
@@ -292,12 +292,15 @@ def _at_our_workplace(speaker: Party, lows: list[str], by_start: dict[int, Menti
     return []
 
 
-def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Mention]) -> list[Edge]:
+def _speakers_workplace(
+    speaker: Party, lows: list[str], mentions: list[Mention], by_start: dict[int, Mention]
+) -> list[Edge]:
     """ "I'm a site manager for Veldmark Bouw", "I manage the front desk at the Kittiwake
-    Hotel": the speaker, described by a job at an organization, is part of it."""
+    Hotel", "Kaveh and I are sous chefs at X": the speaker (and whoever is named with
+    them), described by a job at an organization, is part of it."""
     edges: list[Edge] = []
     for i, low in enumerate(lows[:-3]):
-        if low not in ("i", "i'm"):
+        if low not in _SPEAKER_SUBJECTS:
             continue
         for k in range(i + 2, min(i + 9, len(lows) - 1)):
             if lows[k] in _CLAUSE_ENDS:
@@ -308,15 +311,42 @@ def _speakers_workplace(speaker: Party, lows: list[str], by_start: dict[int, Men
                 by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
             )
             team = lows[k] == "in" and at_org and named_team(at_org.name)
-            if at_org and at_org.entity_type == "organization" and not team and _job_said(lows[i + 1 : k], lows[k]):
+            said = low in ("i'm", "we're") or lows[i + 1] in ("am", "are")  # what the speaker is, not does
+            job = _job_said(lows[i + 1 : k], lows[k], several=said)
+            if at_org and at_org.entity_type == "organization" and not team and job:
                 edges.append(Edge(speaker, "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
+                for person in _with_me(lows, i, mentions) if said else []:
+                    edges.append(Edge(Party.of(person), "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
                 break
     return edges
 
 
+_SPEAKER_SUBJECTS: Final = word_set("i i'm we we're")
+
+
+def _with_me(lows: list[str], i: int, mentions: list[Mention]) -> list[Mention]:
+    """The people named before "and I" at ``i``: "Kaveh and I", "Ana, Bo and I"."""
+    before = [m for m in mentions if m.end == i - 1 and lows[i - 1] == "and" and m.entity_type == "person"]
+    return [*before, *(p for m in before for p in listed_before(lows, m, mentions))]
+
+
+def _several_of_a_job(phrase: list[str]) -> bool:
+    """ "(are) sous chefs", "(are) the only two nurses": a plural noun phrase for the job
+    the speaker shares with others, not for clients ("regulars", "guests")."""
+    while phrase[:1] and phrase[0] in _COUNTED:
+        phrase = phrase[1:]
+    plural = 1 <= len(phrase) <= 3 and phrase[-1].endswith("s") and all(w.isalpha() for w in phrase)
+    return plural and _CLIENTS.isdisjoint(w.removesuffix("s") for w in phrase)
+
+
+_COUNTED: Final = word_set("the only two three four five other both all")
+
+
 def _holds_job(words: list[str]) -> bool:
-    """Whether the words name a job the lists know or one worked as ("work as a cook")."""
-    return any(w in JOBS or w in gz.WORK_ROLES for w in words) or working_as(words)
+    """Whether the words name a job the lists know, one or several ("sous chefs"), or one
+    worked as ("work as a cook")."""
+    jobs = (w.removesuffix("s") if len(w) > 3 else w for w in words)
+    return any(w in JOBS or w in gz.WORK_ROLES for w in [*words, *jobs]) or working_as(words)
 
 
 def _post_held(words: list[str]) -> bool:
@@ -327,20 +357,22 @@ def _post_held(words: list[str]) -> bool:
     return held and _CLIENTS.isdisjoint(phrase) and _NOT_HELD.isdisjoint(phrase)  # not "the former CEO of X"
 
 
-def _job_said(words: list[str], preposition: str) -> bool:
+def _job_said(words: list[str], preposition: str, *, several: bool = False) -> bool:
     """Whether the words after "I" name the speaker's job, studies or what they run at
     work: a job the lists know, or a short noun phrase the speaker is at or for a place
-    ("I'm a line cook at X"), unless it names a client or a state ("a regular at X",
-    "a little late with X", "a day late for X")."""
+    ("I'm a line cook at X"), or, after "am"/"are" (``several``), a plural one ("we're sous
+    chefs at X"), unless it names a client or a state ("a regular at X", "a little late
+    with X", "a day late for X")."""
     if _holds_job(words) or words[:1] in (["manage"], ["run"], ["lead"]):
         return True
     if words[:1] in (["work"], ["volunteer"]) and 0 < len(words) - 1 <= 2 and _WORK_TIMES.issuperset(words[1:]):
         return True  # "I work nights at X"
     if words[:2] == ["doing", "my"] or words[:1] == ["studying"]:
         return _CLIENTS.isdisjoint(words)
-    phrase = words[1:] if words[:1] == ["am"] else words
+    phrase = words[1:] if words[:1] in (["am"], ["are"]) else words
     described = phrase[:1] in (["a"], ["an"]) and 2 <= len(phrase) <= 4 and preposition in ("at", "for")
-    described = described or _post_held(words)
+    plural = several and preposition in ("at", "for") and _several_of_a_job(phrase)
+    described = described or _post_held(words) or plural
     return described and _CLIENTS.isdisjoint(phrase) and _STATES.isdisjoint(phrase) and not phrase[-1].endswith("ed")
 
 
@@ -503,7 +535,10 @@ _OFFICES: Final = word_set(
 )
 _RELATIVE: Final = word_set("where which that who")
 # "runs the pastry section at X": a part of the organization led or taught, not owned.
-_RUNNING_UNITS: Final = word_set("run runs manage manages lead leads head heads teach teaches coach coaches")
+_RUNNING_UNITS: Final = word_set(
+    "run runs manage manages lead leads head heads teach teaches coach coaches supervise supervises oversee oversees"
+    " chair chairs direct directs"
+)
 _AFTER_OBJECT: Final = word_set("with in at for since now on from and but")
 
 

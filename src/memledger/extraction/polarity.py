@@ -74,9 +74,17 @@ _NOUN_OPENERS: Final = word_set("the this that a an")
 _AUXILIARIES: Final = word_set("is are was were has have had will keeps kept")
 _OPENERS: Final = word_set("and or but so then because , ;")
 _DOUBLE_NEGATIVE: Final = word_set("without")
+_ALMOST: Final = word_set("almost nearly")
+_VERSUS: Final = word_set("vs versus")
+NAME_STAND_IN: Final = "name"
+"""What stands for each word of a name of several words while the cues are read."""
+_MAYBE: Final = word_set("maybe perhaps")
 # The words a cue of ``_reason`` can open with: a cue word, or a phrase's first word.
 _CUE_WORDS: Final = (
-    NEGATORS
+    _ALMOST
+    | _VERSUS
+    | _MAYBE
+    | NEGATORS
     | _CHOOSING
     | REJECTIONS
     | UNSETTLED
@@ -131,7 +139,8 @@ def unasserted(lows: list[str], named: frozenset[int] = frozenset()) -> dict[int
         later = range(*clauses[index + 1]) if index + 1 < len(clauses) else range(0)
         if found is None and _progressive_past(lows[start:end]) and _replaced_now(after, named.intersection(later)):
             found = (0, "past")  # "We was using X but now we change to Y"
-        if found is not None and found[1] in ("past", "unsettled") and still_so(after) and NEGATORS.isdisjoint(after):
+        held = still_so(after) and NEGATORS.isdisjoint(after) and _reason(after) is None  # not "back when it still ..."
+        if found is not None and found[1] in ("past", "unsettled") and held:
             found = None  # "he taught me X, which I still do"; "she suggested that I use X, and now I do"
         story = story or (found is not None and found[1] == "past") or (index == 0 and sets_the_past(lows[start:end]))
         reason = found[1] if found else None
@@ -277,7 +286,8 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
             relative = lows[i - 1].isalpha() and lows[i - 1] not in _NOT_NOUNS  # "jobs that ... be in X"
         relative = relative or (low == "nobody" and i > 0 and _noun_before(lows, i - 1))
         stated = low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact")
-        opens = low in CLAUSE_BREAKS or relative or stated
+        abbreviated = low == "." and lows[i - 1 : i] in (["vs"], ["versus"])  # "X vs. Y" goes on
+        opens = (low in CLAUSE_BREAKS and not abbreviated) or relative or stated
         joined = low in ("and", "or") and _subject_follows(lows, i + 1)
         if opens or joined:
             if i > start:
@@ -326,6 +336,9 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
         pair = (word, following)
         if word in NEGATORS and following not in _NOT_NEGATING and not _DOUBLE_NEGATIVE & set(words[i:]):
             return i, "negated"
+        hedged = _hedged(words, i)
+        if hedged is not None:
+            return hedged
         chosen_against = word in _CHOOSING and following == "against"
         kept = word in REJECTIONS and not _LOSING.isdisjoint(words[i + 1 : i + 5])  # "I refuse to part with X"
         if (word in REJECTIONS and not kept) or pair in REJECTION_PHRASES or chosen_against:
@@ -346,6 +359,33 @@ def _reason(words: list[str]) -> tuple[int, str] | None:
         return 0, "past"  # "Writing X on the old dashboard was pleasant": a doing now over
     finished = finished_at(words)
     return None if finished is None else (finished, "past")
+
+
+def _hedged(words: list[str], i: int) -> tuple[int, str] | None:
+    """What "almost", "maybe" or "vs." at ``i`` leaves unasserted: "we almost joined X"
+    (it did not happen), "maybe we go with X" (a choice not made), "decide X vs. Y" (both
+    still in the running, unless a choice was made before it)."""
+    word, following = words[i], words[i + 1] if i + 1 < len(words) else ""
+    if word in _ALMOST and (following in PAST_FORMS or (following.endswith("ed") and following.isalpha())):
+        return i, "negated"
+    if word in _MAYBE and (choice := _choice_after(words, i)) is not None:
+        return choice, "unsettled"
+    if word in _VERSUS and _JOINED_VERBS.isdisjoint(words[:i]) and i > 0:
+        first = i - 1  # from the first thing compared on: "my brother Tom argues about X vs. Y" knows Tom
+        while first > 0 and words[first] == NAME_STAND_IN and words[first - 1] == NAME_STAND_IN:
+            first -= 1
+        return first, "unsettled"
+    return None
+
+
+def _choice_after(words: list[str], i: int) -> int | None:
+    """Where a choice or a switch follows "maybe" at ``i`` in the clause, within its
+    subject's reach ("maybe we go with X", "perhaps I'll switch to Y"); None if none does."""
+    start = i + 1
+    return next((start + t.start for t in find_triggers(words[start : start + 5]) if t.kind in _CHOICES), None)
+
+
+_CHOICES: Final = frozenset(("DECIDE", "SWITCH"))
 
 
 def _spent_doing(words: list[str], i: int) -> bool:
