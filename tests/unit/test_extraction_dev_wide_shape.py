@@ -67,6 +67,7 @@ SETS = {
     "extraction_dev_wide53.jsonl": (349, 24),
     "extraction_dev_wide54.jsonl": (349, 22),
     "extraction_dev_wide55.jsonl": (349, 22),
+    "extraction_dev_wide56.jsonl": (349, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -124,7 +125,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The fifty-sixth set waits for the next release's first look (docs/extraction-sets.md):
+    """The fifty-seventh set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide55.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "fafcb1cd7552e11d73b4e98a0cbf29695b0ed5203ca4e3ee510b93b8fd64d006"
+    data = (ROOT / "tests/data/extraction_dev_wide56.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "1b042f7ecc87f8778c577973f63fa82a263f39a025a536ee5fe964ce55843677"
