@@ -47,7 +47,7 @@ def edges(result: TurnExtraction) -> set[tuple[str, str, str]]:
 
 def test_extractor_names_itself_for_event_metadata() -> None:
     extractor = HeuristicExtractor()
-    assert (extractor.name, extractor.version) == ("heuristic", "79")
+    assert (extractor.name, extractor.version) == ("heuristic", "80")
 
 
 def test_fastapi_phoenix_sarah_are_a_tool_a_project_and_a_person() -> None:

@@ -156,19 +156,22 @@ def it_is_after(lows: list[str], end: int) -> bool:
 
 
 def _our_choice(lows: list[str], thing: Mention) -> bool:
-    """ "our choice was X", "X was our pick": a choice of the speaker's group, named ("my
-    pick" is a preference, which a group may overrule); not one overruled after "but"."""
+    """ "our choice was X", "X was our pick", "X won our vote": a choice of the speaker's
+    group, named ("my pick" is a preference, which a group may overrule); not one
+    overruled after "but"."""
     if "but" in lows[thing.end :]:
         return False
     before = tuple(lows[max(0, thing.start - 3) : thing.start])
     after = tuple(lows[thing.end : thing.end + 3])
     named_after = len(before) == 3 and before[2] in _BE and before[:2] in _OUR_CHOICES  # "our choice was X"
     named_after = named_after or _choice_for(lows, thing.start)  # "Our pick for the radiators was X"
-    named_before = len(after) == 3 and after[0] in _BE and after[1:] in _OUR_CHOICES  # "X was our pick"
-    return named_after or named_before
+    named_before = len(after) == 3 and after[0] in _CHOICE_BE and after[1:] in _OUR_CHOICES  # "X was our pick"
+    won = after[:2] == ("won", "our")  # "X won our family vote", "X won our budget shoot-out"
+    return named_after or named_before or won
 
 
 _OUR_CHOICES: Final = frozenset((("our", "choice"), ("our", "pick")))
+_CHOICE_BE: Final = _BE | {"were"}  # "X eSIMs were our pick"
 
 
 def _choice_for(lows: list[str], start: int) -> bool:

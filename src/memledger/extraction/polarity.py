@@ -116,7 +116,7 @@ def unasserted(lows: list[str], named: frozenset[int] = frozenset()) -> dict[int
     story = False  # a clause has dated the sentence in a finished past
     label: str | None = None  # why a note's label ("Not adopting:") asserts nothing of its list
     listing: str | None = None  # why a list's first item asserts nothing, for the items after it
-    clauses = _clauses(lows)
+    clauses = _clauses(lows, named)
     for index, (start, end) in enumerate(clauses):
         found = _reason(lows[start:end])
         if found is None and _carried(lows, start, previous):
@@ -273,7 +273,7 @@ def _pluperfect(words: list[str], i: int) -> bool:
     return following.isalpha() and participle and not following.endswith("s")
 
 
-def _clauses(lows: list[str]) -> list[tuple[int, int]]:
+def _clauses(lows: list[str], named: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for i, low in enumerate(lows):
@@ -288,7 +288,9 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
         stated = low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact")
         abbreviated = low == "." and lows[i - 1 : i] in (["vs"], ["versus"])  # "X vs. Y" goes on
         opens = (low in CLAUSE_BREAKS and not abbreviated) or relative or stated
-        joined = low in ("and", "or") and _subject_follows(lows, i + 1)
+        # "I'm at O and T won't ...": after a clause with a subject of its own, not "on X and Y didn't ..."
+        named_subject = not _SUBJECTS.isdisjoint(lows[start:i]) and _name_says(lows, i + 1, named)
+        joined = low in ("and", "or") and (_subject_follows(lows, i + 1) or named_subject)
         if opens or joined:
             if i > start:
                 spans.append((start, i))
@@ -296,6 +298,16 @@ def _clauses(lows: list[str]) -> list[tuple[int, int]]:
     if start < len(lows):
         spans.append((start, len(lows)))
     return spans
+
+
+def _name_says(lows: list[str], k: int, named: frozenset[int]) -> bool:
+    """Whether a name opens at ``k`` as the subject of its own verb ("... at O and Onfleet
+    isn't assigning routes"): an auxiliary or a negation right after it."""
+    if k not in named:
+        return False
+    while k in named:
+        k += 1
+    return any(low in NEGATORS or low in _AUXILIARIES for low in lows[k : k + 2])
 
 
 def _noun_before(lows: list[str], k: int) -> bool:
