@@ -14,7 +14,8 @@ import multiprocessing
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from multiprocessing.synchronize import Event as MpEvent
 from typing import Any
 
@@ -579,13 +580,25 @@ def test_directives_follow_the_tenants_auto_promote_switch(engine: Engine, tenan
 # --- the loop -----------------------------------------------------------------------------------
 
 
-def test_the_loop_wakes_early_when_turns_arrive(engine: Engine, tenant: str) -> None:
-    worker = new_worker(engine)
+@contextmanager
+def running(worker: ExtractionWorker) -> Iterator[WorkerLoop]:
+    """The worker's loop in a thread (an hour between scheduled runs: only wakes drain),
+    past its first, immediate run; stopped, and its thread gone, on exit."""
     loop = WorkerLoop(worker, interval_s=3600, poll_interval_s=0.05)
     thread = threading.Thread(target=loop.run, daemon=True)
     thread.start()
     try:
         time.sleep(0.3)  # the first, immediate run finds nothing
+        yield loop
+    finally:
+        loop.stop()
+        thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_the_loop_wakes_early_when_turns_arrive(engine: Engine, tenant: str) -> None:
+    worker = new_worker(engine)
+    with running(worker):
         (turn,) = record(engine, tenant, "@fact editor|The user uses Vim|0.9")
 
         def done() -> bool:
@@ -595,30 +608,19 @@ def test_the_loop_wakes_early_when_turns_arrive(engine: Engine, tenant: str) -> 
         started = time.monotonic()
         assert wait_for(done, 10)
         assert time.monotonic() - started < 2.5
-    finally:
-        loop.stop()
-        thread.join(10)
-    assert not thread.is_alive()
 
 
 def test_a_wake_the_scheduler_is_late_for_still_runs(engine: Engine, tenant: str) -> None:
     """On a loaded machine the scheduler's thread can wake more than a second after the
     run it was asked for: that run must still happen, not wait for the next interval."""
     worker = new_worker(engine)
-    loop = WorkerLoop(worker, interval_s=3600, poll_interval_s=0.05)
-    thread = threading.Thread(target=loop.run, daemon=True)
-    thread.start()
-    try:
-        time.sleep(0.3)  # the first, immediate run finds nothing
+    with running(worker) as loop:
         loop.scheduler.pause()  # its thread held up
         (turn,) = record(engine, tenant, "@fact editor|The user uses Vim|0.9")
         assert wait_for(lambda: worker.pending() > 0, 30)  # visible; the watcher wakes a drain
         time.sleep(2.0)  # the woken run is now two seconds late
         loop.scheduler.resume()
         assert wait_for(lambda: turn in per_turn(engine, tenant, worker.extractor.name), 10)
-    finally:
-        loop.stop()
-        thread.join(10)
 
 
 def test_the_loop_does_not_log_a_warning_every_poll_during_a_long_drain(
