@@ -68,6 +68,7 @@ SETS = {
     "extraction_dev_wide54.jsonl": (349, 22),
     "extraction_dev_wide55.jsonl": (349, 22),
     "extraction_dev_wide56.jsonl": (349, 22),
+    "extraction_dev_wide57.jsonl": (349, 22),
 }
 TYPES = {"person", "project", "tool", "organization", "concept"}
 RELATIONS = {"USES", "PREFERS", "DECIDED", "WORKS_WITH", "KNOWS", "WORKS_ON", "PART_OF", "DEPENDS_ON"}
@@ -125,7 +126,7 @@ def test_every_relation_is_labelled_often_enough_to_score(name: str) -> None:
 
 
 def test_the_set_not_yet_read_is_as_written() -> None:
-    """The fifty-seventh set waits for the next release's first look (docs/extraction-sets.md):
+    """The fifty-eighth set waits for the next release's first look (docs/extraction-sets.md):
     until then nobody edits it."""
-    data = (ROOT / "tests/data/extraction_dev_wide56.jsonl").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == "1b042f7ecc87f8778c577973f63fa82a263f39a025a536ee5fe964ce55843677"
+    data = (ROOT / "tests/data/extraction_dev_wide57.jsonl").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "3888885fdc6e3e14defdebd4fdcd9b260bb71cf7d07c177b37e150e3660bf804"
