@@ -305,15 +305,15 @@ def _speakers_workplace(
         for k in range(i + 2, min(i + 9, len(lows) - 1)):
             if lows[k] in _CLAUSE_ENDS:
                 break
+            at_org = by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
+            if at_org is None or at_org.entity_type != "organization":
+                continue
             preposition = lows[k] in _AT_WORK or (lows[k] == "in" and _holds_job(lows[i + 1 : k]))  # "I am nurse in X"
             preposition = preposition or (lows[k] == "of" and _post_held(lows[i + 1 : k]))  # "the treasurer of X"
-            at_org = preposition and (
-                by_start.get(k + 1) or by_start.get(k + 2) if lows[k + 1] == "the" else by_start.get(k + 1)
-            )
-            team = lows[k] == "in" and at_org and named_team(at_org.name)
+            if not preposition or (lows[k] == "in" and named_team(at_org.name)):
+                continue
             said = low in ("i'm", "we're") or lows[i + 1] in ("am", "are")  # what the speaker is, not does
-            job = _job_said(lows[i + 1 : k], lows[k], several=said)
-            if at_org and at_org.entity_type == "organization" and not team and job:
+            if _job_said(lows[i + 1 : k], lows[k], several=said):
                 edges.append(Edge(speaker, "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
                 for person in _with_me(lows, i, mentions) if said else []:
                     edges.append(Edge(Party.of(person), "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))

@@ -288,9 +288,7 @@ def _clauses(lows: list[str], named: frozenset[int] = frozenset()) -> list[tuple
         stated = low == "that" and i > 0 and lows[i - 1] in ("true", "case", "fact")
         abbreviated = low == "." and lows[i - 1 : i] in (["vs"], ["versus"])  # "X vs. Y" goes on
         opens = (low in CLAUSE_BREAKS and not abbreviated) or relative or stated
-        # "I'm at O and T won't ...": after a clause with a subject of its own, not "on X and Y didn't ..."
-        named_subject = not _SUBJECTS.isdisjoint(lows[start:i]) and _name_says(lows, i + 1, named)
-        joined = low in ("and", "or") and (_subject_follows(lows, i + 1) or named_subject)
+        joined = low in ("and", "or") and (_subject_follows(lows, i + 1) or _named_subject(lows, start, i, named))
         if opens or joined:
             if i > start:
                 spans.append((start, i))
@@ -298,6 +296,12 @@ def _clauses(lows: list[str], named: frozenset[int] = frozenset()) -> list[tuple
     if start < len(lows):
         spans.append((start, len(lows)))
     return spans
+
+
+def _named_subject(lows: list[str], start: int, i: int, named: frozenset[int]) -> bool:
+    """Whether "and" at ``i`` opens a clause with a name for its subject ("I'm at O and T
+    won't ..."): after a clause with a subject of its own, not "on X and Y didn't ..."."""
+    return _name_says(lows, i + 1, named) and not _SUBJECTS.isdisjoint(lows[start:i])
 
 
 def _name_says(lows: list[str], k: int, named: frozenset[int]) -> bool:
