@@ -29,6 +29,7 @@ from memledger.api.app import create_app
 from memledger.errors import DatabaseUnavailable
 from memledger.service import integrity, keys, projections
 from memledger.service.background import Background
+from memledger.service.extraction import ExtractionWorker
 from memledger.service.record import TurnInput, record_turns
 from memledger.service.types import Scopes
 from memledger.store import event_store
@@ -122,18 +123,25 @@ def resumed(background: Background) -> bool:
 def behind(background: Background) -> str:
     """What has not caught up (turns waiting for extraction, projections not live), the
     database's sessions and every thread's stack: what a timeout needs to be understood."""
-    worker = background.loop.worker
-    lagging = [
-        f"{s.name}: {s.state}, lag {s.lag_events}, error {s.error}"
-        for s in projections.statuses(worker.engine)
-        if s.state != "live" or s.lag_events
-    ]
     frames = sys._current_frames()
     stacks = "".join(
         f"\n--- {t.name}\n" + "".join(traceback.format_stack(frames[t.ident], limit=8))
         for t in threading.enumerate()
         if t.ident in frames and t is not threading.current_thread()
     )
+    try:
+        state = _database_state(background.loop.worker)
+    except Exception as e:  # noqa: BLE001 - the stacks are still worth printing
+        state = f"the database could not be read: {e!r}"
+    return f"{state}; threads:{stacks}"
+
+
+def _database_state(worker: ExtractionWorker) -> str:
+    lagging = [
+        f"{s.name}: {s.state}, lag {s.lag_events}, error {s.error}"
+        for s in projections.statuses(worker.engine)
+        if s.state != "live" or s.lag_events
+    ]
     with worker.engine.connect() as conn:
         # text(): the server's activity view, to name a session that holds the others back
         sessions = conn.execute(
@@ -143,9 +151,7 @@ def behind(background: Background) -> str:
                 " FROM pg_stat_activity a WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
         ).all()
-    return (
-        f"pending extraction: {worker.pending()}; projections behind: {lagging}; sessions: {sessions}; threads:{stacks}"
-    )
+    return f"pending extraction: {worker.pending()}; projections behind: {lagging}; sessions: {sessions}"
 
 
 def test_a_crash_in_the_middle_of_ingestion_loses_and_repeats_no_turn_and_everything_resumes(pg: OwnServer) -> None:
