@@ -11,7 +11,7 @@ from memledger.extraction import name_guess
 from memledger.extraction.clefts import described_clause, favourite_said, it_is_after
 from memledger.extraction.name_chunks import chunk_end, given_name
 from memledger.extraction.name_finder import NameFinder
-from memledger.extraction.noun_types import work_described
+from memledger.extraction.noun_types import NAMING_BE, work_described
 from memledger.extraction.patterns import (
     APP_NOUNS,
     BUILT,
@@ -465,7 +465,7 @@ def named_as(f: NameFinder, start: int, nouns: frozenset[str]) -> bool:
     ukulele group called the X", "a swim team called X", "a tango orchestra, X") and an
     apposition, "our client, X"."""
     skip = int(f.prev(start) == "the" and f.prev(start, 2) in ("called", "named", ","))
-    said = int(f.prev(start, 1 + skip) in ("called", "named") and f.prev(start, 2 + skip) in _NAMING_BE)
+    said = int(f.prev(start, 1 + skip) in ("called", "named") and f.prev(start, 2 + skip) in NAMING_BE)
     skip += said  # "my book club is called X": the noun before "is"
     noun = start - 2 - skip
     body = nouns is CALLED_ORG and noun >= 0 and f.words[noun].islower()  # not "Oakbeam Builders, X"
@@ -477,9 +477,6 @@ def named_as(f: NameFinder, start: int, nouns: frozenset[str]) -> bool:
         f.prev(start, 2 + skip) in nouns or (body and f.lows[noun] in _BODIES)
     )
     return appositive and nouns is CALLED_ORG
-
-
-_NAMING_BE: Final = word_set("is 's are")
 
 
 def _as_org(f: NameFinder, name: str, start: int, end: int) -> Mention | None:

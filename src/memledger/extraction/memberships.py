@@ -302,6 +302,7 @@ def _speakers_workplace(
     for i, low in enumerate(lows[:-3]):
         if low not in _SPEAKER_SUBJECTS:
             continue
+        said = low in ("i'm", "we're") or lows[i + 1] in ("am", "are")  # what the speaker is, not does
         for k in range(i + 2, min(i + 9, len(lows) - 1)):
             if lows[k] in _CLAUSE_ENDS:
                 break
@@ -312,7 +313,6 @@ def _speakers_workplace(
             preposition = preposition or (lows[k] == "of" and _post_held(lows[i + 1 : k]))  # "the treasurer of X"
             if not preposition or (lows[k] == "in" and named_team(at_org.name)):
                 continue
-            said = low in ("i'm", "we're") or lows[i + 1] in ("am", "are")  # what the speaker is, not does
             if _job_said(lows[i + 1 : k], lows[k], several=said):
                 edges.append(Edge(speaker, "PART_OF", Party.of(at_org), FRAME_CONFIDENCE))
                 for person in _with_me(lows, i, mentions) if said else []:
@@ -339,14 +339,14 @@ def _several_of_a_job(phrase: list[str]) -> bool:
     return plural and _CLIENTS.isdisjoint(w.removesuffix("s") for w in phrase)
 
 
-_COUNTED: Final = word_set("the only two three four five other both all")
-
-
 def _holds_job(words: list[str]) -> bool:
     """Whether the words name a job the lists know, one or several ("sous chefs"), or one
     worked as ("work as a cook")."""
-    jobs = (w.removesuffix("s") if len(w) > 3 else w for w in words)
-    return any(w in JOBS or w in gz.WORK_ROLES for w in [*words, *jobs]) or working_as(words)
+    return any(_a_job(w) or (len(w) > 3 and _a_job(w.removesuffix("s"))) for w in words) or working_as(words)
+
+
+def _a_job(word: str) -> bool:
+    return word in JOBS or word in gz.WORK_ROLES
 
 
 def _post_held(words: list[str]) -> bool:
@@ -489,6 +489,7 @@ def _teams_or_roles(lows: list[str], k: int) -> str | None:
 
 _ALL_OF_THEM: Final = word_set("also both all still now")
 _OTHERS: Final = word_set("other two three four five six seven eight nine ten")  # "the three backend devs on my squad"
+_COUNTED: Final = _OTHERS | word_set("the only both all")  # "(are) the only two nurses at X"
 _WORK_UNITS: Final = (TEAM_NOUNS | _UNITS | word_set("shift rota floor line")) - word_set("class cohort")
 
 

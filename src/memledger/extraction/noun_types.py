@@ -183,9 +183,13 @@ def owned_institution(lows: list[str], start: int) -> bool:
 def before_called(lows: list[str], j: int) -> int:
     """Where the noun phrase ends that "is called" ending at ``j`` names ("my book club is
     called X" names the club as a comma would); ``j`` itself when no such words end there."""
-    if j >= 2 and lows[j] in ("called", "named") and lows[j - 1] in ("is", "'s", "are"):
+    if j >= 2 and lows[j] in ("called", "named") and lows[j - 1] in NAMING_BE:
         return j - 2
     return j
+
+
+NAMING_BE: Final = word_set("is 's are")
+"""The verbs before "called"/"named" that tie a noun to the name after them."""
 
 
 def _worked_for(lows: list[str], j: int) -> bool:

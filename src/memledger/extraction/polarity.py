@@ -311,6 +311,12 @@ def _name_says(lows: list[str], k: int, named: frozenset[int]) -> bool:
         return False
     while k in named:
         k += 1
+    return _verb_of_its_own(lows, k)
+
+
+def _verb_of_its_own(lows: list[str], k: int) -> bool:
+    """Whether an auxiliary or a negation at ``k`` or right after it shows that the words
+    before it are a new clause's subject ("the reader won't", "Onfleet isn't")."""
     return any(low in NEGATORS or low in _AUXILIARIES for low in lows[k : k + 2])
 
 
@@ -339,7 +345,7 @@ def _subject_follows(lows: list[str], i: int) -> bool:
     while i < len(lows) and is_filler(lows[i]):
         i += 1
     if i < len(lows) and lows[i] in _NOUN_OPENERS:  # "and the reader won't connect"
-        return any(low in NEGATORS or low in _AUXILIARIES for low in lows[i + 2 : i + 4])
+        return _verb_of_its_own(lows, i + 2)
     return i < len(lows) and (lows[i] in _SUBJECTS or lows[i] in _POSSESSIVE_OPENERS)
 
 
