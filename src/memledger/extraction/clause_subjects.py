@@ -34,6 +34,7 @@ from memledger.extraction.triggers import (
     finite_form,
     is_bare,
     is_filler,
+    third_person,
 )
 
 _AUXILIARIES: Final = AUXILIARIES | {"'s"}
@@ -145,10 +146,11 @@ class ClauseSubjects:
         before = self.items[index - 1] if index else ""
         if before in ("at", "of"):
             return True
+        if before != "in" or item.entity_type != "project":
+            return False
         noun = self.items[index - 2] if index >= 2 else ""
         thing = isinstance(noun, str) and noun.isalpha() and not names_people(noun)
-        place = name_guess.is_place(item.name.lower(), "in")
-        return before == "in" and item.entity_type == "project" and thing and not place
+        return thing and not name_guess.is_place(item.name.lower(), "in")
 
     def _dislocated(self, index: int) -> bool:
         """Whether "we" at ``index`` takes up a subject set before it with the speaker:
@@ -169,7 +171,7 @@ class ClauseSubjects:
         verb = self.items[position]
         following = self.items[position + 1] if position + 1 < len(self.items) else ""
         noun = following in BE_FORMS or following in AUXILIARIES  # "Builds are run by X": a plural noun
-        if isinstance(verb, str) and not (lead or self.lead or noun) and _third_person(verb):
+        if isinstance(verb, str) and not (lead or self.lead or noun) and third_person(verb):
             return []  # "Q3 accountant = Folasade. Prefers Xero over Sage.": her preference, not the speaker's
         self.defaulted = first and not self.relative and all(w in ELLIPTIC for w in lead)
         return [self.speaker] if self.defaulted else []
@@ -548,9 +550,3 @@ class ClauseSubjects:
 
 # Verbs reporting what someone says: the clause after them has a subject of its own.
 _REPORTING: Final = frozenset(lexicon.sections("frame_words.txt")["REPORTING"])
-
-
-def _third_person(verb: str) -> bool:
-    """Whether a verb opening a sentence has the third person's -s ("Prefers X"), which no
-    note of the speaker's own doing takes."""
-    return verb.isalpha() and len(verb) > 3 and verb.endswith("s") and not verb.endswith("ss")

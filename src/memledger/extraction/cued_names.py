@@ -51,6 +51,7 @@ from memledger.extraction.triggers import (
     find_triggers,
     finite_form,
     is_filler,
+    third_person,
 )
 
 
@@ -217,7 +218,7 @@ def _verb_follows(f: NameFinder, end: int) -> bool:
     low, word = f.next(end), f.words[end] if end < len(f.words) else ""
     if low in ("is", "was", "are", "were", "has", "had", "'s"):
         return True
-    return word.islower() and low.isalpha() and len(low) > 3 and low.endswith("s") and not low.endswith("ss")
+    return word.islower() and third_person(low)
 
 
 def _plain_word(word: str) -> bool:

@@ -134,13 +134,13 @@ def still_so(words: list[str]) -> bool:
     still do", "and I still use it", "and now we do", "which I already use")."""
     if "still" in words:
         return any(w in _BACK_REFERENCES for w in words)
-    again = any(w in _DONE_AGAIN - {"which"} for w in words) or ("which" in words and not _USE_OR_DO.isdisjoint(words))
+    again = any(w in _DONE_AGAIN for w in words) or ("which" in words and not _USE_OR_DO.isdisjoint(words))
     return not _HOLDING.isdisjoint(words) and again  # not "..., which I now regret"
 
 
 _BACK_REFERENCES: Final = word_set("it them do does which there am are is")
 _HOLDING: Final = word_set("already now")
-_DONE_AGAIN: Final = _BACK_REFERENCES - {"there", "am", "are", "is"}  # not "but now I am doing ..."
+_DONE_AGAIN: Final = _BACK_REFERENCES - {"there", "am", "are", "is", "which"}  # not "but now I am doing ..."
 _PRESENT_AUXILIARIES: Final = word_set("is are am 's 're do does")
 _USE_OR_DO: Final = word_set("use uses using do does")  # "which I already use", "which we now do"
 

@@ -408,8 +408,7 @@ def _teammates(speaker: Party, lows: list[str], by_start: dict[int, Mention]) ->
     group or on a project with work with the speaker."""
     edges: list[Edge] = []
     for w, low in enumerate(lows):
-        work = _project_before(lows, w, by_start) if low == "with" else None
-        if low != "with" or w < 3 or not (grouped(lows, w) or work):
+        if low != "with" or w < 3 or not (grouped(lows, w) or _project_before(lows, w, by_start) is not None):
             continue
         window = lows[max(0, w - 7) : w]
         member = any(
@@ -426,8 +425,7 @@ def _project_before(lows: list[str], w: int, by_start: dict[int, Mention]) -> Me
     """The project named right before the "with" at ``w``, past a noun for a piece of work
     ("the Quayside Harvest project with ...")."""
     k = w - 1 if w and lows[w - 1] in UNDERTAKINGS else w
-    named = [m for m in by_start.values() if m.end == k and m.entity_type == "project"]
-    return named[0] if named else None
+    return next((m for m in by_start.values() if m.end == k and m.entity_type == "project"), None)
 
 
 def _from_work(speaker: Party, lows: list[str], mentions: list[Mention]) -> list[Edge]:

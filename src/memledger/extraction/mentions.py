@@ -483,9 +483,6 @@ def _named_before(f: NameFinder, start: int, places: Mapping[int, int]) -> bool:
     return j >= 0 and f.taken[j] and j + 1 not in places
 
 
-_GROUP_NOUNS: Final = noun_types.GROUPS | TEAM_NOUNS
-
-
 def _owned_roles(f: NameFinder) -> None:
     """A person's role the lists do not know, said the speaker's ("our landlord Cengiz",
     "Ebru is my financial planner"): the possessive makes it a role."""
@@ -494,7 +491,7 @@ def _owned_roles(f: NameFinder) -> None:
         if mention.entity_type != "person" or mention.role is not None:
             continue
         role = any_role_before(f.lows, mention.start, places)
-        if role in _GROUP_NOUNS and f.prev(mention.start) == role and mention.confidence < KNOWN_CONFIDENCE:
+        if role in noun_types.GROUP_NOUNS and f.prev(mention.start) == role and mention.confidence < KNOWN_CONFIDENCE:
             mention.entity_type = "organization"  # "our band Velvet Quarry": the group, guessed a person
             continue
         if role is not None and _named_before(f, mention.start, places):

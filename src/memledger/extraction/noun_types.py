@@ -172,7 +172,7 @@ def owned_institution(lows: list[str], start: int) -> bool:
             return True
         between = lows[max(0, j - 3) : j]  # "our little pottery business X"; a firm so described may serve us
         return between[:1] == ["our"] and between[1] in _OWN and between[2].isalpha() and lows[j] in _BUSINESSES
-    institution = lows[j] in gz.ORG_SUFFIXES or lows[j] in TEAM_NOUNS or lows[j] in GROUPS  # "our band X"
+    institution = lows[j] in gz.ORG_SUFFIXES or lows[j] in GROUP_NOUNS  # "our band X"
     if j < 1 or not institution or lows[j] in PROJECT_NOUNS:
         return False  # not "our ingestion service Lanternfish": a piece of work, no institution
     if j == start - 1 and name_guess.plural_noun(lows[j]):
@@ -218,6 +218,8 @@ def institution_after(lows: list[str], end: int) -> bool:
 # Bodies one is a member of, not a customer or a supporter of ("my bank", "my charity").
 GROUPS: Final = word_set("club society association union league choir band group guild co-op cooperative orchestra")
 """Words that end the name of a group one belongs to: "the Ferrous Striders Running Club"."""
+GROUP_NOUNS: Final = GROUPS | TEAM_NOUNS
+"""Nouns for a body of people: "our band X", "my swim team X"."""
 
 
 def owned_work(words: list[str], lows: list[str], start: int) -> bool:

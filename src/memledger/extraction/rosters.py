@@ -12,7 +12,7 @@ from typing import Final
 from memledger.extraction import gazetteer as gz
 from memledger.extraction import name_guess
 from memledger.extraction.noun_types import GROUPS
-from memledger.extraction.patterns import HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, Sentence, word_set
+from memledger.extraction.patterns import BULLETS, HONORIFICS, TEAM_NOUNS, Edge, Mention, Party, Sentence, word_set
 from memledger.extraction.roles import relation_of, role_words
 
 _LINKS: Final = frozenset((":", "-", "\u2013", "\u2014"))
@@ -54,7 +54,7 @@ def status_line(speaker: Party, sentence: Sentence) -> list[Edge]:
     "Yusra: finishing the Plover export"): who opens the line works on the project it
     names next, in a fragment with no verb of its own."""
     lows, by_start = sentence.lows, {m.start: m for m in sentence.mentions}
-    k = 1 if lows[:1] and lows[0] in _BULLETS else 0
+    k = 1 if lows[:1] and lows[0] in BULLETS else 0
     if lows[k + 1 : k + 2] == [":"] and k not in by_start and lows[k] not in _SPEAKER:
         k += 2  # "Standup: Kwame on ..."
     who = by_start.get(k)
@@ -72,7 +72,6 @@ def status_line(speaker: Party, sentence: Sentence) -> list[Edge]:
     return [Edge(doer, "WORKS_ON", Party.of(work), _CONFIDENCE)]
 
 
-_BULLETS: Final = frozenset(("-", "*", "•"))
 _STATUS_WORDS: Final = word_set("still on the finished started")
 # Words of a clause with a verb of its own, which a status fragment has not ("Priya: Atlas is down").
 _STATUS_FREE: Final = word_set("is are was were has have 's")

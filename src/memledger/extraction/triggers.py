@@ -490,8 +490,12 @@ def _after_comma(items: list[Item], index: int) -> bool:
 def finite_form(word: str) -> bool:
     """Whether a word right after a person's name has a finite verb's form ("designs",
     "handled", "drew"): after a name a plural noun or an adjective in -ed is rare."""
-    inflected = word.endswith("ed") or (word.endswith("s") and not word.endswith("ss"))
-    return word in PAST_FORMS or (len(word) > 3 and word.isalpha() and inflected)
+    return word in PAST_FORMS or third_person(word) or (len(word) > 3 and word.isalpha() and word.endswith("ed"))
+
+
+def third_person(word: str) -> bool:
+    """Whether a word has the -s of a verb's third person ("relies", "prefers"), not "-ss"."""
+    return word.isalpha() and len(word) > 3 and word.endswith("s") and not word.endswith("ss")
 
 
 def is_bare(trigger: Trigger) -> bool:
