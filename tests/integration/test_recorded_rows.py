@@ -5,6 +5,7 @@ column-by-column decoding (``codec.decode_stored``), written out here."""
 
 from __future__ import annotations
 
+import gc
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -18,7 +19,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from memledger.errors import EventDecodeError
 from memledger.events import codec
-from memledger.events.catalogue import ALL_EVENT_TYPES, Event
+from memledger.events.catalogue import ALL_EVENT_TYPES, Event, TurnRecorded
 from memledger.events.envelope import START, Metadata, NewEvent, Recorded
 from memledger.store import event_reads, event_store, ledger_pages, recorded_rows
 from tests.conftest import TestDatabase
@@ -196,7 +197,7 @@ def test_plain_pages_decode_without_codec_and_others_through_it(
     """The one-pass decoding is what reads plain rows; the codec, rows it cannot take."""
     engine, expected = filled
     with engine.connect() as conn:
-        texts = [row[0] for row in conn.execute(sa.select(recorded_rows.ROW).order_by("position")).all()]
+        texts = [(row[0], row[1]) for row in conn.execute(sa.select(*recorded_rows.COLUMNS).order_by("position")).all()]
     by_position = sorted(expected, key=lambda r: r.position)
     plain = [i for i, r in enumerate(by_position) if not r.erased and r.stream_id.startswith("stream-")]
     calls: list[str] = []
@@ -253,3 +254,38 @@ def test_a_row_that_fails_mid_statement_leaves_the_transaction_usable(database: 
             with pytest.raises(EventDecodeError):
                 event_reads.read_all(conn, limit=1000)
             assert conn.execute(sa.select(sa.func.count()).select_from(sa.table("events"))).scalar_one() == 301
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['ends like a row "}]', 'braces {"a": [1]} and }], inside', "line\u2028separator \\ and \U0001f680 emoji", "}"],
+)
+def test_a_private_part_is_spliced_into_its_event_whatever_its_text(
+    filled: tuple[Engine, list[Recorded]], text: str
+) -> None:
+    """The private part travels apart from the row and is spliced into it on the client:
+    a text holding what the splice looks for still reads back as written."""
+    engine, _ = filled
+    tenant = f"t-splice-{uuid.uuid4().hex[:8]}"
+    event = TurnRecorded(turn_id="turn-1", role="user", text=text, speaker='Ana "}]"')
+    new = NewEvent(event=event, event_id=f"evt-{uuid.uuid4().hex}", occurred_at=_TIMES[0], metadata=_METADATA[1])
+    with engine.begin() as tx:
+        event_store.append(tx, tenant, "stream-splice", [new], 0)
+    with engine.connect() as conn:
+        expected = [r for r in _reference(conn) if r.tenant_id == tenant]
+        got = event_reads.read_tenant(conn, tenant)
+        paged = [r for page in ledger_pages.read_pages(conn, tenant_id=tenant) for r in page]
+    assert [r.event for r in got] == [event]
+    _assert_same(got, expected)
+    _assert_same(paged, expected)
+
+
+def test_events_read_are_not_tracked_by_the_garbage_collector(filled: tuple[Engine, list[Recorded]]) -> None:
+    """A read of many events adds nothing for the collector to walk: neither the
+    envelope nor the event (with its scopes) is tracked."""
+    engine, expected = filled
+    with engine.connect() as conn:
+        got = event_reads.read_tenant(conn, "t-rows")
+    assert len(got) == len(expected)
+    assert not any(gc.is_tracked(r) or gc.is_tracked(r.event) or gc.is_tracked(r.metadata) for r in got)
+    assert not any(gc.is_tracked(r.event.scopes) for r in got if isinstance(r.event, TurnRecorded))

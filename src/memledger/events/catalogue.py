@@ -45,8 +45,12 @@ FactCategory = Literal[
 PromotionKind = Literal["decision", "lesson_learned", "preference", "procedure", "task_update", "terminology"]
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", gc=False):
     """Base of every event. Subclasses set a stable ``tag`` and a ``schema_version``.
+
+    ``gc=False`` (inherited): an event holds strings, numbers, and tuples and dicts of
+    them, so it can be in no reference cycle, and the garbage collector need not
+    track the many a read decodes.
 
     ``private_fields`` names the fields that hold what a person said (or ids made
     from it in plain text). The ledger keeps them apart from the chained payload,
@@ -59,8 +63,9 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     private_fields: ClassVar[tuple[str, ...]] = ()
 
 
-class Scopes(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """The scope keys a turn belongs to, narrowest first. Any may be absent."""
+class Scopes(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """The scope keys a turn belongs to, narrowest first. Any may be absent. Strings
+    only, so untracked by the garbage collector, as events are."""
 
     session: Name | None = None
     project: Name | None = None

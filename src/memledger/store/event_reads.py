@@ -32,16 +32,16 @@ _STREAM_ROWS = 128
 
 
 def _fetch(conn: Connection, stmt: sa.Select[Any], params: dict[str, Any] | None = None) -> list[Recorded]:
-    """Run a query of ``recorded_rows.ROW`` and decode its rows.
+    """Run a query of ``recorded_rows.COLUMNS`` and decode its rows.
 
-    The rows come straight from the driver's cursor: their one column needs no
+    The rows come straight from the driver's cursor: their two texts need no
     SQLAlchemy result processing. The statement still runs through SQLAlchemy,
     so errors are translated as everywhere else.
     """
     result = conn.execute(stmt, params)
     rows = result.cursor.fetchall()
     result.close()
-    return recorded_rows.decode([row[0] for row in rows])
+    return recorded_rows.decode(rows)
 
 
 def read_stream(
@@ -60,7 +60,7 @@ def read_stream(
 # Built once: building a statement costs as much as decoding a few
 # hundred events.
 _READ_STREAM = (
-    sa.select(recorded_rows.ROW)
+    sa.select(*recorded_rows.COLUMNS)
     .where(
         events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
         events.c.stream_id == sa.bindparam("stream_id", type_=sa.Text),
@@ -82,7 +82,7 @@ def read_stream_of_tenants(conn: Connection, tenant_ids: Iterable[str], stream_i
 
 
 _READ_STREAM_OF_TENANTS = (
-    sa.select(recorded_rows.ROW)
+    sa.select(*recorded_rows.COLUMNS)
     .where(
         events.c.tenant_id == sa.any_(sa.bindparam("tenants", type_=sa.ARRAY(sa.Text))),
         events.c.stream_id == sa.bindparam("stream_id", type_=sa.Text),
@@ -132,7 +132,7 @@ def _checked_types(types: Iterable[str]) -> list[str]:
 def _read_all_statement(by_tenant: bool, by_types: bool) -> sa.Select[Any]:
     """read_all's query for one combination of filters, built once (see _READ_STREAM)."""
     stmt = (
-        sa.select(recorded_rows.ROW)
+        sa.select(*recorded_rows.COLUMNS)
         .where(*_visible_after(START))  # the cursor's values are bound per call
         .order_by(events.c.tx_id, events.c.position)
         .limit(sa.bindparam("limit", type_=sa.Integer))
@@ -250,7 +250,7 @@ def read_events(conn: Connection, tenant_id: str, event_ids: Iterable[str]) -> l
     if not ids:
         return []
     stmt = (
-        sa.select(recorded_rows.ROW)
+        sa.select(*recorded_rows.COLUMNS)
         .where(events.c.tenant_id == check_identifier("tenant_id", tenant_id), events.c.event_id.in_(ids))
         .order_by(events.c.tx_id, events.c.position)
     )
@@ -262,7 +262,7 @@ def caused_by(conn: Connection, tenant_id: str, event_id: str) -> list[Recorded]
     extraction made of a turn), in ledger order. A scan of one tenant's events: for
     audits, not hot paths."""
     stmt = (
-        sa.select(recorded_rows.ROW)
+        sa.select(*recorded_rows.COLUMNS)
         .where(
             events.c.tenant_id == check_identifier("tenant_id", tenant_id),
             events.c.metadata["causation_id"].astext == event_id,
@@ -372,7 +372,7 @@ def events_about(
             )
         )
     stmt = (
-        sa.select(recorded_rows.ROW)
+        sa.select(*recorded_rows.COLUMNS)
         .where(events.c.tenant_id == check_identifier("tenant_id", tenant_id), sa.or_(*named))
         .order_by(events.c.tx_id, events.c.position)
     )
@@ -387,7 +387,7 @@ checked_types = _checked_types
 
 
 _READ_TENANT = (
-    sa.select(recorded_rows.ROW)
+    sa.select(*recorded_rows.COLUMNS)
     .where(
         events.c.tenant_id == sa.bindparam("tenant_id", type_=sa.Text),
         events.c.position > sa.bindparam("after_position", type_=sa.BigInteger),

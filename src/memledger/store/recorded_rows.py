@@ -1,9 +1,9 @@
 """Events as PostgreSQL hands them over for reading: each row as one JSON array, built
-by the server with the payload and private part joined into the event object, and a
-page of them decoded into ``Recorded`` by msgspec in one call.
+by the server, and its private part, which the client splices into the array's event
+object; a page of them decoded into ``Recorded`` by msgspec in one call.
 
 Building a row in Python is a value per column and a decode per JSON column; one
-JSON text per row is one value to fetch, and decoding a page of them straight into
+JSON text per row is one value to decode, and decoding a page of them straight into
 typed Structs leaves one small Python step per event. Rows msgspec cannot take as
 they are (an erased event, an old schema version, a payload whose tag disagrees with
 its row) send their page through ``codec`` row by row, so they decode exactly as they
@@ -25,44 +25,47 @@ import msgspec
 import psycopg
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects.postgresql import JSONB
 
 from memledger.events import codec
 from memledger.events.catalogue import ALL_EVENT_TYPES, AnyEvent, Event
 from memledger.events.envelope import Metadata, Recorded
 from memledger.store.schema import events
 
-# The payload with the private part's keys added (they never share a key), or the
-# payload alone when there is none: the whole event, as ``codec.decode_stored`` joins it.
-_JOINED = sa.func.coalesce(sa.type_coerce(events.c.payload.op("||")(events.c.private), JSONB), events.c.payload)
 # No private part, yet a payload that names the digest of one: erased, if the type
 # has private fields (``codec.decode_joined`` checks).
 _DIGEST_ONLY = sa.and_(events.c.private.is_(None), events.c.payload.has_key(codec.DIGEST_KEY))
 
-# One row as a JSON array, in ``_Row``'s field order. The transaction id goes as a
-# number (xid8 has no JSON form); timestamps in ISO 8601 with their offset.
-ROW = sa.cast(
-    sa.func.json_build_array(
-        events.c.tenant_id,
-        events.c.position,
-        sa.cast(sa.cast(events.c.tx_id, sa.Text), sa.Numeric),
-        events.c.stream_id,
-        events.c.stream_version,
-        events.c.event_id,
-        events.c.event_type,
-        events.c.schema_version,
-        events.c.metadata,
-        events.c.occurred_at,
-        events.c.recorded_at,
-        _DIGEST_ONLY,
-        _JOINED,
-    ),
-    sa.Text,
-).label("recorded")
+# A row as two texts: a JSON array in ``_Row``'s field order, ending with the payload,
+# and the private part (or NULL), which ``decode`` splices into the payload (they
+# never share a key), as ``codec.decode_stored`` joins them. Splicing the texts costs
+# the client little; merging the two as jsonb would make the server rebuild and sort
+# the object, the costliest step of a read. The transaction id goes as a number (xid8
+# has no JSON form); timestamps in ISO 8601 with their offset.
+COLUMNS: tuple[Any, ...] = (
+    sa.cast(
+        sa.func.json_build_array(
+            events.c.tenant_id,
+            events.c.position,
+            sa.cast(sa.cast(events.c.tx_id, sa.Text), sa.Numeric),
+            events.c.stream_id,
+            events.c.stream_version,
+            events.c.event_id,
+            events.c.event_type,
+            events.c.schema_version,
+            events.c.metadata,
+            events.c.occurred_at,
+            events.c.recorded_at,
+            _DIGEST_ONLY,
+            events.c.payload,
+        ),
+        sa.Text,
+    ).label("recorded"),
+    sa.cast(events.c.private, sa.Text).label("private"),
+)
 
 
 class _Envelope(msgspec.Struct, array_like=True, gc=False):
-    """A row's fields before its event, in ``ROW``'s order."""
+    """A row's fields before its event, in ``COLUMNS``' order."""
 
     tenant_id: str
     position: int
@@ -100,15 +103,15 @@ _RAW = msgspec.json.Decoder(list[_RawRow])
 _TAGS = {cls: codec.tag_of(cls) for cls in ALL_EVENT_TYPES}
 
 
-def decode(texts: Sequence[str]) -> list[Recorded]:
-    """The events of rows selected as ``ROW``, in the order given.
+def decode(rows: Sequence[tuple[str, str | None]]) -> list[Recorded]:
+    """The events of rows selected as ``COLUMNS``, in the order given.
 
     Decodes as ``codec.decode_stored`` does (upcasting old versions, placeholders for
     erased fields) and raises what it raises for a row that does not decode.
     """
-    if not texts:
+    if not rows:
         return []
-    page = "[" + ",".join(texts) + "]"
+    page = "[" + ",".join(text if private is None else f"{text[:-2]}, {private[1:]}]" for text, private in rows) + "]"
     try:
         typed = _TYPED.decode(page)
     except msgspec.ValidationError:  # e.g. an erased event lacking a required field
@@ -151,7 +154,7 @@ def _recorded(row: _Envelope, event: Event, erased: bool) -> Recorded:
 
 
 def stream(driver: psycopg.Connection[Any], sql: str, params: dict[str, Any], rows: int) -> Generator[list[Recorded]]:
-    """The events of a statement selecting ``ROW``, decoded in slices as its rows arrive
+    """The events of a statement selecting ``COLUMNS``, decoded in slices as its rows arrive
     (in results of ``rows`` rows), in its order. Runs in ``driver``'s transaction.
 
     Closed early, or when a row fails to decode, it reads the statement's remaining rows
@@ -170,17 +173,17 @@ def stream(driver: psycopg.Connection[Any], sql: str, params: dict[str, Any], ro
 
 
 def _sliced(driver: psycopg.Connection[Any], found: Iterator[Any]) -> Generator[list[Recorded]]:
-    texts: list[str] = []
+    rows: list[tuple[str, str | None]] = []
     size = 0
     for row in found:
-        texts.append(row[0])
+        rows.append(row)
         size += len(row[0])
         if size >= _SLICE_CHARS:
-            decoded = decode(texts)
-            texts, size = [], 0
+            decoded = decode(rows)
+            rows, size = [], 0
             driver.pgconn.consume_input()  # never waits: takes what the socket holds
             yield decoded
-    yield decode(texts)
+    yield decode(rows)
 
 
 def _drain(found: Iterator[Any], sql: str) -> None:
