@@ -62,7 +62,7 @@ from memledger import bootstrap
 from memledger.config import Settings
 from memledger.events import Metadata, NewEvent, Scopes, TurnRecorded, codec
 from memledger.events.envelope import START
-from memledger.store import batch_append, db, event_reads, event_store, ledger_pages, migrate
+from memledger.store import batch_append, db, direct, event_reads, event_store, ledger_pages, migrate
 from memledger.store.batch_append import StreamAppend
 from memledger.store.schema import events
 
@@ -499,6 +499,15 @@ def read_rate(engine: Engine) -> tuple[float, float, int]:
 # -- side by side with the eventsourcing library ----------------------------------------------
 
 
+def new_streams(rng: random.Random, streams: int) -> list[StreamAppend]:
+    """``streams`` new streams of 10 events each."""
+    appends = []
+    for _ in range(streams):
+        session = f"conversation-{uuid.uuid4().hex}"
+        appends.append(StreamAppend("bench", session, [new_event(rng, session) for _ in range(10)], 0))
+    return appends
+
+
 class LedgerSide:
     """memledger's side: 10 events per transaction to one stream (``append``); 100 as
     10 streams of 10 (``append_many``), as the other side saves 10 aggregates."""
@@ -510,12 +519,7 @@ class LedgerSide:
         self.rng = random.Random("ledger-side")
 
     def prepare(self, streams: int) -> list[StreamAppend]:
-        """``streams`` new streams of 10 events each."""
-        appends = []
-        for _ in range(streams):
-            session = f"conversation-{uuid.uuid4().hex}"
-            appends.append(StreamAppend("bench", session, [new_event(self.rng, session) for _ in range(10)], 0))
-        return appends
+        return new_streams(self.rng, streams)
 
     def write(self, appends: list[StreamAppend]) -> None:
         with self.engine.begin() as tx:
@@ -528,6 +532,54 @@ class LedgerSide:
     def read_all(self) -> int:
         with self.engine.connect() as conn:
             return sum(len(page) for page in ledger_pages.read_pages(conn, page=1000))
+
+
+class StatementsSide:
+    """memledger's own statements and nothing else, in a database of its own: the same
+    appends as ``LedgerSide``'s, checked and encoded before the clock starts, sent on
+    the driver (the lock and the insert in one pipeline, then the commit). Its time is
+    the server's part and the round trips: the library's time over it bounds the ratio
+    that any work on the client side could reach."""
+
+    name = "statements"
+
+    def __init__(self, url: URL) -> None:
+        self.conn = psycopg.connect(conninfo(url))
+        self.rng = random.Random("statements-side")
+        dialect = sa.create_engine(url).dialect
+        self.small = True  # planned on each call, as ``direct.locked`` does while the ledger is small
+        one = (event_store._STREAM_LOCK, event_store._INSERT)
+        many = (batch_append._STREAMS_LOCK, batch_append._INSERT_MANY)
+        self.one = [direct.driver_statement(statement, dialect) for statement in one]
+        self.many = [direct.driver_statement(statement, dialect) for statement in many]
+        self.one_small = direct.driver_statement(direct._planning_each_call(one[0]), dialect)
+        self.many_small = direct.driver_statement(direct._planning_each_call(many[0]), dialect)
+
+    def prepare(self, streams: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
+        appends = new_streams(self.rng, streams)
+        locks = {"tenants": [a.tenant_id for a in appends], "streams": [a.stream_id for a in appends]}
+        if streams > 1:
+            return streams, locks, {"parts": batch_append.prepare(appends).batch}
+        (one,) = appends
+        rows = event_store.prepare_rows(one.events, event_store.DEFAULT_MAX_PAYLOAD_BYTES)
+        keys = {"tenant_id": one.tenant_id, "stream_id": one.stream_id}
+        return 1, keys, {**keys, "expected": 0, "batch": event_store._batch_encoder.encode(rows).decode()}
+
+    def write(self, prepared: tuple[int, dict[str, Any], dict[str, Any]]) -> None:
+        streams, lock_params, insert_params = prepared
+        (lock, lock_fixed), (insert, insert_fixed) = self.many if streams > 1 else self.one
+        if self.small:
+            lock, lock_fixed = self.many_small if streams > 1 else self.one_small
+        with self.conn.cursor() as first, self.conn.cursor() as second:
+            with self.conn.pipeline():
+                first.execute(lock, {**lock_fixed, **lock_params}, prepare=True)
+                second.execute(insert, {**insert_fixed, **insert_params}, prepare=True)
+            positions = [row[0] for row in second.fetchall()]
+        self.conn.commit()
+        self.small = self.small and max(positions) < direct.PREPARE_FROM_POSITION
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 class LibrarySide:
@@ -623,7 +675,8 @@ def eventsourcing_missing() -> str | None:
 def versus(url: URL, plan: VersusPlan) -> dict[str, Any]:
     """Both sides in turn, round by round, on the database at ``url``: events/s of
     appends of 10 and of 100 per transaction and of reading everything back; the ratios
-    (memledger / eventsourcing) are medians of the rounds' ratios."""
+    (memledger / eventsourcing) are medians of the rounds' ratios. memledger's statements
+    alone (``StatementsSide``) take their turn in each round of appends too."""
     engine = db.create_engine(url, pool_size=1)
     sides: list[Any] = [LedgerSide(engine)]
     missing = eventsourcing_missing()
@@ -633,7 +686,12 @@ def versus(url: URL, plan: VersusPlan) -> dict[str, Any]:
         print(f"eventsourcing is not installed: {missing}; measuring memledger alone")
     floor = CommitFloor(url)
     try:
-        rates = versus_appends(sides, plan, floor)
+        with database_on(url.set(database="postgres")) as apart:
+            statements = StatementsSide(apart)
+            try:
+                rates = versus_appends([*sides, statements], plan, floor)
+            finally:
+                statements.close()
         settle(engine)
         rates["read"], total = versus_reads(sides, plan)
         out = versus_figures(rates, [side.name for side in sides])
@@ -644,6 +702,8 @@ def versus(url: URL, plan: VersusPlan) -> dict[str, Any]:
         for key, per_transaction in (("append10", 10), ("append100", 100)):
             theirs = per_transaction / out[f"versus_{key}_eventsourcing_eps"]
             out[f"versus_{key}_ceiling"] = theirs / statistics.median(floor.seconds)
+            pairs = zip(rates[key]["statements"], rates[key]["eventsourcing"], strict=True)
+            out[f"versus_{key}_statements_ratio"] = statistics.median(ours / lib for ours, lib in pairs)
         out["versus_library_payload_bytes"] = sides[1].payload_bytes()
         sides[1].close()
     finally:
@@ -746,7 +806,8 @@ def report_versus(out: dict[str, Any]) -> None:
             theirs = per_transaction / out[f"versus_{key}_eventsourcing_eps"] * 1e6
             print(
                 f"{key}: eventsourcing {theirs:,.0f} us per transaction, so at most"
-                f" {out[f'versus_{key}_ceiling']:.2f}x for an append that cost nothing but the floor"
+                f" {out[f'versus_{key}_ceiling']:.2f}x for an append that cost nothing but the floor;"
+                f" memledger's statements alone, encoded beforehand: {out[f'versus_{key}_statements_ratio']:.2f}x"
             )
         met = {key: out[key] >= target for key, target in VERSUS_TARGETS.items()}
         for key, target in VERSUS_TARGETS.items():
@@ -762,6 +823,13 @@ def bench_database(home: Path | None = None) -> Iterator[URL]:
     """A fresh, migrated database on the embedded or DATABASE_URL server; dropped afterwards."""
     settings = Settings() if home is None else Settings(home=home)
     server, _ = bootstrap.server_url(settings)
+    with database_on(server) as url:
+        yield url
+
+
+@contextmanager
+def database_on(server: URL) -> Iterator[URL]:
+    """A fresh, migrated database on ``server``; dropped afterwards."""
     name = f"memledger_bench_{uuid.uuid4().hex[:12]}"
     url = db.ensure_database(server, name)
     engine = db.create_engine(url, pool_size=1)
