@@ -5,6 +5,7 @@ settings, the environment or a module's global state; it passes what each part n
 from __future__ import annotations
 
 import functools
+import gc
 import json
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -315,6 +316,14 @@ def preload_embedder(app: App) -> None:
     offline_model = chosen.offline if isinstance(chosen, EmbeddingChain) else chosen
     if isinstance(offline_model, MiniLmEmbedder):
         offline_model.load()
+
+
+def freeze_startup_heap() -> None:
+    """Put what startup built (imports, the model, the lexicons) out of the garbage
+    collector's reach: a long-running server keeps it all its life, and a full collection
+    that walked it would stall whichever request triggered it."""
+    gc.collect()
+    gc.freeze()
 
 
 def names_a_model(settings: Settings) -> bool:

@@ -410,6 +410,7 @@ def run(
     if transport == "stdio" and tenant_id is None:
         raise InvalidCommand("memledger mcp over stdio needs --tenant")
     bootstrap.preload_embedder(database)  # so no tool call waits for the model
+    bootstrap.freeze_startup_heap()
     if transport == "stdio":
         build_server(database, tenant_id=tenant_id).run("stdio")
     else:

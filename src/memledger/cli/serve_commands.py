@@ -93,6 +93,7 @@ def serve_command(args: argparse.Namespace) -> int:
     _log.info("%s", _startup_line(args, database, background))
     try:
         app = create_app(database, max_body_bytes=settings.max_request_bytes)
+        bootstrap.freeze_startup_heap()
         uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=not args.no_access_log)
     finally:
         stop_watch.set()
