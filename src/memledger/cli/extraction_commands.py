@@ -105,6 +105,7 @@ def worker_command(args: argparse.Namespace) -> int:
             poll_interval_s=settings.poll_interval_s * 2,
         )
         signal.signal(signal.SIGTERM, lambda *_: loop.stop())
+        bootstrap.freeze_startup_heap()
         print(f"worker {loop.worker.name} running; Ctrl-C to stop", flush=True)
         try:
             loop.run()
