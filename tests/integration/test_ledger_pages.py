@@ -102,6 +102,7 @@ def test_reading_after_a_cursor_starts_after_it(engine: Engine, tenant: str) -> 
 def test_stopping_early_leaves_the_transaction_usable(engine: Engine, tenant: str) -> None:
     # 4 MB in one statement: more than sockets buffer, so the server is still sending.
     _append(engine, tenant, "s", [turn_event(f"{i} " + "x" * 100_000) for i in range(40)])
+    settle(engine, tenant)  # another session's open transaction would hide them from the read
 
     with engine.connect() as conn:
         pages = ledger_pages.read_pages(conn, page=2, tenant_id=tenant)
@@ -115,6 +116,7 @@ def test_stopping_early_leaves_the_transaction_usable(engine: Engine, tenant: st
 
 def test_an_open_writer_holds_later_commits_back(engine: Engine, tenant: str) -> None:
     _append(engine, tenant, "before", [turn_event("before")])
+    settle(engine, tenant)
     with engine.connect() as held:
         holding = held.begin()
         event_store.append(held, tenant, "held", [turn_event("held")], None)  # takes the older transaction id
@@ -122,6 +124,7 @@ def test_an_open_writer_holds_later_commits_back(engine: Engine, tenant: str) ->
 
         while_held = [r.stream_id for p in _read_pages(engine, 10, tenant_id=tenant) for r in p]
         holding.commit()
+    settle(engine, tenant)
     after = [r.stream_id for p in _read_pages(engine, 10, tenant_id=tenant) for r in p]
 
     assert while_held == ["before"]  # "later" committed, but "held" may still sort before it
@@ -181,6 +184,7 @@ def _undecodable_read(engine: Engine, tenant: str) -> None:
             {"t": tenant, "e": f"evt-{uuid.uuid4().hex}", "p": '{"x": 1}'},
         )
     _append(engine, tenant, "s", [turn_event("after")])
+    settle(engine, tenant)
 
     with engine.connect() as conn:
         with pytest.raises(EventDecodeError):

@@ -22,7 +22,7 @@ from memledger.events import codec
 from memledger.events.catalogue import ALL_EVENT_TYPES, Event, TurnRecorded
 from memledger.events.envelope import START, Metadata, NewEvent, Recorded
 from memledger.store import event_reads, event_store, ledger_pages, recorded_rows
-from tests.conftest import TestDatabase
+from tests.conftest import TestDatabase, settle
 from tests.integration.test_projections_support import fresh_database
 from tests.unit.test_codec import EXPECTED
 
@@ -135,6 +135,7 @@ def filled(database: TestDatabase) -> Iterator[tuple[Engine, list[Recorded]]]:
     """A database of its own holding ``_fill``'s events, and their reference decoding."""
     with fresh_database(database, "recorded_rows") as engine:
         _fill(engine, "t-rows")
+        settle(engine, "t-rows")  # the reads under test are gap-safe
         with engine.connect() as conn:
             expected = _reference(conn)
         yield engine, expected
@@ -271,6 +272,7 @@ def test_a_private_part_is_spliced_into_its_event_whatever_its_text(
     new = NewEvent(event=event, event_id=f"evt-{uuid.uuid4().hex}", occurred_at=_TIMES[0], metadata=_METADATA[1])
     with engine.begin() as tx:
         event_store.append(tx, tenant, "stream-splice", [new], 0)
+    settle(engine, tenant)  # read_pages is gap-safe: another session's open transaction would hide it
     with engine.connect() as conn:
         expected = [r for r in _reference(conn) if r.tenant_id == tenant]
         got = event_reads.read_tenant(conn, tenant)
