@@ -234,6 +234,30 @@ def test_a_row_whose_tag_disagrees_with_its_type_fails_as_before(database: TestD
     assert str(now.value) == str(before.value) == str(paged.value)
 
 
+@pytest.mark.parametrize("payload", ["[1]", "{}", '"text"', "7"])
+def test_a_private_part_beside_a_payload_that_is_no_object_fails_as_a_decode_error(
+    database: TestDatabase, payload: str
+) -> None:
+    """No splice makes such a row readable, nor turns its fault into a bare JSON error."""
+    with fresh_database(database, "rows_odd") as engine:
+        with engine.begin() as tx:
+            tx.execute(
+                sa.text(  # text(): a row no append would write
+                    "INSERT INTO events (tenant_id, stream_id, stream_version, event_id, event_type, schema_version,"
+                    " payload, private, occurred_at) VALUES ('t-odd', 'odd', 1, 'evt-odd', 'turn.recorded', 2,"
+                    " CAST(:payload AS jsonb), CAST(:private AS jsonb), now())"
+                ),
+                {"payload": payload, "private": '{"text": "said }]", "_salt": "00"}'},
+            )
+        settle(engine, "t-odd")
+        with engine.connect() as conn:
+            with pytest.raises(EventDecodeError):
+                event_reads.read_all(conn)
+            conn.rollback()
+            with pytest.raises(EventDecodeError):
+                list(ledger_pages.read_pages(conn))
+
+
 def test_an_empty_list_decodes_to_nothing() -> None:
     assert recorded_rows.decode([]) == []
 

@@ -111,13 +111,22 @@ def decode(rows: Sequence[tuple[str, str | None]]) -> list[Recorded]:
     """
     if not rows:
         return []
-    page = "[" + ",".join(text if private is None else f"{text[:-2]}, {private[1:]}]" for text, private in rows) + "]"
+    page = "[" + ",".join(_joined(text, private) for text, private in rows) + "]"
     try:
         typed = _TYPED.decode(page)
     except msgspec.ValidationError:  # e.g. an erased event lacking a required field
         typed = None
     found = None if typed is None else _plain(typed)
     return found if found is not None else [_decoded(row) for row in _RAW.decode(page)]
+
+
+def _joined(text: str, private: str | None) -> str:
+    """A row's JSON with its private part spliced into the event that ends it. A row
+    whose payload is no object with keys, or whose private part is none, is left as it
+    is: ``codec`` then names what is wrong with it."""
+    if private is None or not private.startswith("{") or not text.endswith("}]") or text.endswith("{}]"):
+        return text
+    return f"{text[:-2]}, {private[1:]}]"
 
 
 def _plain(rows: list[_Row]) -> list[Recorded] | None:
