@@ -234,9 +234,16 @@ def test_a_row_whose_tag_disagrees_with_its_type_fails_as_before(database: TestD
     assert str(now.value) == str(before.value) == str(paged.value)
 
 
-@pytest.mark.parametrize("payload", ["[1]", "{}", '"text"', "7"])
-def test_a_private_part_beside_a_payload_that_is_no_object_fails_as_a_decode_error(
-    database: TestDatabase, payload: str
+_SAID = '{"text": "said }]", "_salt": "00"}'
+_PAYLOAD = '{"type": "turn.recorded", "turn_id": "t-1", "role": "user", "_private": "00"}'
+
+
+@pytest.mark.parametrize(
+    ("payload", "private"),
+    [("[1]", _SAID), ("{}", _SAID), ('"text"', _SAID), ("7", _SAID), (_PAYLOAD, "{}"), (_PAYLOAD, '["said"]')],
+)
+def test_a_private_part_and_payload_that_are_not_both_objects_fail_as_a_decode_error(
+    database: TestDatabase, payload: str, private: str
 ) -> None:
     """No splice makes such a row readable, nor turns its fault into a bare JSON error."""
     with fresh_database(database, "rows_odd") as engine:
@@ -247,7 +254,7 @@ def test_a_private_part_beside_a_payload_that_is_no_object_fails_as_a_decode_err
                     " payload, private, occurred_at) VALUES ('t-odd', 'odd', 1, 'evt-odd', 'turn.recorded', 2,"
                     " CAST(:payload AS jsonb), CAST(:private AS jsonb), now())"
                 ),
-                {"payload": payload, "private": '{"text": "said }]", "_salt": "00"}'},
+                {"payload": payload, "private": private},
             )
         settle(engine, "t-odd")
         with engine.connect() as conn:

@@ -111,20 +111,27 @@ def decode(rows: Sequence[tuple[str, str | None]]) -> list[Recorded]:
     """
     if not rows:
         return []
-    page = "[" + ",".join(_joined(text, private) for text, private in rows) + "]"
+    # Spliced as appends store them: a payload and a private part that are both objects
+    # with keys. Any other pair gives JSON that does not parse or validate, and the
+    # page goes through ``codec``, spliced with care.
+    page = "[" + ",".join(text if private is None else f"{text[:-2]}, {private[1:]}]" for text, private in rows) + "]"
     try:
-        typed = _TYPED.decode(page)
-    except msgspec.ValidationError:  # e.g. an erased event lacking a required field
-        typed = None
-    found = None if typed is None else _plain(typed)
-    return found if found is not None else [_decoded(row) for row in _RAW.decode(page)]
+        found = _plain(_TYPED.decode(page))
+    except msgspec.DecodeError:  # e.g. an erased event lacking a required field (ValidationError)
+        found = None
+    if found is not None:
+        return found
+    page = "[" + ",".join(_joined(text, private) for text, private in rows) + "]"
+    return [_decoded(row) for row in _RAW.decode(page)]
 
 
 def _joined(text: str, private: str | None) -> str:
     """A row's JSON with its private part spliced into the event that ends it. A row
-    whose payload is no object with keys, or whose private part is none, is left as it
-    is: ``codec`` then names what is wrong with it."""
-    if private is None or not private.startswith("{") or not text.endswith("}]") or text.endswith("{}]"):
+    whose payload or private part is no object with keys is left as it is: ``codec``
+    then names what is wrong with it."""
+    if private is None or not private.startswith("{") or private == "{}":
+        return text
+    if not text.endswith("}]") or text.endswith("{}]"):
         return text
     return f"{text[:-2]}, {private[1:]}]"
 
