@@ -111,13 +111,17 @@ def _fill(engine: Engine, tenant: str) -> None:
         assert event_store.erase_private(tx, tenant, private[::2]) > 0
 
 
-def _insert_stored(tx: Connection, tenant: str, tag: str, version: int, payload: str) -> None:
-    """A row as an older release stored it, written directly (appends store the current version)."""
+def _insert_stored(
+    tx: Connection, tenant: str, tag: str, version: int, payload: str, private: str | None = None
+) -> None:
+    """A row as an older release stored it, or as no append would, written directly
+    (appends store the current version, and a private part only beside its digest)."""
     tx.execute(
         sa.text(  # text(): a row no append of this release would write
             "INSERT INTO events (tenant_id, stream_id, stream_version, event_id, event_type,"
-            " schema_version, payload, occurred_at)"
-            " VALUES (:tenant, :stream, 1, :event_id, :tag, :version, CAST(:payload AS jsonb), now())"
+            " schema_version, payload, private, occurred_at)"
+            " VALUES (:tenant, :stream, 1, :event_id, :tag, :version, CAST(:payload AS jsonb),"
+            " CAST(:private AS jsonb), now())"
         ),
         {
             "tenant": tenant,
@@ -126,6 +130,7 @@ def _insert_stored(tx: Connection, tenant: str, tag: str, version: int, payload:
             "tag": tag,
             "version": version,
             "payload": payload,
+            "private": private,
         },
     )
 
@@ -248,14 +253,7 @@ def test_a_private_part_and_payload_that_are_not_both_objects_fail_as_a_decode_e
     """No splice makes such a row readable, nor turns its fault into a bare JSON error."""
     with fresh_database(database, "rows_odd") as engine:
         with engine.begin() as tx:
-            tx.execute(
-                sa.text(  # text(): a row no append would write
-                    "INSERT INTO events (tenant_id, stream_id, stream_version, event_id, event_type, schema_version,"
-                    " payload, private, occurred_at) VALUES ('t-odd', 'odd', 1, 'evt-odd', 'turn.recorded', 2,"
-                    " CAST(:payload AS jsonb), CAST(:private AS jsonb), now())"
-                ),
-                {"payload": payload, "private": private},
-            )
+            _insert_stored(tx, "t-odd", "turn.recorded", 2, payload, private)
         settle(engine, "t-odd")
         with engine.connect() as conn:
             with pytest.raises(EventDecodeError):

@@ -10,9 +10,9 @@ its row) send their page through ``codec`` row by row, so they decode exactly as
 always have.
 
 ``stream`` decodes a statement's rows as they arrive. The server stops sending once
-the socket is full, so after each slice of about ``_SLICE_CHARS`` of JSON, what has
-arrived is moved into libpq's buffer: the server keeps producing the next rows on the
-other core while a slice decodes.
+the socket is full, so after each slice of about ``_SLICE_CHARS`` of rows' arrays (their
+private parts not counted), what has arrived is moved into libpq's buffer: the server
+keeps producing the next rows on the other core while a slice decodes.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ class _RawRow(_Envelope):
 
 
 # Rows come in results of this many where libpq offers it (version 17 on), else one
-# by one: the same rows. JSON decoded between two reads of the socket: about what it holds.
+# by one: the same rows. Array text decoded between two reads of the socket (with the
+# private parts, about what the socket holds).
 _CHUNKED = psycopg.pq.version() >= 170000
 _SLICE_CHARS = 128 * 1024
 
